@@ -1,0 +1,31 @@
+"""`jvmlab jdks`: the JDKs found on this machine."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from jvmlab.cli.main import app
+
+
+@app.command()
+def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list of JDK objects).")) -> None:
+    """Find and identify JDKs (JAVA_HOME, PATH, /usr/lib/jvm, sdkman, JVMLAB_JDK_PATH, ...)."""
+    from jvmlab.jdk import discover
+
+    found = discover()
+    if as_json:
+        typer.echo(json.dumps([j.to_json() for j in found], indent=2))
+        return
+    table = Table(header_style="bold")
+    for col in ("feature", "version", "vendor", "vm", "javac", "garbage collectors", "home"):
+        table.add_column(col)
+    for j in found:
+        table.add_row(str(j.feature), j.version, j.vendor, j.vm_kind, "yes" if j.has_javac else "no",
+                      " ".join(j.gcs), str(j.home))
+    Console().print(table)
+    if not found:
+        typer.echo("no JDK found: install one, set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH", err=True)

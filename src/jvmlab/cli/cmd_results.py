@@ -1,0 +1,76 @@
+"""`jvmlab results`, `jvmlab report` and `jvmlab metrics`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.main import app
+
+
+@app.command()
+def results(
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the experiments in the store."""
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    counts = db.invocation_counts()
+    rows = []
+    for exp in db.experiments():
+        n, failed = counts.get(exp.id, (0, 0))
+        rows.append({"id": exp.id, "name": exp.name, "status": exp.status, "created_at": exp.created_at,
+                     "cells": len(db.cells(exp.id)), "invocations": n, "failures": failed})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(header_style="bold")
+    for col in ("id", "name", "status", "created", "cells", "invocations", "failures"):
+        table.add_column(col, justify="right" if col in ("id", "cells", "invocations", "failures") else "left")
+    for r in rows:
+        created = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")
+        table.add_row(str(r["id"]), r["name"], r["status"], created, str(r["cells"]), str(r["invocations"]),
+                      str(r["failures"]))
+    Console().print(table)
+
+
+@app.command()
+def report(
+    experiment: int = typer.Argument(None, help="Experiment id (default: the latest)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary."),
+) -> None:
+    """Report an experiment: cells with CIs, verdicts, effects, GC, warnings."""
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.terminal import render
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    exp_id = experiment if experiment is not None else db.latest_experiment().id
+    summary = summarize(db, exp_id, metric)
+    if as_json:
+        typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
+    else:
+        render(summary, Console())
+
+
+@app.command("metrics")
+def list_metrics() -> None:
+    """List the metrics that can be compared (--metric)."""
+    from jvmlab.metrics import REGISTRY
+
+    table = Table(header_style="bold")
+    for col in ("metric", "unit", "better", "what"):
+        table.add_column(col)
+    for m in REGISTRY.values():
+        table.add_row(m.name, m.unit, "lower" if m.lower_is_better else "higher", m.description)
+    Console().print(table)
+    typer.echo("Workload-reported metrics appear as workload.NAME.")

@@ -1,0 +1,156 @@
+"""`jvmlab check`, `jvmlab run` and `jvmlab demo`."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from jvmlab.cli.main import app
+from jvmlab.errors import UserError
+from jvmlab.spec.durations import parse_duration_s
+
+STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
+COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect")
+
+
+@app.command()
+def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
+    """Validate a spec without running it: syntax, matrix, JDKs, workload, every flag on its JDK."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.spec.load import load_spec
+
+    parsed, text = load_spec(spec)
+    plan = prepare(parsed, text, spec)
+    typer.echo(f"{spec}: ok: {len(plan.cells)} cells, {parsed.run.invocations} invocations per cell "
+               f"(+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
+               f"{plan.cells[plan.baseline_index].cell.name!r}")
+    for pc in plan.cells:
+        unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
+        typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+
+
+def parse_until(value: str | None) -> float | None:
+    if value is None:
+        return None
+    text = value.strip().rstrip("%")
+    try:
+        number = float(text)
+    except ValueError:
+        raise UserError(f"--until {value!r}: write a percentage such as 2%") from None
+    if not 0 < number < 100:
+        raise UserError(f"--until {value!r}: must be between 0% and 100%")
+    return number / 100.0
+
+
+def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    for names, value in ((enable, True), (disable, False)):
+        for name in names:
+            key = name.replace("-", "_")
+            if key not in COLLECTORS:
+                raise UserError(f"unknown collector {name!r}; choose from {', '.join(COLLECTORS)}")
+            out[key] = value
+    return out
+
+
+@app.command()
+def run(
+    spec: Path = typer.Argument(..., help="Spec file (TOML)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the newest experiment of this spec."),
+    until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
+    max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
+    budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
+    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare (`jvmlab metrics` lists them)."),
+    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
+    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
+    disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
+    from jvmlab import metrics as registry
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.spec.load import load_spec
+
+    until_rel = parse_until(until)
+    budget_s = _budget(budget)
+    registry.get(metric)
+    overrides = _collect_overrides(enable, disable)
+    parsed, text = load_spec(spec)
+    plan = prepare(parsed, text, spec)
+    run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
+             max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
+             quiet=quiet)
+
+
+def _budget(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration_s(value)
+    except ValueError as err:
+        raise UserError(f"--budget: {err}") from None
+
+
+def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
+             until_rel: float | None = None, budget_s: float | None = None,
+             max_invocations: int | None = None, metric: str = "wall_s", artifacts: Path | None = None,
+             overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
+    """Run a prepared plan with a progress bar, then print the report (or JSON)."""
+    from jvmlab.cli.progress import ProgressObserver
+    from jvmlab.execute.adaptive import store_precision_reached
+    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.terminal import render
+    from jvmlab.store import open_store, store_url
+
+    db = open_store(store_value)
+    options = RunOptions(
+        artifacts_root=artifacts or default_artifacts(store_url(store_value)), resume=resume,
+        command_line=shlex.join(["jvmlab", *sys.argv[1:]]), collect_overrides=overrides or {},
+        until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
+    err_console = Console(stderr=True)
+    with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
+        exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
+    summary = summarize(db, exp_id, metric)
+    if as_json:
+        typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
+    else:
+        render(summary, Console())
+    return exp_id
+
+
+def default_artifacts(url: str) -> Path:
+    """Beside an SQLite store (lab.db -> lab-artifacts/), else ./jvmlab-artifacts."""
+    if url.startswith("sqlite:///"):
+        db = Path(url.removeprefix("sqlite:///"))
+        return db.with_name(db.stem + "-artifacts")
+    return Path("jvmlab-artifacts")
+
+
+@app.command()
+def demo(
+    name: str = typer.Argument(None, help="A scenario (see `jvmlab demo --list`); none: the quick default."),
+    quick: bool = typer.Option(False, "--quick", help="A shorter version of the scenario."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
+    list_: bool = typer.Option(False, "--list", help="List the scenarios."),
+) -> None:
+    """Run a built-in experiment on the JDKs found here (default: AlwaysPreTouch on/off, 1 GB heap)."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.scenarios import demo_spec, scenario_names
+    from jvmlab.spec.load import parse_spec
+
+    if list_:
+        for scenario, description in scenario_names().items():
+            typer.echo(f"{scenario:12} {description}")
+        return
+    text = demo_spec(name or "default", quick)
+    plan = prepare(parse_spec(text, f"scenario {name or 'default'}"), text, None)
+    run_plan(plan, store, as_json=as_json)

@@ -1,0 +1,72 @@
+"""The command-line entry point and the one error boundary.
+
+Commands parse arguments, call one library function and render its result. Expected
+failures (UserError) print one line and exit 2; interruptions exit 130/143 after saying how
+to resume; anything else is a bug: one line, or a traceback with --debug.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from jvmlab.errors import EXIT_SIGINT, Interrupted, UserError
+
+app = typer.Typer(
+    name="jvmlab", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    help="Measure what a JVM flag, JDK, GC or machine setting does to your program.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+gc_app = typer.Typer(help="GC log tools.", no_args_is_help=True)
+app.add_typer(gc_app, name="gc")
+
+_debug = False
+
+
+@app.callback()
+def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors.")) -> None:
+    """jvmlab: fair, statistically honest JVM experiments."""
+    global _debug
+    _debug = debug
+
+
+def _register() -> None:
+    # Importing the command modules attaches their commands to `app` and `gc_app`.
+    from jvmlab.cli import cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    raise Interrupted(signum, "terminated")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the CLI and exit with its code."""
+    _register()
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        # Standalone mode: usage errors print themselves and exit 2 (SystemExit passes).
+        app(args=args, prog_name="jvmlab", standalone_mode=True)
+        code = 0
+    except SystemExit as err:
+        code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
+    except UserError as err:
+        print(f"jvmlab: error: {err}", file=sys.stderr)
+        code = err.exit_code
+    except Interrupted as err:
+        print(f"jvmlab: {err}", file=sys.stderr)
+        code = 128 + err.signum
+    except KeyboardInterrupt:
+        print("jvmlab: interrupted", file=sys.stderr)
+        code = EXIT_SIGINT
+    except Exception as err:  # the boundary: a bug, reported in one line unless --debug
+        if debug:
+            raise
+        print(f"jvmlab: internal error: {type(err).__name__}: {err} (rerun with --debug for a traceback)",
+              file=sys.stderr)
+        code = 1
+    sys.exit(code)

@@ -1,0 +1,1 @@
+"""Collectors: add JVM flags, watch the process, turn files and samples into measurements."""

@@ -1,0 +1,1 @@
+"""Execution: one fresh JVM process per invocation, behind a small executor interface."""

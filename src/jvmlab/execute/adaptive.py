@@ -1,0 +1,24 @@
+"""Adaptive stopping against the store: is every comparison's CI narrow enough yet?"""
+
+from __future__ import annotations
+
+from jvmlab.analyze import analyze_metric, precision_reached
+from jvmlab.report.summary import load_values
+from jvmlab.store.sql import SqlStore
+
+CHECK_RESAMPLES = 1000
+
+
+def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, target_rel: float) -> bool:
+    """Analyse what is stored so far (ok, measured invocations) and apply the width rule."""
+    experiment = store.experiment(experiment_id)
+    cells = store.cells(experiment_id)
+    invocations = [i for i in store.invocations(experiment_id) if i.status == "ok"]
+    data = {c.name: load_values([i for i in invocations if i.cell_id == c.id], metric) for c in cells}
+    baseline = next((c.name for c in cells if c.idx == experiment.baseline_cell), None)
+    if len(cells) == 1:
+        baseline = None
+    analysis = analyze_metric(data, baseline, metric, seed=experiment.seed, n_boot=CHECK_RESAMPLES,
+                              n_perm=CHECK_RESAMPLES)
+    return precision_reached(analysis.comparisons, target_rel,
+                             stats=analysis.stats.values() if baseline is None else ())

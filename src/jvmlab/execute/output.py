@@ -1,0 +1,81 @@
+"""Reading a child's stdout/stderr: to a size-capped file, a tail, and line callbacks."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+LineCallback = Callable[[str, float, str], None]
+
+
+class StreamReader(threading.Thread):
+    """Drains one pipe line by line so the child never blocks on a full pipe.
+
+    Bytes beyond ``cap_bytes`` are counted, not written; the last ``tail_bytes`` are kept
+    for the store whatever the cap. Each line is passed, decoded, to the callbacks with
+    its arrival time in seconds since ``t0`` (a perf_counter reading).
+    """
+
+    def __init__(self, name: str, pipe: BinaryIO, path: Path, cap_bytes: int, tail_bytes: int,
+                 t0: float, callbacks: list[LineCallback], ready: "ReadyWatch | None") -> None:
+        super().__init__(name=f"jvmlab-{name}", daemon=True)
+        self.stream = name
+        self.pipe = pipe
+        self.path = path
+        self.cap_bytes = cap_bytes
+        self.t0 = t0
+        self.callbacks = callbacks
+        self.ready = ready
+        self.written = 0
+        self.dropped = 0
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self._tail_cap = tail_bytes
+
+    def run(self) -> None:
+        with open(self.path, "wb") as out:
+            for raw in iter(self.pipe.readline, b""):
+                t_s = time.perf_counter() - self.t0
+                self._keep(raw, out)
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                if self.ready is not None:
+                    self.ready.see(line, t_s)
+                for callback in self.callbacks:
+                    callback(self.stream, t_s, line)
+        self.pipe.close()
+
+    def _keep(self, raw: bytes, out: BinaryIO) -> None:
+        room = self.cap_bytes - self.written
+        if room > 0:
+            out.write(raw[:room])
+            self.written += min(room, len(raw))
+        self.dropped += max(0, len(raw) - max(room, 0))
+        self._tail.append(raw)
+        self._tail_size += len(raw)
+        while self._tail_size > self._tail_cap and len(self._tail) > 1:
+            self._tail_size -= len(self._tail.popleft())
+
+    @property
+    def tail(self) -> str:
+        data = b"".join(self._tail)[-self._tail_cap:]
+        return data.decode("utf-8", errors="replace")
+
+
+class ReadyWatch:
+    """Records the first time a line matches the workload's `ready` regex (either stream)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.regex = re.compile(pattern)
+        self.ready_s: float | None = None
+        self._lock = threading.Lock()
+
+    def see(self, line: str, t_s: float) -> None:
+        if self.ready_s is None and self.regex.search(line):
+            with self._lock:
+                if self.ready_s is None:
+                    self.ready_s = t_s

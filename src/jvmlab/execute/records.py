@@ -1,0 +1,71 @@
+"""Typed records of one invocation: what to run, and what the process did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class Status(StrEnum):
+    """How an invocation ended. Every status is data; only `ok` values enter statistics."""
+
+    OK = "ok"
+    FAILED = "failed"  # non-zero exit
+    SIGNALED = "signaled"  # killed by a signal not sent by jvmlab
+    TIMEOUT = "timeout"  # jvmlab killed it at the per-invocation timeout
+    START_FAILED = "start-failed"  # the process could not be started at all
+
+
+@dataclass(frozen=True)
+class InvocationPlan:
+    """Everything an executor needs to run one invocation: an argv list, never a shell string."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: Path
+    timeout_s: float
+    artifacts_dir: Path
+    ready_regex: str | None = None
+    output_cap_bytes: int = 4 * 1024 * 1024
+    tail_bytes: int = 8192
+
+
+@dataclass(frozen=True)
+class ProcessMeasures:
+    """Measured from the child alone (wait4 rusage). None means not measured."""
+
+    wall_s: float
+    user_s: float | None
+    sys_s: float | None
+    max_rss_bytes: int | None
+    minor_faults: int | None
+    major_faults: int | None
+    vol_ctx_switches: int | None
+    invol_ctx_switches: int | None
+    ready_s: float | None = None
+
+    @property
+    def cpu_s(self) -> float | None:
+        if self.user_s is None or self.sys_s is None:
+            return None
+        return self.user_s + self.sys_s
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What happened to one process."""
+
+    status: Status
+    reason: str | None
+    exit_code: int | None
+    signal: int | None
+    measures: ProcessMeasures | None
+    pid: int | None
+    started_at: float  # epoch seconds
+    stdout_path: Path | None = None
+    stderr_path: Path | None = None
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    output_truncated: bool = False
+    extra: dict[str, object] = field(default_factory=dict)

@@ -1,0 +1,36 @@
+"""Measurement hazards: typed warnings with a hint, shown in every output.
+
+A hazard is not an error: the experiment goes on, but the reader must know that a number
+may not mean what it seems (a flag not in effect, drift, a busy machine, failures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """One warning. ``kind`` is a stable machine-readable word such as ``flag-not-in-effect``."""
+
+    kind: str
+    detail: str
+    hint: str = ""
+    cell: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
+
+
+# Stable kinds, documented in the README.
+FLAG_NOT_IN_EFFECT = "flag-not-in-effect"
+DRIFT = "drift"
+BUSY_MACHINE = "busy-machine"
+FAILURES = "failures"
+OUTLIERS = "outliers"
+FINGERPRINT_CHANGED = "fingerprint-changed"
+THP_MODE = "thp-mode"
+NO_WARMUP = "no-warmup"
+FAILURE_BUDGET = "failure-budget"
+PAGE_CACHE = "page-cache"

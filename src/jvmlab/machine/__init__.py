@@ -1,0 +1,1 @@
+"""The machine: its fingerprint, its settings (doctor), and environment factors."""

@@ -1,0 +1,122 @@
+"""The one metric registry: name -> unit, formatter, direction.
+
+Tables, statistics, the HTML report and the tuner's objective all read it. A metric that
+is not registered by name can still be used when its prefix is registered (for example
+``workload.<name>`` for metrics a workload prints itself).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from jvmlab.errors import UserError, did_you_mean
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How to read one measured quantity."""
+
+    name: str
+    unit: str  # "s", "ms", "bytes", "count", "%", "MB/s", "units/s", "share", or a workload's
+    lower_is_better: bool
+    description: str
+
+    def format(self, value: float | None) -> str:
+        """Render a value with its unit for humans (None means 'not measured')."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "-"
+        return format_value(value, self.unit)
+
+
+def format_value(value: float, unit: str) -> str:
+    """Format a number in a unit, picking a readable scale."""
+    if unit == "s":
+        if abs(value) < 1.0:
+            return f"{value * 1000:.1f} ms"
+        return f"{value:.3f} s"
+    if unit == "ms":
+        if abs(value) >= 10_000:
+            return f"{value / 1000:.2f} s"
+        return f"{value:.2f} ms" if abs(value) < 100 else f"{value:.0f} ms"
+    if unit == "bytes":
+        for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+            if abs(value) >= scale:
+                return f"{value / scale:.1f} {name}"
+        return f"{value:.0f} B"
+    if unit == "share":
+        return f"{value * 100:.1f}%"
+    if unit == "%":
+        return f"{value:.2f}%"
+    if unit == "count":
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    return f"{value:.4g} {unit}".rstrip()
+
+
+_METRICS: list[Metric] = [
+    # Process measures (wait4 rusage of the child alone).
+    Metric("wall_s", "s", True, "wall-clock time of the invocation (monotonic clock)"),
+    Metric("user_s", "s", True, "user CPU time of the JVM process and its children"),
+    Metric("sys_s", "s", True, "system CPU time of the JVM process and its children"),
+    Metric("cpu_s", "s", True, "user + system CPU time"),
+    Metric("max_rss_bytes", "bytes", True, "peak resident set size"),
+    Metric("minor_faults", "count", True, "minor page faults"),
+    Metric("major_faults", "count", True, "major page faults (read from disk)"),
+    Metric("vol_ctx_switches", "count", True, "voluntary context switches"),
+    Metric("invol_ctx_switches", "count", True, "involuntary context switches"),
+    Metric("ready_s", "s", True, "time until the workload's `ready` marker appeared"),
+    # GC log summary per invocation.
+    Metric("gc.pause_count", "count", True, "stop-the-world GC pauses"),
+    Metric("gc.pause_total_ms", "ms", True, "total GC pause time"),
+    Metric("gc.pause_mean_ms", "ms", True, "mean GC pause"),
+    Metric("gc.pause_p50_ms", "ms", True, "median GC pause"),
+    Metric("gc.pause_p99_ms", "ms", True, "99th percentile GC pause"),
+    Metric("gc.pause_max_ms", "ms", True, "longest GC pause"),
+    Metric("gc.young_count", "count", True, "young (minor) pauses"),
+    Metric("gc.mixed_count", "count", True, "mixed pauses"),
+    Metric("gc.full_count", "count", True, "full GC pauses"),
+    Metric("gc.concurrent_cycles", "count", True, "concurrent GC cycles"),
+    Metric("gc.stall_count", "count", True, "allocation stalls (ZGC)"),
+    Metric("gc.stall_total_ms", "ms", True, "total allocation stall time (ZGC)"),
+    Metric("gc.pacing_total_ms", "ms", True, "total pacing delay (Shenandoah)"),
+    Metric("gc.paused_pct", "%", True, "percentage of wall time paused"),
+    Metric("gc.interval_mean_s", "s", False, "mean time between pauses"),
+    Metric("gc.heap_after_gc_max_mb", "MB", True, "largest heap occupancy after a GC"),
+    Metric("gc.alloc_rate_mb_s", "MB/s", False, "allocation rate"),
+    # /proc sampler.
+    Metric("mem.peak_rss_bytes", "bytes", True, "peak RSS seen by the /proc sampler"),
+    Metric("mem.peak_pss_bytes", "bytes", True, "peak proportional set size (trust with multi-mapped heaps)"),
+    Metric("mem.peak_anon_huge_bytes", "bytes", False, "peak AnonHugePages (transparent huge pages in use)"),
+    Metric("cpu.jit_share", "share", True, "share of CPU time in JIT compiler threads"),
+    Metric("cpu.gc_share", "share", True, "share of CPU time in GC threads"),
+    Metric("cpu.app_share", "share", False, "share of CPU time in application threads"),
+    Metric("cpu.vm_share", "share", True, "share of CPU time in other VM threads"),
+    # Progress collector.
+    Metric("progress.steady_rate", "units/s", False, "steady-state throughput after warm-up"),
+    Metric("progress.mean_rate", "units/s", False, "mean throughput over the whole run"),
+    Metric("progress.warmup_s", "s", True, "time until steady state"),
+    Metric("progress.total_units", "count", False, "units of work reported"),
+]
+
+REGISTRY: dict[str, Metric] = {m.name: m for m in _METRICS}
+
+# Prefix -> default direction for metrics created at run time.
+_DYNAMIC_PREFIXES = {"workload.": True, "gc.": True}
+
+
+def get(name: str, unit: str | None = None) -> Metric:
+    """Look a metric up by name; dynamic names (``workload.x``) are made on the fly."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    for prefix, lower in _DYNAMIC_PREFIXES.items():
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return Metric(name, unit or "", lower, f"{name} (reported at run time)")
+    raise UserError(f"unknown metric {name!r}{did_you_mean(name, REGISTRY)}; "
+                    f"`jvmlab metrics` lists them")
+
+
+def register_dynamic(name: str, unit: str, lower_is_better: bool = True) -> Metric:
+    """Register a metric discovered at run time (a workload's own) so tables can read it."""
+    metric = REGISTRY.get(name) or Metric(name, unit, lower_is_better, f"{name} (reported at run time)")
+    REGISTRY[name] = metric
+    return metric

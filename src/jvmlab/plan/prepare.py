@@ -1,0 +1,91 @@
+"""Everything checked before anything runs: JDKs found, workload present, every flag of every
+cell accepted by its JDK. Any problem is a UserError (exit 2) and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmlab.errors import UserError
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.plan.matrix import Cell, expand, find_baseline
+from jvmlab.plan.workload import Launch, resolve_launch
+from jvmlab.spec.model import Spec
+
+
+@dataclass(frozen=True)
+class PreparedCell:
+    cell: Cell
+    jdk: JdkInfo
+    launch: Launch
+    flags: tuple[str, ...]  # the cell's flags with any unlock flags added
+    added_unlocks: tuple[str, ...]
+    final_flags: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Plan:
+    spec: Spec
+    spec_text: str
+    spec_hash: str
+    spec_path: Path | None
+    cells: tuple[PreparedCell, ...]
+    baseline_index: int
+
+    @property
+    def jdk_homes(self) -> list[Path]:
+        return sorted({c.jdk.home for c in self.cells})
+
+
+def spec_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def resolve_jvms(spec: Spec) -> dict[str, JdkInfo]:
+    """Each [jvms] name to an identified JDK."""
+    from jvmlab.jdk import discover, select
+
+    jdks = discover()
+    return {name: select(selector, jdks) for name, selector in spec.jvms.items()}
+
+
+def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = True) -> Plan:
+    """Expand the matrix, resolve JDKs and the workload, and check every cell's flags."""
+    cells = expand(spec)
+    baseline = find_baseline(spec, cells)
+    jvms = resolve_jvms(spec)
+    base_dir = spec_path.parent if spec_path is not None else Path.cwd()
+    launches = {name: resolve_launch(spec.workload, jdk, base_dir) for name, jdk in jvms.items()}
+    checks = _check_all(cells, jvms) if check_flags else {}
+    prepared = []
+    for cell in cells:
+        check = checks.get(cell.index)
+        prepared.append(PreparedCell(
+            cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
+            flags=tuple(check.flags) if check else cell.flags,
+            added_unlocks=tuple(check.added_unlocks) if check else (),
+            final_flags=dict(check.final_values) if check else {},
+        ))
+    return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
+                cells=tuple(prepared), baseline_index=baseline.index)
+
+
+def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]:
+    """One PrintFlagsFinal run per distinct (JDK, flags); two at a time (2-core machines)."""
+    from jvmlab.jdk import check_flags
+
+    distinct: dict[tuple[str, tuple[str, ...]], JdkInfo] = {}
+    for cell in cells:
+        distinct.setdefault((cell.jvm, cell.flags), jvms[cell.jvm])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(check_flags, jdk, list(key[1])) for key, jdk in distinct.items()}
+        results = {}
+        for key, future in futures.items():
+            try:
+                results[key] = future.result()
+            except UserError as err:
+                raise UserError(f"JVM {key[0]!r}: {err}") from None
+    return {cell.index: results[(cell.jvm, cell.flags)] for cell in cells}

@@ -1,0 +1,93 @@
+"""Turning the spec's [workload] into an argv list for one cell (no shell unless asked)."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmlab.errors import UserError
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.spec.model import Workload
+
+JAVA_PLACEHOLDER = "{java}"
+JVM_ARGS_PLACEHOLDER = "{jvm_args}"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start the workload on one JDK: everything but the JVM flags."""
+
+    kind: str  # builtin, main, jar, command
+    classpath: tuple[str, ...] = ()
+    main_class: str | None = None
+    jar: str | None = None
+    command: tuple[str, ...] = ()
+    shell: bool = False
+    args: tuple[str, ...] = ()
+    progress_regex: str | None = None
+
+    def argv(self, jdk: JdkInfo, jvm_flags: list[str]) -> list[str]:
+        """The full command line: the JDK's java, the flags, then the program."""
+        java = str(jdk.java)
+        if self.kind in ("builtin", "main"):
+            return [java, *jvm_flags, "-cp", ":".join(self.classpath), str(self.main_class), *self.args]
+        if self.kind == "jar":
+            return [java, *jvm_flags, "-jar", str(self.jar), *self.args]
+        return _expand_command(self.command, java, jvm_flags, self.args, self.shell)
+
+
+def _expand_command(command: tuple[str, ...], java: str, flags: list[str], args: tuple[str, ...],
+                    shell: bool) -> list[str]:
+    if shell:
+        text = " ".join(command).replace(JAVA_PLACEHOLDER, shlex.quote(java))
+        text = text.replace(JVM_ARGS_PLACEHOLDER, shlex.join(flags))
+        if args:
+            text = f"{text} {shlex.join(args)}"
+        return ["/bin/sh", "-c", text]
+    out: list[str] = []
+    for part in command:
+        if part == JVM_ARGS_PLACEHOLDER:
+            out.extend(flags)
+        else:
+            out.append(part.replace(JAVA_PLACEHOLDER, java))
+    return out + list(args)
+
+
+def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
+    """Check that what the workload names exists, and compile built-ins for this JDK."""
+    args = tuple(workload.args)
+    if workload.builtin is not None:
+        from jvmlab.workloads.builtin import prepare_builtin
+
+        built = prepare_builtin(workload.builtin, jdk)
+        return Launch("builtin", classpath=(str(built.classpath),), main_class=built.main_class,
+                      args=args or tuple(built.default_args),
+                      progress_regex=workload.progress or built.progress_regex)
+    if workload.main is not None:
+        entries = tuple(str(_existing(base_dir, e, "classpath entry")) for e in workload.classpath or [])
+        return Launch("main", classpath=entries, main_class=workload.main, args=args,
+                      progress_regex=workload.progress)
+    if workload.jar is not None:
+        return Launch("jar", jar=str(_existing(base_dir, workload.jar, "jar")), args=args,
+                      progress_regex=workload.progress)
+    command = tuple(workload.command or ())
+    if not workload.shell and JAVA_PLACEHOLDER not in command[0]:
+        first = Path(command[0])
+        if first.is_absolute() and not first.exists():
+            raise UserError(f"[workload] command: {command[0]} does not exist")
+    return Launch("command", command=command, shell=workload.shell, args=args,
+                  progress_regex=workload.progress)
+
+
+def _existing(base_dir: Path, name: str, what: str) -> Path:
+    path = Path(name).expanduser()
+    if not path.is_absolute():
+        path = base_dir / path
+    if "*" in path.name:  # classpath wildcard, as java itself accepts
+        if not path.parent.is_dir():
+            raise UserError(f"[workload] {what} {name}: folder {path.parent} does not exist")
+        return path
+    if not path.exists():
+        raise UserError(f"[workload] {what} {name} does not exist (looked at {path})")
+    return path

@@ -1,0 +1,205 @@
+"""The experiment summary: one typed document that every output (terminal, JSON, HTML,
+exports) renders. Built from the store, so a resumed or finished experiment reads the same.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from jvmlab import hazards as hz
+from jvmlab import metrics as registry
+from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
+from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.analyze.describe import describe
+from jvmlab.analyze.model import clean
+from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
+from jvmlab.store.sql import SqlStore
+
+SCHEMA = "jvmlab.summary/1"
+CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
+DRIFT_P = 0.01
+DESCRIBE_RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    cell: StoredCell
+    n: int
+    failures: int
+    failure_reasons: dict[str, int]
+    stats: dict[str, CellStats]  # metric -> stats over ok, measured invocations
+    outliers: tuple[int, ...]  # invocation ids flagged on the compared metric
+    not_in_effect: tuple[str, ...]  # details of flag-not-in-effect hazards
+
+
+@dataclass(frozen=True)
+class Summary:
+    experiment: StoredExperiment
+    metric: str
+    baseline: str | None
+    cells: tuple[CellSummary, ...]
+    analysis: MetricAnalysis
+    verdicts: dict[str, str]  # cell name -> sentence
+    hazards: tuple[hz.Hazard, ...]
+    units: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return summary_json(self)
+
+
+def load_values(invocations: list[StoredInvocation], metric: str) -> CellData:
+    values = [inv.value(metric) for inv in invocations]
+    return CellData.of([np.nan if v is None else v for v in values], [inv.block for inv in invocations])
+
+
+def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed: int | None = None) -> Summary:
+    """Statistics of every cell and every stored metric, comparisons on ``metric``."""
+    experiment = store.experiment(experiment_id)
+    registry.get(metric)  # unknown metric: one clear error before any work
+    cells = store.cells(experiment_id)
+    invocations = store.invocations(experiment_id)
+    units = store.metric_units(experiment_id)
+    for name, unit in units.items():
+        if name not in registry.REGISTRY:
+            registry.register_dynamic(name, unit)
+    seed = experiment.seed if seed is None else seed
+    by_cell = {c.id: [i for i in invocations if i.cell_id == c.id] for c in cells}
+    ok = {c.id: [i for i in by_cell[c.id] if i.status == "ok"] for c in cells}
+    baseline = next((c.name for c in cells if c.idx == experiment.baseline_cell), None)
+    factors = {c.name: {"jvm": c.jvm, **c.levels} for c in cells}
+    varying = [f for f in _factor_names(cells) if len({lv.get(f) for lv in factors.values()}) > 1]
+    analysis = analyze_metric(
+        {c.name: load_values(ok[c.id], metric) for c in cells}, baseline, metric,
+        {name: {f: lv[f] for f in varying} for name, lv in factors.items()} if len(varying) >= 2 else None,
+        seed=seed)
+    metric_names = _metric_names(ok)
+    stored_hazards = store.hazards(experiment_id)
+    cell_summaries = []
+    for c in cells:
+        stats = {m: describe(c.name, clean(load_values(ok[c.id], m)),
+                             rng_for(seed, m, c.name, "summary"), DESCRIBE_RESAMPLES)
+                 for m in metric_names if m != metric}
+        stats[metric] = analysis.stats[c.name]
+        reasons = Counter(i.reason or i.status for i in by_cell[c.id] if i.status != "ok")
+        flagged = tuple(ok[c.id][k].id for k in analysis.outliers.get(c.name, ()) if k < len(ok[c.id]))
+        cell_summaries.append(CellSummary(
+            cell=c, n=len(ok[c.id]), failures=sum(reasons.values()), failure_reasons=dict(reasons),
+            stats=stats, outliers=flagged,
+            not_in_effect=tuple(sorted({h.detail for h in stored_hazards
+                                        if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name}))))
+    hazards = _hazards(stored_hazards, cell_summaries, analysis)
+    return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
+                   analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units)
+
+
+def _factor_names(cells: list[StoredCell]) -> list[str]:
+    names = ["jvm"]
+    for c in cells:
+        for f in c.levels:
+            if f not in names:
+                names.append(f)
+    return names
+
+
+def _metric_names(ok: dict[int, list[StoredInvocation]]) -> list[str]:
+    names = list(PROCESS_METRICS)
+    extra = sorted({m for invs in ok.values() for inv in invs for m in inv.metrics})
+    return names + [m for m in extra if m not in names]
+
+
+def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell]) -> dict[str, str]:
+    from jvmlab.report.verdicts import verdict
+
+    metric = registry.get(analysis.metric)
+    return {c.cell: verdict(c, metric) for c in analysis.comparisons}
+
+
+def _hazards(stored: list[Any], cells: list[CellSummary], analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
+    """Stored hazards (deduplicated) plus those the statistics reveal."""
+    seen: dict[tuple[str, str | None, str], hz.Hazard] = {}
+    counts: Counter[tuple[str, str | None, str]] = Counter()
+    for h in stored:
+        key = (h.kind, h.cell, h.detail)
+        counts[key] += 1
+        seen.setdefault(key, hz.Hazard(h.kind, h.detail, h.hint or "", h.cell))
+    out = [h if counts[k] == 1 else hz.Hazard(h.kind, f"{h.detail} (x{counts[k]})", h.hint, h.cell)
+           for k, h in seen.items()]
+    for cs in cells:
+        if cs.failures:
+            top = max(cs.failure_reasons.items(), key=lambda kv: kv[1])
+            out.append(hz.Hazard(hz.FAILURES, f"{cs.cell.name}: {cs.failures} failed invocation(s); "
+                                 f"most common: {top[0]} (x{top[1]})",
+                                 "failures are stored with their reason and left out of statistics",
+                                 cs.cell.name))
+        if cs.outliers:
+            out.append(hz.Hazard(hz.OUTLIERS, f"{cs.cell.name}: {len(cs.outliers)} outlier(s) on "
+                                 f"{analysis.metric} (invocations {', '.join(map(str, cs.outliers))})",
+                                 "outliers are shown, never dropped; look at their output", cs.cell.name))
+    for name, d in analysis.drift.items():
+        if d.p_value is not None and d.p_value < DRIFT_P and d.slope_rel_per_block is not None:
+            out.append(hz.Hazard(hz.DRIFT, f"{name}: {analysis.metric} trends across blocks "
+                                 f"(Spearman rho {d.rho:+.2f}, p={d.p_value:.3g}, "
+                                 f"{d.slope_rel_per_block:+.2%} per block)",
+                                 "the machine drifted during the run; random-blocks order keeps "
+                                 "comparisons fair, but check for thermal or background effects", name))
+    return tuple(out)
+
+
+def _moments(stats: CellStats) -> dict[str, float | None]:
+    return {"mean": stats.mean, "sd": stats.sd, "median": stats.median, "min": stats.min, "max": stats.max}
+
+
+def summary_json(s: Summary) -> dict[str, Any]:
+    """The documented machine-readable summary (README: JSON summary)."""
+    cells = []
+    for cs in s.cells:
+        c = cs.cell
+        entry: dict[str, Any] = {
+            "name": c.name, "jvm": c.jvm, "jdk": {k: c.jdk.get(k) for k in ("home", "version", "feature", "vendor")},
+            "levels": c.levels, "flags": c.flags, "requested_flags": c.requested_flags,
+            "n": cs.n, "failures": cs.failures, "failure_reasons": cs.failure_reasons,
+        }
+        for m in CORE_METRICS:
+            entry[m] = _moments(cs.stats[m]) if m in cs.stats else None
+        entry["metrics"] = {m: _moments(st) for m, st in cs.stats.items() if st.n}
+        entry["ci95"] = {m: list(st.mean_ci95) if st.mean_ci95 else None for m, st in cs.stats.items() if st.n}
+        entry["flags_not_in_effect"] = list(cs.not_in_effect)
+        entry["outlier_invocations"] = list(cs.outliers)
+        cells.append(entry)
+    comparisons = []
+    for comp in s.analysis.comparisons:
+        doc = comp.to_json()
+        doc["verdict"] = s.verdicts.get(comp.cell, "")
+        comparisons.append(doc)
+    return {
+        "schema": SCHEMA,
+        "experiment_id": s.experiment.id,
+        "name": s.experiment.name,
+        "status": s.experiment.status,
+        "created_at": s.experiment.created_at,
+        "metric": s.metric,
+        "unit": registry.get(s.metric).unit,
+        "lower_is_better": registry.get(s.metric).lower_is_better,
+        "baseline": s.baseline,
+        "cells": cells,
+        "comparisons": comparisons,
+        "effects": [e.to_json() for e in s.analysis.effects],
+        "drift": {k: v.to_json() for k, v in s.analysis.drift.items()},
+        "warnings": [h.to_json() for h in s.hazards],
+        "notes": list(s.analysis.notes),
+        "fingerprint": s.experiment.fingerprint,
+    }
+
+
+def effect_label(e: Effect) -> str:
+    if e.kind == "main":
+        return f"{e.factor}: {e.level} vs {e.reference}"
+    return f"{e.factor}={e.level} x {e.factor2}={e.level2}"
+
+
+def comparison_of(s: Summary, cell: str) -> Comparison | None:
+    return next((c for c in s.analysis.comparisons if c.cell == cell), None)

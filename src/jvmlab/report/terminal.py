@@ -1,0 +1,113 @@
+"""The terminal report (rich): cells with CIs, verdicts, effects, GC, warnings with hints."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jvmlab import metrics as registry
+from jvmlab.analyze import CellStats
+from jvmlab.report.summary import Summary, comparison_of, effect_label
+
+GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
+              "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
+EXTRA_COLUMNS = ("mem.peak_pss_bytes", "cpu.jit_share", "cpu.gc_share", "progress.steady_rate")
+
+
+def _fmt(metric: str, value: float | None) -> str:
+    return registry.get(metric).format(value)
+
+
+def _mean_sd(metric: str, st: CellStats | None) -> str:
+    if st is None or st.mean is None:
+        return "-"
+    sd = f" ± {_fmt(metric, st.sd)}" if st.sd is not None else ""
+    return f"{_fmt(metric, st.mean)}{sd}"
+
+
+def render(summary: Summary, console: Console) -> None:
+    exp = summary.experiment
+    metric = summary.metric
+    console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
+                       f"baseline {summary.baseline or '-'})", style="bold"))
+    console.print(_cells_table(summary))
+    if summary.analysis.comparisons:
+        console.print(Text("Verdicts", style="bold"))
+        for comp in summary.analysis.comparisons:
+            style = "green" if comp.significant else "dim"
+            console.print(Text(f"  {comp.cell}: {summary.verdicts.get(comp.cell, '')}", style=style))
+    if summary.analysis.effects:
+        console.print(_effects_table(summary))
+    gc_table = _metric_table(summary, GC_COLUMNS, "GC per cell (mean per invocation)")
+    if gc_table is not None:
+        console.print(gc_table)
+    extra = _metric_table(summary, EXTRA_COLUMNS, "Memory, threads and throughput (mean per invocation)")
+    if extra is not None:
+        console.print(extra)
+    workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
+    wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)")
+    if wl_table is not None:
+        console.print(wl_table)
+    if summary.hazards:
+        console.print(Text("Warnings", style="bold yellow"))
+        for h in summary.hazards:
+            console.print(Text(f"  [{h.kind}] {h.detail}", style="yellow"))
+            if h.hint:
+                console.print(Text(f"      hint: {h.hint}", style="dim"))
+
+
+def _cells_table(summary: Summary) -> Table:
+    metric = summary.metric
+    table = Table(title=None, show_lines=False, header_style="bold")
+    for col in ("cell", "n", "fail", f"{metric} mean ± sd", "median", "min … max", "95% CI of mean",
+                "user", "sys", "peak RSS", "vs baseline"):
+        table.add_column(col, justify="left" if col == "cell" else "right", overflow="fold")
+    for cs in summary.cells:
+        st = cs.stats.get(metric)
+        comp = comparison_of(summary, cs.cell.name)
+        if cs.cell.name == summary.baseline:
+            rel = "baseline"
+        elif comp is not None and comp.ratio is not None:
+            ci = f" [{comp.ci95[0]:.3f}–{comp.ci95[1]:.3f}]" if comp.ci95 else ""
+            rel = f"{comp.ratio:.3f}x{ci}"
+        else:
+            rel = "-"
+        ci95 = st.mean_ci95 if st else None
+        name = cs.cell.name + (" (!)" if cs.not_in_effect else "")
+        table.add_row(
+            name, str(cs.n), str(cs.failures) if cs.failures else "", _mean_sd(metric, st),
+            _fmt(metric, st.median if st else None),
+            f"{_fmt(metric, st.min if st else None)} … {_fmt(metric, st.max if st else None)}",
+            f"{_fmt(metric, ci95[0])} … {_fmt(metric, ci95[1])}" if ci95 else "-",
+            _fmt("user_s", _mean(cs.stats.get("user_s"))), _fmt("sys_s", _mean(cs.stats.get("sys_s"))),
+            _fmt("max_rss_bytes", _mean(cs.stats.get("max_rss_bytes"))), rel)
+    return table
+
+
+def _mean(st: CellStats | None) -> float | None:
+    return st.mean if st is not None else None
+
+
+def _effects_table(summary: Summary) -> Table:
+    table = Table(title=f"Factorial effects on {summary.metric} (ratio of geometric means)", header_style="bold")
+    for col in ("effect", "kind", "ratio", "95% CI"):
+        table.add_column(col, justify="left" if col == "effect" else "right")
+    for e in summary.analysis.effects:
+        ci = f"{e.ci95[0]:.3f} … {e.ci95[1]:.3f}" if e.ci95 else "-"
+        table.add_row(effect_label(e), e.kind, f"{e.ratio:.3f}" if e.ratio is not None else "-", ci)
+    return table
+
+
+def _metric_table(summary: Summary, metric_names: tuple[str, ...], title: str) -> Table | None:
+    present = [m for m in metric_names if any(m in cs.stats and cs.stats[m].n for cs in summary.cells)]
+    if not present:
+        return None
+    table = Table(title=title, header_style="bold")
+    table.add_column("cell")
+    for m in present:
+        table.add_column(m, justify="right")
+    for cs in summary.cells:
+        table.add_row(cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) if m.startswith("workload.")
+                                      else _fmt(m, _mean(cs.stats.get(m))) for m in present])
+    return table

@@ -1,0 +1,1 @@
+"""Experiment specs: TOML in, validated typed records out."""

@@ -1,0 +1,76 @@
+"""Read a spec file and turn every problem into one clear line (UserError)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from jvmlab.errors import UserError, did_you_mean
+from jvmlab.spec.model import Spec
+
+
+def load_spec(path: Path) -> tuple[Spec, str]:
+    """Return the validated spec and its exact text (stored with the experiment)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such spec file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"{path}: cannot read spec: {err}") from None
+    return parse_spec(text, str(path)), text
+
+
+def parse_spec(text: str, origin: str = "spec") -> Spec:
+    """Parse TOML text into a Spec; raise UserError with one line on any problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"{origin}: invalid TOML: {err}") from None
+    try:
+        return Spec.model_validate(data)
+    except ValidationError as err:
+        raise UserError(f"{origin}: {describe_error(err, Spec)}") from None
+
+
+def describe_error(err: ValidationError, root: type[BaseModel]) -> str:
+    """The first validation error as one line: where, what, and a suggestion."""
+    first = err.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    where = _location(loc)
+    if first["type"] == "extra_forbidden":
+        key = loc[-1]
+        known = _known_keys(root, loc[:-1])
+        parent = _location(loc[:-1]) or "the top level"
+        return f"unknown key {key!r} in {parent}{did_you_mean(key, known)}"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        return f"missing required key {loc[-1]!r} in {_location(loc[:-1]) or 'the top level'}"
+    value = first.get("input")
+    shown = ""
+    if value is not None and not isinstance(value, (dict, list)) and repr(value) not in message:
+        shown = f" (got {value!r})"
+    return f"{where}: {message}{shown}"
+
+
+def _location(loc: list[str]) -> str:
+    if not loc:
+        return ""
+    head, rest = loc[0], loc[1:]
+    if head in {"factors", "workload", "run", "collect", "environment", "matrix", "jvms"} and rest:
+        if head == "factors" and len(rest) >= 1:
+            return f"[factors.{rest[0]}]" + (f" {'.'.join(rest[1:])}" if rest[1:] else "")
+        return f"[{head}] {'.'.join(rest)}"
+    return f"[{head}]" if head in {"workload", "run", "collect", "environment", "matrix", "jvms"} else ".".join(loc)
+
+
+def _known_keys(root: type[BaseModel], loc: list[str]) -> list[str]:
+    model: Any = root
+    for part in loc:
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        model = field.annotation
+    return list(getattr(model, "model_fields", {}))

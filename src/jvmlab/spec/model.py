@@ -1,0 +1,173 @@
+"""Typed spec records (pydantic, unknown keys forbidden).
+
+A spec is TOML; see the README's spec reference. Field names here are the TOML keys.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from jvmlab.spec.durations import parse_duration_s
+
+Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
+FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+RESERVED_FACTORS = {"jvm"}
+
+
+def _split_flags(value: Any) -> list[str]:
+    """Flags as a string ("-Xms1g -Xmx1g", split like a shell would, never run by one) or a list."""
+    if isinstance(value, str):
+        try:
+            return shlex.split(value)
+        except ValueError as err:
+            raise ValueError(f"cannot split flags {value!r}: {err}") from err
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ValueError("flags must be a string or a list of strings")
+
+
+Flags = Annotated[list[str], BeforeValidator(_split_flags)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Workload(_Strict):
+    """What to run: exactly one of builtin, main (+classpath), jar or command."""
+
+    builtin: str | None = None
+    main: str | None = None
+    classpath: list[str] | None = None
+    jar: str | None = None
+    command: list[str] | None = None
+    shell: bool = False
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    timeout: Seconds | None = None
+    ready: str | None = None
+    progress: str | None = None
+    progress_mode: Literal["cumulative", "per-line"] = "cumulative"
+
+    @field_validator("classpath", mode="before")
+    @classmethod
+    def _classpath_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("ready", "progress")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as err:
+                raise ValueError(f"regex {value!r} does not compile: {err}") from err
+        return value
+
+    @field_validator("progress")
+    @classmethod
+    def _progress_group(cls, value: str | None) -> str | None:
+        if value is not None and "units" not in re.compile(value).groupindex:
+            raise ValueError(f"progress regex {value!r} needs a named group (?P<units>...)")
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Workload":
+        given = [k for k in ("builtin", "main", "jar", "command") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of builtin, main (with classpath), jar or command"
+                             + (f" (got {', '.join(given)})" if given else ""))
+        if self.main is not None and not self.classpath:
+            raise ValueError("main needs a classpath")
+        if self.classpath is not None and self.main is None:
+            raise ValueError("classpath goes with main")
+        if self.command is not None and not self.command:
+            raise ValueError("command must be a non-empty argv list")
+        if self.shell and self.command is None:
+            raise ValueError("shell = true only applies to command")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in ("builtin", "main", "jar", "command") if getattr(self, k) is not None)
+
+
+class Matrix(_Strict):
+    """Exclude and include rules (tables of factor = level) and the baseline cell."""
+
+    exclude: list[dict[str, str]] = Field(default_factory=list)
+    include: list[dict[str, str]] = Field(default_factory=list)
+    baseline: dict[str, str] | str | None = None
+
+
+class Run(_Strict):
+    invocations: int = Field(default=10, ge=1, le=100_000)
+    warmup: int = Field(default=1, ge=0, le=1_000)
+    order: Literal["random-blocks", "round-robin", "sequential"] = "random-blocks"
+    seed: int = 1
+    timeout: Seconds = 600.0
+    max_consecutive_failures: int = Field(default=5, ge=1)
+    max_failures: int | None = Field(default=None, ge=1)
+
+
+class Collect(_Strict):
+    """Which collectors run; each can also be switched on the command line."""
+
+    gc: bool = True
+    proc: bool = True
+    proc_interval_ms: int = Field(default=100, ge=5, le=60_000)
+    progress: bool = True
+    workload_metrics: bool = True
+    flag_effect: bool = True
+    keep_gc_logs: bool = True
+    output_cap_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+
+
+class Environment(_Strict):
+    """Machine-level factors combined into the matrix like flag factors."""
+
+    jdk_location: list[Literal["disk", "tmpfs"]] | None = None
+    tmpfs_dir: str = "/dev/shm"
+    keep_tmpfs_copy: bool = False
+    page_cache: list[Literal["warm", "cold"]] | None = None
+    prepare: Literal["cds-archive", "aot-cache"] | None = None
+
+
+class Spec(_Strict):
+    name: str | None = None
+    description: str | None = None
+    workload: Workload
+    jvms: dict[str, str] = Field(default_factory=lambda: {"default": "default"})
+    factors: dict[str, dict[str, Flags]] = Field(default_factory=dict)
+    matrix: Matrix = Field(default_factory=Matrix)
+    run: Run = Field(default_factory=Run)
+    collect: Collect = Field(default_factory=Collect)
+    environment: Environment = Field(default_factory=Environment)
+
+    @field_validator("jvms")
+    @classmethod
+    def _jvms(cls, value: dict[str, str]) -> dict[str, str]:
+        if not value:
+            raise ValueError("[jvms] is empty: name at least one JDK, e.g. default = \"default\"")
+        for name in value:
+            if not FACTOR_NAME.match(name):
+                raise ValueError(f"JVM name {name!r} must be letters, digits, _ . -")
+        return value
+
+    @field_validator("factors")
+    @classmethod
+    def _factors(cls, value: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
+        for factor, levels in value.items():
+            if not FACTOR_NAME.match(factor) or factor in RESERVED_FACTORS:
+                raise ValueError(f"factor name {factor!r} must be letters, digits, _ . - and not 'jvm'")
+            if not levels:
+                raise ValueError(f"[factors.{factor}] has no levels")
+            for level in levels:
+                if not FACTOR_NAME.match(level):
+                    raise ValueError(f"level name {level!r} of factor {factor!r} must be letters, digits, _ . -")
+        return value

@@ -1,0 +1,42 @@
+"""Storage behind an interface chosen by URL (``sqlite:///lab.db``, ``postgresql://...``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jvmlab.errors import UserError
+from jvmlab.store.sql import SqlStore
+
+DEFAULT_URL = "sqlite:///jvmlab.db"
+
+
+def store_url(value: str | None) -> str:
+    """A --store value as an SQLAlchemy URL: a URL as is, a bare path as an SQLite file."""
+    value = value or os.environ.get("JVMLAB_STORE") or DEFAULT_URL
+    if "://" not in value:
+        value = f"sqlite:///{Path(value).expanduser()}"
+    return value
+
+
+def open_store(value: str | None, must_exist: bool = False) -> SqlStore:
+    """Open (creating if needed) the store; check an SQLite location is writable first."""
+    url = store_url(value)
+    if url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
+        if must_exist and not path.exists():
+            raise UserError(f"no store at {path}; run an experiment first or pass --store")
+        _check_writable(path)
+    return SqlStore(url)
+
+
+def _check_writable(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise UserError(f"store {path} is not writable; fix its permissions or pass another --store")
+        return
+    if not folder.exists():
+        raise UserError(f"store folder {folder} does not exist; create it or pass another --store")
+    if not os.access(folder, os.W_OK):
+        raise UserError(f"cannot create store in {folder}: not writable; pass another --store")

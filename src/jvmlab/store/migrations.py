@@ -1,0 +1,51 @@
+"""Versioned schema. A fresh database gets the current tables and the latest version; an
+older one gets each missing migration applied in its own transaction with its record; a
+newer one is refused with a message, never touched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sqlalchemy import Connection, inspect, select
+
+from jvmlab.errors import UserError
+from jvmlab.store.schema import metadata, schema_version
+
+Migration = tuple[int, str, Callable[[Connection], None]]
+
+# (version, description, function). Version 1 is the initial schema, made by create_all.
+MIGRATIONS: list[Migration] = [
+    (1, "initial schema: experiment, cell, invocation, metric, timeline, document, hazard",
+     lambda conn: None),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(conn: Connection) -> int | None:
+    if not inspect(conn).has_table("schema_version"):
+        return None
+    return conn.execute(select(schema_version.c.version).order_by(schema_version.c.version.desc())).scalar()
+
+
+def upgrade(conn: Connection, url_for_messages: str) -> int:
+    """Bring the database to LATEST; return the version it is at."""
+    version = current_version(conn)
+    if version is None:
+        metadata.create_all(conn)
+        conn.execute(schema_version.insert().values(
+            version=LATEST, applied_at=time.time(), description=MIGRATIONS[-1][1]))
+        conn.commit()
+        return LATEST
+    if version > LATEST:
+        raise UserError(f"the store {url_for_messages} has schema version {version}, newer than this "
+                        f"jvmlab understands ({LATEST}); upgrade jvmlab or use another --store")
+    for number, description, apply in MIGRATIONS:
+        if number > version:
+            with conn.begin_nested() if conn.in_transaction() else conn.begin():
+                apply(conn)
+                conn.execute(schema_version.insert().values(
+                    version=number, applied_at=time.time(), description=description))
+            conn.commit()
+    return LATEST

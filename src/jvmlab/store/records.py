@@ -1,0 +1,92 @@
+"""Typed records read back from the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StoredExperiment:
+    id: int
+    name: str
+    spec_text: str
+    spec_hash: str
+    spec_path: str | None
+    fingerprint: dict[str, Any]
+    created_at: float
+    finished_at: float | None
+    status: str
+    seed: int
+    baseline_cell: int | None
+    command_line: str | None
+    artifacts_dir: str | None
+
+
+@dataclass(frozen=True)
+class StoredCell:
+    id: int
+    idx: int
+    name: str
+    jvm: str
+    jdk: dict[str, Any]
+    levels: dict[str, str]
+    requested_flags: list[str]
+    flags: list[str]
+    final_flags: dict[str, str]
+    argv: list[str] | None
+
+
+@dataclass(frozen=True)
+class StoredInvocation:
+    id: int
+    cell_id: int
+    block: int
+    position: int
+    warmup: bool
+    started_at: float
+    status: str
+    reason: str | None
+    exit_code: int | None
+    signal: int | None
+    wall_s: float | None
+    user_s: float | None
+    sys_s: float | None
+    max_rss_bytes: int | None
+    minor_faults: int | None
+    major_faults: int | None
+    vol_ctx_switches: int | None
+    invol_ctx_switches: int | None
+    ready_s: float | None
+    argv: list[str]
+    stdout_tail: str | None
+    stderr_tail: str | None
+    artifacts_dir: str | None
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cpu_s(self) -> float | None:
+        return None if self.user_s is None or self.sys_s is None else self.user_s + self.sys_s
+
+    def value(self, metric: str) -> float | None:
+        """A metric's value for this invocation, None when not measured."""
+        if metric == "cpu_s":
+            return self.cpu_s
+        if metric in _COLUMNS:
+            raw = getattr(self, metric)
+            return None if raw is None else float(raw)
+        return self.metrics.get(metric)
+
+
+_COLUMNS = {"wall_s", "user_s", "sys_s", "max_rss_bytes", "minor_faults", "major_faults",
+            "vol_ctx_switches", "invol_ctx_switches", "ready_s"}
+PROCESS_METRICS = tuple(sorted(_COLUMNS | {"cpu_s"}))
+
+
+@dataclass(frozen=True)
+class StoredHazard:
+    kind: str
+    detail: str
+    hint: str | None
+    cell: str | None
+    invocation_id: int | None

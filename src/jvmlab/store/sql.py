@@ -1,0 +1,262 @@
+"""The SQL store (SQLite by default; any SQLAlchemy URL). Each invocation is committed in
+one transaction the moment it finishes, with its metrics, timelines and documents.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from jvmlab.collect.base import Collected
+from jvmlab.errors import UserError
+from jvmlab.execute.records import ProcessResult
+from jvmlab.hazards import Hazard
+from jvmlab.store import schema as t
+from jvmlab.store.migrations import upgrade
+from jvmlab.store.records import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=60000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+class SqlStore:
+    """Experiments, cells and invocations in a relational database."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine = create_engine(url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        try:
+            with self.engine.connect() as conn:
+                upgrade(conn, url)
+        except OperationalError as err:
+            raise UserError(f"cannot open store {url}: {err.orig}") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- experiments -------------------------------------------------------------------
+    def create_experiment(self, *, name: str, spec_text: str, spec_hash: str, spec_path: str | None,
+                          fingerprint: dict[str, Any], seed: int, command_line: str,
+                          jvmlab_version: str, artifacts_dir: str) -> int:
+        with self.engine.begin() as conn:
+            result = conn.execute(t.experiment.insert().values(
+                name=name, spec_text=spec_text, spec_hash=spec_hash, spec_path=spec_path,
+                fingerprint_json=json.dumps(fingerprint, sort_keys=True), created_at=time.time(),
+                status="running", seed=seed, command_line=command_line,
+                jvmlab_version=jvmlab_version, artifacts_dir=artifacts_dir))
+            return int(result.inserted_primary_key[0])
+
+    def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None:
+        values: dict[str, Any] = {"status": status}
+        if finished:
+            values["finished_at"] = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
+
+    def set_baseline(self, experiment_id: int, cell_idx: int) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
+                         .values(baseline_cell=cell_idx))
+
+    def experiment(self, experiment_id: int) -> StoredExperiment:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(t.experiment).where(t.experiment.c.id == experiment_id)).first()
+        if row is None:
+            raise UserError(f"no experiment {experiment_id} in {self.url}; `jvmlab results` lists them")
+        return _experiment(row)
+
+    def experiments(self) -> list[StoredExperiment]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.experiment).order_by(t.experiment.c.id)).all()
+        return [_experiment(r) for r in rows]
+
+    def latest_experiment(self) -> StoredExperiment:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(t.experiment).order_by(t.experiment.c.id.desc()).limit(1)).first()
+        if row is None:
+            raise UserError(f"no experiments in {self.url} yet; run one with `jvmlab run SPEC`")
+        return _experiment(row)
+
+    def find_resumable(self, spec_hash: str) -> StoredExperiment | None:
+        """The newest experiment of this exact spec (resume continues it)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(t.experiment).where(t.experiment.c.spec_hash == spec_hash)
+                               .order_by(t.experiment.c.id.desc()).limit(1)).first()
+        return _experiment(row) if row is not None else None
+
+    def invocation_counts(self) -> dict[int, tuple[int, int]]:
+        """experiment id -> (measured invocations, failures)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.invocation.c.experiment_id, t.invocation.c.status, func.count())
+                                .where(t.invocation.c.warmup.is_(False))
+                                .group_by(t.invocation.c.experiment_id, t.invocation.c.status)).all()
+        counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+        for exp_id, status, n in rows:
+            counts[exp_id][0] += n
+            if status != "ok":
+                counts[exp_id][1] += n
+        return {k: (v[0], v[1]) for k, v in counts.items()}
+
+    # -- cells -------------------------------------------------------------------------
+    def add_cell(self, experiment_id: int, *, idx: int, name: str, jvm: str, jdk: dict[str, Any],
+                 levels: dict[str, str], requested_flags: list[str], flags: list[str],
+                 final_flags: dict[str, str], argv: list[str] | None) -> int:
+        with self.engine.begin() as conn:
+            result = conn.execute(t.cell.insert().values(
+                experiment_id=experiment_id, idx=idx, name=name, jvm=jvm, jdk_json=json.dumps(jdk),
+                levels_json=json.dumps(levels), requested_flags_json=json.dumps(requested_flags),
+                flags_json=json.dumps(flags), final_flags_json=json.dumps(final_flags),
+                argv_json=json.dumps(argv) if argv is not None else None))
+            return int(result.inserted_primary_key[0])
+
+    def cells(self, experiment_id: int) -> list[StoredCell]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.cell).where(t.cell.c.experiment_id == experiment_id)
+                                .order_by(t.cell.c.idx)).all()
+        return [StoredCell(id=r.id, idx=r.idx, name=r.name, jvm=r.jvm, jdk=json.loads(r.jdk_json),
+                           levels=json.loads(r.levels_json),
+                           requested_flags=json.loads(r.requested_flags_json),
+                           flags=json.loads(r.flags_json), final_flags=json.loads(r.final_flags_json),
+                           argv=json.loads(r.argv_json) if r.argv_json else None) for r in rows]
+
+    # -- invocations -------------------------------------------------------------------
+    def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
+                          result: ProcessResult, collected: Collected, argv: list[str],
+                          artifacts_dir: str | None) -> int:
+        """Store one finished invocation and everything collected, in one transaction."""
+        m = result.measures
+        row = dict(
+            experiment_id=experiment_id, cell_id=cell_id, block=block, position=position,
+            warmup=block < 0, started_at=result.started_at, status=str(result.status),
+            reason=result.reason, exit_code=result.exit_code, signal=result.signal,
+            argv_json=json.dumps(argv), stdout_tail=result.stdout_tail, stderr_tail=result.stderr_tail,
+            artifacts_dir=artifacts_dir,
+        )
+        if m is not None:
+            row.update(wall_s=m.wall_s, user_s=m.user_s, sys_s=m.sys_s, max_rss_bytes=m.max_rss_bytes,
+                       minor_faults=m.minor_faults, major_faults=m.major_faults,
+                       vol_ctx_switches=m.vol_ctx_switches, invol_ctx_switches=m.invol_ctx_switches,
+                       ready_s=m.ready_s)
+        try:
+            with self.engine.begin() as conn:
+                inv_id = int(conn.execute(t.invocation.insert().values(**row)).inserted_primary_key[0])
+                self._write_collected(conn, experiment_id, inv_id, collected)
+        except SQLAlchemyError as err:
+            raise UserError(f"cannot write to store {self.url}: {err}") from None
+        return inv_id
+
+    @staticmethod
+    def _write_collected(conn: Any, experiment_id: int, inv_id: int, collected: Collected) -> None:
+        metrics = [dict(invocation_id=inv_id, name=k, value=float(v), unit=collected.metric_units.get(k))
+                   for k, v in collected.metrics.items() if v is not None and v == v]
+        if metrics:
+            conn.execute(t.metric.insert(), metrics)
+        lines = [dict(invocation_id=inv_id, series=k, unit=tl.unit, t_json=json.dumps(list(tl.t_s)),
+                      values_json=json.dumps(list(tl.values))) for k, tl in collected.timelines.items()]
+        if lines:
+            conn.execute(t.timeline.insert(), lines)
+        docs = [dict(invocation_id=inv_id, kind=k, body_json=json.dumps(v, default=str))
+                for k, v in collected.documents.items()]
+        if docs:
+            conn.execute(t.document.insert(), docs)
+        hazards = [dict(experiment_id=experiment_id, invocation_id=inv_id, cell=h.cell, kind=h.kind,
+                        detail=h.detail, hint=h.hint) for h in collected.hazards]
+        if hazards:
+            conn.execute(t.hazard.insert(), hazards)
+
+    def done_slots(self, experiment_id: int) -> set[tuple[int, int]]:
+        """(cell idx, block) of every stored invocation: resume skips these."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.cell.c.idx, t.invocation.c.block)
+                                .join(t.cell, t.cell.c.id == t.invocation.c.cell_id)
+                                .where(t.invocation.c.experiment_id == experiment_id)).all()
+        return {(r[0], r[1]) for r in rows}
+
+    def invocations(self, experiment_id: int, include_warmup: bool = False) -> list[StoredInvocation]:
+        query = select(t.invocation).where(t.invocation.c.experiment_id == experiment_id)
+        if not include_warmup:
+            query = query.where(t.invocation.c.warmup.is_(False))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(t.invocation.c.id)).all()
+            metric_rows = conn.execute(
+                select(t.metric.c.invocation_id, t.metric.c.name, t.metric.c.value)
+                .join(t.invocation, t.invocation.c.id == t.metric.c.invocation_id)
+                .where(t.invocation.c.experiment_id == experiment_id)).all()
+        metrics: dict[int, dict[str, float]] = defaultdict(dict)
+        for inv_id, name, value in metric_rows:
+            metrics[inv_id][name] = value
+        return [_invocation(r, metrics.get(r.id, {})) for r in rows]
+
+    def metric_units(self, experiment_id: int) -> dict[str, str]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.metric.c.name, t.metric.c.unit).distinct()
+                                .join(t.invocation, t.invocation.c.id == t.metric.c.invocation_id)
+                                .where(t.invocation.c.experiment_id == experiment_id)).all()
+        return {name: unit or "" for name, unit in rows}
+
+    def timelines(self, invocation_ids: list[int]) -> dict[int, dict[str, tuple[str, list[float], list[float]]]]:
+        """invocation id -> series -> (unit, t_s, values)."""
+        out: dict[int, dict[str, tuple[str, list[float], list[float]]]] = defaultdict(dict)
+        with self.engine.connect() as conn:
+            for chunk in _chunks(invocation_ids, 500):
+                rows = conn.execute(select(t.timeline).where(t.timeline.c.invocation_id.in_(chunk))).all()
+                for r in rows:
+                    out[r.invocation_id][r.series] = (r.unit or "", json.loads(r.t_json), json.loads(r.values_json))
+        return out
+
+    def documents(self, invocation_ids: list[int], kind: str) -> dict[int, Any]:
+        out: dict[int, Any] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(invocation_ids, 500):
+                rows = conn.execute(select(t.document).where(t.document.c.invocation_id.in_(chunk))
+                                    .where(t.document.c.kind == kind)).all()
+                out.update({r.invocation_id: json.loads(r.body_json) for r in rows})
+        return out
+
+    # -- hazards -----------------------------------------------------------------------
+    def add_hazard(self, experiment_id: int, hazard: Hazard) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(t.hazard.insert().values(experiment_id=experiment_id, cell=hazard.cell,
+                                                  kind=hazard.kind, detail=hazard.detail, hint=hazard.hint))
+
+    def hazards(self, experiment_id: int) -> list[StoredHazard]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.hazard).where(t.hazard.c.experiment_id == experiment_id)
+                                .order_by(t.hazard.c.id)).all()
+        return [StoredHazard(r.kind, r.detail, r.hint, r.cell, r.invocation_id) for r in rows]
+
+
+def _chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[i:i + size] for i in range(0, len(items), size)] or []
+
+
+def _experiment(r: Any) -> StoredExperiment:
+    return StoredExperiment(
+        id=r.id, name=r.name, spec_text=r.spec_text, spec_hash=r.spec_hash, spec_path=r.spec_path,
+        fingerprint=json.loads(r.fingerprint_json), created_at=r.created_at, finished_at=r.finished_at,
+        status=r.status, seed=r.seed, baseline_cell=r.baseline_cell, command_line=r.command_line,
+        artifacts_dir=r.artifacts_dir)
+
+
+def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
+    return StoredInvocation(
+        id=r.id, cell_id=r.cell_id, block=r.block, position=r.position, warmup=bool(r.warmup),
+        started_at=r.started_at, status=r.status, reason=r.reason, exit_code=r.exit_code,
+        signal=r.signal, wall_s=r.wall_s, user_s=r.user_s, sys_s=r.sys_s,
+        max_rss_bytes=r.max_rss_bytes, minor_faults=r.minor_faults, major_faults=r.major_faults,
+        vol_ctx_switches=r.vol_ctx_switches, invol_ctx_switches=r.invol_ctx_switches,
+        ready_s=r.ready_s, argv=json.loads(r.argv_json), stdout_tail=r.stdout_tail,
+        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics)
