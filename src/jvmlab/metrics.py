@@ -110,13 +110,21 @@ def get(name: str, unit: str | None = None) -> Metric:
         return REGISTRY[name]
     for prefix, lower in _DYNAMIC_PREFIXES.items():
         if name.startswith(prefix) and len(name) > len(prefix):
-            return Metric(name, unit or "", lower, f"{name} (reported at run time)")
+            return Metric(name, unit or "", lower and not is_rate(name, unit or ""),
+                          f"{name} (reported at run time)")
     raise UserError(f"unknown metric {name!r}{did_you_mean(name, REGISTRY)}; "
                     f"`jvmlab metrics` lists them")
 
 
-def register_dynamic(name: str, unit: str, lower_is_better: bool = True) -> Metric:
-    """Register a metric discovered at run time (a workload's own) so tables can read it."""
-    metric = REGISTRY.get(name) or Metric(name, unit, lower_is_better, f"{name} (reported at run time)")
+def is_rate(name: str, unit: str) -> bool:
+    """Throughput-like metrics (``chunks_per_s``, unit ``ops/s``): higher is better."""
+    return unit.endswith("/s") or name.endswith(("_per_s", "_per_sec", "_rate", "_ops"))
+
+
+def register_dynamic(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
+    """Register a metric discovered at run time (a workload's own) so tables can read it.
+    Its direction is guessed from its name and unit unless given (rates: higher is better)."""
+    lower = (not is_rate(name, unit)) if lower_is_better is None else lower_is_better
+    metric = REGISTRY.get(name) or Metric(name, unit, lower, f"{name} (reported at run time)")
     REGISTRY[name] = metric
     return metric

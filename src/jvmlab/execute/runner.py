@@ -21,6 +21,7 @@ from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
 from jvmlab.hazards import Hazard
+from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.plan.schedule import Slot, schedule
@@ -63,6 +64,7 @@ class _State:
     budget: FailureBudget
     started: float = field(default_factory=time.monotonic)
     measured: int = 0
+    environment: Environment | None = None
 
 
 def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
@@ -70,7 +72,20 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
                    precision_check: PrecisionCheck | None = None) -> int:
     """Run (or resume) the plan's experiment; return its id. Raises Interrupted on Ctrl-C
     or SIGTERM after storing everything measured so far."""
+    from jvmlab.machine.environment import build_environment
+
     executor = executor or LocalExecutor()
+    spec = plan.spec
+    environment = build_environment(plan, options.artifacts_root)
+    try:
+        plan = environment.setup(plan)
+        return _run_prepared(plan, store, options, observer, executor, precision_check, environment)
+    finally:
+        environment.teardown()
+
+
+def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+                  executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
@@ -81,6 +96,7 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     blocks = spec.run.invocations
     slots = schedule(len(plan.cells), spec.run.warmup, range(blocks), spec.run.order, spec.run.seed)
     observer.planned(state.experiment_id, len(slots), sum(1 for s in slots if (s.cell_index, s.block) in done))
+    state.environment = environment
     try:
         _run_slots(plan, store, options, observer, executor, collectors, state, slots, done)
         if options.until_rel is not None and precision_check is not None:
@@ -121,6 +137,10 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
             exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
             levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
             final_flags=pc.final_flags, argv=example)
+        for warning in pc.check_warnings:
+            store.add_hazard(exp_id, Hazard(hazards.FLAG_NOT_IN_EFFECT, f"{warning} (the JVM said so when the "
+                                            f"flags were checked)", hint="the flag is accepted but does not "
+                                            "apply; fix the machine setting or drop the flag", cell=pc.cell.name))
         if pc.added_unlocks:
             store.add_hazard(exp_id, Hazard("unlock-added", f"added {' '.join(pc.added_unlocks)} for "
                                             f"diagnostic/experimental flags", cell=pc.cell.name))
@@ -199,11 +219,13 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
         artifacts_dir=artifacts, ready_regex=spec.workload.ready,
         output_cap_bytes=spec.collect.output_cap_bytes)
     observer.starting(pc, slot)
+    env_hazards = state.environment.before(pc) if state.environment is not None else []
     result = executor.run(invocation, probes)
     collected = Collected()
     for probe in probes:
         collected.merge(probe.finish(result))
-    hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name) for h in collected.hazards]
+    hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)
+                     for h in [*env_hazards, *collected.hazards]]
     collected.hazards = hazards_found
     store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
                             position=slot.position, result=result, collected=collected, argv=argv,

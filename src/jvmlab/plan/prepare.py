@@ -16,6 +16,9 @@ from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
 
+PREPARE_MARK = "@"  # "@cds-archive", "@aot-cache": replaced by the environment's setup
+
+
 @dataclass(frozen=True)
 class PreparedCell:
     cell: Cell
@@ -24,6 +27,7 @@ class PreparedCell:
     flags: tuple[str, ...]  # the cell's flags with any unlock flags added
     added_unlocks: tuple[str, ...]
     final_flags: dict[str, str]
+    check_warnings: tuple[str, ...] = ()  # the JVM's own warnings for accepted flags
 
 
 @dataclass(frozen=True)
@@ -63,11 +67,13 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     prepared = []
     for cell in cells:
         check = checks.get(cell.index)
+        markers = tuple(f for f in cell.flags if f.startswith(PREPARE_MARK))
         prepared.append(PreparedCell(
             cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
-            flags=tuple(check.flags) if check else cell.flags,
+            flags=tuple(check.flags) + markers if check else cell.flags,
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
+            check_warnings=tuple(check.warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
                 cells=tuple(prepared), baseline_index=baseline.index)
@@ -79,7 +85,7 @@ def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]
 
     distinct: dict[tuple[str, tuple[str, ...]], JdkInfo] = {}
     for cell in cells:
-        distinct.setdefault((cell.jvm, cell.flags), jvms[cell.jvm])
+        distinct.setdefault((cell.jvm, _real_flags(cell)), jvms[cell.jvm])
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {key: pool.submit(check_flags, jdk, list(key[1])) for key, jdk in distinct.items()}
         results = {}
@@ -88,4 +94,9 @@ def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]
                 results[key] = future.result()
             except UserError as err:
                 raise UserError(f"JVM {key[0]!r}: {err}") from None
-    return {cell.index: results[(cell.jvm, cell.flags)] for cell in cells}
+    return {cell.index: results[(cell.jvm, _real_flags(cell))] for cell in cells}
+
+
+def _real_flags(cell: Cell) -> tuple[str, ...]:
+    """The flags a JVM can check: preparation markers (``@cds-archive``) are replaced later."""
+    return tuple(f for f in cell.flags if not f.startswith(PREPARE_MARK))

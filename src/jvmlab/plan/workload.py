@@ -60,7 +60,10 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
     if workload.builtin is not None:
         from jvmlab.workloads.builtin import prepare_builtin
 
-        built = prepare_builtin(workload.builtin, jdk)
+        from jvmlab.jdk import discover
+
+        compilers = [j for j in discover() if j.has_javac] if not jdk.has_javac else []
+        built = prepare_builtin(workload.builtin, jdk, compilers=compilers)
         return Launch("builtin", classpath=(str(built.classpath),), main_class=built.main_class,
                       args=args or tuple(built.default_args),
                       progress_regex=workload.progress or built.progress_regex)

@@ -1,0 +1,64 @@
+# Shared set-up for scripts/demo and scripts/test (sourced, not run).
+# Installs jvmlab with pinned dependencies into .venv; installs Debian packages only when
+# something is missing and we are root (or have password-less sudo).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+
+say() { printf 'jvmlab setup: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"
+  else say "need root to run: $*"; return 1
+  fi
+}
+
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || { say "no apt-get here; install $* yourself"; return 1; }
+  say "installing Debian packages: $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+pick_python() {
+  for py in python3.13 python3.12 python3.11 python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+      echo "$py"; return 0
+    fi
+  done
+  say "Python 3.11 or newer is needed"; return 1
+}
+
+ensure_venv() {  # $1: extras, e.g. "test" (optional)
+  local extras="${1:-}" py stamp want
+  py="$(pick_python)"
+  if [ ! -x "$VENV/bin/python" ]; then
+    if ! "$py" -c 'import ensurepip, venv' 2>/dev/null; then
+      apt_install python3-venv
+    fi
+    say "creating $VENV"
+    "$py" -m venv "$VENV"
+  fi
+  want="$(cat "$ROOT/pyproject.toml" "$ROOT/requirements/lock.txt" | sha256sum | cut -c1-16)-$extras"
+  stamp="$VENV/.jvmlab-installed"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    say "installing jvmlab and its pinned dependencies${extras:+ (with $extras extras)}"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c "$ROOT/requirements/lock.txt" \
+      -e "$ROOT${extras:+[$extras]}"
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_jdk() {
+  if command -v java >/dev/null 2>&1 || [ -n "${JAVA_HOME:-}" ] || ls -d /usr/lib/jvm/*/bin/java >/dev/null 2>&1; then
+    return 0
+  fi
+  apt_install openjdk-17-jdk-headless
+}
+
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then return 0; fi
+  apt_install chromium chromium-driver || say "no Chromium: browser tests will be skipped"
+}
