@@ -1,0 +1,170 @@
+"""The store contract, run against a real SQLite file (and any other backend given by URL)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jvmlab.collect.base import Collected, Timeline
+from jvmlab.errors import UserError
+from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
+from jvmlab.hazards import Hazard
+from jvmlab.store import open_store, store_url
+from jvmlab.store.migrations import LATEST
+from jvmlab.store.sql import SqlStore
+
+
+def _backends() -> list[str]:
+    urls = ["sqlite"]
+    if os.environ.get("JVMLAB_TEST_POSTGRES_URL"):
+        urls.append(os.environ["JVMLAB_TEST_POSTGRES_URL"])
+    return urls
+
+
+@pytest.fixture(params=_backends())
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> SqlStore:
+    url = f"sqlite:///{tmp_path / 'lab.db'}" if request.param == "sqlite" else request.param
+    db = SqlStore(url)
+    yield db
+    db.close()
+
+
+def _result(wall_s: float = 1.5, status: Status = Status.OK, reason: str | None = None) -> ProcessResult:
+    measures = ProcessMeasures(wall_s=wall_s, user_s=1.0, sys_s=0.25, max_rss_bytes=123 << 20, minor_faults=10,
+                               major_faults=0, vol_ctx_switches=5, invol_ctx_switches=2, ready_s=None)
+    return ProcessResult(status, reason, 0 if status == Status.OK else 1, None, measures, 42, time.time(),
+                         stdout_tail="out", stderr_tail="err")
+
+
+def _experiment(store: SqlStore, spec_hash: str = "h1") -> tuple[int, int]:
+    exp = store.create_experiment(name="e", spec_text="[workload]\nbuiltin='hello'\n", spec_hash=spec_hash,
+                                  spec_path=None, fingerprint={"kernel": "x"}, seed=1, command_line="jvmlab run",
+                                  jvmlab_version="0", artifacts_dir="/tmp")
+    cell = store.add_cell(exp, idx=0, name="default", jvm="default", jdk={"home": "/j"}, levels={"heap": "s"},
+                          requested_flags=["-Xmx1g"], flags=["-Xmx1g"], final_flags={"MaxHeapSize": "1073741824"},
+                          argv=["java", "-Xmx1g"])
+    return exp, cell
+
+
+def test_round_trip_of_everything_an_invocation_carries(store: SqlStore) -> None:
+    exp, cell = _experiment(store)
+    collected = Collected(metrics={"gc.pause_count": 3.0, "workload.x_ms": 1.25},
+                          metric_units={"workload.x_ms": "ms"},
+                          timelines={"mem.rss_bytes": Timeline((0.0, 0.1), (1.0, 2.0), "bytes")},
+                          documents={"gc": {"pauses": {"count": 3}}},
+                          hazards=[Hazard("flag-not-in-effect", "-XX:+UseLargePages: no pages", "hint", "default")])
+    inv = store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=collected,
+                                  argv=["java", "-version"], artifacts_dir="/tmp/a")
+    [got] = store.invocations(exp)
+    assert got.id == inv and got.wall_s == 1.5 and got.max_rss_bytes == 123 << 20
+    assert got.metrics == {"gc.pause_count": 3.0, "workload.x_ms": 1.25}
+    assert got.value("cpu_s") == 1.25 and got.value("gc.pause_count") == 3.0 and got.value("nothing") is None
+    assert store.timelines([inv])[inv]["mem.rss_bytes"] == ("bytes", [0.0, 0.1], [1.0, 2.0])
+    assert store.documents([inv], "gc") == {inv: {"pauses": {"count": 3}}}
+    assert store.metric_units(exp)["workload.x_ms"] == "ms"
+    [hazard] = store.hazards(exp)
+    assert hazard.kind == "flag-not-in-effect" and hazard.invocation_id == inv
+    [c] = store.cells(exp)
+    assert c.final_flags == {"MaxHeapSize": "1073741824"} and c.levels == {"heap": "s"}
+
+
+def test_warmups_and_failures_are_kept_but_separable(store: SqlStore) -> None:
+    exp, cell = _experiment(store)
+    store.record_invocation(exp, cell, block=-1, position=0, result=_result(), collected=Collected(),
+                            argv=["java"], artifacts_dir=None)
+    store.record_invocation(exp, cell, block=0, position=0, result=_result(status=Status.FAILED, reason="exit 1"),
+                            collected=Collected(), argv=["java"], artifacts_dir=None)
+    assert [i.block for i in store.invocations(exp)] == [0]
+    assert [i.block for i in store.invocations(exp, include_warmup=True)] == [-1, 0]
+    assert store.done_slots(exp) == {(0, -1), (0, 0)}
+    assert store.invocation_counts()[exp] == (1, 1)
+
+
+def test_a_slot_is_stored_once(store: SqlStore) -> None:
+    exp, cell = _experiment(store)
+    store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=Collected(),
+                            argv=["java"], artifacts_dir=None)
+    with pytest.raises(UserError, match="cannot write to store"):
+        store.record_invocation(exp, cell, block=0, position=1, result=_result(), collected=Collected(),
+                                argv=["java"], artifacts_dir=None)
+    assert len(store.invocations(exp)) == 1
+
+
+def test_find_resumable_and_latest(store: SqlStore) -> None:
+    first, _ = _experiment(store, "aaa")
+    second, _ = _experiment(store, "bbb")
+    assert store.find_resumable("aaa").id == first
+    assert store.find_resumable("zzz") is None
+    assert store.latest_experiment().id == second
+    with pytest.raises(UserError, match="no experiment 999"):
+        store.experiment(999)
+
+
+def test_schema_version_is_recorded_and_a_newer_database_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'lab.db'}"
+    SqlStore(url).close()
+    with sqlite3.connect(tmp_path / "lab.db") as conn:
+        assert conn.execute("select max(version) from schema_version").fetchone()[0] == LATEST
+        conn.execute("insert into schema_version values (?, ?, ?)", (LATEST + 1, time.time(), "future"))
+    with pytest.raises(UserError, match="newer than this jvmlab understands"):
+        SqlStore(url)
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
+    SqlStore(f"sqlite:///{tmp_path / 'lab.db'}").close()
+    with sqlite3.connect(tmp_path / "lab.db") as conn:
+        assert conn.execute("pragma journal_mode").fetchone()[0] == "wal"
+
+
+def test_store_url_and_unwritable_locations(tmp_path: Path) -> None:
+    assert store_url(str(tmp_path / "x.db")) == f"sqlite:///{tmp_path / 'x.db'}"
+    assert store_url("postgresql://u@127.0.0.1/db") == "postgresql://u@127.0.0.1/db"
+    with pytest.raises(UserError, match="does not exist"):
+        open_store(str(tmp_path / "missing" / "x.db"))
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(UserError, match="not writable"):
+            open_store(str(locked / "x.db"))
+    with pytest.raises(UserError, match="no store at"):
+        open_store(str(tmp_path / "none.db"), must_exist=True)
+
+
+WRITER = r'''
+import sys, time
+from jvmlab.collect.base import Collected
+from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
+from jvmlab.store.sql import SqlStore
+db = SqlStore(sys.argv[1])
+exp = db.create_experiment(name=sys.argv[2], spec_text="", spec_hash=sys.argv[2], spec_path=None,
+                           fingerprint={}, seed=1, command_line="", jvmlab_version="0", artifacts_dir="")
+cells = [db.add_cell(exp, idx=i, name=f"c{i}", jvm="j", jdk={}, levels={}, requested_flags=[], flags=[],
+                     final_flags={}, argv=None) for i in range(2)]
+m = ProcessMeasures(0.1, 0.1, 0.0, 1, 1, 0, 1, 1)
+for block in range(25):
+    for i, cell in enumerate(cells):
+        r = ProcessResult(Status.OK, None, 0, None, m, 1, time.time())
+        db.record_invocation(exp, cell, block=block, position=i, result=r,
+                             collected=Collected(metrics={"workload.v": float(block)}), argv=["x"], artifacts_dir=None)
+'''
+
+
+def test_four_processes_write_one_sqlite_store_at_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    SqlStore(url).close()
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, f"exp{i}"]) for i in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    db = SqlStore(url)
+    exps = db.experiments()
+    assert len(exps) == 4
+    for exp in exps:
+        invs = db.invocations(exp.id)
+        assert len(invs) == 50 and all(i.metrics == {"workload.v": float(i.block)} for i in invs)
+    with sqlite3.connect(tmp_path / "shared.db") as conn:
+        assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
