@@ -78,10 +78,13 @@ def run(
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
+    from jvmlab.store import check_store_location
+
     until_rel = parse_until(until)
     budget_s = _budget(budget)
     registry.get(metric)
     overrides = _collect_overrides(enable, disable)
+    check_store_location(store)
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
     run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,

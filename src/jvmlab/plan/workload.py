@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +70,7 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
                       progress_regex=workload.progress or built.progress_regex)
     if workload.main is not None:
         entries = tuple(str(_existing(base_dir, e, "classpath entry")) for e in workload.classpath or [])
+        _check_main_class(workload.main, [Path(e) for e in entries])
         return Launch("main", classpath=entries, main_class=workload.main, args=args,
                       progress_regex=workload.progress)
     if workload.jar is not None:
@@ -81,6 +83,29 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
             raise UserError(f"[workload] command: {command[0]} does not exist")
     return Launch("command", command=command, shell=workload.shell, args=args,
                   progress_regex=workload.progress)
+
+
+def _check_main_class(main: str, entries: list[Path]) -> None:
+    """Look for the main class in directories and jars of the classpath before any run."""
+    relative = main.replace(".", "/") + ".class"
+    jars: list[Path] = []
+    for entry in entries:
+        if entry.name == "*":
+            jars.extend(sorted(entry.parent.glob("*.jar")) + sorted(entry.parent.glob("*.JAR")))
+        elif entry.is_dir():
+            if (entry / relative).is_file():
+                return
+        else:
+            jars.append(entry)
+    for jar in jars:
+        try:
+            with zipfile.ZipFile(jar) as archive:
+                if relative in archive.namelist():
+                    return
+        except (OSError, zipfile.BadZipFile) as err:
+            raise UserError(f"[workload] classpath entry {jar} is not a readable jar: {err}") from None
+    raise UserError(f"[workload] main class {main} is not on the classpath "
+                    f"({', '.join(str(e) for e in entries)}); check the name and the classpath")
 
 
 def _existing(base_dir: Path, name: str, what: str) -> Path:

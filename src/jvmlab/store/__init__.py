@@ -19,6 +19,14 @@ def store_url(value: str | None) -> str:
     return value
 
 
+def check_store_location(value: str | None) -> str:
+    """Fail early (before any JVM starts) when an SQLite store cannot be written; no file is made."""
+    url = store_url(value)
+    if url.startswith("sqlite:///"):
+        _check_writable(Path(url.removeprefix("sqlite:///")))
+    return url
+
+
 def open_store(value: str | None, must_exist: bool = False) -> SqlStore:
     """Open (creating if needed) the store; check an SQLite location is writable first."""
     url = store_url(value)
@@ -32,6 +40,8 @@ def open_store(value: str | None, must_exist: bool = False) -> SqlStore:
 
 def _check_writable(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UserError(f"store {path} is a folder; give a file name such as {path / 'jvmlab.db'}")
     if path.exists():
         if not os.access(path, os.W_OK):
             raise UserError(f"store {path} is not writable; fix its permissions or pass another --store")

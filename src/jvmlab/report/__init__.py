@@ -1,0 +1,1 @@
+"""Reports: terminal, HTML and JSON renderings of an analysis."""

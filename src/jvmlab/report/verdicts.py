@@ -1,0 +1,127 @@
+"""Verdict sentences: the one place where statistics become words.
+
+Rules (documented in docs/statistics.md):
+
+* not significant after correction -> "no clear difference (95% CI -1.2% ... +0.8%)";
+* a ratio at or beyond 2x either way -> "4.6x slower (95% CI 4.3-4.9x)"; below 1 the
+  factor is inverted ("2.5x faster" is a ratio of 0.4) and so is its interval;
+* otherwise the percent change of the metric -> "12.3% faster (95% CI 10.1% ... 14.2%)".
+  For time, "12.3% faster" means 12.3% less time, not a 12.3% higher speed.
+
+Direction words come from the metric registry (``unit`` and ``lower_is_better``): time
+is slower/faster, memory more/less memory, throughput higher/lower throughput, counts
+more/fewer.
+"""
+
+from __future__ import annotations
+
+from jvmlab.analyze.model import Comparison, Effect, Interval
+from jvmlab.metrics import Metric
+
+LARGE_RATIO = 2.0
+_TIME_UNITS = {"s", "ms", "us", "ns"}
+_MEMORY_UNITS = {"bytes", "MB", "KB", "GB", "MiB", "KiB", "GiB"}
+
+
+def direction_words(metric: Metric) -> tuple[str, str]:
+    """Words for (ratio > 1, ratio < 1) on this metric."""
+    if metric.unit in _TIME_UNITS:
+        return ("slower", "faster") if metric.lower_is_better else ("longer", "shorter")
+    if metric.unit in _MEMORY_UNITS:
+        return "more memory", "less memory"
+    if metric.unit == "units/s":
+        return "higher throughput", "lower throughput"
+    if metric.unit == "count":
+        return f"more {metric.description}", f"fewer {metric.description}"
+    return f"higher {metric.name}", f"lower {metric.name}"
+
+
+def verb(metric: Metric) -> str:
+    """The verb that fits the direction words: "is" slower, "uses" more memory, "has" ..."""
+    if metric.unit in _TIME_UNITS:
+        return "is"
+    return "uses" if metric.unit in _MEMORY_UNITS else "has"
+
+
+def _pct(value: float, signed: bool = False) -> str:
+    digits = 1 if abs(value) >= 0.095 else 2
+    return f"{value:+.{digits}f}%" if signed else f"{value:.{digits}f}%"
+
+
+def _times(value: float) -> str:
+    return f"{value:.0f}x" if value >= 100 else f"{value:.1f}x"
+
+
+def _signed_ci(ci: Interval) -> str:
+    lo, hi = ((v - 1.0) * 100.0 for v in ci)
+    return f"95% CI {_pct(lo, True)} ... {_pct(hi, True)}"
+
+
+def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric) -> str:
+    """The core words for a ratio and its interval, e.g. "12.3% faster (95% CI ...)"."""
+    if not significant:
+        return f"no clear difference ({_signed_ci(ci)})"
+    up, down = direction_words(metric)
+    lo, hi = ci
+    if ratio >= LARGE_RATIO:
+        return f"{_times(ratio)} {up} (95% CI {_times(lo)[:-1]}-{_times(hi)})"
+    if ratio <= 1.0 / LARGE_RATIO:
+        return f"{_times(1 / ratio)} {down} (95% CI {_times(1 / hi)[:-1]}-{_times(1 / lo)})"
+    if lo <= 1.0 <= hi:  # the permutation test and the interval disagree: show signs
+        word = up if ratio > 1 else down
+        return f"{_pct(abs(ratio - 1.0) * 100.0)} {word} ({_signed_ci(ci)})"
+    if ratio > 1.0:
+        return f"{_pct((ratio - 1) * 100)} {up} (95% CI {_pct((lo - 1) * 100)} ... {_pct((hi - 1) * 100)})"
+    return f"{_pct((1 - ratio) * 100)} {down} (95% CI {_pct((1 - hi) * 100)} ... {_pct((1 - lo) * 100)})"
+
+
+def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
+            baseline_label: str | None = None) -> str:
+    """One sentence for a comparison, e.g. "AlwaysPreTouch=on is 4.6x slower than
+    baseline (95% CI 4.3-4.9x)". ``label``/``baseline_label`` default to the cell names;
+    pass ``baseline_label=""`` to leave out the "than ..." part."""
+    subject = label if label is not None else comparison.cell
+    base = comparison.baseline if baseline_label is None else baseline_label
+    if comparison.ratio is None or comparison.ci95 is None:
+        return (f"{subject}: not enough data to compare {metric.name} "
+                f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
+    phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
+    if not comparison.significant:
+        against = f" from {base}" if base else ""
+        return f"{subject}: {phrase.replace('difference', 'difference' + against, 1)}"
+    if base:
+        head, _, tail = phrase.partition(" (")
+        return f"{subject} {verb(metric)} {head} than {base} ({tail}"
+    return f"{subject} {verb(metric)} {phrase}"
+
+
+def short_verdict(comparison: Comparison, metric: Metric) -> str:
+    """Table-cell form without the interval: "4.6x slower", "12.3% faster", "~"."""
+    if comparison.ratio is None or comparison.ci95 is None:
+        return "n/a"
+    if not comparison.significant:
+        return "~"
+    return change_phrase(comparison.ratio, comparison.ci95, True, metric).partition(" (")[0]
+
+
+def is_improvement(comparison: Comparison, metric: Metric) -> bool | None:
+    """True/False for a significant change for the better/worse; None when no clear change."""
+    if not comparison.significant or comparison.ratio is None or comparison.ratio == 1.0:
+        return None
+    return (comparison.ratio < 1.0) == metric.lower_is_better
+
+
+def effect_verdict(effect: Effect, metric: Metric) -> str:
+    """A sentence for a factorial effect; "significant" here means the CI excludes 1."""
+    if effect.ratio is None or effect.ci95 is None:
+        return f"{effect.factor}={effect.level}: not enough data for this effect"
+    clear = not (effect.ci95[0] <= 1.0 <= effect.ci95[1])
+    phrase = change_phrase(effect.ratio, effect.ci95, clear, metric)
+    if effect.kind == "main":
+        return (f"{effect.factor}={effect.level} (vs {effect.reference}, averaged over the "
+                f"other factors): {phrase}")
+    pair = f"{effect.factor}={effect.level} with {effect.factor2}={effect.level2}"
+    if not clear:
+        return f"{pair}: {phrase.replace('difference', 'interaction', 1)}; the effects add up"
+    predicted = phrase.replace(" (", " than the two effects alone predict (", 1)
+    return f"{pair} {verb(metric)} {predicted}"
