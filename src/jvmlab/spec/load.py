@@ -37,7 +37,9 @@ def parse_spec(text: str, origin: str = "spec") -> Spec:
 
 def describe_error(err: ValidationError, root: type[BaseModel]) -> str:
     """The first validation error as one line: where, what, and a suggestion."""
-    first = err.errors()[0]
+    errors = err.errors()
+    # An unknown key usually explains a missing one ([wrkload] -> no [workload]): say it first.
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = [str(part) for part in first["loc"]]
     where = _location(loc)
     if first["type"] == "extra_forbidden":

@@ -1,0 +1,108 @@
+"""GC log analyzer speed and memory vs GCViewer 1.36, measured side by side in one run.
+
+Run:  .venv/bin/python bench/gclog_speed.py [--copies 10] [--skip-gcviewer]
+
+Builds a large unified G1 log (N concatenated copies of gctoolkit's
+unified/g1gc/jdk11_details.log from ../shared/gclogs, ~474 MB for 10) in a temp dir, then
+times jvmlab and GCViewer (headless, `-t SUMMARY`) on the 1x and Nx files, each in a
+fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts.
+The GCViewer jar is fetched once with mvn into ~/.cache/jvmlab/tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))
+SOURCE = SHARED / "gctoolkit-testdata/gctoolkit-gclogs/unified/g1gc/jdk11_details.log.zip"
+TOOLS = Path.home() / ".cache" / "jvmlab" / "tools"
+JAR = TOOLS / "gcviewer-1.36.jar"
+JAVA = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+
+_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from jvmlab.gclog import analyze_paths
+t = time.perf_counter()
+(s,) = analyze_paths([Path(sys.argv[1])])
+dt = time.perf_counter() - t
+print(json.dumps({"seconds": dt, "pauses": s.pause_count,
+                  "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def ensure_gcviewer() -> Path | None:
+    if JAR.is_file():
+        return JAR
+    TOOLS.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["mvn", "-q", "dependency:copy", "-Dartifact=com.github.chewiebug:gcviewer:1.36",
+                           f"-DoutputDirectory={TOOLS}"], capture_output=True, text=True, check=False)
+    return JAR if proc.returncode == 0 and JAR.is_file() else None
+
+
+def run_jvmlab(path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    return json.loads(out.stdout)
+
+
+def run_gcviewer(path: Path, jar: Path) -> dict[str, float]:
+    csv = path.with_suffix(".gcviewer.csv")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    subprocess.run([JAVA, "-jar", str(jar), str(path), str(csv), "-t", "SUMMARY"],
+                   capture_output=True, check=True, timeout=1800)
+    dt = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    text = csv.read_text(errors="replace")
+    m = re.search(r"^pauseCount; ([\d,]+);", text, re.MULTILINE)
+    return {"seconds": dt, "pauses": int(m[1].replace(",", "")) if m else -1,
+            # ru_maxrss of children is the max over all children so far: exact when it grew.
+            "rss_kb": rss if rss > before else float("nan")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--skip-gcviewer", action="store_true")
+    args = parser.parse_args()
+    if not SOURCE.is_file():
+        sys.exit(f"missing {SOURCE}; set JVMLAB_GCLOGS")
+    jar = None if args.skip_gcviewer else ensure_gcviewer()
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "g1-1x.log"
+        with zipfile.ZipFile(SOURCE) as zf, one.open("wb") as out:
+            name = next(n for n in zf.namelist() if n.endswith(".log"))
+            out.write(zf.read(name))
+        big = Path(tmp) / f"g1-{args.copies}x.log"
+        data = one.read_bytes()
+        with big.open("wb") as out:
+            for _ in range(args.copies):
+                out.write(data)
+        del data
+        print(f"{'file':>10} {'MB':>7} | {'jvmlab MB/s':>11} {'RSS MB':>7} {'pauses':>7} | "
+              f"{'GCViewer MB/s':>13} {'RSS MB':>7} {'pauses':>7} | {'speed ratio':>11}")
+        for path in (one, big):
+            mb = path.stat().st_size / 1e6
+            ours = run_jvmlab(path)
+            theirs = run_gcviewer(path, jar) if jar else None
+            ratio = f"{theirs['seconds'] / ours['seconds']:.2f}x" if theirs else "-"
+            gcv = (f"{mb / theirs['seconds']:13.1f} {theirs['rss_kb'] / 1024:7.0f} {theirs['pauses']:7d}"
+                   if theirs else f"{'-':>13} {'-':>7} {'-':>7}")
+            print(f"{path.name:>10} {mb:7.1f} | {mb / ours['seconds']:11.1f} {ours['rss_kb'] / 1024:7.0f} "
+                  f"{ours['pauses']:7d} | {gcv} | {ratio:>11}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Entry points: analyse files into summaries, or stream one file's events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from jvmlab.errors import UserError
+from jvmlab.gclog import detect
+from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.j9 import J9Parser
+from jvmlab.gclog.legacy import LegacyParser
+from jvmlab.gclog.reader import iter_chunks, iter_lines, read_head
+from jvmlab.gclog.summary import LogSummary
+from jvmlab.gclog.unified import UnifiedParser
+
+Parser = UnifiedParser | LegacyParser | J9Parser
+
+
+def _parser_for(fmt: str) -> Parser:
+    return {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser, detect.J9: J9Parser}[fmt]()
+
+
+def _feed(parser: Parser, paths: Iterable[Path]) -> Iterator[GcEvent | LogInfo]:
+    if isinstance(parser, UnifiedParser):
+        return parser.parse(c for p in paths for c in iter_chunks(p))
+    return parser.parse(line for p in paths for line in iter_lines(p))
+
+
+def iter_events(path: Path) -> Iterator[GcEvent]:
+    """The typed pause / cycle / stall / pacing / safepoint events of one file, in log order."""
+    path = Path(path)
+    parser = _parser_for(detect.detect_format(path))
+    for item in _feed(parser, [path]):
+        if isinstance(item, GcEvent):
+            yield item
+
+
+def analyze_paths(paths: list[Path]) -> list[LogSummary]:
+    """Summarise files: rotated sets are read as one log, unrelated logs separately.
+
+    Raises UserError (one line naming the file) for a missing, unreadable or non-GC file.
+    """
+    if not paths:
+        raise UserError("no GC log given; pass one or more files written by -Xlog:gc*")
+    heads: dict[Path, str] = {}
+    formats: dict[Path, str] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_file():
+            raise UserError(f"{path}: no such file; check the path")
+        heads[path] = read_head(path)
+        formats[path] = detect.detect_format(path, heads[path])
+    summaries = []
+    for group in detect.group_rotated(list(heads), heads):
+        # Members of a rotated set of different formats are really unrelated logs.
+        by_format: dict[str, list[Path]] = {}
+        for path in group:
+            by_format.setdefault(formats[path], []).append(path)
+        for fmt, members in by_format.items():
+            summaries.append(summarize(members, fmt))
+    return summaries
+
+
+def summarize(paths: list[Path], fmt: str) -> LogSummary:
+    """Read the files of one log (in order) into a summary, in constant memory."""
+    parser = _parser_for(fmt)
+    summary = LogSummary(files=list(paths), format=fmt)
+    add = summary.add
+    for item in _feed(parser, paths):
+        add(item)
+    summary.collector = summary.collector or parser.collector
+    if summary.collector in ("ZGC", "Shenandoah") and parser.generational:
+        summary.collector += " (generational)"
+    summary.span_s = parser.clock.span_s
+    summary.unparsed_lines = parser.unparsed
+    summary.unparsed_samples = parser.samples
+    return summary

@@ -1,0 +1,58 @@
+"""The typed GC event stream every parser emits and every summary, collector and report reads.
+
+One record type for all formats keeps consumers simple: a pause, a concurrent cycle, an
+allocation stall (ZGC) or a pacing delay (Shenandoah), each with the uptime it started at,
+its duration and heap figures when the log states them. Unknown values are ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Event types.
+PAUSE = "pause"
+CYCLE = "cycle"
+STALL = "stall"
+PACING = "pacing"
+SAFEPOINT = "safepoint"
+
+# Pause kinds (the JSON `by_kind` keys).
+YOUNG = "young"
+MIXED = "mixed"
+FULL = "full"
+REMARK = "remark"
+CLEANUP = "cleanup"
+INITIAL_MARK = "initial_mark"
+OTHER = "other"
+PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, OTHER)
+
+
+@dataclass(frozen=True, slots=True)
+class GcEvent:
+    """One thing the collector did that the application may feel.
+
+    ``t_s`` is seconds of JVM uptime when the event ended being logged (unified logs stamp
+    the end line) or started (legacy logs stamp the start); ``None`` when the log has no
+    usable clock. ``name`` is the collector's own words (``Pause Young (Normal)``).
+    """
+
+    type: str
+    kind: str
+    t_s: float | None
+    duration_ms: float | None
+    name: str = ""
+    cause: str | None = None
+    gc_id: int | None = None
+    heap_before_mb: float | None = None
+    heap_after_mb: float | None = None
+    heap_committed_mb: float | None = None
+    young_before_mb: float | None = None
+    young_after_mb: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogInfo:
+    """Facts a log states about its JVM (from header lines), emitted once when seen."""
+
+    key: str  # "collector", "jvm_version", "heap_initial_mb", "heap_max_mb", "heap_min_mb", "region_mb"
+    value: str | float

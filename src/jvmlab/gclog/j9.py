@@ -1,0 +1,110 @@
+"""IBM J9 / OpenJ9 verbose GC XML (``-Xverbosegc``), old (``<af>``) and R26+ layouts.
+
+Read line by line with attribute regexes rather than an XML parser: real files are often
+truncated or concatenated, which an XML parser refuses but this reads to the last event.
+A pause is a ``<gc-end durationms=...>`` (R26+) or an ``<af>``/``<sys>`` block's total time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from jvmlab.gclog import events as ev
+from jvmlab.gclog.clock import MonotonicClock
+from jvmlab.gclog.events import GcEvent, LogInfo
+
+_ATTR = re.compile(r'([\w-]+)="([^"]*)"')
+_TAG = re.compile(r"<(/?)([\w-]+)")
+_KINDS = {"scavenge": ev.YOUNG, "nursery": ev.YOUNG, "global": ev.FULL, "tenured": ev.FULL,
+          "partial gen": ev.MIXED, "gmp": ev.OTHER}
+
+
+def _wall(stamp: str) -> float | None:
+    for fmt in (None, "%b %d %H:%M:%S %Y", "%a %b %d %H:%M:%S %Y"):
+        try:
+            if fmt is None:
+                return datetime.fromisoformat(stamp).timestamp()
+            return datetime.strptime(stamp, fmt).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+class J9Parser:
+    """Streaming parser for OpenJ9 XML; same interface as the HotSpot parsers."""
+
+    def __init__(self) -> None:
+        self.clock = MonotonicClock()
+        self.unparsed = 0
+        self.samples: list[str] = []
+        self.collector: str | None = None
+        self.generational = False
+        self._base: float | None = None
+        self._open: dict[str, object] | None = None  # an old-style <af>/<sys> block
+        self._last: dict[str, object] | None = None  # a gc-end waiting for its mem-info
+
+    def _t(self, attrs: dict[str, str]) -> float | None:
+        stamp = attrs.get("timestamp")
+        wall = _wall(stamp) if stamp else None
+        if wall is None:
+            return None
+        if self._base is None:
+            self._base = wall
+        return self.clock(wall - self._base)
+
+    def parse(self, lines: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
+        for line in lines:
+            if "<" not in line:
+                continue
+            try:
+                for tag in _TAG.finditer(line):
+                    yield from self._tag(tag[1] == "/", tag[2], line)
+            except ValueError:  # a damaged number: count the line, keep going
+                self.unparsed += 1
+                if len(self.samples) < 5:
+                    self.samples.append(line[:200])
+        yield from self._release()
+
+    def _tag(self, closing: bool, name: str, line: str) -> Iterator[GcEvent | LogInfo]:
+        if closing:
+            if name in ("af", "sys") and self._open is not None:
+                opened, self._open = self._open, None
+                if opened.get("duration_ms") is not None:
+                    yield from self._release()
+                    self._last = opened
+            return
+        attrs = dict(_ATTR.findall(line))
+        if name == "verbosegc" and "version" in attrs:
+            yield LogInfo("jvm_version", attrs["version"])
+        elif name == "gc-policy" or (name == "attribute" and attrs.get("name") == "gcPolicy"):
+            policy = attrs.get("value") or attrs.get("name", "")
+            self.collector = f"OpenJ9 {policy.lstrip('-Xgcpolicy:')}"
+            yield LogInfo("collector", self.collector)
+        elif name == "gc-end" and "durationms" in attrs:
+            yield from self._release()
+            kind = _KINDS.get(attrs.get("type", ""), ev.OTHER)
+            self._last = dict(type=ev.PAUSE, kind=kind, t_s=self._t(attrs),
+                              duration_ms=float(attrs["durationms"]), name=attrs.get("type", "gc"))
+        elif name in ("af", "sys"):
+            yield from self._release()
+            kind = ev.FULL if name == "sys" else _KINDS.get(attrs.get("type", ""), ev.OTHER)
+            self._open = dict(type=ev.PAUSE, kind=kind, t_s=self._t(attrs), duration_ms=None,
+                              name=f"{name} {attrs.get('type', '')}".strip(),
+                              cause="System.gc()" if name == "sys" else "allocation failure")
+        elif name == "time" and "totalms" in attrs and self._open is not None:
+            self._open["duration_ms"] = float(attrs["totalms"])
+        elif name in ("mem-info", "tenured") and "free" in attrs and "total" in attrs:
+            target = self._open if self._open is not None else self._last
+            if target is not None and "heap_after_mb" not in target:
+                total, free = float(attrs["total"]), float(attrs["free"])
+                target["heap_after_mb"] = (total - free) / (1 << 20)
+                target["heap_committed_mb"] = total / (1 << 20)
+        elif name == "concurrent-kickoff":
+            yield GcEvent(ev.CYCLE, "concurrent", self._t(attrs), None, "concurrent-kickoff")
+
+    def _release(self) -> Iterator[GcEvent]:
+        if self._last is not None:
+            last, self._last = self._last, None
+            yield GcEvent(**last)  # type: ignore[arg-type]

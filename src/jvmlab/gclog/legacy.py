@@ -1,0 +1,278 @@
+"""JDK 6-8 ``-XX:+PrintGCDetails`` logs (G1, CMS/ParNew, Parallel, Serial).
+
+Legacy lines nest (``[GC ... [ParNew: ...] ..., 0.0106 secs]``), spill over several lines
+(tenuring distribution, G1 ergonomics) and get concurrent-phase output interleaved in the
+middle. The parser cuts concurrent phases out first, then keeps one pending collection
+until its closing ``, N secs]`` arrives; G1 heap figures that follow on a detail line are
+attached before the event is emitted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from jvmlab.gclog import events as ev
+from jvmlab.gclog.clock import MonotonicClock
+from jvmlab.gclog.events import GcEvent, LogInfo
+
+SAMPLE_LIMIT = 5
+_PENDING_MAX_LINES = 200
+
+_STAMP = r"(?:(?P<date>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[.,]\d+[+-]\d{4}): ?)?(?:(?P<up>\d+[.,]\d+): ?)?(?:#\d+: )?"
+_START = re.compile(_STAMP + r"\[(?P<what>Full GC|GC)(?P<rest>[ (\-\[:]|$)")
+_CONC_PHASE = re.compile(
+    r"(?:\d{4}-\d\d-\d\dT[\d:.,]+[+-]\d{4}: ?)?(?P<up>\d+[.,]\d+)?:? ?(?:#\d+: )?"
+    r"\[(?P<who>CMS-concurrent-|GC concurrent-)(?P<phase>[a-z\-]+?)(?:-start)?"
+    r"(?::? (?P<cpu>\d+[.,]\d+)/(?P<wall>\d+[.,]\d+) secs|, (?P<secs>\d+[.,]\d+) secs)?\]"
+    r"(?: ?\[Times: [^\]]*\])?")
+_END = re.compile(r", (?P<secs>\d+[.,]\d+) secs\]")
+_TRIPLE = re.compile(r"(?P<b>\d+(?:[.,]\d+)?)(?P<bu>[BKMG])->(?P<a>\d+(?:[.,]\d+)?)(?P<au>[BKMG])"
+                     r"\((?P<c>\d+(?:[.,]\d+)?)(?P<cu>[BKMG])\)")
+_G1_HEAP = re.compile(r"Heap: (?P<b>[\d.,]+)(?P<bu>[BKMG])\([^)]*\)->(?P<a>[\d.,]+)(?P<au>[BKMG])"
+                      r"\((?P<c>[\d.,]+)(?P<cu>[BKMG])\)")
+_YOUNG = re.compile(r"(?:ParNew|PSYoungGen|DefNew|ASParNew|YoungGen): (?P<b>\d+)K->(?P<a>\d+)K")
+_STOPPED = re.compile(_STAMP + r"Total time for which application threads were stopped: (?P<s>\d+[.,]\d+) seconds")
+_VM = re.compile(r"^(?:OpenJDK|Java HotSpot\(TM\)).* VM \([^)]*\) for \S+ JRE \((?P<v>[^)]*)\)")
+_FLAG = re.compile(r"-XX:(?P<k>InitialHeapSize|MaxHeapSize)=(?P<v>\d+)")
+_COLLECTOR_FLAGS = (("UseG1GC", "G1"), ("UseConcMarkSweepGC", "CMS"), ("UseParallelOldGC", "Parallel"),
+                    ("UseParallelGC", "Parallel"), ("UseSerialGC", "Serial"), ("UseShenandoahGC", "Shenandoah"))
+_SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0}
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _kind(text: str, full: bool) -> str:
+    if full:
+        return ev.FULL
+    if "initial-mark" in text or "CMS Initial Mark" in text or "CMS-initial-mark" in text:
+        return ev.INITIAL_MARK
+    if "remark" in text or "Remark" in text:
+        return ev.REMARK
+    if text.startswith("GC cleanup") or text.startswith(" cleanup"):
+        return ev.CLEANUP
+    if "(mixed)" in text or "(partial)" in text:
+        return ev.MIXED
+    return ev.YOUNG
+
+
+def _cause(text: str) -> str | None:
+    m = re.match(r"(?:GC pause |GC |Full GC )?\((?P<c>[^)]*\)?)\)", text)
+    return m["c"] if m else None
+
+
+class LegacyParser:
+    """Streaming parser for the JDK 6-8 format; same interface as the unified parser."""
+
+    def __init__(self) -> None:
+        self.clock = MonotonicClock()
+        self.unparsed = 0
+        self.samples: list[str] = []
+        self.collector: str | None = None
+        self.generational = False
+        self._wall_base: float | None = None
+        self._pending: list[str] | None = None
+        self._pending_t: float | None = None
+        self._held: dict[str, object] | None = None
+        self._cycle: list[float | None] | None = None  # [t, summed ms]
+
+    def parse(self, lines: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
+        for line in lines:
+            try:
+                yield from self._line(line)
+            except ValueError:  # a damaged number: count the line, keep going
+                self._pending = None
+                self.unparsed += 1
+                if len(self.samples) < SAMPLE_LIMIT:
+                    self.samples.append(line[:200])
+        yield from self._release()
+        if self._cycle is not None:
+            yield self._cycle_event()
+
+    def _time(self, date: str | None, up: str | None) -> float | None:
+        if up is not None:
+            return self.clock(_f(up))
+        if date is not None:
+            try:
+                wall = datetime.fromisoformat(date.replace(",", ".")).timestamp()
+            except ValueError:
+                return None
+            if self._wall_base is None:
+                self._wall_base = wall
+            return self.clock(wall - self._wall_base)
+        return None
+
+    def _line(self, line: str) -> Iterator[GcEvent | LogInfo]:
+        if "concurrent-" in line:
+            line = yield from self._concurrent(line)
+        if self._pending is not None:
+            yield from self._continue(line)
+            return
+        start = _START.search(line)
+        if start is not None and (start.start() == 0 or line[: start.start()].strip()) \
+                and not line.startswith("Worker", start.end("what") + 1):
+            yield from self._release()
+            self._pending_t = self._time(start["date"], start["up"])
+            self._pending = [line[start.start("what"):]]
+            yield from self._continue("", first=True)
+            return
+        if "Heap: " in line and self._held is not None:
+            hm = _G1_HEAP.search(line)
+            if hm is not None:
+                self._held.update(heap_before_mb=_f(hm["b"]) * _SIZE_MB[hm["bu"]],
+                                  heap_after_mb=_f(hm["a"]) * _SIZE_MB[hm["au"]],
+                                  heap_committed_mb=_f(hm["c"]) * _SIZE_MB[hm["cu"]])
+            return
+        if "Total time for which" in line:
+            sm = _STOPPED.search(line)
+            if sm is not None:
+                yield GcEvent(ev.SAFEPOINT, "safepoint", self._time(sm["date"], sm["up"]), _f(sm["s"]) * 1000.0)
+                return
+        if line.startswith(("OpenJDK", "Java HotSpot")):
+            vm = _VM.match(line)
+            if vm is not None:
+                yield LogInfo("jvm_version", vm["v"])
+            return
+        if line.startswith("CommandLine flags:"):
+            yield from self._flags(line)
+            return
+        self._understood_or_count(line)
+
+    def _understood_or_count(self, line: str) -> None:
+        stripped = line.strip()
+        if (not stripped or line[0] in " \t{}[-:,(" or stripped.startswith(
+                ("Desired survivor", "Heap", "Memory:", "Application time", "- age", "par new",
+                 "concurrent", "PSYoungGen", "ParOldGen", "PSOldGen", "PSPermGen", "Metaspace",
+                 "class space", "eden", "from", "to", "object space", "tenured", "def new",
+                 "the space", "garbage-first", "region size", "compacting", "CMS:", "Statistics",
+                 "Max", "Before GC", "After GC", "Total Free", "Tree", "Number", "Av.", "Dictionary",
+                 "Free", "#", "Java HotSpot", "OpenJDK", "CommandLine", "Total time"))
+                or "Application time:" in line
+                or "[G1Ergonomics" in line or "[CMS" in line or "secs]" in line):
+            return
+        self.unparsed += 1
+        if len(self.samples) < SAMPLE_LIMIT:
+            self.samples.append(line[:200])
+
+    def _flags(self, line: str) -> Iterator[LogInfo]:
+        for key, name in _COLLECTOR_FLAGS:
+            if f"+{key}" in line:
+                self.collector = name
+                yield LogInfo("collector", name)
+                break
+        for m in _FLAG.finditer(line):
+            key = "heap_initial_mb" if m["k"] == "InitialHeapSize" else "heap_max_mb"
+            yield LogInfo(key, int(m["v"]) / (1 << 20))
+
+    def _concurrent(self, line: str) -> Iterator[GcEvent]:
+        """Cut concurrent-phase records out of a line; returns what is left of it."""
+        out: list[str] = []
+        pos = 0
+        for m in _CONC_PHASE.finditer(line):
+            out.append(line[pos:m.start()])
+            pos = m.end()
+            phase = m["phase"]
+            is_start = m.group(0).rstrip().endswith("-start]")
+            self.collector = self.collector or ("CMS" if m["who"].startswith("CMS") else "G1")
+            t = self.clock(_f(m["up"])) if m["up"] else None
+            if is_start and phase in ("mark", "root-region-scan") and (
+                    self._cycle is None or phase == "root-region-scan" or self._cycle_started_by != "root-region-scan"):
+                if self._cycle is not None and phase == "root-region-scan":
+                    yield self._cycle_event()
+                elif self._cycle is not None and phase == "mark":
+                    if self._cycle_started_by == "mark":
+                        yield self._cycle_event()
+                if self._cycle is None:
+                    self._cycle = [t, 0.0]
+                    self._cycle_started_by = phase
+            secs = m["wall"] or m["secs"]
+            if secs is not None and self._cycle is not None:
+                self._cycle[1] = (self._cycle[1] or 0.0) + _f(secs) * 1000.0
+        if pos == 0:
+            return line
+        out.append(line[pos:])
+        return "".join(out)
+
+    _cycle_started_by = ""
+
+    def _cycle_event(self) -> GcEvent:
+        t, total = self._cycle or (None, None)
+        self._cycle = None
+        return GcEvent(ev.CYCLE, "concurrent", t, total, "Concurrent cycle")
+
+    def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent]:
+        assert self._pending is not None
+        if not first:
+            stripped = line.lstrip()
+            if _START.match(stripped) and not stripped.startswith("["):
+                # A new collection began before the pending one closed: the old one is lost.
+                self.unparsed += len(self._pending)
+                self._pending = None
+                yield from self._line(line)
+                return
+            self._pending.append(line)
+        text = "".join(self._pending)
+        times = text.find("[Times:")
+        body = text if times < 0 else text[:times]
+        ends = list(_END.finditer(body))
+        if not ends or not _closed(body, ends[-1].end()):
+            if len(self._pending) > _PENDING_MAX_LINES:
+                self.unparsed += len(self._pending)
+                self._pending = None
+            return
+        self._pending = None
+        dur_ms = _f(ends[-1]["secs"]) * 1000.0
+        self._held = self._event_fields(body[: ends[-1].end()], dur_ms)
+        if self._pending_t is not None and self.clock.last is not None:
+            # Legacy stamps are pause starts: the log's span runs to the end of the last pause.
+            self.clock.last = max(self.clock.last, self._pending_t + dur_ms / 1000.0)
+        if self._held.get("heap_before_mb") is not None or body.startswith("Full GC"):
+            yield from self._release()
+
+    def _event_fields(self, body: str, dur_ms: float) -> dict[str, object]:
+        full = body.startswith("Full GC")
+        what = body[len("Full GC"):] if full else body
+        heap = None
+        for m in _TRIPLE.finditer(body):
+            before = body[max(0, m.start() - 14):m.start()]
+            if "Metaspace" in before or "Perm" in before:
+                continue
+            heap = m
+        young = _YOUNG.search(body)
+        if self.collector is None:
+            for needle, name in (("PSYoungGen", "Parallel"), ("DefNew", "Serial"), ("ParNew", "CMS"),
+                                 ("GC pause", "G1")):
+                if needle in body:
+                    self.collector = name
+                    break
+        name = body.split("[", 2)[1] if body.startswith("[") else body[: body.find(" 0") if " 0" in body else 40]
+        fields: dict[str, object] = dict(
+            type=ev.PAUSE, kind=_kind(what, full), t_s=self._pending_t, duration_ms=dur_ms,
+            name=("Full GC" if full else "GC") + _name_tail(what), cause=_cause(body), gc_id=None)
+        del name
+        if heap is not None and "Heap: " not in body:
+            fields.update(heap_before_mb=_f(heap["b"]) * _SIZE_MB[heap["bu"]],
+                          heap_after_mb=_f(heap["a"]) * _SIZE_MB[heap["au"]],
+                          heap_committed_mb=_f(heap["c"]) * _SIZE_MB[heap["cu"]])
+        if young is not None:
+            fields.update(young_before_mb=int(young["b"]) / 1024, young_after_mb=int(young["a"]) / 1024)
+        return fields
+
+    def _release(self) -> Iterator[GcEvent]:
+        if self._held is not None:
+            held, self._held = self._held, None
+            yield GcEvent(**held)  # type: ignore[arg-type]
+
+
+def _name_tail(what: str) -> str:
+    """A readable pause name: the words and parenthesised labels before the first figure."""
+    m = re.match(r"[^\d\[,]*", what)
+    return (m.group(0) if m else "").rstrip(" ,")[:60]
+
+
+def _closed(body: str, end: int) -> bool:
+    """True when the brackets opened before ``end`` are balanced (the top-level event closed)."""
+    return body.count("[", 0, end) <= body.count("]", 0, end) + 0

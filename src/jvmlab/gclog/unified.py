@@ -1,0 +1,360 @@
+"""JDK 9+ unified logging (``-Xlog:gc`` and ``-Xlog:gc*``), every collector, any decorators.
+
+Speed comes from one compiled multi-line regex that picks out, in C, only the lines that
+carry events or header facts; everything else is skipped without a Python-level loop.
+Lines that carry no decorator block at all are counted as not understood (a few kept).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from jvmlab.gclog import events as ev
+from jvmlab.gclog.clock import MonotonicClock
+from jvmlab.gclog.events import GcEvent, LogInfo
+
+SAMPLE_LIMIT = 5
+_PENDING_LIMIT = 16
+
+# Lines with a GC id: the literal "GC(" prefix lets the regex engine skip ahead fast.
+_GC_LINE = re.compile(
+    r"GC\((?P<id>\d+)\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
+    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*)", re.MULTILINE)
+# Lines without a GC id, each searched only when its keyword occurs in the chunk.
+_PLAIN_LINES = (
+    ("Using ", re.compile(r"(?P<m>Using (?:G1|Parallel|Serial|Shenandoah|The Z|Concurrent Mark|Epsilon)[^\n]*)")),
+    ("Version: ", re.compile(r"(?P<m>Version: [^\n]*)")),
+    ("Heap ", re.compile(r"(?P<m>Heap (?:Min|Initial|Max) Capacity: [^\n]*|Heap [Rr]egion [Ss]ize: [^\n]*)")),
+    ("Mode: ", re.compile(r"(?P<m>Mode: [^\n]*)")),
+    ("Allocation Stall (", re.compile(r"(?P<m>Allocation Stall \([^\n]*)")),
+    ('Safepoint "', re.compile(r"(?P<m>Safepoint \"[^\n]*)")),
+    ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
+    ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
+)
+# A line that starts with neither a decorator block nor is blank: not understood.
+_BAD_LINE = re.compile(r"\n[^\[\n]")
+_NUM = r"\d+(?:[.,]\d+)?"
+_PAUSE = re.compile(
+    rf"^(?:(?P<gen>[yYO]): )?Pause (?P<what>.*?)"
+    rf"(?: (?P<b>{_NUM})(?P<bu>[BKMGT])->(?P<a>{_NUM})(?P<au>[BKMGT])"
+    rf"(?:\((?P<c>{_NUM})(?P<cu>[BKMGT])\))?)? (?P<dur>{_NUM})ms$")
+_CONC = re.compile(rf"^(?:[yYO]: )?Concurrent (?P<what>.*?)(?: {_NUM}[BKMGT]->.*?)? (?P<dur>{_NUM})ms$")
+_ZCOLL = re.compile(
+    rf"^(?P<what>Garbage|Minor|Major) Collection \((?P<cause>.*?)\)"
+    rf"(?: (?P<b>{_NUM})M\(\d+%\)->(?P<a>{_NUM})M\(\d+%\))?(?: (?P<dur>{_NUM})s)?$")
+_GEN = re.compile(
+    rf"^(?:PSYoungGen|DefNew|ParNew): (?P<b>{_NUM})(?P<bu>[BKMGT])(?:\({_NUM}[BKMGT]\))?->"
+    rf"(?P<a>{_NUM})(?P<au>[BKMGT])")
+_STALL = re.compile(rf"^Allocation Stall \((?P<who>.*)\) (?P<dur>{_NUM})ms$")
+_SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
+_SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
+_PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
+_SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
+
+_COLLECTORS = (
+    ("G1", "G1"), ("Parallel", "Parallel"), ("Serial", "Serial"), ("Shenandoah", "Shenandoah"),
+    ("The Z Garbage Collector", "ZGC"), ("Concurrent Mark Sweep", "CMS"), ("Epsilon", "Epsilon"),
+)
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _mb(value: str | None, unit: str | None) -> float | None:
+    if value is None or unit is None:
+        return None
+    return _f(value) * _SIZE_MB[unit]
+
+
+def pause_kind(what: str) -> str:
+    """Map a pause name (after 'Pause ') to a by_kind key, by the words the log uses."""
+    if what.startswith("Young"):
+        return ev.MIXED if "(Mixed)" in what else ev.YOUNG
+    if what.startswith("Full"):
+        return ev.FULL
+    if what.startswith("Mixed"):
+        return ev.MIXED
+    if what.startswith("Remark"):
+        return ev.REMARK
+    if what.startswith("Cleanup"):
+        return ev.CLEANUP
+    if what.startswith(("Initial Mark", "Init Mark")):
+        return ev.INITIAL_MARK
+    if what.startswith("Incremental"):
+        return ev.YOUNG
+    return ev.OTHER
+
+
+def last_parens(text: str) -> str | None:
+    """The text inside the last balanced parentheses at the end: the GC cause."""
+    text = text.rstrip()
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                return text[i + 1:-1]
+    return None
+
+
+class _Timer:
+    """Reads the decorator block once per relevant line into an uptime in seconds."""
+
+    def __init__(self) -> None:
+        self.clock = MonotonicClock()
+        self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
+        self.uptime_scale = 1.0
+        self.wall_base: float | None = None
+
+    def __call__(self, deco: str) -> float | None:
+        parts = deco[1:-1].split("][")
+        idx = self.uptime_idx
+        if idx is not None and idx < len(parts):
+            tok = parts[idx].strip()
+            try:
+                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
+            except ValueError:
+                pass
+        return self._slow(parts)
+
+    def _slow(self, parts: list[str]) -> float | None:
+        wall: float | None = None
+        for i, raw in enumerate(parts):
+            tok = raw.strip()
+            if not tok or not tok[0].isdigit():
+                continue
+            if "T" in tok and "-" in tok:
+                wall = _wall(tok) if wall is None else wall
+                continue
+            unit = "ns" if tok.endswith("ns") else "ms" if tok.endswith("ms") else "s" if tok.endswith("s") else ""
+            if not unit:
+                continue  # pid / tid
+            try:
+                value = _f(tok[: -len(unit)])
+            except ValueError:
+                continue
+            scale = {"s": 1.0, "ms": 1e-3, "ns": 1e-9}[unit]
+            if value * scale > 1e8:  # timemillis / timenanos: epoch based, not uptime
+                wall = value * scale if wall is None else wall
+                continue
+            self.uptime_idx, self.uptime_scale = i, scale
+            return self.clock(value * scale)
+        if wall is None:
+            return None
+        if self.wall_base is None:
+            self.wall_base = wall
+        return self.clock(wall - self.wall_base)
+
+
+def _wall(tok: str) -> float | None:
+    try:
+        return datetime.fromisoformat(tok.replace(",", ".")).timestamp()
+    except ValueError:
+        return None
+
+
+class UnifiedParser:
+    """Streaming parser: feed chunks, get events; counts what it could not read."""
+
+    def __init__(self) -> None:
+        self.timer = _Timer()
+        self.unparsed = 0
+        self.samples: list[str] = []
+        self.collector: str | None = None
+        self.generational = False
+        self._gen: dict[int, tuple[float | None, float | None]] = {}
+        # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
+        # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
+        self._conc: dict[int, list[float | bool | None]] = {}
+        self._starts: dict[int, float | None] = {}
+        self._pacing_open = False
+
+    @property
+    def clock(self) -> MonotonicClock:
+        return self.timer.clock
+
+    def parse(self, chunks: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
+        for chunk in chunks:
+            self._count_unparsed(chunk)
+            plain = [(m.start(), m) for needle, rx in _PLAIN_LINES if needle in chunk
+                     for m in rx.finditer(chunk)]
+            if plain:
+                found = [(m.start(), m) for m in _GC_LINE.finditer(chunk)]
+                found.extend(plain)
+                found.sort(key=lambda item: item[0])
+                matches: Iterable[re.Match[str]] = (m for _, m in found)
+            else:
+                matches = _GC_LINE.finditer(chunk)
+            for match in matches:
+                start = match.start()
+                line_start = chunk.rfind("\n", 0, start) + 1
+                deco = chunk[line_start:start].rstrip(" \t")
+                if deco and deco[0] == "[" and deco[-1] == "]":
+                    try:
+                        yield from self._line(match, deco)
+                    except ValueError:  # a damaged number: count the line, keep going
+                        self.unparsed += 1
+        yield from self._flush_cycles(all_=True)
+
+    def _count_unparsed(self, chunk: str) -> None:
+        bad = len(_BAD_LINE.findall(chunk))
+        if chunk and chunk[0] not in "[\n":
+            bad += 1
+        if bad <= 0:
+            return
+        self.unparsed += bad
+        if len(self.samples) < SAMPLE_LIMIT:
+            for line in chunk.split("\n"):
+                if line and not line.startswith("["):
+                    self.samples.append(line[:200])
+                    if len(self.samples) >= SAMPLE_LIMIT:
+                        break
+
+    def _line(self, match: re.Match[str], deco: str) -> Iterator[GcEvent | LogInfo]:
+        msg = match["m"].rstrip()
+        if not msg:
+            return
+        first = msg[0]
+        if match.re is not _GC_LINE:
+            yield from self._plain(deco, msg)
+            return
+        gid_s = match["id"]
+        gid = int(gid_s)
+        if msg[:2] in ("y:", "Y:", "O:"):
+            self.generational = True
+        if "Pause " in msg[:9]:
+            pm = _PAUSE.match(msg)
+            if pm is None:
+                return
+            t = self.timer(deco)
+            what = pm["what"]
+            if "(Young)" in what or "(Old)" in what:
+                self.generational = True  # Shenandoah generational mode names its cycles
+            young = self._gen.pop(gid, (None, None))
+            yield GcEvent(
+                ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
+                f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
+                last_parens(what), gid,
+                _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
+                young[0], young[1])
+            self._note_phase(gid, t, None)
+        elif "Concurrent " in msg[:13]:
+            if msg.endswith("ms"):
+                cm = _CONC.match(msg)
+                if cm is None:
+                    return
+                what = cm["what"]
+                t = self.timer(deco)
+                if what.startswith(("Cycle", "Mark Cycle", "Undo Cycle")) and msg[:2] not in ("y:", "Y:", "O:"):
+                    self._explicit(gid)
+                    self.collector = self.collector or "G1"
+                    yield GcEvent(ev.CYCLE, "concurrent", t, _f(cm["dur"]), "Concurrent " + what,
+                                  None, gid)
+                else:
+                    self._note_phase(gid, t, _f(cm["dur"]))
+        elif first in "GM" and "Collection" in msg[:20]:
+            yield from self._zgc(deco, gid, msg)
+        elif first in "PDN" and msg.startswith(("PSYoungGen", "DefNew", "ParNew")):
+            gm = _GEN.match(msg)
+            if gm is not None:
+                self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
+                if len(self._gen) > _PENDING_LIMIT:
+                    self._gen.pop(next(iter(self._gen)))
+        yield from self._flush_cycles()
+
+    def _zgc(self, deco: str, gid: int, msg: str) -> Iterator[GcEvent]:
+        zm = _ZCOLL.match(msg)
+        if zm is None:
+            return
+        t = self.timer(deco)
+        self.collector = "ZGC"
+        if zm["what"] != "Garbage":
+            self.generational = True
+        if zm["b"] is None and zm["dur"] is None:
+            self._starts[gid] = t  # the start line of a detailed log
+            if len(self._starts) > _PENDING_LIMIT:
+                self._starts.pop(next(iter(self._starts)))
+            return
+        self._explicit(gid)
+        start = self._starts.pop(gid, None)
+        if zm["dur"] is not None:
+            dur: float | None = _f(zm["dur"]) * 1000.0
+        elif start is not None and t is not None:
+            dur = (t - start) * 1000.0
+        else:
+            dur = None
+        kind = "concurrent" if zm["what"] == "Garbage" else zm["what"].lower()
+        yield GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection",
+                      zm["cause"], gid, _mb(zm["b"], "M"), _mb(zm["a"], "M"))
+
+    def _plain(self, deco: str, msg: str) -> Iterator[GcEvent | LogInfo]:
+        first = msg[0]
+        if first == "U":
+            if msg.startswith("Using ") and self.collector is None or msg.startswith("Using The Z"):
+                for needle, name in _COLLECTORS:
+                    if msg.startswith(needle, 6):
+                        self.collector = name
+                        yield LogInfo("collector", name)
+                        break
+        elif first == "S":
+            sm = _SAFEPOINT_17.match(msg)
+            if sm is not None:
+                yield GcEvent(ev.SAFEPOINT, sm["op"], self.timer(deco), int(sm["ns"]) / 1e6, sm["op"])
+        elif first == "T":
+            sm = _SAFEPOINT_9.match(msg)
+            if sm is not None:
+                yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), _f(sm["s"]) * 1000.0)
+        elif first == "A":
+            am = _STALL.match(msg)
+            if am is not None:
+                yield GcEvent(ev.STALL, "allocation", self.timer(deco), _f(am["dur"]),
+                              "Allocation Stall", am["who"])
+        elif first == "V":
+            yield LogInfo("jvm_version", msg[len("Version: "):].split(" ")[0])
+        elif first == "H":
+            key, _, value = msg.partition(": ")
+            size = re.match(r"(\d+(?:[.,]\d+)?)([BKMGT])", value.strip())
+            if size is not None:
+                name = {"Heap Min Capacity": "heap_min_mb", "Heap Initial Capacity": "heap_initial_mb",
+                        "Heap Max Capacity": "heap_max_mb"}.get(key, "region_mb")
+                yield LogInfo(name, _f(size[1]) * _SIZE_MB[size[2]])
+        elif first == "M":
+            if "Generational" in msg:
+                self.generational = True
+        elif first.isspace() or first.isdigit():
+            pm = _PACING.match(msg)
+            if pm is not None:
+                yield GcEvent(ev.PACING, "pacing", self.timer(deco), float(pm["ms"]), "Allocation pacing")
+
+    def _note_phase(self, gid: int, t: float | None, conc_ms: float | None) -> None:
+        entry = self._conc.get(gid)
+        if entry is None:
+            entry = self._conc[gid] = [t, 0.0, False, False]
+        if conc_ms is not None:
+            entry[1] = float(entry[1] or 0.0) + conc_ms  # type: ignore[arg-type]
+            entry[3] = True
+
+    def _explicit(self, gid: int) -> None:
+        entry = self._conc.get(gid)
+        if entry is None:
+            entry = self._conc[gid] = [None, 0.0, True, False]
+        entry[2] = True
+
+    def _flush_cycles(self, all_: bool = False) -> Iterator[GcEvent]:
+        """Emit implicit cycles (runs of concurrent phases) once their GC id is old."""
+        if not all_ and len(self._conc) <= _PENDING_LIMIT:
+            return
+        while self._conc and (all_ or len(self._conc) > _PENDING_LIMIT):
+            gid = next(iter(self._conc))
+            first_t, conc_ms, explicit, has_conc = self._conc.pop(gid)
+            if has_conc and not explicit and self.collector not in ("G1", "ZGC"):
+                yield GcEvent(ev.CYCLE, "concurrent", first_t, conc_ms, "Concurrent phases",  # type: ignore[arg-type]
+                              None, gid)

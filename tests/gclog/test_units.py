@@ -1,0 +1,170 @@
+"""Reading, grouping, format detection, sketches and clocks on small real fragments."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import random
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from jvmlab.errors import UserError
+from jvmlab.gclog import analyze_paths, iter_events, summary_metrics
+from jvmlab.gclog.sketch import PauseSketch
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "gclogs"
+G1_ONELINE = DATA / "jdk17-g1-oneline.log"
+
+LEGACY_CMS = """\
+OpenJDK 64-Bit Server VM (25.342-b07) for linux-amd64 JRE (1.8.0_342-b07), built on Jul 16 2022
+CommandLine flags: -XX:InitialHeapSize=33554432 -XX:MaxHeapSize=536870912 -XX:+UseConcMarkSweepGC
+0.169: [GC (Allocation Failure) 0.170: [ParNew: 8678K->1081K(9792K), 0.0088699 secs] 8678K->8064K(31680K), 0.0106548 secs] [Times: user=0.02 sys=0.00, real=0.01 secs]
+0.197: [GC (CMS Initial Mark) [1 CMS-initial-mark: 15645K(21888K)] 18533K(31680K), 0.0010369 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]
+0.199: [CMS-concurrent-mark-start]
+0.201: [GC (Allocation Failure) 0.201: [ParNew0.212: [CMS-concurrent-mark: 0.005/0.013 secs] [Times: user=0.01 sys=0.01, real=0.02 secs]
+: 9746K->1056K(9792K), 0.0062763 secs] 25391K->25378K(34560K), 0.0073592 secs] [Times: user=0.01 sys=0.01, real=0.01 secs]
+0.229: [GC (CMS Final Remark) [YG occupancy: 1868 K (9792 K)]0.230: [Rescan (parallel) , 0.0007821 secs][1 CMS-remark: 41674K(42048K)] 43542K(51840K), 0.0039463 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]
+0.234: [CMS-concurrent-sweep-start]
+0.234: [CMS-concurrent-sweep: 0.000/0.000 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]
+0.300: [Full GC (System.gc()) 0.300: [CMS: 41674K->20000K(42048K), 0.0500000 secs] 43542K->20000K(51840K), [Metaspace: 3000K->3000K(1056768K)], 0.0500000 secs] [Times: user=0.05 sys=0.00, real=0.05 secs]
+"""
+
+J9 = """<?xml version="1.0" ?>
+<verbosegc xmlns="http://www.ibm.com/j9/verbosegc" version="R28_Java8_GA">
+<gc-start id="5" type="scavenge" contextid="4" timestamp="2015-12-31T15:22:46.957">
+</gc-start>
+<gc-end id="8" type="scavenge" contextid="4" durationms="25.007" timestamp="2015-12-31T15:22:46.982">
+  <mem-info id="9" free="1048576" total="4194304" percent="25" />
+</gc-end>
+<gc-end id="9" type="global" contextid="4" durationms="5.5" timestamp="2015-12-31T15:22:47.982">
+</gc-end>
+</verbosegc>
+"""
+
+
+def test_legacy_cms_interleaved_concurrent_phase(tmp_path: Path) -> None:
+    log = tmp_path / "gc.log"
+    log.write_text(LEGACY_CMS)
+    (s,) = analyze_paths([log])
+    j = s.to_json()
+    assert (j["format"], j["collector"], j["jvm_version"]) == ("hotspot-legacy", "CMS", "1.8.0_342-b07")
+    kinds = {k: v["count"] for k, v in j["pauses"]["by_kind"].items()}
+    assert kinds == {"young": 2, "mixed": 0, "full": 1, "remark": 1, "cleanup": 0, "initial_mark": 1, "other": 0}
+    assert j["pauses"]["total_ms"] == pytest.approx(10.6548 + 1.0369 + 7.3592 + 3.9463 + 50.0)
+    assert j["concurrent_cycles"] == {"count": 1, "total_ms": 13.0}
+    assert j["heap_settings_mb"] == {"heap_initial_mb": 32.0, "heap_max_mb": 512.0}
+    full = [e for e in iter_events(log) if e.kind == "full"][0]
+    assert (full.cause, full.heap_before_mb, full.heap_after_mb) == ("System.gc()", 43542 / 1024, 20000 / 1024)
+    assert j["promotion_rate_mb_s"] is not None and j["unparsed_lines"] == 0
+
+
+def test_j9_xml(tmp_path: Path) -> None:
+    log = tmp_path / "verbosegc.xml"
+    log.write_text(J9)
+    (s,) = analyze_paths([log])
+    events = list(iter_events(log))
+    assert s.format == "openj9-xml" and s.pause_count == 2
+    assert [(e.kind, e.duration_ms) for e in events] == [("young", 25.007), ("full", 5.5)]
+    assert events[0].heap_after_mb == 3.0 and events[1].t_s == pytest.approx(1.0)
+
+
+def test_gz_zip_and_rotated_set_read_as_one(tmp_path: Path) -> None:
+    lines = G1_ONELINE.read_text().splitlines(keepends=True)
+    half = len(lines) // 2
+    # Rotation numbers wrap: .1 holds the older half, .0 the newer one.
+    (tmp_path / "gc.log.1").write_text("".join(lines[:half]))
+    with gzip.open(tmp_path / "gc.log.0.gz", "wt") as fh:
+        fh.write("".join(lines[half:]))
+    with zipfile.ZipFile(tmp_path / "other.log.zip", "w") as zf:
+        zf.writestr("other.log", G1_ONELINE.read_text())
+    summaries = analyze_paths([tmp_path / "gc.log.0.gz", tmp_path / "gc.log.1", tmp_path / "other.log.zip"])
+    assert len(summaries) == 2
+    rotated, whole = summaries
+    assert [f.name for f in rotated.files] == ["gc.log.1", "gc.log.0.gz"]
+    (reference,) = analyze_paths([G1_ONELINE])
+    assert rotated.pause_count == whole.pause_count == reference.pause_count
+    assert rotated.span_s == pytest.approx(reference.span_s)
+
+
+def test_concatenated_copies_keep_time_moving(tmp_path: Path) -> None:
+    log = tmp_path / "twice.log"
+    log.write_text(G1_ONELINE.read_text() * 2)
+    (one,) = analyze_paths([G1_ONELINE])
+    (two,) = analyze_paths([log])
+    assert two.pause_count == 2 * one.pause_count
+    assert two.span_s > 1.9 * one.span_s
+    times = [e.t_s for e in iter_events(log)]
+    assert times == sorted(times)
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("hello world\nthis is not a log\n", "not a GC log"),
+    ("", "empty"),
+    ("[INFO ][memory ] GC mode: Garbage collection optimized for throughput\n", "JRockit"),
+])
+def test_not_a_gc_log_is_one_clear_user_error(tmp_path: Path, content: str, needle: str) -> None:
+    bad = tmp_path / "x.log"
+    bad.write_text(content)
+    with pytest.raises(UserError) as info:
+        analyze_paths([bad])
+    assert needle in str(info.value) and str(bad) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no such file"):
+        analyze_paths([tmp_path / "nope.log"])
+
+
+def test_decorators_in_any_order(tmp_path: Path) -> None:
+    body = ["GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.500ms",
+            "GC(1) Pause Full (System.gc()) 30M->2M(256M) 12.250ms"]
+    decos = [("[2024-01-01T00:00:01.000+0000][1234][5678][info][gc]", "[2024-01-01T00:00:03.000+0000][1234][5678][info][gc]"),
+             ("[gc][info][1500ms]", "[gc][info][3500ms]"),
+             ("[1704067201000ms][info][2.0s]", "[1704067203000ms][info][4.0s]"),
+             ("[0,500s][info][gc]", "[2,500s][info][gc]"),
+             ("[1500000000ns]", "[3500000000ns]")]
+    for i, (a, b) in enumerate(decos):
+        log = tmp_path / f"d{i}.log"
+        log.write_text(f"{a} Using G1\n{a} {body[0]}\n{b} {body[1]}\n")
+        (s,) = analyze_paths([log])
+        assert s.pause_count == 2 and s.collector == "G1", a
+        assert s.span_s == pytest.approx(2.0), a
+        events = list(iter_events(log))
+        assert [e.kind for e in events] == ["young", "full"] and events[1].cause == "System.gc()"
+
+
+def test_unparsed_lines_counted_with_samples(tmp_path: Path) -> None:
+    log = tmp_path / "g.log"
+    log.write_text(G1_ONELINE.read_text() + "garbage line\n\x00\x01 binary\n")
+    (s,) = analyze_paths([log])
+    assert s.unparsed_lines == 2 and s.unparsed_samples[0] == "garbage line"
+
+
+def test_summary_metrics_omit_unknowns() -> None:
+    (zgc,) = analyze_paths([DATA / "jdk17-zgc-oneline.log"])
+    m = summary_metrics(zgc)
+    assert "gc.pause_count" not in m and "gc.paused_pct" not in m  # -Xlog:gc hides ZGC pauses
+    assert m["gc.stall_count"] > 0 and m["gc.concurrent_cycles"] > 0
+    (g1,) = analyze_paths([G1_ONELINE])
+    m = summary_metrics(g1, wall_s=10.0)
+    assert "gc.stall_count" not in m and "gc.pacing_total_ms" not in m
+    assert m["gc.paused_pct"] == pytest.approx(g1.pauses.total / 1000 / 10.0 * 100)
+
+
+def test_sketch_exact_then_bounded_error() -> None:
+    rng = random.Random(7)
+    values = [rng.lognormvariate(0, 2) for _ in range(50_000)]
+    exact = PauseSketch()
+    small = PauseSketch(exact_cap=1000)
+    for v in values:
+        exact.add(v)
+        small.add(v)
+    assert exact.exact and not small.exact
+    ordered = sorted(values)
+    for q in (0.5, 0.9, 0.99):
+        truth = ordered[math.ceil(q * len(values)) - 1]
+        assert exact.quantile(q) == truth
+        assert small.quantile(q) == pytest.approx(truth, rel=0.006)
+    assert small.max == max(values) and small.total == pytest.approx(sum(values))
