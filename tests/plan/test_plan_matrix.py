@@ -110,3 +110,12 @@ def test_round_robin_and_sequential() -> None:
     seq = schedule(2, 1, range(3), "sequential", 1)
     assert [(s.cell_index, s.block) for s in seq] == [(0, -1), (0, 0), (0, 1), (0, 2),
                                                       (1, -1), (1, 0), (1, 1), (1, 2)]
+
+
+def test_levels_add_program_arguments_and_environment() -> None:
+    spec = parse_spec('[workload]\nbuiltin = "tlbsort"\nargs = ["--seed", "1"]\n'
+                      '[factors.size]\nsmall = { args = ["--mb", "64"] }\n'
+                      'large = { flags = "-Xmx2g", args = ["--mb", "512"], env = { A = "1" } }\n')
+    small, large = expand(spec)
+    assert small.args == ("--mb", "64") and small.flags == ()
+    assert large.args == ("--mb", "512") and large.flags == ("-Xmx2g",) and large.env == (("A", "1"),)

@@ -44,8 +44,8 @@ order = "round-robin"
 seed = 42
 timeout = 90
 ''')
-    assert spec.factors["heap"]["small"] == ["-Xms1g", "-Xmx1g"]
-    assert spec.factors["heap"]["large"] == ["-Xms4g", "-Xmx4g"]
+    assert spec.factors["heap"]["small"].flags == ["-Xms1g", "-Xmx1g"]
+    assert spec.factors["heap"]["large"].flags == ["-Xms4g", "-Xmx4g"]
     assert spec.workload.timeout == 120.0
     assert spec.run.timeout == 90.0
     assert spec.matrix.exclude == [{"jvm": "j17", "heap": "large"}]
@@ -82,4 +82,13 @@ def test_bad_specs_give_one_clear_line(text: str, expected: str) -> None:
 
 def test_flags_split_like_a_shell_but_never_run_one() -> None:
     spec = parse_spec(MINIMAL + '[factors.p]\na = "-Dx=\'a b\' -Dy=$(rm -rf /)"\n')
-    assert spec.factors["p"]["a"] == ["-Dx=a b", "-Dy=$(rm", "-rf", "/)"]
+    assert spec.factors["p"]["a"].flags == ["-Dx=a b", "-Dy=$(rm", "-rf", "/)"]
+
+
+def test_a_level_may_add_program_arguments_and_environment() -> None:
+    spec = parse_spec(MINIMAL + '[factors.size]\nsmall = { flags = "-Xmx1g", args = ["--mb", "64"] }\n'
+                      'large = { args = ["--mb", "512"], env = { MODE = "big" } }\n')
+    assert spec.factors["size"]["small"].args == ["--mb", "64"]
+    assert spec.factors["size"]["large"].flags == [] and spec.factors["size"]["large"].env == {"MODE": "big"}
+    with pytest.raises(UserError, match="unknown key 'arg'"):
+        parse_spec(MINIMAL + '[factors.size]\nsmall = { arg = ["x"] }\n')

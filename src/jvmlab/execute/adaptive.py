@@ -6,9 +6,6 @@ from jvmlab.analyze import analyze_metric, precision_reached
 from jvmlab.report.summary import load_values
 from jvmlab.store.sql import SqlStore
 
-CHECK_RESAMPLES = 1000
-
-
 def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, target_rel: float) -> bool:
     """Analyse what is stored so far (ok, measured invocations) and apply the width rule."""
     experiment = store.experiment(experiment_id)
@@ -18,7 +15,7 @@ def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, ta
     baseline = next((c.name for c in cells if c.idx == experiment.baseline_cell), None)
     if len(cells) == 1:
         baseline = None
-    analysis = analyze_metric(data, baseline, metric, seed=experiment.seed, n_boot=CHECK_RESAMPLES,
-                              n_perm=CHECK_RESAMPLES)
+    # The same resamples and seed as the report, so the report shows the interval that stopped the run.
+    analysis = analyze_metric(data, baseline, metric, seed=experiment.seed)
     return precision_reached(analysis.comparisons, target_rel,
                              stats=analysis.stats.values() if baseline is None else ())

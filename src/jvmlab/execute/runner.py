@@ -132,7 +132,7 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
         artifacts_dir=str(options.artifacts_root))
     cell_ids = {}
     for pc in plan.cells:
-        example = pc.launch.argv(pc.jdk, list(pc.flags))
+        example = pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args)
         cell_ids[pc.cell.index] = store.add_cell(
             exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
             levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
@@ -210,8 +210,8 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
                        final_flags=pc.final_flags)
     probes = [c.probe(ctx) for c in collectors[pc.cell.index]]
     jvm_flags = list(pc.flags) + [arg for p in probes for arg in p.jvm_args()]
-    argv = pc.launch.argv(pc.jdk, jvm_flags)
-    env = {**os.environ, **spec.workload.env, "JAVA_HOME": str(pc.jdk.home)}
+    argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args)
+    env = {**os.environ, **spec.workload.env, **dict(pc.cell.env), "JAVA_HOME": str(pc.jdk.home)}
     cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
         plan.spec_path.parent if plan.spec_path else Path.cwd())
     invocation = InvocationPlan(

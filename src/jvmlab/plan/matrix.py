@@ -20,6 +20,8 @@ class Cell:
     jvm: str
     levels: tuple[tuple[str, str], ...]  # (factor, level), in the spec's factor order
     flags: tuple[str, ...]
+    args: tuple[str, ...] = ()  # program arguments the levels add after the workload's
+    env: tuple[tuple[str, str], ...] = ()  # environment variables the levels set
 
     @property
     def name(self) -> str:
@@ -89,9 +91,16 @@ def find_baseline(spec: Spec, cells: list[Cell]) -> Cell:
 def _cell(index: int, coords: dict[str, str], spec: Spec) -> Cell:
     levels = tuple((f, coords[f]) for f in coords if f != JVM_FACTOR)
     flags: list[str] = []
+    args: list[str] = []
+    env: dict[str, str] = {}
     for factor, level in levels:
-        flags.extend(spec.factors.get(factor, {}).get(level, []))
-    return Cell(index=index, jvm=coords[JVM_FACTOR], levels=levels, flags=tuple(flags))
+        spec_level = spec.factors.get(factor, {}).get(level)
+        if spec_level is not None:
+            flags.extend(spec_level.flags)
+            args.extend(spec_level.args)
+            env.update(spec_level.env)
+    return Cell(index=index, jvm=coords[JVM_FACTOR], levels=levels, flags=tuple(flags), args=tuple(args),
+                env=tuple(sorted(env.items())))
 
 
 def _matches(rule: dict[str, str], coords: dict[str, str]) -> bool:

@@ -28,14 +28,16 @@ class Launch:
     args: tuple[str, ...] = ()
     progress_regex: str | None = None
 
-    def argv(self, jdk: JdkInfo, jvm_flags: list[str]) -> list[str]:
-        """The full command line: the JDK's java, the flags, then the program."""
+    def argv(self, jdk: JdkInfo, jvm_flags: list[str], extra_args: tuple[str, ...] = ()) -> list[str]:
+        """The full command line: the JDK's java, the flags, then the program and its
+        arguments (the workload's, then the cell's levels')."""
         java = str(jdk.java)
+        args = (*self.args, *extra_args)
         if self.kind in ("builtin", "main"):
-            return [java, *jvm_flags, "-cp", ":".join(self.classpath), str(self.main_class), *self.args]
+            return [java, *jvm_flags, "-cp", ":".join(self.classpath), str(self.main_class), *args]
         if self.kind == "jar":
-            return [java, *jvm_flags, "-jar", str(self.jar), *self.args]
-        return _expand_command(self.command, java, jvm_flags, self.args, self.shell)
+            return [java, *jvm_flags, "-jar", str(self.jar), *args]
+        return _expand_command(self.command, java, jvm_flags, args, self.shell)
 
 
 def _expand_command(command: tuple[str, ...], java: str, flags: list[str], args: tuple[str, ...],

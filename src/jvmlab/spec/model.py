@@ -33,8 +33,25 @@ def _split_flags(value: Any) -> list[str]:
 Flags = Annotated[list[str], BeforeValidator(_split_flags)]
 
 
+def _level(value: Any) -> Any:
+    """A level is flags (string or list) or a table {flags, args, env}."""
+    return value if isinstance(value, dict) else {"flags": value}
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Level(_Strict):
+    """One level of a factor: JVM flags, and optionally program arguments and environment
+    added to the workload's (``large = { flags = "-Xmx4g", args = ["--mb", "512"] }``)."""
+
+    flags: Flags = Field(default_factory=list)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+LevelValue = Annotated[Level, BeforeValidator(_level)]
 
 
 class Workload(_Strict):
@@ -143,7 +160,7 @@ class Spec(_Strict):
     description: str | None = None
     workload: Workload
     jvms: dict[str, str] = Field(default_factory=lambda: {"default": "default"})
-    factors: dict[str, dict[str, Flags]] = Field(default_factory=dict)
+    factors: dict[str, dict[str, LevelValue]] = Field(default_factory=dict)
     matrix: Matrix = Field(default_factory=Matrix)
     run: Run = Field(default_factory=Run)
     collect: Collect = Field(default_factory=Collect)
@@ -161,7 +178,7 @@ class Spec(_Strict):
 
     @field_validator("factors")
     @classmethod
-    def _factors(cls, value: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
+    def _factors(cls, value: dict[str, dict[str, Level]]) -> dict[str, dict[str, Level]]:
         for factor, levels in value.items():
             if not FACTOR_NAME.match(factor) or factor in RESERVED_FACTORS:
                 raise ValueError(f"factor name {factor!r} must be letters, digits, _ . - and not 'jvm'")

@@ -1,0 +1,79 @@
+"""Adaptive stopping through the real runner and store, with a fake executor so that the
+statistics are deterministic (the flag checks and workload preparation are real)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jvmlab.analyze import analyze_metric, half_width_rel
+from jvmlab.execute.adaptive import store_precision_reached
+from jvmlab.execute.fake import FakeExecutor
+from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.plan.prepare import prepare
+from jvmlab.report.summary import load_values, summarize
+from jvmlab.spec.load import parse_spec
+from jvmlab.store.sql import SqlStore
+
+pytestmark = pytest.mark.jvm
+
+
+class Quiet:
+    def __init__(self) -> None:
+        self.warnings = []
+        self.added = 0
+
+    def planned(self, *a): pass
+    def starting(self, *a): pass
+    def finished(self, *a): pass
+    def warn(self, hazard): self.warnings.append(hazard)
+    def extended(self, added, note): self.added += added
+
+
+SPEC = '''
+[workload]
+builtin = "hello"
+[jvms]
+j = "{home}"
+[factors.speed]
+base = "-Dfake.mean_s=1.00 -Dfake.cv=0.05"
+slower = "-Dfake.mean_s=1.03 -Dfake.cv=0.05"
+[run]
+invocations = 10
+warmup = 1
+seed = 11
+'''
+
+
+def _run(tmp_path: Path, home: Path, **options) -> tuple[SqlStore, int, Quiet]:
+    text = SPEC.format(home=home)
+    plan = prepare(parse_spec(text), text, None)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    observer = Quiet()
+    exp = run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art", **options), observer,
+                         executor=FakeExecutor(seed=3), precision_check=store_precision_reached)
+    return store, exp, observer
+
+
+def test_until_adds_blocks_until_every_ci_is_narrow_enough(tmp_path: Path, jdk17_home: Path) -> None:
+    store, exp, observer = _run(tmp_path, jdk17_home, until_rel=0.015, max_invocations=2000)
+    summary = summarize(store, exp)
+    [comp] = summary.analysis.comparisons
+    assert half_width_rel(comp) <= 0.015
+    n = summary.cells[0].n
+    assert 10 < n < 1000 and observer.added > 0
+    assert comp.significant and comp.ci95[0] > 1.0, "a 3% difference at 5% CV must be resolved"
+    # the rule stopped at the first block where it held: one block fewer was not enough
+    invocations = [i for i in store.invocations(exp) if i.block < n - 1]
+    cells = store.cells(exp)
+    data = {c.name: load_values([i for i in invocations if i.cell_id == c.id], "wall_s") for c in cells}
+    earlier = analyze_metric(data, cells[0].name, "wall_s", seed=11)
+    assert half_width_rel(earlier.comparisons[0]) > 0.015
+
+
+def test_the_budget_stops_adaptive_runs_and_says_so(tmp_path: Path, jdk17_home: Path) -> None:
+    store, exp, observer = _run(tmp_path, jdk17_home, until_rel=0.001, max_invocations=30)
+    assert len(store.invocations(exp)) == 30
+    assert any(h.kind == "precision-not-reached" for h in observer.warnings)
+    assert any(h.kind == "precision-not-reached" for h in store.hazards(exp))
