@@ -112,7 +112,8 @@ def _classify(wait_status: int, timed_out: bool, timeout_s: float, stderr_tail: 
         if timed_out:
             return Status.TIMEOUT, f"timed out after {timeout_s:g} s; process group killed", None, sig
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        return Status.SIGNALED, f"killed by {name}{_why(stderr_tail, stdout_tail)}", None, sig
+        origin = " (not sent by jvmlab: the kernel's OOM killer or another process)" if sig == signal.SIGKILL else ""
+        return Status.SIGNALED, f"killed by {name}{origin}{_why(stderr_tail, stdout_tail)}", None, sig
     code = os.WEXITSTATUS(wait_status)
     if code != 0:
         return Status.FAILED, f"exit code {code}{_why(stderr_tail, stdout_tail)}", code, None

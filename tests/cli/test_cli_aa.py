@@ -1,0 +1,49 @@
+"""A real A/A experiment: two identical cells on a real JVM show no significant difference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_jvmlab
+
+pytestmark = [pytest.mark.jvm, pytest.mark.slow]
+
+
+def _aa(tmp_path: Path, home: Path, seed: int) -> dict:
+    spec = tmp_path / f"aa{seed}.toml"
+    spec.write_text(f'''
+[workload]
+builtin = "integral"
+args = ["--steps", "2000000"]
+[jvms]
+j = "{home}"
+[factors.copy]
+a = "-Xmx128m -Djvmlab.copy=a"
+b = "-Xmx128m -Djvmlab.copy=b"
+[run]
+invocations = 12
+warmup = 1
+seed = {seed}
+''')
+    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", "--no-collect", "proc",
+                      cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_identical_cells_are_not_called_different(tmp_path: Path, jdk17_home: Path) -> None:
+    """At alpha = 5% a correct test calls a real A/A different 5% of the time; a second,
+    independent experiment is run only then, so a false alarm fails this test ~0.25% of
+    the time while a biased analysis (or an unfair run order) fails it nearly always."""
+    for seed in (1, 2):
+        doc = _aa(tmp_path, jdk17_home, seed)
+        [comp] = doc["comparisons"]
+        assert comp["cell"] == "j copy=b" and comp["n_cell"] == 12
+        assert comp["ci95"][0] < comp["ratio"] < comp["ci95"][1]
+        if not comp["significant"]:
+            assert "no clear difference" in comp["verdict"]
+            return
+    pytest.fail(f"two A/A experiments in a row were called significant: {comp}")
