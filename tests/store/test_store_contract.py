@@ -168,3 +168,18 @@ def test_four_processes_write_one_sqlite_store_at_once(tmp_path: Path) -> None:
         assert len(invs) == 50 and all(i.metrics == {"workload.v": float(i.block)} for i in invs)
     with sqlite3.connect(tmp_path / "shared.db") as conn:
         assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_full_disk_is_reported_before_anything_runs(tmp_path: Path) -> None:
+    """A real, tiny tmpfs filled up (needs root to mount; skipped otherwise)."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        with pytest.raises(UserError, match="MiB free"):
+            open_store(str(mount / "lab.db"))
+        assert not (mount / "lab.db").exists()
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

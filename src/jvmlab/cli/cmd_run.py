@@ -113,9 +113,14 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     from jvmlab.report.terminal import render
     from jvmlab.store import open_store, store_url
 
+    from jvmlab.store import check_free_space
+
+    artifacts_root = artifacts or default_artifacts(store_url(store_value))
+    existing = next(p for p in [artifacts_root.absolute(), *artifacts_root.absolute().parents] if p.exists())
+    check_free_space(existing, "artifacts")
     db = open_store(store_value)
     options = RunOptions(
-        artifacts_root=artifacts or default_artifacts(store_url(store_value)), resume=resume,
+        artifacts_root=artifacts_root, resume=resume,
         command_line=shlex.join(["jvmlab", *sys.argv[1:]]), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
     err_console = Console(stderr=True)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.store.sql import SqlStore
 
 DEFAULT_URL = "sqlite:///jvmlab.db"
+MIN_FREE_BYTES = 32 << 20  # below this a run would soon fail to store what it measured
 
 
 def store_url(value: str | None) -> str:
@@ -45,8 +47,18 @@ def _check_writable(path: Path) -> None:
     if path.exists():
         if not os.access(path, os.W_OK):
             raise UserError(f"store {path} is not writable; fix its permissions or pass another --store")
+        check_free_space(folder, "store")
         return
     if not folder.exists():
         raise UserError(f"store folder {folder} does not exist; create it or pass another --store")
     if not os.access(folder, os.W_OK):
         raise UserError(f"cannot create store in {folder}: not writable; pass another --store")
+    check_free_space(folder, "store")
+
+
+def check_free_space(folder: Path, what: str) -> None:
+    """A nearly full disk is reported before anything runs, not after an hour of measuring."""
+    free = shutil.disk_usage(folder).free
+    if free < MIN_FREE_BYTES:
+        raise UserError(f"the {what} location {folder} has only {free >> 20} MiB free (needs at least "
+                        f"{MIN_FREE_BYTES >> 20} MiB); free some space or pass another location")
