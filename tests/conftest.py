@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,14 +27,3 @@ def jdk25_home() -> Path:
     return _jdk(JDK25)
 
 
-def run_jvmlab(*args: str, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None,
-               ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m jvmlab ARGS` as a user would, capturing its output."""
-    full_env = {**os.environ, **(env or {}), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "jvmlab", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-@pytest.fixture
-def jvmlab_cli():
-    return run_jvmlab

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import run_jvmlab
+from cli_runner import run_jvmlab
 
 pytestmark = pytest.mark.jvm
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import run_jvmlab
+from cli_runner import run_jvmlab
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, Status
 from jvmlab.jdk import identify

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import tempfile
+import webbrowser
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -47,6 +50,9 @@ def report(
     store: str = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary."),
+    html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML report to this file."),
+    open_: bool = typer.Option(False, "--open", help="Open the HTML report in a browser (a temporary file "
+                                                     "unless --html is given)."),
 ) -> None:
     """Report an experiment: cells with CIs, verdicts, effects, GC, warnings."""
     from jvmlab.report.summary import summarize
@@ -56,6 +62,14 @@ def report(
     db = open_store(store, must_exist=True)
     exp_id = experiment if experiment is not None else db.latest_experiment().id
     summary = summarize(db, exp_id, metric)
+    if html is not None or open_:
+        from jvmlab.report.html import write_html
+
+        target = html if html is not None else Path(tempfile.mkdtemp(prefix="jvmlab-")) / f"report-{exp_id}.html"
+        written = write_html(summary, db, target)
+        typer.echo(f"HTML report: {written}", err=True)
+        if open_:
+            webbrowser.open(written.resolve().as_uri())
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
     else:

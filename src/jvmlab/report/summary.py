@@ -81,7 +81,7 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
     cell_summaries = []
     for c in cells:
         stats = {m: describe(c.name, clean(load_values(ok[c.id], m)),
-                             rng_for(seed, m, c.name, "summary"), DESCRIBE_RESAMPLES)
+                             rng_for(seed, m, c.name, "summary"), DESCRIBE_RESAMPLES, quick=True)
                  for m in metric_names if m != metric}
         stats[metric] = analysis.stats[c.name]
         reasons = Counter(i.reason or i.status for i in by_cell[c.id] if i.status != "ok")

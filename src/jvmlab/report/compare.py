@@ -1,0 +1,134 @@
+"""`jvmlab compare A B`: the same cells in two experiments (before/after a JDK upgrade, say).
+
+Cells are matched by name. Each pair is compared with experiment A's cell as the baseline
+(unpaired: blocks of two experiments were not measured side by side), and the p-values are
+corrected together across all pairs (Holm). A machine whose fingerprint changed between
+the experiments gets a warning: the difference may be the machine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jvmlab import hazards as hz
+from jvmlab import metrics as registry
+from jvmlab.analyze import CellData, Comparison
+from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.analyze.compare import compare
+from jvmlab.analyze.correction import adjust
+from jvmlab.analyze.model import clean
+from jvmlab.errors import UserError
+from jvmlab.machine.fingerprint import changes
+from jvmlab.report.verdicts import short_verdict, verdict
+from jvmlab.store.records import StoredExperiment
+from jvmlab.store.sql import SqlStore
+
+SCHEMA = "jvmlab.compare/1"
+
+
+@dataclass(frozen=True)
+class CellPair:
+    """One cell name present in both experiments."""
+
+    cell: str
+    comparison: Comparison  # ratio = mean(B) / mean(A)
+    verdict: str
+    mean_a: float | None
+    mean_b: float | None
+
+
+@dataclass(frozen=True)
+class ExperimentComparison:
+    a: StoredExperiment
+    b: StoredExperiment
+    metric: str
+    pairs: tuple[CellPair, ...]
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    hazards: tuple[hz.Hazard, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        m = registry.get(self.metric)
+        return {
+            "schema": SCHEMA, "metric": self.metric, "unit": m.unit, "lower_is_better": m.lower_is_better,
+            "a": {"experiment_id": self.a.id, "name": self.a.name},
+            "b": {"experiment_id": self.b.id, "name": self.b.name},
+            "pairs": [{**p.comparison.to_json(), "mean_a": p.mean_a, "mean_b": p.mean_b, "verdict": p.verdict}
+                      for p in self.pairs],
+            "only_in_a": list(self.only_a), "only_in_b": list(self.only_b),
+            "warnings": [h.to_json() for h in self.hazards],
+        }
+
+
+def _values(store: SqlStore, experiment_id: int, metric: str) -> dict[str, list[float]]:
+    cells = {c.id: c.name for c in store.cells(experiment_id)}
+    out: dict[str, list[float]] = {name: [] for name in cells.values()}
+    for inv in store.invocations(experiment_id):
+        value = inv.value(metric)
+        if inv.status == "ok" and value is not None:
+            out[cells[inv.cell_id]].append(value)
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def compare_experiments(store: SqlStore, a_id: int, b_id: int, metric: str = "wall_s",
+                        seed: int | None = None) -> ExperimentComparison:
+    """Compare every cell name the two experiments share, on ``metric``."""
+    m = registry.get(metric)
+    a, b = store.experiment(a_id), store.experiment(b_id)
+    values_a, values_b = _values(store, a_id, metric), _values(store, b_id, metric)
+    shared = [name for name in values_a if name in values_b]
+    if not shared:
+        raise UserError(f"experiments {a_id} and {b_id} share no cell names (A: {', '.join(values_a) or '-'}; "
+                        f"B: {', '.join(values_b) or '-'}); compare runs of the same spec")
+    seed = a.seed if seed is None else seed
+    raw = []
+    for name in shared:
+        raw.append(compare(name, clean(CellData.of(values_b[name])), f"{name} in #{a_id}",
+                           clean(CellData.of(values_a[name])), metric, rng_for(seed, metric, name, "compare-exp")))
+    adjusted = adjust(raw)
+    pairs = tuple(CellPair(name, comp, verdict(comp, m, label=f"{name}: #{b_id}", baseline_label=f"#{a_id}"),
+                           _mean(values_a[name]), _mean(values_b[name]))
+                  for name, comp in zip(shared, adjusted))
+    hazards = [hz.Hazard(hz.FINGERPRINT_CHANGED, f"between experiments {a_id} and {b_id}: {change}",
+                         "the machine or a JDK changed; part of any difference may be the machine's")
+               for change in changes(a.fingerprint, b.fingerprint)]
+    if a.spec_hash != b.spec_hash:
+        hazards.append(hz.Hazard("spec-changed", f"experiments {a_id} and {b_id} ran different specs",
+                                 "cells with the same name may still differ in flags or workload"))
+    return ExperimentComparison(a, b, metric, pairs, tuple(n for n in values_a if n not in values_b),
+                                tuple(n for n in values_b if n not in values_a), tuple(hazards))
+
+
+def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
+    """The comparison as a rich table, verdicts and warnings."""
+    m = registry.get(cmp.metric)
+    console.print(Text(f"Experiment {cmp.b.id} ({cmp.b.name}) vs experiment {cmp.a.id} ({cmp.a.name}) "
+                       f"on {cmp.metric}", style="bold"))
+    table = Table(header_style="bold")
+    for col in ("cell", f"#{cmp.a.id} mean", f"#{cmp.b.id} mean", "n A", "n B", "ratio B/A", "95% CI", "change"):
+        table.add_column(col, justify="left" if col == "cell" else "right", overflow="fold")
+    for p in cmp.pairs:
+        c = p.comparison
+        table.add_row(Text(p.cell), m.format(p.mean_a), m.format(p.mean_b), str(c.n_baseline), str(c.n_cell),
+                      f"{c.ratio:.3f}" if c.ratio is not None else "-",
+                      f"{c.ci95[0]:.3f} … {c.ci95[1]:.3f}" if c.ci95 else "-", short_verdict(c, m))
+    console.print(table)
+    for p in cmp.pairs:
+        console.print(Text(f"  {p.verdict}", style="green" if p.comparison.significant else "dim"))
+    for label, names in (("only in", cmp.only_a), ("only in", cmp.only_b)):
+        if names:
+            which = cmp.a.id if names is cmp.only_a else cmp.b.id
+            console.print(Text(f"{label} #{which}: {', '.join(names)}", style="dim"))
+    for h in cmp.hazards:
+        console.print(Text(f"warning [{h.kind}] {h.detail}", style="yellow"))
+        if h.hint:
+            console.print(Text(f"    hint: {h.hint}", style="dim"))

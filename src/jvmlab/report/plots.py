@@ -1,0 +1,218 @@
+"""Plotly figures as plain dicts (data + layout), ready to be embedded as JSON.
+
+Building dicts directly (not ``plotly.graph_objects``) keeps a 10,000-invocation report
+fast. Every string that came from a spec or a workload is HTML-escaped here, because
+plotly reads a small HTML subset in labels; escaped text is shown literally.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from jvmlab import metrics as registry
+from jvmlab.analyze import Comparison, Effect
+from jvmlab.report.timelines import Series, round_sig
+
+Figure = dict[str, Any]
+PALETTE = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9", "#f08c00", "#1098ad", "#d6336c", "#5c940d",
+           "#364fc7", "#c92a2a", "#087f5b", "#862e9c")
+MAX_STRIP_POINTS = 400  # points drawn per cell in a distribution plot (box stats use all)
+_BYTES = {"bytes": (1 / (1 << 20), "MiB")}
+
+
+def esc(text: object) -> str:
+    """Plotly label text: HTML-escaped so markup in names shows as text."""
+    return html.escape(str(text), quote=True)
+
+
+def color(idx: int) -> str:
+    return PALETTE[idx % len(PALETTE)]
+
+
+def scale(unit: str) -> tuple[float, str]:
+    """Display factor and unit label (bytes are drawn in MiB)."""
+    return _BYTES.get(unit, (1.0, unit))
+
+
+def _layout(title: str, xtitle: str = "", ytitle: str = "", height: int = 360, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {"text": esc(title), "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
+        "height": height, "autosize": True,
+        "margin": {"l": 60, "r": 16, "t": 40, "b": 50},
+        "paper_bgcolor": "#ffffff", "plot_bgcolor": "#ffffff",
+        "xaxis": {"title": {"text": esc(xtitle), "standoff": 4}, "gridcolor": "#e9ecef", "zeroline": False},
+        "yaxis": {"title": {"text": esc(ytitle)}, "gridcolor": "#e9ecef", "zeroline": False},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22},
+        "hovermode": "closest",
+    }
+    layout.update(extra)
+    return layout
+
+
+def _cell_axis(names: Sequence[str]) -> dict[str, Any]:
+    return {"tickmode": "array", "tickvals": list(range(len(names))), "ticktext": [esc(n) for n in names],
+            "autorange": "reversed", "automargin": True, "gridcolor": "#f1f3f5"}
+
+
+def _height_for(n_cells: int) -> int:
+    return max(220, 60 + 46 * n_cells)
+
+
+def distribution(metric: str, cells: Sequence[tuple[str, int, Sequence[float], Sequence[int]]],
+                 seed: int = 0) -> Figure:
+    """Box (quartiles and 1.5 IQR whiskers of every value) plus a jittered strip of points.
+
+    ``cells`` holds (name, color index, values, invocation ids) in display order.
+    """
+    m = registry.get(metric)
+    factor, unit = scale(m.unit)
+    rng = np.random.default_rng(seed)
+    data: list[dict[str, Any]] = []
+    names = [c[0] for c in cells]
+    for pos, (name, idx, values, ids) in enumerate(cells):
+        x = np.asarray(values, dtype=float) * factor
+        if x.size == 0:
+            continue
+        q1, med, q3 = np.percentile(x, [25, 50, 75])
+        iqr = q3 - q1
+        inside = x[(x >= q1 - 1.5 * iqr) & (x <= q3 + 1.5 * iqr)]
+        data.append({
+            "type": "box", "orientation": "h", "y": [pos], "q1": round_sig([q1]), "median": round_sig([med]),
+            "q3": round_sig([q3]), "lowerfence": round_sig([inside.min()]), "upperfence": round_sig([inside.max()]),
+            "mean": round_sig([x.mean()]), "name": esc(name), "marker": {"color": color(idx)},
+            "showlegend": False, "hoverinfo": "x", "width": 0.5})
+        keep = np.arange(x.size)
+        if x.size > MAX_STRIP_POINTS:
+            keep = np.sort(rng.choice(x.size, MAX_STRIP_POINTS, replace=False))
+        jitter = rng.uniform(-0.18, 0.18, keep.size)
+        data.append({
+            "type": "scatter", "mode": "markers", "x": round_sig(x[keep]),
+            "y": round_sig(pos + jitter, 3), "customdata": [int(ids[k]) for k in keep],
+            "marker": {"color": color(idx), "size": 5, "opacity": 0.55}, "name": esc(name),
+            "showlegend": False, "hovertemplate": f"{esc(name)}<br>%{{x}} {esc(unit)}"
+                                                  "<br>invocation %{customdata}<extra></extra>"})
+    layout = _layout(f"{metric}: every invocation per cell", f"{metric} ({unit})", "",
+                     _height_for(len(cells)))
+    layout["yaxis"] = _cell_axis(names)
+    return {"data": data, "layout": layout}
+
+
+def _ratio_traces(labels: Sequence[str], ratios: Sequence[float | None],
+                  cis: Sequence[tuple[float, float] | None], colors: Sequence[str],
+                  hover: Sequence[str]) -> list[dict[str, Any]]:
+    """Intervals as explicit segments (robust on a log axis) plus a marker per ratio."""
+    seg_x: list[float | None] = []
+    seg_y: list[float | None] = []
+    for pos, ci in enumerate(cis):
+        if ci is not None:
+            seg_x.extend([*round_sig(ci), None])
+            seg_y.extend([pos, pos, None])
+    return [
+        {"type": "scatter", "mode": "lines", "x": seg_x, "y": seg_y, "hoverinfo": "skip", "showlegend": False,
+         "line": {"color": "#495057", "width": 2}},
+        {"type": "scatter", "mode": "markers", "x": list(ratios), "y": list(range(len(labels))),
+         "marker": {"color": list(colors), "size": 11, "symbol": "diamond"},
+         "text": [esc(h) for h in hover], "hovertemplate": "%{text}<extra></extra>", "showlegend": False},
+    ]
+
+
+def _unity_line() -> dict[str, Any]:
+    return {"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1, "y0": 0, "y1": 1,
+            "line": {"color": "#868e96", "dash": "dash", "width": 1}}
+
+
+def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None) -> Figure:
+    """Ratio of means against the baseline with 95% CIs, one row per compared cell."""
+    labels = [c.cell for c in comparisons]
+    colors = ["#2b8a3e" if c.significant else "#868e96" for c in comparisons]
+    hover = [f"{c.cell}: ratio {c.ratio:.4f}" + (f" [{c.ci95[0]:.4f}, {c.ci95[1]:.4f}]" if c.ci95 else "")
+             if c.ratio is not None else f"{c.cell}: no ratio" for c in comparisons]
+    traces = _ratio_traces(labels, [c.ratio for c in comparisons], [c.ci95 for c in comparisons], colors, hover)
+    layout = _layout(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", "ratio (1 = same as baseline)",
+                     "", _height_for(len(labels)), shapes=[_unity_line()])
+    layout["yaxis"] = _cell_axis(labels)
+    layout["xaxis"]["type"] = "log"
+    return {"data": traces, "layout": layout}
+
+
+def effects(metric: str, items: Sequence[tuple[str, Effect]]) -> Figure:
+    """Factorial effects (ratios with 95% CIs); ``items`` are (label, effect)."""
+    labels = [label for label, _ in items]
+    eff = [e for _, e in items]
+    clear = ["#2b8a3e" if e.ci95 and not (e.ci95[0] <= 1.0 <= e.ci95[1]) else "#868e96" for e in eff]
+    hover = [f"{label}: {e.ratio:.4f}" if e.ratio is not None else label for label, e in items]
+    traces = _ratio_traces(labels, [e.ratio for e in eff], [e.ci95 for e in eff], clear, hover)
+    layout = _layout(f"Factorial effects on {metric} (ratio, 95% CI)", "ratio", "", _height_for(len(labels)),
+                     shapes=[_unity_line()])
+    layout["yaxis"] = _cell_axis(labels)
+    layout["xaxis"]["type"] = "log"
+    return {"data": traces, "layout": layout}
+
+
+def lines(title: str, groups: Sequence[tuple[str, Sequence[Series]]], ytitle: str = "",
+          mode: str = "lines") -> Figure | None:
+    """Time series colored by cell (one legend entry per cell); ``groups`` are (label, series)
+    drawn with one dash style each, named in the title by the caller."""
+    dashes = ("solid", "dot", "dash", "dashdot", "longdash")
+    data: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    unit = ""
+    for g, (label, series) in enumerate(groups):
+        for s in series:
+            factor, unit = scale(s.unit)
+            name = f"{s.cell}" + (f" {label}" if label else "")
+            data.append({
+                "type": "scattergl" if len(s.t_s) > 2000 else "scatter", "mode": mode,
+                "x": s.t_s, "y": round_sig(np.asarray(s.values, dtype=float) * factor) if factor != 1 else s.values,
+                "name": esc(s.cell), "legendgroup": esc(s.cell), "showlegend": s.cell not in shown,
+                "line": {"color": color(s.cell_idx), "width": 1.4, "dash": dashes[g % len(dashes)]},
+                "marker": {"color": color(s.cell_idx), "size": 5},
+                "hovertemplate": f"{esc(name)} (invocation {s.invocation_id})<br>t=%{{x}} s<br>%{{y}}<extra></extra>"})
+            shown.add(s.cell)
+    if not data:
+        return None
+    return {"data": data, "layout": _layout(title, "seconds since start", ytitle or unit)}
+
+
+def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]]) -> Figure | None:
+    """Throughput over time per invocation, with the warm-up changepoints marked."""
+    fig = lines("Throughput over time (changepoints marked)", [("", series)], "units/s")
+    if fig is None:
+        return None
+    for s in series:
+        doc = progress.get(s.invocation_id) or {}
+        cps = [float(c) for c in doc.get("changepoints_s") or [] if isinstance(c, int | float)]
+        if not cps or not s.t_s:
+            continue
+        t = np.asarray(s.t_s, dtype=float)
+        v = np.asarray([np.nan if x is None else x for x in s.values], dtype=float)
+        ys = [v[int(np.argmin(np.abs(t - c)))] for c in cps]
+        fig["data"].append({
+            "type": "scatter", "mode": "markers", "x": round_sig(cps), "y": round_sig(ys),
+            "name": esc(f"{s.cell} changepoint"), "legendgroup": esc(s.cell), "showlegend": False,
+            "marker": {"symbol": "line-ns-open", "size": 18, "color": color(s.cell_idx),
+                       "line": {"width": 2.5, "color": color(s.cell_idx)}},
+            "hovertemplate": esc(f"{s.cell}: changepoint ({doc.get('class', '?')})") + " at %{x} s<extra></extra>"})
+    return fig
+
+
+def pause_timeline(series: Sequence[Series]) -> Figure | None:
+    """Each GC pause as a point: when it happened and how long it took."""
+    fig = lines("GC pauses over time", [("", series)], "pause (ms)", mode="markers")
+    if fig is not None:
+        fig["layout"]["yaxis"]["rangemode"] = "tozero"
+    return fig
+
+
+def histogram(title: str, per_cell: Sequence[tuple[str, int, Sequence[float]]], xtitle: str) -> Figure | None:
+    """Overlaid histograms, one per cell."""
+    data = [{"type": "histogram", "x": round_sig(values), "name": esc(name), "opacity": 0.6,
+             "marker": {"color": color(idx)}, "nbinsx": 40}
+            for name, idx, values in per_cell if len(values)]
+    if not data:
+        return None
+    return {"data": data, "layout": _layout(title, xtitle, "pauses", barmode="overlay")}

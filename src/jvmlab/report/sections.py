@@ -1,0 +1,273 @@
+"""The HTML report's content, section by section, built from a Summary and the store.
+
+Values stay plain strings here; escaping is the template's job (autoescape) and the
+figures' (:mod:`jvmlab.report.plots`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from typing import Any
+
+import numpy as np
+
+from jvmlab import metrics as registry
+from jvmlab.analyze import CellStats, Comparison
+from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
+from jvmlab.analyze.model import clean
+from jvmlab.report import plots
+from jvmlab.report.html import figure_entries
+from jvmlab.report.summary import Summary, comparison_of, effect_label, load_values
+from jvmlab.report.timelines import TimelineSet, load_timelines
+from jvmlab.report.verdicts import effect_verdict, is_improvement
+from jvmlab.store.records import StoredInvocation
+from jvmlab.store.sql import SqlStore
+
+# Metrics that get a distribution (and forest) plot when measured, after the compared one.
+PLOT_METRICS = ("wall_s", "cpu_s", "max_rss_bytes", "gc.pause_p99_ms", "gc.pause_total_ms",
+                "mem.peak_pss_bytes", "progress.steady_rate", "progress.warmup_s")
+MAX_METRIC_SECTIONS = 6
+SECONDARY_RESAMPLES = 2000
+GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p50_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
+              "gc.full_count", "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct",
+              "gc.alloc_rate_mb_s")
+MEMORY_CPU_COLUMNS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes", "cpu.jit_share",
+                      "cpu.gc_share", "cpu.app_share", "cpu.vm_share", "progress.steady_rate",
+                      "progress.warmup_s")
+MAX_FAILURES_SHOWN = 50
+MAX_OUTPUT_CHARS = 4000
+CPU_SERIES = ("cpu.app_s", "cpu.jit_s", "cpu.gc_s", "cpu.vm_s")
+
+
+def _when(ts: float | None) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+
+
+def _fmt(metric: str, value: float | None) -> str:
+    return registry.get(metric).format(value)
+
+
+def _mean_sd(metric: str, st: CellStats | None) -> str:
+    if st is None or st.mean is None:
+        return "-"
+    return _fmt(metric, st.mean) + (f" ± {_fmt(metric, st.sd)}" if st.sd is not None else "")
+
+
+def _ratio_text(c: Comparison | None) -> str:
+    if c is None or c.ratio is None:
+        return "-"
+    return f"{c.ratio:.3f}x" + (f" [{c.ci95[0]:.3f}–{c.ci95[1]:.3f}]" if c.ci95 else "")
+
+
+def verdict_items(summary: Summary) -> list[dict[str, str]]:
+    metric = registry.get(summary.metric)
+    out = []
+    for comp in summary.analysis.comparisons:
+        better = is_improvement(comp, metric)
+        css = "" if better is None else ("better" if better else "worse")
+        out.append({"text": summary.verdicts.get(comp.cell, comp.cell), "css": css})
+    return out
+
+
+def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    m = summary.metric
+    header = ["cell", "n", "failed", f"{m} mean ± sd", "median", "95% CI of mean", "min … max", "user", "sys",
+              "peak RSS", "vs baseline", "flags"]
+    rows = []
+    for cs in summary.cells:
+        st = cs.stats.get(m)
+        ci = st.mean_ci95 if st else None
+        rel = "baseline" if cs.cell.name == summary.baseline else _ratio_text(comparison_of(summary, cs.cell.name))
+        flags = " ".join(cs.cell.flags) + (f"  (not in effect: {'; '.join(cs.not_in_effect)})"
+                                           if cs.not_in_effect else "")
+        rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), _mean_sd(m, st),
+                     _fmt(m, st.median if st else None),
+                     f"{_fmt(m, ci[0])} … {_fmt(m, ci[1])}" if ci else "-",
+                     f"{_fmt(m, st.min if st else None)} … {_fmt(m, st.max if st else None)}",
+                     _mean_sd("user_s", cs.stats.get("user_s")), _mean_sd("sys_s", cs.stats.get("sys_s")),
+                     _mean_sd("max_rss_bytes", cs.stats.get("max_rss_bytes")), rel, flags or "(none)"])
+    return header, rows
+
+
+def _measured(summary: Summary, metric: str) -> bool:
+    return any(metric in cs.stats and cs.stats[metric].n for cs in summary.cells)
+
+
+def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]) -> list[dict[str, Any]]:
+    """Per metric: every cell's distribution and the forest plot of ratios to the baseline."""
+    names = [summary.metric] + [m for m in PLOT_METRICS if m != summary.metric and _measured(summary, m)]
+    sections = []
+    for k, metric in enumerate(names[:MAX_METRIC_SECTIONS]):
+        cells = []
+        for cs in summary.cells:
+            pairs = [(inv.value(metric), inv.id) for inv in by_cell.get(cs.cell.id, [])]
+            pairs = [(v, i) for v, i in pairs if v is not None and np.isfinite(v)]
+            cells.append((cs.cell.name, cs.cell.idx, [v for v, _ in pairs], [i for _, i in pairs]))
+        comparisons = summary.analysis.comparisons if metric == summary.metric else \
+            _comparisons(summary, by_cell, metric)
+        figures = [plots.distribution(metric, cells, seed=summary.experiment.seed + k)]
+        if comparisons:
+            figures.append(plots.forest(metric, comparisons, summary.baseline))
+        note = "" if metric == summary.metric else \
+            f"Ratios with 95% bootstrap CIs (green: the CI excludes 1), not corrected together with " \
+            f"{summary.metric}; `jvmlab report --metric {metric}` gives this metric's tested verdicts."
+        sections.append({"metric": metric, "description": registry.get(metric).description, "note": note,
+                         "figures": figure_entries(figures, f"m{k}")})
+    return sections
+
+
+def _comparisons(summary: Summary, by_cell: dict[int, list[StoredInvocation]], metric: str) -> tuple[Comparison, ...]:
+    """Ratios and bootstrap CIs on a secondary metric (no permutation test: "clear" here
+    means the CI excludes 1, and the page says these are not corrected together)."""
+    if summary.baseline is None:
+        return ()
+    cells = {cs.cell.name: clean(load_values(by_cell.get(cs.cell.id, []), metric)) for cs in summary.cells}
+    base = cells[summary.baseline]
+    out = []
+    for name, data in cells.items():
+        if name == summary.baseline:
+            continue
+        rng = rng_for(summary.experiment.seed, metric, name, "report")
+        sums = block_sums(data, base)
+        ratio, ci = ratio_paired(sums, rng, SECONDARY_RESAMPLES) if sums is not None else \
+            ratio_unpaired(data.values, base.values, rng, SECONDARY_RESAMPLES)
+        clear = ci is not None and not (ci[0] <= 1.0 <= ci[1])
+        out.append(Comparison(cell=name, baseline=summary.baseline, metric=metric, ratio=ratio, ci95=ci,
+                              rel_diff_pct=None if ratio is None else (ratio - 1.0) * 100.0, p_value=None,
+                              p_adjusted=None, significant=clear, n_cell=int(data.values.size),
+                              n_baseline=int(base.values.size), paired=sums is not None))
+    return tuple(out)
+
+
+def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]]]:
+    metric = registry.get(summary.metric)
+    effects = summary.analysis.effects
+    rows = [[effect_label(e), e.kind, f"{e.ratio:.3f}" if e.ratio is not None else "-",
+             f"{e.ci95[0]:.3f} … {e.ci95[1]:.3f}" if e.ci95 else "-", effect_verdict(e, metric)] for e in effects]
+    figs = figure_entries([plots.effects(summary.metric, [(effect_label(e), e) for e in effects])], "eff") \
+        if effects else []
+    return rows, figs
+
+
+def warmup_part(tl: TimelineSet, summary: Summary) -> tuple[list[str], list[list[str]]]:
+    classes = sorted({k for c in tl.warmup_classes.values() for k in c})
+    rows = [[cs.cell.name, *[str(tl.warmup_classes.get(cs.cell.name, {}).get(k, 0)) for k in classes]]
+            for cs in summary.cells if cs.cell.name in tl.warmup_classes]
+    return ["cell", *classes], rows
+
+
+def timeline_figures(tl: TimelineSet) -> list[dict[str, str]]:
+    pauses = tl.get("gc.pause_ms")
+    per_cell: dict[tuple[str, int], list[float]] = {}
+    for s in pauses:
+        per_cell.setdefault((s.cell, s.cell_idx), []).extend(v for v in s.values if v is not None)
+    figs = [
+        plots.throughput(tl.get("progress.rate"), tl.progress),
+        plots.lines("Memory over time (RSS solid, PSS dotted)",
+                    [("RSS", tl.get("mem.rss_bytes")), ("PSS", tl.get("mem.pss_bytes"))]),
+        plots.lines("Transparent huge pages in use", [("", tl.get("mem.anon_huge_bytes"))]),
+        plots.lines("CPU by thread group (cumulative; app solid, JIT dotted, GC dashed, VM dash-dot)",
+                    [(name.split(".")[1].removesuffix("_s"), tl.get(name)) for name in CPU_SERIES], "CPU seconds"),
+        plots.pause_timeline(pauses),
+        plots.histogram("GC pause durations", [(c, i, v) for (c, i), v in per_cell.items()], "pause (ms)"),
+        plots.lines("Heap after GC", [("", tl.get("gc.heap_after_mb"))], "MB", mode="markers"),
+    ]
+    return figure_entries(figs, "tl")
+
+
+def metric_tables(summary: Summary) -> list[dict[str, Any]]:
+    out = []
+    for title, columns in (("GC per cell (mean per invocation)", GC_COLUMNS),
+                           ("Memory, threads and throughput (mean per invocation)", MEMORY_CPU_COLUMNS)):
+        present = [m for m in columns if _measured(summary, m)]
+        if present:
+            out.append({"title": title, "header": ["cell", *present],
+                        "rows": [[cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) for m in present]]
+                                 for cs in summary.cells]})
+    workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
+    if workload:
+        out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
+                    "rows": [[cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) for m in workload]]
+                             for cs in summary.cells]})
+    return out
+
+
+def _output(inv: StoredInvocation) -> str:
+    text = ""
+    if inv.stdout_tail:
+        text += "--- stdout (tail) ---\n" + inv.stdout_tail[-MAX_OUTPUT_CHARS:]
+    if inv.stderr_tail:
+        text += ("\n" if text else "") + "--- stderr (tail) ---\n" + inv.stderr_tail[-MAX_OUTPUT_CHARS:]
+    return text or "(no output)"
+
+
+def output_parts(summary: Summary, invocations: list[StoredInvocation]) -> tuple[list[dict[str, Any]], int,
+                                                                                  list[dict[str, Any]]]:
+    names = {cs.cell.id: cs.cell.name for cs in summary.cells}
+    failed = [i for i in invocations if i.status != "ok"]
+    failures = [{"cell": names.get(i.cell_id, "?"), "id": i.id, "status": i.status, "reason": i.reason,
+                 "output": _output(i)} for i in failed[:MAX_FAILURES_SHOWN]]
+    last: dict[int, StoredInvocation] = {}
+    for inv in invocations:
+        if inv.status == "ok":
+            last[inv.cell_id] = inv
+    outputs = [{"cell": cs.cell.name, "id": last[cs.cell.id].id, "output": _output(last[cs.cell.id])}
+               for cs in summary.cells if cs.cell.id in last]
+    return failures, max(0, len(failed) - MAX_FAILURES_SHOWN), outputs
+
+
+def _fingerprint_rows(fp: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for key, value in sorted(fp.items()):
+        if isinstance(value, dict):
+            rows.extend([f"{key}: {k}", str(v)] for k, v in sorted(value.items()))
+        else:
+            rows.append([key, registry.format_value(value, "bytes") if key.endswith("_bytes") and value else
+                         str(value)])
+    return rows
+
+
+def _description(spec_text: str) -> str:
+    import tomllib
+
+    try:
+        value = tomllib.loads(spec_text).get("description")
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
+    """Everything the report template shows."""
+    exp = summary.experiment
+    invocations = store.invocations(exp.id)
+    ok = [i for i in invocations if i.status == "ok"]
+    by_cell: dict[int, list[StoredInvocation]] = {}
+    for inv in ok:
+        by_cell.setdefault(inv.cell_id, []).append(inv)
+    tl = load_timelines(store, [cs.cell for cs in summary.cells], invocations)
+    header, rows = cell_rows(summary)
+    effects_rows, effects_figs = effects_part(summary)
+    warmup_header, warmup_rows = warmup_part(tl, summary)
+    failures, hidden, outputs = output_parts(summary, invocations)
+    return {
+        "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
+        "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
+        "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
+        "cells": summary.cells, "description": _description(exp.spec_text),
+        "verdicts": verdict_items(summary), "hazards": summary.hazards,
+        "cell_header": header, "cell_rows": rows,
+        "metric_sections": metric_sections(summary, by_cell),
+        "effects_rows": effects_rows, "effects_figures": effects_figs,
+        "warmup_header": warmup_header, "warmup_rows": warmup_rows,
+        "timeline_figures": timeline_figures(tl), "metric_tables": metric_tables(summary),
+        "failures": failures, "failures_hidden": hidden, "outputs": outputs,
+        "command_line": exp.command_line,
+        "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}
+                          for cs in summary.cells],
+        "fingerprint_rows": _fingerprint_rows(exp.fingerprint), "spec_text": exp.spec_text,
+        "spec_path": exp.spec_path, "notes": [*summary.analysis.notes, *tl.notes],
+    }
+
