@@ -142,7 +142,7 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
                                             f"flags were checked)", hint="the flag is accepted but does not "
                                             "apply; fix the machine setting or drop the flag", cell=pc.cell.name))
         if pc.added_unlocks:
-            store.add_hazard(exp_id, Hazard("unlock-added", f"added {' '.join(pc.added_unlocks)} for "
+            store.add_hazard(exp_id, Hazard(hazards.UNLOCK_ADDED, f"added {' '.join(pc.added_unlocks)} for "
                                             f"diagnostic/experimental flags", cell=pc.cell.name))
     store.set_baseline(exp_id, plan.baseline_index)
     return _State(exp_id, cell_ids, print_fp, budget)
@@ -183,7 +183,7 @@ def _run_until(plan: Plan, store: SqlStore, options: RunOptions, observer: RunOb
     while not precision_check(store, state.experiment_id, options.metric, target):
         if _out_of_budget(options, state):
             observer.extended(0, "budget spent before the target precision")
-            _warn(store, observer, state, Hazard("precision-not-reached",
+            _warn(store, observer, state, Hazard(hazards.PRECISION_NOT_REACHED,
                   f"stopped by the budget before every 95% CI was within {target:.1%}",
                   hint="raise --max-invocations or --budget"))
             return

@@ -102,7 +102,7 @@ def compare_experiments(store: SqlStore, a_id: int, b_id: int, metric: str = "wa
                          "the machine or a JDK changed; part of any difference may be the machine's")
                for change in changes(a.fingerprint, b.fingerprint)]
     if a.spec_hash != b.spec_hash:
-        hazards.append(hz.Hazard("spec-changed", f"experiments {a_id} and {b_id} ran different specs",
+        hazards.append(hz.Hazard(hz.SPEC_CHANGED, f"experiments {a_id} and {b_id} ran different specs",
                                  "cells with the same name may still differ in flags or workload"))
     return ExperimentComparison(a, b, metric, pairs, tuple(n for n in values_a if n not in values_b),
                                 tuple(n for n in values_b if n not in values_a), tuple(hazards))

@@ -46,6 +46,7 @@ class Summary:
     verdicts: dict[str, str]  # cell name -> sentence
     hazards: tuple[hz.Hazard, ...]
     units: dict[str, str] = field(default_factory=dict)
+    warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
 
     def to_json(self) -> dict[str, Any]:
         return summary_json(self)
@@ -93,7 +94,20 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
                                         if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name}))))
     hazards = _hazards(stored_hazards, cell_summaries, analysis)
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
-                   analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units)
+                   analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
+                   warmup_classes=_warmup_classes(store, cells, ok))
+
+
+def _warmup_classes(store: SqlStore, cells: list[StoredCell],
+                    ok: dict[int, list[StoredInvocation]]) -> dict[str, dict[str, int]]:
+    """How many invocations of each cell fell in each warm-up class (flat, warm-up, ...)."""
+    names = {inv.id: c.name for c in cells for inv in ok[c.id]}
+    docs = store.documents(list(names), "progress")
+    out: dict[str, Counter[str]] = {}
+    for inv_id, doc in docs.items():
+        if isinstance(doc, dict) and doc.get("class"):
+            out.setdefault(names[inv_id], Counter())[str(doc["class"])] += 1
+    return {cell: dict(counts) for cell, counts in out.items()}
 
 
 def _factor_names(cells: list[StoredCell]) -> list[str]:
@@ -190,6 +204,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "effects": [e.to_json() for e in s.analysis.effects],
         "drift": {k: v.to_json() for k, v in s.analysis.drift.items()},
         "warnings": [h.to_json() for h in s.hazards],
+        "warmup_classes": s.warmup_classes,
         "notes": list(s.analysis.notes),
         "fingerprint": s.experiment.fingerprint,
     }

@@ -49,6 +49,8 @@ def render(summary: Summary, console: Console) -> None:
     wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)")
     if wl_table is not None:
         console.print(wl_table)
+    if summary.warmup_classes:
+        console.print(_warmup_table(summary))
     if summary.hazards:
         console.print(Text("Warnings", style="bold yellow"))
         for h in summary.hazards:
@@ -110,4 +112,17 @@ def _metric_table(summary: Summary, metric_names: tuple[str, ...], title: str) -
     for cs in summary.cells:
         table.add_row(cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) if m.startswith("workload.")
                                       else _fmt(m, _mean(cs.stats.get(m))) for m in present])
+    return table
+
+
+def _warmup_table(summary: Summary) -> Table:
+    """Warm-up classes per cell (after Barrett et al. 2017): how many invocations of each."""
+    classes = sorted({k for counts in summary.warmup_classes.values() for k in counts})
+    table = Table(title="Warm-up classes (invocations per class)", header_style="bold")
+    table.add_column("cell")
+    for name in classes:
+        table.add_column(name, justify="right")
+    for cs in summary.cells:
+        counts = summary.warmup_classes.get(cs.cell.name, {})
+        table.add_row(cs.cell.name, *[str(counts.get(name, "")) for name in classes])
     return table
