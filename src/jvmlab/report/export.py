@@ -49,7 +49,7 @@ def export_text(summary: Summary, store: SqlStore, fmt: str) -> str:
     if fmt == "markdown":
         return markdown(summary)
     cells = {cs.cell.id: cs.cell for cs in summary.cells}
-    invocations = store.invocations(summary.experiment.id)
+    invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
     if fmt == "csv":
         return to_csv(summary, cells, invocations)
     doc = hyperfine(cells, invocations) if fmt == "hyperfine" else full_json(summary, cells, invocations)

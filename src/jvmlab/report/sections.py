@@ -29,7 +29,7 @@ from jvmlab.store.sql import SqlStore
 PLOT_METRICS = ("wall_s", "cpu_s", "max_rss_bytes", "gc.pause_p99_ms", "gc.pause_total_ms",
                 "mem.peak_pss_bytes", "progress.steady_rate", "progress.warmup_s")
 MAX_METRIC_SECTIONS = 6
-SECONDARY_RESAMPLES = 2000
+SECONDARY_RESAMPLES = 1000
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p50_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.full_count", "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct",
               "gc.alloc_rate_mb_s")
@@ -242,7 +242,7 @@ def _description(spec_text: str) -> str:
 def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
     """Everything the report template shows."""
     exp = summary.experiment
-    invocations = store.invocations(exp.id)
+    invocations = list(summary.invocations) or store.invocations(exp.id)
     ok = [i for i in invocations if i.status == "ok"]
     by_cell: dict[int, list[StoredInvocation]] = {}
     for inv in ok:

@@ -47,6 +47,7 @@ class Summary:
     hazards: tuple[hz.Hazard, ...]
     units: dict[str, str] = field(default_factory=dict)
     warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
+    invocations: tuple[StoredInvocation, ...] = ()  # every measured invocation, failures included
 
     def to_json(self) -> dict[str, Any]:
         return summary_json(self)
@@ -95,7 +96,7 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
     hazards = _hazards(stored_hazards, cell_summaries, analysis)
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
                    analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
-                   warmup_classes=_warmup_classes(store, cells, ok))
+                   warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations))
 
 
 def _warmup_classes(store: SqlStore, cells: list[StoredCell],
