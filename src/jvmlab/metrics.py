@@ -29,6 +29,33 @@ class Metric:
         return format_value(value, self.unit)
 
 
+def scale_for(value: float, unit: str) -> tuple[float, str]:
+    """(divisor, suffix) that shows ``value`` readably: seconds as ms below 1 s, bytes in
+    KiB/MiB/GiB. Used to print a value and its spread or interval in one unit."""
+    if unit == "s":
+        return (0.001, "ms") if abs(value) < 1.0 else (1.0, "s")
+    if unit == "ms":
+        return (1000.0, "s") if abs(value) >= 10_000 else (1.0, "ms")
+    if unit == "bytes":
+        for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+            if abs(value) >= scale:
+                return float(scale), name
+        return 1.0, "B"
+    return 1.0, unit
+
+
+def format_group(values: list[float | None], unit: str, sep: str) -> str:
+    """Several values in the scale of the first, the unit once: "70.4 ± 3.4 ms", "66.7–73.9 ms"."""
+    if not values or values[0] is None:
+        return "-"
+    divisor, suffix = scale_for(values[0], unit)
+    if unit == "share":
+        divisor, suffix = 0.01, "%"
+    digits = 3
+    parts = [("-" if v is None else f"{v / divisor:.{digits}g}") for v in values]
+    return f"{sep.join(parts)} {suffix}".rstrip()
+
+
 def format_value(value: float, unit: str) -> str:
     """Format a number in a unit, picking a readable scale."""
     if unit == "s":

@@ -22,8 +22,16 @@ def _fmt(metric: str, value: float | None) -> str:
 def _mean_sd(metric: str, st: CellStats | None) -> str:
     if st is None or st.mean is None:
         return "-"
-    sd = f" ± {_fmt(metric, st.sd)}" if st.sd is not None else ""
-    return f"{_fmt(metric, st.mean)}{sd}"
+    unit = registry.get(metric).unit
+    if st.sd is None:
+        return registry.format_group([st.mean], unit, "")
+    return registry.format_group([st.mean, st.sd], unit, " ± ")
+
+
+def _range(metric: str, low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "-"
+    return registry.format_group([low, high], registry.get(metric).unit, "–")
 
 
 def render(summary: Summary, console: Console) -> None:
@@ -31,12 +39,12 @@ def render(summary: Summary, console: Console) -> None:
     metric = summary.metric
     console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
-    console.print(_cells_table(summary))
+    console.print(_cells_table(summary, wide=console.width >= 150))
     if summary.analysis.comparisons:
         console.print(Text("Verdicts", style="bold"))
         for comp in summary.analysis.comparisons:
             style = "green" if comp.significant else "dim"
-            console.print(Text(f"  {comp.cell}: {summary.verdicts.get(comp.cell, '')}", style=style))
+            console.print(Text(f"  {summary.verdicts.get(comp.cell, comp.cell)}", style=style))
     if summary.analysis.effects:
         console.print(_effects_table(summary))
     gc_table = _metric_table(summary, GC_COLUMNS, "GC per cell (mean per invocation)")
@@ -59,31 +67,39 @@ def render(summary: Summary, console: Console) -> None:
                 console.print(Text(f"      hint: {h.hint}", style="dim"))
 
 
-def _cells_table(summary: Summary) -> Table:
+def _cells_table(summary: Summary, wide: bool = True) -> Table:
+    """Cells with their statistics; median and min–max only where the terminal is wide."""
     metric = summary.metric
+    any_failed = any(cs.failures for cs in summary.cells)
     table = Table(title=None, show_lines=False, header_style="bold")
-    for col in ("cell", "n", "fail", f"{metric} mean ± sd", "median", "min … max", "95% CI of mean",
-                "user", "sys", "peak RSS", "vs baseline"):
-        table.add_column(col, justify="left" if col == "cell" else "right", overflow="fold")
+    table.add_column("cell", no_wrap=True)
+    table.add_column("n", justify="right")
+    if any_failed:
+        table.add_column("fail", justify="right")
+    columns = [f"{metric} mean ± sd", "95% CI of mean"] + (["median", "min–max"] if wide else []) + \
+        ["user", "sys", "peak RSS", "vs baseline (95% CI)"]
+    for col in columns:
+        table.add_column(col, justify="right", no_wrap=col != "peak RSS")
     for cs in summary.cells:
         st = cs.stats.get(metric)
         comp = comparison_of(summary, cs.cell.name)
         if cs.cell.name == summary.baseline:
             rel = "baseline"
         elif comp is not None and comp.ratio is not None:
-            ci = f" [{comp.ci95[0]:.3f}–{comp.ci95[1]:.3f}]" if comp.ci95 else ""
+            ci = f" ({comp.ci95[0]:.3f}–{comp.ci95[1]:.3f})" if comp.ci95 else ""
             rel = f"{comp.ratio:.3f}x{ci}"
         else:
             rel = "-"
         ci95 = st.mean_ci95 if st else None
         name = cs.cell.name + (" (!)" if cs.not_in_effect else "")
-        table.add_row(
-            name, str(cs.n), str(cs.failures) if cs.failures else "", _mean_sd(metric, st),
-            _fmt(metric, st.median if st else None),
-            f"{_fmt(metric, st.min if st else None)} … {_fmt(metric, st.max if st else None)}",
-            f"{_fmt(metric, ci95[0])} … {_fmt(metric, ci95[1])}" if ci95 else "-",
-            _fmt("user_s", _mean(cs.stats.get("user_s"))), _fmt("sys_s", _mean(cs.stats.get("sys_s"))),
-            _fmt("max_rss_bytes", _mean(cs.stats.get("max_rss_bytes"))), rel)
+        row = [name, str(cs.n)] + ([str(cs.failures) if cs.failures else ""] if any_failed else [])
+        row += [_mean_sd(metric, st), _range(metric, *ci95) if ci95 else "-"]
+        if wide:
+            row += [_fmt(metric, st.median if st else None),
+                    _range(metric, st.min if st else None, st.max if st else None)]
+        row += [_fmt("user_s", _mean(cs.stats.get("user_s"))), _fmt("sys_s", _mean(cs.stats.get("sys_s"))),
+                _fmt("max_rss_bytes", _mean(cs.stats.get("max_rss_bytes"))), rel]
+        table.add_row(*row)
     return table
 
 
@@ -102,16 +118,17 @@ def _effects_table(summary: Summary) -> Table:
 
 
 def _metric_table(summary: Summary, metric_names: tuple[str, ...], title: str) -> Table | None:
+    """One row per metric, one column per cell (cells are few; metric names are long)."""
     present = [m for m in metric_names if any(m in cs.stats and cs.stats[m].n for cs in summary.cells)]
     if not present:
         return None
     table = Table(title=title, header_style="bold")
-    table.add_column("cell")
-    for m in present:
-        table.add_column(m, justify="right")
+    table.add_column("metric", no_wrap=True)
     for cs in summary.cells:
-        table.add_row(cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) if m.startswith("workload.")
-                                      else _fmt(m, _mean(cs.stats.get(m))) for m in present])
+        table.add_column(cs.cell.name, justify="right")
+    for m in present:
+        table.add_row(m, *[_mean_sd(m, cs.stats.get(m)) if m.startswith("workload.")
+                           else _fmt(m, _mean(cs.stats.get(m))) for cs in summary.cells])
     return table
 
 

@@ -1,0 +1,157 @@
+"""The GC collector: a GC log per invocation, summarised by :mod:`jvmlab.gclog`.
+
+Each invocation's JVM writes its own log into the invocation's artifacts folder
+(``gc-<pid>.log``; ``%p`` keeps logs of several JVMs of one ``command`` workload apart).
+The flags are added after the user's own: the JVM accepts several ``-Xlog`` outputs, so a
+user's own GC log keeps working. Logs are not rotated (``filecount=0``) so one file is one
+run. After the run the log becomes ``documents["gc"]`` (the analyzer's summary JSON),
+``gc.*`` metrics, and two timelines: "gc.pause_ms" (each pause at the uptime its end was
+logged, value its duration) and "gc.heap_after_mb". JVM uptime starts a few milliseconds
+after the executor's clock; timelines are not shifted for that.
+
+The log's warning and error lines are kept (``warning_lines``) for the flag-effect probe,
+which runs after this one; with ``keep_gc_logs = false`` the log is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from pathlib import Path
+
+from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
+from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.hazards import Hazard
+from jvmlab.jdk.model import JdkInfo
+
+NO_GC_LOG = "gc-log-missing"
+GC_LOG_UNREADABLE = "gc-log-unreadable"
+_WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
+_MAX_WARNINGS = 50
+_MAX_TIMELINE_POINTS = 200_000
+
+
+def gc_log_args(jdk: JdkInfo, artifacts_dir: Path) -> list[str]:
+    """The flags that make ``jdk`` write a GC log named ``gc-<pid>.log`` into ``artifacts_dir``."""
+    target = artifacts_dir / "gc-%p.log"
+    if jdk.vm_kind == "OpenJ9":
+        return [f"-Xverbosegclog:{target}"]
+    if jdk.feature <= 8:
+        return ["-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps", f"-Xloggc:{target}"]
+    return [f'-Xlog:gc*,safepoint:file="{target}":uptime,level,tags:filecount=0']
+
+
+def find_logs(artifacts_dir: Path) -> list[Path]:
+    """GC logs the probe's flags produced, largest first."""
+    logs = [p for p in artifacts_dir.glob("gc-*.log") if p.is_file()]
+    return sorted(logs, key=lambda p: (-p.stat().st_size, p.name))
+
+
+def scan_warnings(path: Path) -> list[str]:
+    """The log's ``[warning]`` and ``[error]`` lines (at most 50), read in bounded chunks."""
+    from jvmlab.gclog.reader import iter_chunks
+
+    found: list[str] = []
+    for chunk in iter_chunks(path):
+        if "[warning" not in chunk and "[error" not in chunk:
+            continue
+        found.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
+        if len(found) >= _MAX_WARNINGS:
+            break
+    return found[:_MAX_WARNINGS]
+
+
+def gc_timelines(path: Path) -> dict[str, Timeline]:
+    """Pause and heap-after-GC timelines of one log (bounded in length)."""
+    from jvmlab.gclog import iter_events
+
+    pause_t: list[float] = []
+    pause_ms: list[float] = []
+    heap_t: list[float] = []
+    heap_mb: list[float] = []
+    for event in iter_events(path):
+        if event.t_s is None or len(pause_t) + len(heap_t) >= _MAX_TIMELINE_POINTS:
+            continue
+        if event.type == "pause" and event.duration_ms is not None:
+            pause_t.append(event.t_s)
+            pause_ms.append(event.duration_ms)
+        if event.heap_after_mb is not None and event.type in ("pause", "cycle"):
+            heap_t.append(event.t_s)
+            heap_mb.append(event.heap_after_mb)
+    out: dict[str, Timeline] = {}
+    if pause_t:
+        out["gc.pause_ms"] = Timeline(tuple(pause_t), tuple(pause_ms), "ms")
+    if heap_t:
+        out["gc.heap_after_mb"] = Timeline(tuple(heap_t), tuple(heap_mb), "MB")
+    return out
+
+
+class GcProbe(NullProbe):
+    """Adds the GC log flags; after the run, summarises the log."""
+
+    def __init__(self, ctx: ProbeContext, keep_logs: bool) -> None:
+        self.ctx = ctx
+        self.keep_logs = keep_logs
+        self.pid: int | None = None
+        self.warning_lines: list[str] = []
+        self.log_path: Path | None = None
+
+    def jvm_args(self) -> list[str]:
+        return gc_log_args(self.ctx.jdk, self.ctx.artifacts_dir)
+
+    def on_start(self, pid: int) -> None:
+        self.pid = pid
+
+    def finish(self, result: ProcessResult) -> Collected:
+        logs = find_logs(self.ctx.artifacts_dir)
+        if not logs:
+            if result.status != Status.OK:
+                return Collected()
+            return Collected(hazards=[Hazard(
+                NO_GC_LOG, "the JVM wrote no GC log",
+                hint="a `command` workload must pass {jvm_args} to java; or switch the GC collector off")])
+        own = self.ctx.artifacts_dir / f"gc-{self.pid}.log"
+        path = own if own in logs else logs[0]
+        self.log_path = path
+        try:
+            return self._summarize(path, logs, result)
+        except Exception as err:  # noqa: BLE001 - a broken log must not lose the invocation
+            return Collected(documents={"gc": {"files": [str(path)], "error": str(err)}},
+                             hazards=[Hazard(GC_LOG_UNREADABLE, f"{path.name}: {err}",
+                                             hint="see the log in the invocation's artifacts folder")])
+        finally:
+            if not self.keep_logs:
+                for log in logs:
+                    log.unlink(missing_ok=True)
+
+    def _summarize(self, path: Path, logs: list[Path], result: ProcessResult) -> Collected:
+        from jvmlab.gclog import analyze_paths, summary_metrics
+
+        self.warning_lines = scan_warnings(path)
+        summary = analyze_paths([path])[0]
+        wall_s = result.measures.wall_s if result.measures else None
+        document = summary.to_json()
+        document["kept"] = self.keep_logs
+        if len(logs) > 1:
+            document["other_logs"] = [str(p) for p in logs if p != path]
+        return Collected(metrics=summary_metrics(summary, wall_s=wall_s), timelines=gc_timelines(path),
+                         documents={"gc": document})
+
+
+class GcCollector:
+    """Makes one :class:`GcProbe` per invocation and remembers it for the flag-effect probe."""
+
+    name = "gc"
+
+    def __init__(self, keep_logs: bool = True) -> None:
+        self.keep_logs = keep_logs
+        self._probes: weakref.WeakValueDictionary[Path, GcProbe] = weakref.WeakValueDictionary()
+
+    def probe(self, ctx: ProbeContext) -> GcProbe:
+        probe = GcProbe(ctx, self.keep_logs)
+        self._probes[ctx.artifacts_dir] = probe
+        return probe
+
+    def probe_for(self, ctx: ProbeContext) -> GcProbe | None:
+        """The probe made for the same invocation (same artifacts folder), if any."""
+        return self._probes.get(ctx.artifacts_dir)

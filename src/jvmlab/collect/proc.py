@@ -1,0 +1,332 @@
+"""The /proc sampler: memory (RSS, PSS, AnonHugePages) and CPU per thread group over time.
+
+A daemon thread samples the child every ``interval_s`` (default 100 ms) until the child
+exits. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
+every read at offset 0, so descriptors are opened once and kept) plus one read of
+``statm`` per process for RSS. PSS and AnonHugePages come from ``smaps_rollup``, which
+walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
+often as keeps its cost under ``ROLLUP_BUDGET`` (0.5 %) of one core: every sample for a
+small process, every second or so for a big heap. The "mem.pss_bytes" and
+"mem.anon_huge_bytes" timelines therefore have their own, sparser times, and a short
+peak between two rollup reads can be missed. See bench/observer_effect.py.
+
+CPU time is attributed per thread from ``/proc/PID/task/TID/stat`` (its name is in the
+same line) and grouped by :func:`jvmlab.collect.threads.thread_group`. The last CPU time
+seen of every thread is kept, so threads that exit between samples keep what they used up
+to their last sample; what a thread used after its last sample, and everything after the
+last sample of the run, is not attributed (at most one interval per thread). Shares are
+of the attributed CPU time.
+
+The sampled pid is the one the executor started; its descendants (found through
+``/proc/PID/task/*/children``: at every sample for processes of at most 4 threads such as
+a launcher shell, once a second for bigger ones) are sampled too, so a ``command`` workload
+whose launcher starts the JVM is still measured. Memory is then the sum over the tree.
+PSS is the figure to trust when a collector maps the heap several times (ZGC on JDK 17
+counts each page up to three times in RSS).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
+from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
+from jvmlab.execute.records import ProcessResult
+from jvmlab.hazards import Hazard
+
+UNSUPPORTED = "collector-unsupported"
+_TREE_EVERY_S = 1.0
+_MAX_RUN_S = 7 * 24 * 3600  # the sampling loop's bound
+_MAX_PROCESSES = 64  # the tree's bound
+_SMALL_PROCESS = 4  # threads; children of such processes are looked for at every sample
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+ROLLUP_BUDGET = 0.005  # share of one core that reading smaps_rollup may use
+_ROLLUP_KEYS = {b"Rss:": "rss", b"Pss:": "pss", b"AnonHugePages:": "anon_huge"}
+_CPU_TIMELINES = {JIT: "cpu.jit_s", GC: "cpu.gc_s", APP: "cpu.app_s", VM: "cpu.vm_s"}
+_SHARE_METRICS = {JIT: "cpu.jit_share", GC: "cpu.gc_share", APP: "cpu.app_share", VM: "cpu.vm_share"}
+
+
+def proc_supported() -> bool:
+    """True on Linux with ``smaps_rollup`` (kernel 4.14+)."""
+    return sys.platform.startswith("linux") and os.path.exists("/proc/self/smaps_rollup")
+
+
+@dataclass(frozen=True)
+class ProcSample:
+    """One sample of the whole process tree. Memory in bytes; CPU cumulative seconds per group."""
+
+    t_s: float
+    rss_bytes: int
+    pss_bytes: int | None  # None: smaps_rollup not read at this sample
+    anon_huge_bytes: int | None
+    cpu_s: dict[str, float]
+
+
+def parse_stat(data: bytes) -> tuple[str, int] | None:
+    """(comm, utime + stime in clock ticks) from a ``stat`` line; None when malformed."""
+    start, end = data.find(b"("), data.rfind(b")")
+    if start < 0 or end < start:
+        return None
+    fields = data[end + 2:].split()
+    if len(fields) < 13:
+        return None
+    return data[start + 1:end].decode("utf-8", "replace"), int(fields[11]) + int(fields[12])
+
+
+def parse_rollup(data: bytes) -> dict[str, int]:
+    """Rss, Pss and AnonHugePages (bytes) from ``smaps_rollup``; missing keys are absent."""
+    found: dict[str, int] = {}
+    for line in data.split(b"\n"):
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in _ROLLUP_KEYS:
+            found[_ROLLUP_KEYS[parts[0]]] = int(parts[1]) * 1024
+    return found
+
+
+def _pread(fd: int, size: int) -> bytes:
+    return os.pread(fd, size, 0)
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class _Process:
+    """Open descriptors of one process of the tree, and the last CPU seen of its threads."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.rollup_fd: int | None = None
+        self.statm_fd: int | None = None
+        self.task_fds: dict[int, int] = {}
+        self.alive = True
+
+    def rss_bytes(self) -> int:
+        """Resident bytes from ``statm`` (kernel counters: cheap whatever the heap size)."""
+        try:
+            if self.statm_fd is None:
+                self.statm_fd = os.open(f"/proc/{self.pid}/statm", os.O_RDONLY)
+            fields = _pread(self.statm_fd, 256).split()
+            return int(fields[1]) * _PAGE_BYTES if len(fields) > 1 else 0
+        except (OSError, ValueError):
+            return 0
+
+    def memory(self) -> dict[str, int]:
+        """Rss, Pss and AnonHugePages from ``smaps_rollup`` (walks the page tables: costly)."""
+        try:
+            if self.rollup_fd is None:
+                self.rollup_fd = os.open(f"/proc/{self.pid}/smaps_rollup", os.O_RDONLY)
+            return parse_rollup(_pread(self.rollup_fd, 8192))
+        except OSError:
+            return {}
+
+    def tids(self) -> list[int]:
+        try:
+            return [int(name) for name in os.listdir(f"/proc/{self.pid}/task")]
+        except OSError:
+            self.alive = False
+            return []
+
+    def read_task(self, tid: int) -> tuple[str, int] | None:
+        fd = self.task_fds.get(tid)
+        try:
+            if fd is None:
+                fd = os.open(f"/proc/{self.pid}/task/{tid}/stat", os.O_RDONLY)
+                self.task_fds[tid] = fd
+            return parse_stat(_pread(fd, 1024))
+        except OSError:
+            if fd is not None:
+                _close(fd)
+                self.task_fds.pop(tid, None)
+            return None
+
+    def children(self) -> list[int]:
+        kids: list[int] = []
+        for tid in list(self.task_fds):
+            try:
+                with open(f"/proc/{self.pid}/task/{tid}/children", "rb") as f:
+                    kids.extend(int(x) for x in f.read().split())
+            except (OSError, ValueError):
+                continue
+        return kids
+
+    def close(self) -> None:
+        for fd in self.task_fds.values():
+            _close(fd)
+        self.task_fds.clear()
+        for fd in (self.rollup_fd, self.statm_fd):
+            if fd is not None:
+                _close(fd)
+        self.rollup_fd = self.statm_fd = None
+
+
+class TreeSampler:
+    """Samples a process and its descendants; keeps every thread's last CPU time."""
+
+    def __init__(self, pid: int) -> None:
+        self.processes: dict[int, _Process] = {pid: _Process(pid)}
+        self.last_ticks: dict[tuple[int, int], tuple[str, int]] = {}  # (pid, tid) -> (group, ticks)
+        self.retired = dict.fromkeys(GROUPS, 0)  # ticks of threads whose tid was reused
+        self._last_tree: float | None = None
+        self._next_rollup = 0.0
+
+    def sample(self, t_s: float) -> ProcSample:
+        every = self._last_tree is None or t_s - self._last_tree >= _TREE_EVERY_S
+        if every:
+            self._last_tree = t_s
+        self._grow_tree(every)
+        rollup = t_s >= self._next_rollup
+        started = time.perf_counter()
+        rss, pss, anon_huge = 0, 0, 0
+        for proc in list(self.processes.values()):
+            if not proc.alive:
+                continue
+            rss += proc.rss_bytes()
+            if rollup:
+                mem = proc.memory()
+                pss += mem.get("pss", 0)
+                anon_huge += mem.get("anon_huge", 0)
+            for tid in proc.tids():
+                self._see_task(proc, tid)
+        if rollup:
+            # Reading smaps_rollup of a big pre-touched heap takes milliseconds: space the
+            # reads so they cost at most ROLLUP_BUDGET of one core.
+            self._next_rollup = t_s + (time.perf_counter() - started) / ROLLUP_BUDGET
+        return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
+
+    def _see_task(self, proc: _Process, tid: int) -> None:
+        read = proc.read_task(tid)
+        if read is None:
+            return
+        comm, ticks = read
+        key = (proc.pid, tid)
+        previous = self.last_ticks.get(key)
+        if previous is not None and ticks < previous[1]:  # tid reused by a new thread
+            self.retired[previous[0]] += previous[1]
+        self.last_ticks[key] = (thread_group(comm), ticks)
+
+    def _grow_tree(self, all_processes: bool) -> None:
+        """Find new children: of small processes (launchers, shells) at every sample, of
+        big ones (a JVM has some 20 threads) once a second, to keep samples cheap."""
+        for proc in list(self.processes.values()):
+            if not proc.alive or (not all_processes and len(proc.task_fds) > _SMALL_PROCESS):
+                continue
+            for kid in proc.children():
+                if kid not in self.processes and len(self.processes) < _MAX_PROCESSES:
+                    self.processes[kid] = _Process(kid)
+
+    def cpu_s(self) -> dict[str, float]:
+        ticks = dict(self.retired)
+        for group, value in self.last_ticks.values():
+            ticks[group] += value
+        return {group: value / _CLK_TCK for group, value in ticks.items()}
+
+    def close(self) -> None:
+        for proc in self.processes.values():
+            proc.close()
+
+
+class ProcProbe(NullProbe):
+    """Samples one invocation in a background thread between ``on_start`` and ``on_exit``."""
+
+    def __init__(self, interval_s: float, supported: bool = True) -> None:
+        self.interval_s = interval_s
+        self.supported = supported
+        self.samples: list[ProcSample] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started_epoch: float | None = None
+
+    def on_start(self, pid: int) -> None:
+        if not self.supported:
+            return
+        self._started_epoch = time.time()
+        self._thread = threading.Thread(target=self._loop, args=(pid,), name="jvmlab-proc", daemon=True)
+        self._thread.start()
+
+    def _loop(self, pid: int) -> None:
+        sampler = TreeSampler(pid)
+        t0 = time.perf_counter()
+        try:
+            for _ in range(int(_MAX_RUN_S / self.interval_s) + 1):
+                self.samples.append(sampler.sample(time.perf_counter() - t0))
+                if self._stop.wait(self.interval_s):
+                    break
+        finally:
+            sampler.close()
+
+    def on_exit(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    @property
+    def peak_rss_bytes(self) -> int | None:
+        return max((s.rss_bytes for s in self.samples), default=None)
+
+    @property
+    def peak_anon_huge_bytes(self) -> int | None:
+        return max((s.anon_huge_bytes for s in self.samples if s.anon_huge_bytes is not None), default=None)
+
+    def finish(self, result: ProcessResult) -> Collected:
+        if not self.supported:
+            return Collected(hazards=[Hazard(UNSUPPORTED, "the /proc sampler needs Linux with "
+                                             "/proc/PID/smaps_rollup (kernel 4.14 or newer)",
+                                             hint="switch it off with `[collect] proc = false`")])
+        samples = [s for s in self.samples if s.rss_bytes > 0]  # zero: not yet exec'd or a zombie
+        if not samples:
+            return Collected()
+        shift = (self._started_epoch or result.started_at) - result.started_at
+        return summarize(samples, max(0.0, shift))
+
+
+def summarize(samples: list[ProcSample], shift_s: float = 0.0) -> Collected:
+    """Timelines and metrics from samples (``shift_s`` moves times to the executor's clock)."""
+    times = tuple(round(s.t_s + shift_s, 4) for s in samples)
+    out = Collected()
+    out.timelines["mem.rss_bytes"] = Timeline(times, tuple(float(s.rss_bytes) for s in samples), "bytes")
+    out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
+    rolled = [(t, s) for t, s in zip(times, samples) if s.pss_bytes is not None]
+    for attr in ("pss_bytes", "anon_huge_bytes"):
+        if rolled:
+            values = tuple(float(getattr(s, attr)) for _, s in rolled)
+            out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
+            out.metrics[f"mem.peak_{attr}"] = max(values)
+    for group, name in _CPU_TIMELINES.items():
+        out.timelines[name] = Timeline(times, tuple(s.cpu_s[group] for s in samples), "s")
+    last = samples[-1].cpu_s
+    total = sum(last.values())
+    if total > 0:
+        for group, name in _SHARE_METRICS.items():
+            out.metrics[name] = last[group] / total
+    return out
+
+
+class ProcCollector:
+    """Makes one :class:`ProcProbe` per invocation and remembers it for the flag-effect probe."""
+
+    name = "proc"
+
+    def __init__(self, interval_ms: int = 100) -> None:
+        self.interval_s = interval_ms / 1000.0
+        self.supported = proc_supported()
+        self._probes: weakref.WeakValueDictionary[Path, ProcProbe] = weakref.WeakValueDictionary()
+
+    def probe(self, ctx: ProbeContext) -> ProcProbe:
+        probe = ProcProbe(self.interval_s, self.supported)
+        self._probes[ctx.artifacts_dir] = probe
+        return probe
+
+    def probe_for(self, ctx: ProbeContext) -> ProcProbe | None:
+        """The probe made for the same invocation (same artifacts folder), if any."""
+        return self._probes.get(ctx.artifacts_dir)

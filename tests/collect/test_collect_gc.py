@@ -1,0 +1,77 @@
+"""The GC collector on real JVMs: summaries agree with the logs' own pause lines."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jvmlab.collect.gc import GcCollector, gc_log_args
+from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.jdk.model import JdkInfo
+
+# A pause line as the JVM writes it: "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 2.345ms"
+# ("y: " / "Y: " prefixes are generational ZGC's). Counted here independently of jvmlab.gclog.
+_PAUSE_LINE = re.compile(r"\bGC\(\d+\) (?:[yYoO]: )?Pause\b.* \d+(?:\.\d+)?ms$")
+
+
+def _pause_lines(log: Path) -> int:
+    return sum(1 for line in log.read_text().splitlines() if _PAUSE_LINE.search(line))
+
+
+def test_flags_per_jdk_generation(jdk17: JdkInfo, tmp_path: Path) -> None:
+    [flag] = gc_log_args(jdk17, tmp_path)
+    assert flag == f'-Xlog:gc*,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0'
+    jdk8 = JdkInfo(Path("/jdk8"), "1.8.0_392-b08", 8, "x", "OpenJDK 64-Bit Server VM", "HotSpot", True)
+    assert gc_log_args(jdk8, tmp_path) == ["-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps",
+                                           f"-Xloggc:{tmp_path}/gc-%p.log"]
+
+
+def test_missing_log_is_a_hazard_only_for_a_successful_run(jdk17: JdkInfo, tmp_path: Path) -> None:
+    from jvmlab.collect.base import ProbeContext
+
+    probe = GcCollector().probe(ProbeContext(jdk17, "c", (), tmp_path))
+    ok = ProcessResult(Status.OK, None, 0, None, None, 1, 0.0)
+    assert [h.kind for h in probe.finish(ok).hazards] == ["gc-log-missing"]
+    failed = ProcessResult(Status.FAILED, "exit code 1", 1, None, None, 1, 0.0)
+    assert probe.finish(failed).hazards == []
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("gc_flag", ["-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC"])
+def test_summary_pause_count_matches_the_log(gc_flag: str, jdk17: JdkInfo, classes: Path, tmp_path: Path,
+                                             run_java) -> None:
+    # A user's own GC log next to ours must keep working.
+    own_log = tmp_path / "user-gc.log"
+    flags = [gc_flag, "-Xmx64m", "-XX:TieredStopAtLevel=1", f"-Xlog:gc:file={own_log}"]
+    run = run_java([GcCollector(keep_logs=True)], jdk17, tmp_path, flags, ["Garbage", "300"],
+                   classpath=classes)
+    assert run.result.status == "ok", run.result.reason
+    assert own_log.stat().st_size > 0
+    [log] = run.ctx.artifacts_dir.glob("gc-*.log")
+    expected = _pause_lines(log)
+    out = run.collected
+    doc = out.documents["gc"]
+    assert expected > 0
+    assert out.metrics["gc.pause_count"] == expected
+    assert doc["pauses"]["count"] == expected
+    assert len(out.timelines["gc.pause_ms"].t_s) == expected
+    assert out.metrics["gc.pause_max_ms"] >= out.metrics["gc.pause_p50_ms"] > 0
+    assert 0 < out.metrics["gc.paused_pct"] < 100
+    assert out.timelines["gc.heap_after_mb"].unit == "MB" and out.timelines["gc.heap_after_mb"].values
+    if gc_flag == "-XX:+UseZGC":
+        assert out.metrics["gc.concurrent_cycles"] > 0
+        assert out.metrics["gc.stall_count"] >= 0
+
+
+@pytest.mark.jvm
+def test_log_deleted_when_not_kept_jdk25(jdk25: JdkInfo, classes: Path, tmp_path: Path, run_java) -> None:
+    run = run_java([GcCollector(keep_logs=False)], jdk25, tmp_path, ["-XX:+UseZGC", "-Xmx64m"],
+                   ["Garbage", "200"], classpath=classes)
+    assert run.result.status == "ok", run.result.reason
+    assert list(run.ctx.artifacts_dir.glob("gc-*.log")) == []
+    doc = run.collected.documents["gc"]
+    assert doc["kept"] is False
+    assert doc["collector"].startswith("ZGC")
+    assert run.collected.metrics["gc.pause_count"] > 0
