@@ -21,11 +21,12 @@ from pathlib import Path
 
 from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
 from jvmlab.execute.records import ProcessResult, Status
+from jvmlab import hazards
 from jvmlab.hazards import Hazard
 from jvmlab.jdk.model import JdkInfo
 
-NO_GC_LOG = "gc-log-missing"
-GC_LOG_UNREADABLE = "gc-log-unreadable"
+NO_GC_LOG = hazards.GC_LOG_MISSING
+GC_LOG_UNREADABLE = hazards.GC_LOG_UNREADABLE
 _WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
 _MAX_WARNINGS = 50
 _MAX_TIMELINE_POINTS = 200_000

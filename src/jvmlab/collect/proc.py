@@ -38,9 +38,10 @@ from pathlib import Path
 from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
 from jvmlab.execute.records import ProcessResult
+from jvmlab import hazards
 from jvmlab.hazards import Hazard
 
-UNSUPPORTED = "collector-unsupported"
+UNSUPPORTED = hazards.COLLECTOR_UNSUPPORTED
 _TREE_EVERY_S = 1.0
 _MAX_RUN_S = 7 * 24 * 3600  # the sampling loop's bound
 _MAX_PROCESSES = 64  # the tree's bound
