@@ -119,3 +119,21 @@ def test_levels_add_program_arguments_and_environment() -> None:
     small, large = expand(spec)
     assert small.args == ("--mb", "64") and small.flags == ()
     assert large.args == ("--mb", "512") and large.flags == ("-Xmx2g",) and large.env == (("A", "1"),)
+
+
+def test_builtin_default_args_apply_only_when_nothing_else_is_given() -> None:
+    from pathlib import Path
+
+    from jvmlab.jdk.model import JdkInfo
+    from jvmlab.plan.workload import Launch
+
+    jdk = JdkInfo(home=Path("/jdk"), version="17", feature=17, vendor="x", vm="x", vm_kind="HotSpot", has_javac=True)
+    launch = Launch("builtin", classpath=("/cp",), main_class="Main", default_args=("--ms", "100"))
+    assert launch.argv(jdk, ["-Xmx1g"]) == ["/jdk/bin/java", "-Xmx1g", "-cp", "/cp", "Main", "--ms", "100"]
+    assert launch.argv(jdk, [], ("--ms", "5")) == ["/jdk/bin/java", "-cp", "/cp", "Main", "--ms", "5"]
+    given = Launch("builtin", classpath=("/cp",), main_class="Main", args=("--exit", "1"), default_args=("--ms", "1"))
+    assert given.argv(jdk, [], ("--x",))[-3:] == ["--exit", "1", "--x"]
+    command = Launch("command", command=("{java}", "{jvm_args}", "-jar", "a b.jar"), args=("$(x)",))
+    assert command.argv(jdk, ["-Xmx1g", "-Dp=q r"]) == ["/jdk/bin/java", "-Xmx1g", "-Dp=q r", "-jar", "a b.jar", "$(x)"]
+    shell = Launch("command", command=("{java} {jvm_args} -version | cat",), shell=True)
+    assert shell.argv(jdk, ["-Dp=q r"]) == ["/bin/sh", "-c", "/jdk/bin/java '-Dp=q r' -version | cat"]

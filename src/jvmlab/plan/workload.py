@@ -27,12 +27,13 @@ class Launch:
     shell: bool = False
     args: tuple[str, ...] = ()
     progress_regex: str | None = None
+    default_args: tuple[str, ...] = ()  # a built-in's, used when neither the spec nor a level gives any
 
     def argv(self, jdk: JdkInfo, jvm_flags: list[str], extra_args: tuple[str, ...] = ()) -> list[str]:
         """The full command line: the JDK's java, the flags, then the program and its
         arguments (the workload's, then the cell's levels')."""
         java = str(jdk.java)
-        args = (*self.args, *extra_args)
+        args = (*self.args, *extra_args) or self.default_args
         if self.kind in ("builtin", "main"):
             return [java, *jvm_flags, "-cp", ":".join(self.classpath), str(self.main_class), *args]
         if self.kind == "jar":
@@ -68,7 +69,7 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
         compilers = [j for j in discover() if j.has_javac] if not jdk.has_javac else []
         built = prepare_builtin(workload.builtin, jdk, compilers=compilers)
         return Launch("builtin", classpath=(str(built.classpath),), main_class=built.main_class,
-                      args=args or tuple(built.default_args),
+                      args=args, default_args=tuple(built.default_args),
                       progress_regex=workload.progress or built.progress_regex)
     if workload.main is not None:
         entries = tuple(str(_existing(base_dir, e, "classpath entry")) for e in workload.classpath or [])
