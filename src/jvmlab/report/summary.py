@@ -4,6 +4,7 @@ exports) renders. Built from the store, so a resumed or finished experiment read
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,8 +142,16 @@ def _hazards(stored: list[Any], cells: list[CellSummary], analysis: MetricAnalys
         key = (h.kind, h.cell, h.detail)
         counts[key] += 1
         seen.setdefault(key, hz.Hazard(h.kind, h.detail, h.hint or "", h.cell))
+    busy = [h for h in seen.values() if h.kind == hz.BUSY_MACHINE]
     out = [h if counts[k] == 1 else hz.Hazard(h.kind, f"{h.detail} (x{counts[k]})", h.hint, h.cell)
-           for k, h in seen.items()]
+           for k, h in seen.items() if h.kind != hz.BUSY_MACHINE]
+    if busy:
+        shares = [int(m.group(1)) for h in busy if (m := re.search(r"used (\d+)%", h.detail))]
+        worst = f", up to {max(shares)}% of the CPU" if shares else ""
+        out.insert(0, hz.Hazard(hz.BUSY_MACHINE, f"other processes were busy during {len(busy)} block(s)"
+                                f"{worst}: {busy[0].detail}" if len(busy) == 1 else
+                                f"other processes were busy during {len(busy)} block(s){worst}",
+                                busy[0].hint))
     for cs in cells:
         if cs.failures:
             top = max(cs.failure_reasons.items(), key=lambda kv: kv[1])
