@@ -152,13 +152,26 @@ def demo(
 ) -> None:
     """Run a built-in experiment on the JDKs found here (default: AlwaysPreTouch on/off, 1 GB heap)."""
     from jvmlab.plan.prepare import prepare
-    from jvmlab.scenarios import demo_spec, scenario_names
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios import scenario_names, scenario_runs, scenario_verdict
+    from jvmlab.scenarios.model import ScenarioSkipped
     from jvmlab.spec.load import parse_spec
+    from jvmlab.store import open_store
 
     if list_:
         for scenario, description in scenario_names().items():
             typer.echo(f"{scenario:12} {description}")
         return
-    text = demo_spec(name or "default", quick)
-    plan = prepare(parse_spec(text, f"scenario {name or 'default'}"), text, None)
-    run_plan(plan, store, as_json=as_json)
+    try:
+        runs = scenario_runs(name or "default", quick)
+    except ScenarioSkipped as skipped:
+        typer.echo(f"jvmlab: skipped scenario {name}: {skipped}", err=True)
+        return
+    for scenario_run in runs:
+        plan = prepare(parse_spec(scenario_run.toml, f"scenario {name or 'default'}: {scenario_run.title}"),
+                       scenario_run.toml, None)
+        exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric)
+        if name is not None:
+            paragraph = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
+                                                                          scenario_run.metric))
+            typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}): {paragraph}\n", err=as_json)

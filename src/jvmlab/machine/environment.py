@@ -8,11 +8,19 @@ hazards; ``teardown()`` runs at the end, whatever happened.
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from jvmlab import hazards
+from jvmlab.errors import UserError
 from jvmlab.hazards import Hazard
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.machine import archives, pagecache, thp, tmpfs
+from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
+
+RESIDENT_WARN_SHARE = 0.10  # after eviction, more than this still cached is reported
+HUGE_FLAGS = ("UseTransparentHugePages", "UseLargePages")
 
 
 class Environment(Protocol):
@@ -36,4 +44,158 @@ class NoEnvironment:
 
 def build_environment(plan: Plan, artifacts_root: Path) -> Environment:
     """The environment handling this plan's spec needs."""
-    return NoEnvironment()
+    env = plan.spec.environment
+    needs = (env.jdk_location or env.page_cache or env.prepare
+             or any(f.startswith(PREPARE_MARK) or any(h in f for h in HUGE_FLAGS)
+                    for pc in plan.cells for f in pc.flags))
+    return MachineEnvironment(artifacts_root) if needs else NoEnvironment()
+
+
+def run_context(plan: Plan) -> archives.RunContext:
+    """Training runs start like measured runs: same cwd, env and timeout."""
+    spec = plan.spec
+    cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
+        plan.spec_path.parent if plan.spec_path else Path.cwd())
+    return archives.RunContext(cwd=cwd, env={**os.environ, **spec.workload.env},
+                               timeout_s=spec.workload.timeout or spec.run.timeout)
+
+
+class MachineEnvironment:
+    """tmpfs JDK copies, warm/cold page cache, CDS/AOT archives and huge-page hazards."""
+
+    def __init__(self, artifacts_root: Path) -> None:
+        self.artifacts_root = Path(artifacts_root)
+        self.keep_copies = False
+        self.copies: dict[Path, tmpfs.TmpfsCopy] = {}  # source home -> copy
+        self.archives: dict[int, archives.Archive] = {}  # cell index -> archive
+        self.files: dict[int, list[Path]] = {}  # cell index -> files its JVM reads
+        self.on_tmpfs: dict[Path, bool] = {}
+        self.last_eviction: pagecache.EvictionReport | None = None
+        self._warned: set[int] = set()
+        self._evicted_since_warm = False
+
+    def setup(self, plan: Plan) -> Plan:
+        env = plan.spec.environment
+        self.keep_copies = env.keep_tmpfs_copy
+        cells = [self._locate(pc, Path(env.tmpfs_dir)) for pc in plan.cells]
+        cells = self._prepare_archives(plan, cells)
+        plan = replace(plan, cells=tuple(cells))
+        if env.page_cache:
+            self._collect_files(plan)
+            if "warm" in env.page_cache:
+                self._warm(plan)
+        return plan
+
+    def before(self, cell: PreparedCell) -> list[Hazard]:
+        out: list[Hazard] = []
+        if cell.cell.index not in self._warned:
+            self._warned.add(cell.cell.index)
+            out.extend(thp.flag_hazards(list(cell.flags), cell.cell.name))
+        level = cell.cell.level("page_cache")
+        if level == "cold":
+            out.extend(self._evict(cell))
+        elif level == "warm" and self._evicted_since_warm:
+            for f in self.files.get(cell.cell.index, []):
+                pagecache.warm(f)
+            self._evicted_since_warm = False
+        return out
+
+    def teardown(self) -> None:
+        if self.keep_copies:
+            return
+        for copy in self.copies.values():
+            if copy.created:
+                tmpfs.remove_copy(copy)
+
+    # -- setup steps --------------------------------------------------------------------
+
+    def _locate(self, pc: PreparedCell, tmpfs_dir: Path) -> PreparedCell:
+        if pc.cell.level("jdk_location") != "tmpfs":
+            return pc
+        source = pc.jdk.home
+        if source not in self.copies:
+            self.copies[source] = tmpfs.ensure_copy(source, tmpfs_dir)
+        return replace(pc, jdk=replace(pc.jdk, home=self.copies[source].home))
+
+    def _prepare_archives(self, plan: Plan, cells: list[PreparedCell]) -> list[PreparedCell]:
+        kinds = {pc.cell.index: archives.requested_kind(pc, plan.spec.environment.prepare) for pc in cells}
+        if not any(kinds.values()):
+            return cells
+        cells = self._jar_classpaths(cells)  # every cell, so only the archive differs between them
+        ctx = run_context(plan)
+        out = []
+        for pc in cells:
+            kind = kinds[pc.cell.index]
+            if kind is None:
+                out.append(pc)
+                continue
+            path = archives.archive_path(self.artifacts_root, pc, kind, plan.spec_hash[:8])
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise UserError(f"cell {pc.cell.name!r}: cannot create {path.parent} for the {kind}: {err}; "
+                                f"pass a writable --artifacts folder") from None
+            archive = archives.make_archive(pc, kind, path, ctx)
+            self.archives[pc.cell.index] = archive
+            flags = []
+            for f in pc.flags:
+                flags.extend(archive.flags if f.startswith(PREPARE_MARK) else [f])
+            if not any(f.startswith(PREPARE_MARK) for f in pc.flags):
+                flags.extend(archive.flags)
+            out.append(replace(pc, flags=tuple(flags)))
+        return out
+
+    def _jar_classpaths(self, cells: list[PreparedCell]) -> list[PreparedCell]:
+        out = []
+        for pc in cells:
+            entries = tuple(str(archives.jar_of_folder(Path(e), self.artifacts_root / "jars"))
+                            if Path(e).is_dir() else e for e in pc.launch.classpath)
+            out.append(replace(pc, launch=replace(pc.launch, classpath=entries)))
+        return out
+
+    def _collect_files(self, plan: Plan) -> None:
+        for pc in plan.cells:
+            roots = [pc.jdk.home] + [Path(e) for e in pc.launch.classpath if "*" not in e]
+            if pc.launch.jar:
+                roots.append(Path(pc.launch.jar))
+            archive = self.archives.get(pc.cell.index)
+            if archive is not None:
+                roots.append(archive.path)
+            files = [f for f in pagecache.files_under(roots) if f.name != tmpfs.COMPLETE_MARK]
+            self.files[pc.cell.index] = files
+            for f in files:
+                if f.parent not in self.on_tmpfs:
+                    self.on_tmpfs[f.parent] = tmpfs.is_tmpfs(f.parent)
+                self.on_tmpfs[f] = self.on_tmpfs[f.parent]
+
+    def _warm(self, plan: Plan) -> None:
+        seen: set[Path] = set()
+        for pc in plan.cells:
+            for f in self.files[pc.cell.index]:
+                if f not in seen:
+                    seen.add(f)
+                    pagecache.warm(f)
+
+    # -- per invocation -----------------------------------------------------------------
+
+    def _evict(self, pc: PreparedCell) -> list[Hazard]:
+        report = pagecache.evict_all(self.files.get(pc.cell.index, []), self.on_tmpfs)
+        self.last_eviction = report
+        self._evicted_since_warm = True
+        out = []
+        if report.tmpfs_files:
+            out.append(Hazard(hazards.PAGE_CACHE, f"{len(report.tmpfs_files)} file(s) this JVM reads are on "
+                              f"tmpfs (e.g. {pagecache.biggest(list(report.tmpfs_files), 1)[0]}): they live in RAM and cannot be evicted, "
+                              f"so 'cold' is warm for them",
+                              "expected for jdk_location=tmpfs; compare cold/warm on disk", pc.cell.name))
+        worst = max((r for r in report.checked if r.share is not None), key=lambda r: r.share or 0.0,
+                    default=None)
+        if worst is not None and worst.share is not None and worst.share > RESIDENT_WARN_SHARE:
+            out.append(Hazard(hazards.PAGE_CACHE, f"after eviction {worst.path.name} was still about "
+                              f"{round(worst.share * 10) * 10}% in the page cache",
+                              "pages mapped by a running process (another JVM using the same JDK) "
+                              "cannot be dropped; stop other JVMs", pc.cell.name))
+        elif not report.checked and not report.tmpfs_files:
+            out.append(Hazard(hazards.PAGE_CACHE, "cold page cache: no file could be evicted or checked",
+                              "check that the JDK and workload files are readable", pc.cell.name))
+        return out

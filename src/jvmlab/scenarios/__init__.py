@@ -1,49 +1,86 @@
-"""Built-in scenarios: specs made for the JDKs found on this machine."""
+"""Built-in scenarios: specs made for the JDKs found on this machine.
+
+``scenario_runs(name, quick)`` gives the experiments a scenario runs (some need several specs:
+cds runs hello and hellostream, all runs the five classics); ``scenario_verdict(name,
+summary)`` turns one run's Summary into a paragraph with confidence intervals.
+"""
 
 from __future__ import annotations
 
-import json
-
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios.jdks import demo_jdks, jvms_table
+from jvmlab.scenarios.model import ScenarioRun
+
+__all__ = ["SCENARIOS", "ScenarioRun", "demo_jdks", "demo_spec", "jvms_table", "scenario_names",
+           "scenario_runs", "scenario_specs", "scenario_verdict"]
 
 SCENARIOS = {
     "default": "AlwaysPreTouch off/on at a 1 GB heap on up to two JDKs (about a minute)",
+    "pretouch": "AlwaysPreTouch x heap size x THP x G1/Parallel/Serial: seconds per GB, RSS committed",
+    "largepages": "tlbsort at 64 and 512 MB x default pages / THP / UseLargePages: change per phase",
+    "gc": "chunk generation x G1/Parallel/ZGC/Shenandoah per JDK: steady throughput, pauses, ranking",
+    "cds": "hello and hellostream x -Xshare:off / default CDS / AppCDS / AOT cache (JDK 24+): startup ms",
+    "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
+    "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
+    "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
 }
+CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
+# "all" keeps the 512 MB sort out: one run of it takes over a minute on 2 cores.
+ALL_LARGEPAGES_SIZES = ((64, 4), (128, 3))
 
 
 def scenario_names() -> dict[str, str]:
     return dict(SCENARIOS)
 
 
-def demo_jdks(limit: int = 2) -> list[JdkInfo]:
-    """The default JDK first, then the newest JDKs of other feature versions."""
-    from jvmlab.jdk import discover, select
-
-    found = discover()
-    if not found:
-        raise UserError("no JDK found: install one (e.g. apt-get install openjdk-17-jdk-headless), "
-                        "set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH")
-    try:
-        first = select("default", found)
-    except UserError:
-        first = found[0]
-    chosen = [first]
-    for jdk in sorted(found, key=lambda j: j.feature, reverse=True):
-        if len(chosen) < limit and jdk.feature not in {c.feature for c in chosen}:
-            chosen.append(jdk)
-    return chosen
-
-
-def jvms_table(jdks: list[JdkInfo]) -> str:
-    return "\n".join(f"jdk{j.feature} = {json.dumps(str(j.home))}" for j in jdks)
-
-
-def demo_spec(name: str, quick: bool = False) -> str:
-    """The TOML text of a scenario for this machine."""
+def _check(name: str) -> None:
     if name not in SCENARIOS:
         raise UserError(f"unknown scenario {name!r}{did_you_mean(name, SCENARIOS)}; "
                         f"`jvmlab demo --list` lists them")
+
+
+def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
+    """The experiments of a scenario, in the order to run them."""
+    from jvmlab.scenarios import cds, gc, largepages, pretouch, ramdisk
+
+    _check(name)
+    if name == "default":
+        return [ScenarioRun("default", "AlwaysPreTouch at 1 GB", demo_spec("default", quick))]
+    if name == "minecraft":
+        from jvmlab.scenarios import minecraft
+
+        return minecraft.runs(quick)
+    jdks = demo_jdks()
+    builders = {"pretouch": pretouch.runs, "largepages": largepages.runs, "gc": gc.runs, "cds": cds.runs,
+                "ramdisk": ramdisk.runs}
+    if name != "all":
+        return builders[name](jdks, quick)
+    out: list[ScenarioRun] = []
+    for classic in CLASSICS:
+        if classic == "largepages" and not quick:
+            out.extend(largepages.runs(jdks, quick, sizes=ALL_LARGEPAGES_SIZES))
+        else:
+            out.extend(builders[classic](jdks, quick))
+    return out
+
+
+def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
+    """(title, TOML text) of each experiment of a scenario."""
+    return [(run.title, run.toml) for run in scenario_runs(name, quick)]
+
+
+def scenario_verdict(name: str, summary) -> str:
+    """One paragraph with CIs from a run's Summary; ``name`` may be "all" (read from the run's name)."""
+    from jvmlab.scenarios.verdict import verdict_for
+
+    return verdict_for(name, summary)
+
+
+def demo_spec(name: str, quick: bool = False) -> str:
+    """The TOML text of a scenario for this machine (its first spec when it has several)."""
+    _check(name)
+    if name != "default":
+        return scenario_runs(name, quick)[0].toml
     jdks = demo_jdks()
     return f'''name = "demo: AlwaysPreTouch at a 1 GB heap"
 description = "What does -XX:+AlwaysPreTouch cost at startup with a 1 GB heap?"

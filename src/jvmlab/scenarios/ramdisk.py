@@ -1,0 +1,60 @@
+"""`ramdisk`: does a JDK on tmpfs or a cold page cache change startup and a short JIT-bound run?"""
+
+from __future__ import annotations
+
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios.jdks import jvm_name, jvms_table, run_table
+from jvmlab.scenarios.model import ScenarioRun
+from jvmlab.scenarios.stats import clearly, diff_ci, fmt_interval, index_cells, key_with
+
+WORKLOADS = {"hello": "", "integral": 'args = ["--steps", "20000000"]\n'}
+
+
+def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
+    jdks = jdks[:1]
+    out = []
+    for workload, args in WORKLOADS.items():
+        text = f'''name = "demo ramdisk: {workload} x JDK location x page cache"
+description = "Does a JDK on tmpfs, or a cold page cache, change the time of {workload}?"
+
+[workload]
+builtin = "{workload}"
+{args}
+[jvms]
+{jvms_table(jdks)}
+
+[environment]
+jdk_location = ["disk", "tmpfs"]
+page_cache = ["warm", "cold"]
+
+[matrix]
+baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "warm" }}
+
+{run_table(5 if quick else 10, 1, "60s")}'''
+        out.append(ScenarioRun("ramdisk", workload, text, "wall_s"))
+    return out
+
+
+def verdict(summary) -> str:
+    cells = index_cells(summary)
+    workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
+    parts = []
+    for key, cell in sorted(cells.items()):
+        levels = dict(key)
+        if levels.get("jdk_location") != "disk" or levels.get("page_cache") != "warm":
+            continue
+        pairs = (("tmpfs vs disk (warm)", key_with(key, jdk_location="tmpfs"), key),
+                 ("cold vs warm (disk)", key_with(key, page_cache="cold"), key),
+                 ("cold vs warm (tmpfs)", key_with(key, jdk_location="tmpfs", page_cache="cold"),
+                  key_with(key, jdk_location="tmpfs")))
+        for label, a, b in pairs:
+            if a in cells and b in cells:
+                delta = diff_ci(cells[a], cells[b], "wall_s", scale=1000.0)
+                if delta is not None:
+                    word = "" if clearly(delta) else " (not a clear difference)"
+                    parts.append(f"{label} on {levels['jvm']} {fmt_interval(delta, '{:+.0f} ms')}{word}")
+    if not parts:
+        return f"ramdisk ({workload}): no pair had measurements, so nothing can be said."
+    evict_note = (" A cold page cache on tmpfs is not cold: its files live in RAM (see the page-cache warnings)."
+                  if any(h.kind == "page-cache" for h in summary.hazards) else "")
+    return (f"{workload} wall time (95% CI, negative is faster): " + "; ".join(parts) + "." + evict_note)

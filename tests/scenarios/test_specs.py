@@ -1,0 +1,78 @@
+"""Every scenario's specs parse and expand for the JDKs on this machine; verdicts read Summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from jvmlab.errors import UserError
+from jvmlab.plan.matrix import expand
+from jvmlab.scenarios import SCENARIOS, demo_spec, scenario_names, scenario_runs, scenario_specs
+from jvmlab.scenarios.jdks import demo_jdks
+from jvmlab.scenarios.model import ScenarioSkipped
+from jvmlab.spec.load import parse_spec
+
+CLASSIC = ["default", "pretouch", "largepages", "gc", "cds", "ramdisk", "all"]
+
+
+@pytest.mark.parametrize("quick", [True, False])
+@pytest.mark.parametrize("name", CLASSIC)
+def test_scenario_specs_parse_and_expand(name: str, quick: bool) -> None:
+    specs = scenario_specs(name, quick)
+    assert specs
+    for title, text in specs:
+        spec = parse_spec(text, f"{name}: {title}")
+        cells = expand(spec)
+        assert len(cells) >= 2, title
+        assert spec.name and spec.name.startswith("demo"), title
+
+
+def test_default_scenario_is_unchanged() -> None:
+    assert "default" in scenario_names()
+    text = demo_spec("default", quick=True)
+    spec = parse_spec(text)
+    assert spec.workload.builtin == "pretouch" and spec.run.invocations == 3
+    assert [c.name.split(" ", 1)[1] for c in expand(spec)][:2] == ["pretouch=off", "pretouch=on"]
+
+
+def test_unknown_scenario_suggests_a_name() -> None:
+    with pytest.raises(UserError, match="did you mean 'largepages'"):
+        scenario_runs("largepage")
+
+
+def test_collectors_a_jdk_lacks_are_excluded() -> None:
+    jdks = demo_jdks()
+    (run,) = scenario_runs("gc", quick=False)
+    cells = expand(parse_spec(run.toml))
+    for jdk in jdks:
+        mine = {c.level("gc") for c in cells if c.jvm == f"jdk{jdk.feature}"}
+        assert mine == {gc for gc in ("G1", "Parallel", "ZGC", "Shenandoah") if gc in jdk.gcs}
+
+
+def test_cds_offers_the_aot_cache_only_on_jdk24_and_later() -> None:
+    for _, text in scenario_specs("cds", quick=True):
+        for cell in expand(parse_spec(text)):
+            if cell.level("cds") == "aot":
+                assert int(cell.jvm.removeprefix("jdk")) >= 24
+            if cell.level("cds") in ("appcds", "aot"):
+                assert cell.flags[-1].startswith("@")  # replaced by the environment's setup
+
+
+def test_all_runs_the_five_classics() -> None:
+    scenarios = {run.scenario for run in scenario_runs("all", quick=True)}
+    assert scenarios == {"pretouch", "largepages", "gc", "cds", "ramdisk"}
+
+
+def test_minecraft_spec_or_a_clear_skip() -> None:
+    try:
+        runs = scenario_runs("minecraft", quick=True)
+    except ScenarioSkipped as skipped:
+        assert "needs" in str(skipped) or "Maven" in str(skipped)
+        return
+    (run,) = runs
+    spec = parse_spec(run.toml)
+    assert spec.workload.main == "JvmlabMinestom" and spec.workload.progress
+    assert {c.level("gc") for c in expand(spec)} >= {"G1", "Parallel"}
+
+
+def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
+    assert set(CLASSIC) | {"minecraft"} == set(SCENARIOS)
