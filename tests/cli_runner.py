@@ -14,3 +14,14 @@ def run_jvmlab(*args: str, cwd: Path, timeout: float = 300, env: dict[str, str] 
     full_env = {**os.environ, **(env or {}), "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "jvmlab", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def run_spec_json(tmp_path: Path, spec_text: str, *extra: str, name: str = "spec.toml") -> dict:
+    """Write a spec, `jvmlab run` it into ./lab.db with --json, and return the summary."""
+    import json
+
+    spec = tmp_path / name
+    spec.write_text(spec_text)
+    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", *extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test package: the real JDKs here and a way to run the CLI."""
+"""Fixtures shared by every test package: the real JDKs of this machine."""
 
 from __future__ import annotations
 
@@ -6,24 +6,30 @@ from pathlib import Path
 
 import pytest
 
+from jvmlab.jdk.model import JdkInfo
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk, need
+
 REPO = Path(__file__).resolve().parents[1]
-JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
-JDK25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
-
-
-def _jdk(home: Path) -> Path:
-    if not (home / "bin" / "java").is_file():
-        pytest.skip(f"no JDK at {home}")
-    return home
 
 
 @pytest.fixture(scope="session")
 def jdk17_home() -> Path:
-    return _jdk(JDK17)
+    return need(JDK17_HOME)
 
 
 @pytest.fixture(scope="session")
 def jdk25_home() -> Path:
-    return _jdk(JDK25)
+    return need(JDK25_HOME)
 
 
+
+
+@pytest.fixture(scope="session")
+def jdk17() -> JdkInfo:
+    """JDK 17 as a hand-made JdkInfo (for packages that must not depend on discovery)."""
+    return make_jdk(JDK17_HOME, 17)
+
+
+@pytest.fixture(scope="session")
+def jdk25() -> JdkInfo:
+    return make_jdk(JDK25_HOME, 25)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from cli_runner import run_jvmlab
+from cli_runner import run_spec_json
 
 pytestmark = [pytest.mark.jvm, pytest.mark.slow]
 
 
 def _aa(tmp_path: Path, home: Path, seed: int) -> dict:
-    spec = tmp_path / f"aa{seed}.toml"
-    spec.write_text(f'''
+    return run_spec_json(tmp_path, f'''
 [workload]
 builtin = "integral"
 args = ["--steps", "2000000"]
@@ -27,11 +25,7 @@ b = "-Xmx128m -Djvmlab.copy=b"
 invocations = 12
 warmup = 1
 seed = {seed}
-''')
-    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", "--no-collect", "proc",
-                      cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+''', "--no-collect", "proc", name=f"aa{seed}.toml")
 
 
 def test_identical_cells_are_not_called_different(tmp_path: Path, jdk17_home: Path) -> None:

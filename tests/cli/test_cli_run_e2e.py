@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cli_runner import run_jvmlab
+from cli_runner import run_jvmlab, run_spec_json
 
 pytestmark = pytest.mark.jvm
 
@@ -72,7 +72,7 @@ seed = 5
 
 
 def test_timeouts_and_failures_are_recorded_and_the_matrix_goes_on(tmp_path: Path, jdk17_home: Path) -> None:
-    spec = _write(tmp_path, f'''
+    doc = run_spec_json(tmp_path, f'''
 [workload]
 builtin = "tlbsort"
 args = ["--mb", "16"]
@@ -86,9 +86,6 @@ invocations = 2
 warmup = 0
 timeout = "60s"
 ''')
-    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
     roomy, tiny = doc["cells"]
     assert roomy["n"] == 2 and roomy["failures"] == 0
     assert tiny["n"] == 0 and tiny["failures"] == 2

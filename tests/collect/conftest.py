@@ -16,26 +16,8 @@ from jvmlab.execute.records import InvocationPlan, ProcessResult
 from jvmlab.jdk.flagtable import parse_flags_final
 from jvmlab.jdk.model import JdkInfo
 
-JDK17_HOME = Path("/usr/lib/jvm/java-17-openjdk-amd64")
-JDK25_HOME = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401
 JAVA_DIR = Path(__file__).parent / "java"
-
-
-def _jdk(home: Path, feature: int) -> JdkInfo:
-    if not (home / "bin" / "java").is_file():
-        pytest.skip(f"{home} is not installed")
-    return JdkInfo(home=home, version=str(feature), feature=feature, vendor="test",
-                   vm="OpenJDK 64-Bit Server VM", vm_kind="HotSpot", has_javac=True)
-
-
-@pytest.fixture(scope="session")
-def jdk17() -> JdkInfo:
-    return _jdk(JDK17_HOME, 17)
-
-
-@pytest.fixture(scope="session")
-def jdk25() -> JdkInfo:
-    return _jdk(JDK25_HOME, 25)
 
 
 @pytest.fixture(scope="session")

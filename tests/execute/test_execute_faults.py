@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cli_runner import run_jvmlab
+from cli_runner import run_jvmlab, run_spec_json
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, Status
 from jvmlab.jdk import identify
@@ -108,8 +108,7 @@ def test_kernel_oom_kill_in_a_memory_limited_cgroup(tmp_path: Path, jdk17_home: 
 
 
 def test_failure_budget_stops_a_failing_cell_but_not_the_others(tmp_path: Path, jdk17_home: Path) -> None:
-    spec = tmp_path / "spec.toml"
-    spec.write_text(f'''
+    doc = run_spec_json(tmp_path, f'''
 [workload]
 builtin = "busy"
 [jvms]
@@ -122,9 +121,6 @@ invocations = 6
 warmup = 0
 max_consecutive_failures = 2
 ''')
-    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
     good, bad = doc["cells"]
     assert good["n"] == 6 and good["failures"] == 0
     assert bad["n"] == 0 and bad["failures"] == 2
@@ -132,8 +128,7 @@ max_consecutive_failures = 2
 
 
 def test_a_jvm_that_refuses_to_start_is_data(tmp_path: Path, jdk17_home: Path) -> None:
-    spec = tmp_path / "spec.toml"
-    spec.write_text(f'''
+    doc = run_spec_json(tmp_path, f'''
 [workload]
 command = ["{{java}}", "{{jvm_args}}", "-jar", "{tmp_path}/not-here.jar"]
 [jvms]
@@ -142,9 +137,7 @@ j = "{jdk17_home}"
 invocations = 2
 warmup = 0
 ''')
-    proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    [cell] = json.loads(proc.stdout)["cells"]
+    [cell] = doc["cells"]
     assert cell["failures"] == 2
     assert any("Unable to access jarfile" in r or "exit code 1" in r for r in cell["failure_reasons"])
 

@@ -12,15 +12,8 @@ import pytest
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.spec.load import parse_spec
 
-JDK17_HOME = Path("/usr/lib/jvm/java-17-openjdk-amd64")
-JDK25_HOME = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+from testing_jdks import JDK17_HOME, JDK25_HOME, need  # noqa: F401
 SHM = Path("/dev/shm")
-
-
-def need(home: Path) -> Path:
-    if not (home / "bin" / "java").is_file():
-        pytest.skip(f"no JDK at {home}")
-    return home
 
 
 MakePlan = Callable[..., Plan]

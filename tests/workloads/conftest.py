@@ -11,27 +11,9 @@ import pytest
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.workloads.builtin import BuiltinWorkload, prepare_builtin
 
-JDK17_HOME = Path("/usr/lib/jvm/java-17-openjdk-amd64")
-JDK25_HOME = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401 - re-exported to the tests
+
 RUN_TIMEOUT_S = 120.0
-
-
-def make_jdk(home: Path, feature: int, has_javac: bool = True) -> JdkInfo:
-    """A JdkInfo built by hand (JDK discovery is another package's job)."""
-    if not (home / "bin" / "java").is_file():
-        pytest.skip(f"no JDK at {home}")
-    return JdkInfo(home=home, version=str(feature), feature=feature, vendor="test",
-                   vm="OpenJDK 64-Bit Server VM", vm_kind="HotSpot", has_javac=has_javac)
-
-
-@pytest.fixture(scope="session")
-def jdk17() -> JdkInfo:
-    return make_jdk(JDK17_HOME, 17)
-
-
-@pytest.fixture(scope="session")
-def jdk25() -> JdkInfo:
-    return make_jdk(JDK25_HOME, 25)
 
 
 @pytest.fixture(scope="session", params=["jdk17", "jdk25"])
