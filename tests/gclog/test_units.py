@@ -168,3 +168,15 @@ def test_sketch_exact_then_bounded_error() -> None:
         assert exact.quantile(q) == truth
         assert small.quantile(q) == pytest.approx(truth, rel=0.006)
     assert small.max == max(values) and small.total == pytest.approx(sum(values))
+
+
+def test_header_lines_are_found_before_the_first_gc_and_after_a_restart() -> None:
+    from jvmlab.gclog.unified import header_spans, plain_matches
+
+    chunk = ("[0.001s][info][gc] Using G1\n[0.002s][info][gc] GC(0) Pause Young (Normal) 10M->2M(64M) 1.000ms\n"
+             + "[1.000s][info][gc] GC(1) Pause Young (Normal) 10M->2M(64M) 1.000ms\n" * 50
+             + "[0.001s][info][gc] Using Parallel\n[0.002s][info][gc] GC(0) Pause Young 10M->2M(64M) 1.000ms\n")
+    spans = header_spans(chunk)
+    assert len(spans) == 3 and spans[0][0] == 0
+    found = [m["m"] for _, m in sorted(plain_matches(chunk), key=lambda x: x[0])]
+    assert found == ["Using G1", "Using Parallel"]

@@ -22,17 +22,47 @@ _PENDING_LIMIT = 16
 _GC_LINE = re.compile(
     r"GC\((?P<id>\d+)\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
     r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*)", re.MULTILINE)
-# Lines without a GC id, each searched only when its keyword occurs in the chunk.
-_PLAIN_LINES = (
+# Lines without a GC id, each searched only when its keyword occurs in the chunk. Header
+# lines (collector, version, heap sizes, mode) are printed when a JVM starts, before its
+# first GC: they are looked for only in the text before a chunk's first GC line and before
+# each "GC(0)" (a restart in concatenated logs), which keeps whole-chunk scans for the
+# lines that recur all through a log.
+_HEADER_LINES = (
     ("Using ", re.compile(r"(?P<m>Using (?:G1|Parallel|Serial|Shenandoah|The Z|Concurrent Mark|Epsilon)[^\n]*)")),
     ("Version: ", re.compile(r"(?P<m>Version: [^\n]*)")),
     ("Heap ", re.compile(r"(?P<m>Heap (?:Min|Initial|Max) Capacity: [^\n]*|Heap [Rr]egion [Ss]ize: [^\n]*)")),
     ("Mode: ", re.compile(r"(?P<m>Mode: [^\n]*)")),
+)
+_RECURRING_LINES = (
     ("Allocation Stall (", re.compile(r"(?P<m>Allocation Stall \([^\n]*)")),
     ('Safepoint "', re.compile(r"(?P<m>Safepoint \"[^\n]*)")),
     ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
     ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
 )
+_HEADER_WINDOW = 256 << 10  # header lines come within this many characters before GC(0)
+
+
+def header_spans(chunk: str) -> list[tuple[int, int]]:
+    """Where header lines can be: before the first GC line, and before each GC(0)."""
+    first = chunk.find("GC(")
+    spans = [(0, len(chunk) if first < 0 else first)]
+    pos = chunk.find("GC(0) ", max(first, 0))
+    while pos >= 0:
+        spans.append((max(spans[-1][1], pos - _HEADER_WINDOW), pos))
+        pos = chunk.find("GC(0) ", pos + 6)
+    return spans
+
+
+def plain_matches(chunk: str) -> list[tuple[int, re.Match[str]]]:
+    """Matches of the lines without a GC id, with their positions."""
+    found = [(m.start(), m) for needle, rx in _RECURRING_LINES if needle in chunk for m in rx.finditer(chunk)]
+    for start, end in header_spans(chunk):
+        if end > start:
+            found.extend((m.start(), m) for needle, rx in _HEADER_LINES
+                         if chunk.find(needle, start, end) >= 0 for m in rx.finditer(chunk, start, end))
+    return found
+
+
 # A line that starts with neither a decorator block nor is blank: not understood.
 _BAD_LINE = re.compile(r"\n[^\[\n]")
 _NUM = r"\d+(?:[.,]\d+)?"
@@ -184,8 +214,7 @@ class UnifiedParser:
     def parse(self, chunks: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
         for chunk in chunks:
             self._count_unparsed(chunk)
-            plain = [(m.start(), m) for needle, rx in _PLAIN_LINES if needle in chunk
-                     for m in rx.finditer(chunk)]
+            plain = plain_matches(chunk)
             if plain:
                 found = [(m.start(), m) for m in _GC_LINE.finditer(chunk)]
                 found.extend(plain)
