@@ -86,3 +86,15 @@ def test_verdict_on_a_real_analysis() -> None:
     slow = [v * 1.5 for v in base]
     result = analyze_metric({"base": CellData.of(base), "slow": CellData.of(slow)}, "base", "wall_s")
     assert verdict(result.comparisons[0], get("wall_s")).startswith("slow is 50.0% slower than base (95% CI ")
+
+
+def test_a_ci_that_excludes_one_without_significance_is_called_inconclusive() -> None:
+    from jvmlab.analyze import Comparison
+    from jvmlab.metrics import get
+
+    comp = Comparison(cell="on", baseline="off", metric="wall_s", ratio=4.0, ci95=(3.8, 4.3), rel_diff_pct=300.0,
+                      p_value=0.33, p_adjusted=0.33, significant=False, n_cell=2, n_baseline=2, paired=False)
+    text = verdict(comp, get("wall_s"))
+    assert text.startswith("on: inconclusive: perhaps 4.0x slower than off")
+    assert "not significant (p=0.33 after correction, n=2 vs 2); add invocations" in text
+    assert "no clear difference" not in text

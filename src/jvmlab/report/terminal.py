@@ -39,7 +39,7 @@ def render(summary: Summary, console: Console) -> None:
     metric = summary.metric
     console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
-    console.print(_cells_table(summary, wide=console.width >= 150))
+    console.print(_cells_table(summary, console.width))
     if summary.analysis.comparisons:
         console.print(Text("Verdicts", style="bold"))
         for comp in summary.analysis.comparisons:
@@ -47,14 +47,15 @@ def render(summary: Summary, console: Console) -> None:
             console.print(Text(f"  {summary.verdicts.get(comp.cell, comp.cell)}", style=style))
     if summary.analysis.effects:
         console.print(_effects_table(summary))
-    gc_table = _metric_table(summary, GC_COLUMNS, "GC per cell (mean per invocation)")
+    width = console.width
+    gc_table = _metric_table(summary, GC_COLUMNS, "GC per cell (mean per invocation)", width)
     if gc_table is not None:
         console.print(gc_table)
-    extra = _metric_table(summary, EXTRA_COLUMNS, "Memory, threads and throughput (mean per invocation)")
+    extra = _metric_table(summary, EXTRA_COLUMNS, "Memory, threads and throughput (mean per invocation)", width)
     if extra is not None:
         console.print(extra)
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
-    wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)")
+    wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width)
     if wl_table is not None:
         console.print(wl_table)
     if summary.warmup_classes:
@@ -67,17 +68,24 @@ def render(summary: Summary, console: Console) -> None:
                 console.print(Text(f"      hint: {h.hint}", style="dim"))
 
 
-def _cells_table(summary: Summary, wide: bool = True) -> Table:
-    """Cells with their statistics; median and min–max only where the terminal is wide."""
+def _cells_table(summary: Summary, width: int = 200) -> Table:
+    """Cells with their statistics. Columns are dropped, least useful first, until the
+    table fits the terminal: min–max, median, user, sys, peak RSS."""
     metric = summary.metric
     any_failed = any(cs.failures for cs in summary.cells)
+    name_width = max(len(cs.cell.name) + 4 for cs in summary.cells)
+    optional = [("min–max", 16), ("median", 10), ("user", 9), ("sys", 9), ("peak RSS", 10)]
+    fixed = name_width + 5 + (6 if any_failed else 0) + 18 + 17 + 19
+    while optional and fixed + sum(w for _, w in optional) + 3 * (len(optional) + 6) > width:
+        optional.pop(0)
+    shown = {name for name, _ in optional}
     table = Table(title=None, show_lines=False, header_style="bold")
-    table.add_column("cell", no_wrap=True)
-    table.add_column("n", justify="right")
+    table.add_column("cell", overflow="fold", min_width=12)
+    table.add_column("n", justify="right", min_width=2)
     if any_failed:
-        table.add_column("fail", justify="right")
-    columns = [f"{metric} mean ± sd", "95% CI of mean"] + (["median", "min–max"] if wide else []) + \
-        ["user", "sys", "peak RSS", "vs baseline (95% CI)"]
+        table.add_column("fail", justify="right", min_width=4)
+    columns = [f"{metric} mean ± sd", "95% CI of mean"] + \
+        [c for c in ("median", "min–max", "user", "sys", "peak RSS") if c in shown] + ["vs baseline"]
     for col in columns:
         table.add_column(col, justify="right", no_wrap=col != "peak RSS")
     for cs in summary.cells:
@@ -86,20 +94,23 @@ def _cells_table(summary: Summary, wide: bool = True) -> Table:
         if cs.cell.name == summary.baseline:
             rel = "baseline"
         elif comp is not None and comp.ratio is not None:
-            ci = f" ({comp.ci95[0]:.3f}–{comp.ci95[1]:.3f})" if comp.ci95 else ""
-            rel = f"{comp.ratio:.3f}x{ci}"
+            ci = f" ({comp.ci95[0]:.3g}–{comp.ci95[1]:.3g})" if comp.ci95 else ""
+            rel = f"{comp.ratio:.3g}x{ci}"
         else:
             rel = "-"
         ci95 = st.mean_ci95 if st else None
+        values = {
+            "median": _fmt(metric, st.median if st else None),
+            "min–max": _range(metric, st.min if st else None, st.max if st else None),
+            "user": _fmt("user_s", _mean(cs.stats.get("user_s"))),
+            "sys": _fmt("sys_s", _mean(cs.stats.get("sys_s"))),
+            "peak RSS": _fmt("max_rss_bytes", _mean(cs.stats.get("max_rss_bytes"))),
+        }
         name = cs.cell.name + (" (!)" if cs.not_in_effect else "")
         row = [name, str(cs.n)] + ([str(cs.failures) if cs.failures else ""] if any_failed else [])
         row += [_mean_sd(metric, st), _range(metric, *ci95) if ci95 else "-"]
-        if wide:
-            row += [_fmt(metric, st.median if st else None),
-                    _range(metric, st.min if st else None, st.max if st else None)]
-        row += [_fmt("user_s", _mean(cs.stats.get("user_s"))), _fmt("sys_s", _mean(cs.stats.get("sys_s"))),
-                _fmt("max_rss_bytes", _mean(cs.stats.get("max_rss_bytes"))), rel]
-        table.add_row(*row)
+        row += [values[c] for c in ("median", "min–max", "user", "sys", "peak RSS") if c in shown]
+        table.add_row(*row, rel)
     return table
 
 
@@ -117,18 +128,32 @@ def _effects_table(summary: Summary) -> Table:
     return table
 
 
-def _metric_table(summary: Summary, metric_names: tuple[str, ...], title: str) -> Table | None:
-    """One row per metric, one column per cell (cells are few; metric names are long)."""
+def _metric_table(summary: Summary, metric_names: tuple[str, ...], title: str,
+                  width: int = 200) -> Table | None:
+    """One row per metric and a column per cell when that fits the terminal; otherwise one
+    row per (metric, cell), which stays readable with many cells."""
     present = [m for m in metric_names if any(m in cs.stats and cs.stats[m].n for cs in summary.cells)]
     if not present:
         return None
+
+    def value(m: str, cs: object) -> str:
+        st = cs.stats.get(m)  # type: ignore[attr-defined]
+        return _mean_sd(m, st) if m.startswith("workload.") else _fmt(m, _mean(st))
+
     table = Table(title=title, header_style="bold")
-    table.add_column("metric", no_wrap=True)
-    for cs in summary.cells:
-        table.add_column(cs.cell.name, justify="right")
+    label = max(len(m) for m in present) + 4
+    if label + 20 * len(summary.cells) <= width:
+        table.add_column("metric", no_wrap=True)
+        for cs in summary.cells:
+            table.add_column(cs.cell.name, justify="right")
+        for m in present:
+            table.add_row(m, *[value(m, cs) for cs in summary.cells])
+        return table
+    for col in ("metric", "cell", "mean" if not any(m.startswith("workload.") for m in present) else "value"):
+        table.add_column(col, justify="right" if col in ("mean", "value") else "left", no_wrap=col != "cell")
     for m in present:
-        table.add_row(m, *[_mean_sd(m, cs.stats.get(m)) if m.startswith("workload.")
-                           else _fmt(m, _mean(cs.stats.get(m))) for cs in summary.cells])
+        for k, cs in enumerate(summary.cells):
+            table.add_row(m if k == 0 else "", cs.cell.name, value(m, cs), end_section=k == len(summary.cells) - 1)
     return table
 
 

@@ -86,6 +86,17 @@ def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
         return (f"{subject}: not enough data to compare {metric.name} "
                 f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
     phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
+    lo, hi = comparison.ci95
+    if not comparison.significant and (lo > 1.0 or hi < 1.0):
+        # Too few invocations for the test to reach significance, although the interval
+        # already excludes "no difference" (typical below ~6 invocations per cell): say both.
+        likely = change_phrase(comparison.ratio, comparison.ci95, True, metric)
+        p = comparison.p_adjusted if comparison.p_adjusted is not None else comparison.p_value
+        p_text = f"p={p:.2g} after correction" if p is not None else "no p-value"
+        than = f" than {base}" if base else ""
+        head, _, tail = likely.partition(" (")
+        return (f"{subject}: inconclusive: perhaps {head}{than} ({tail[:-1]}), but not significant "
+                f"({p_text}, n={comparison.n_cell} vs {comparison.n_baseline}); add invocations")
     if not comparison.significant:
         against = f" from {base}" if base else ""
         return f"{subject}: {phrase.replace('difference', 'difference' + against, 1)}"
