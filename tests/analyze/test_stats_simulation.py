@@ -32,10 +32,16 @@ def _compare(a: np.ndarray, b: np.ndarray, seed: int, blocks: np.ndarray | None 
     return analyze_metric(cells, "base", "wall_s", seed=seed, **SIM)
 
 
+def _report(what: str, rate: float) -> None:
+    """The measured figure, shown with `pytest -s` (the docs quote these)."""
+    print(f"\n  {what}: {rate:.1%}")
+
+
 def test_aa_false_positive_rate_unpaired_skewed() -> None:
     rng = np.random.default_rng(101)
     hits = sum(_compare(rng.lognormal(0, SIGMA, 20), rng.lognormal(0, SIGMA, 20), i)
                .comparisons[0].significant for i in range(1000))
+    _report("A/A false positives, unpaired", hits / 1000)
     assert 0.02 <= hits / 1000 <= 0.06  # holds alpha, and the test does reject sometimes
 
 
@@ -50,6 +56,7 @@ def test_aa_false_positive_rate_paired_with_block_drift() -> None:
         comparison = _compare(a, b, i, blocks).comparisons[0]
         assert comparison.paired
         hits += comparison.significant
+    _report("A/A false positives, paired with block drift", hits / 1000)
     assert 0.02 <= hits / 1000 <= 0.06
 
 
@@ -64,6 +71,8 @@ def test_mean_and_median_ci_cover_truth_on_skewed_data() -> None:
         assert stats.mean_ci95 is not None and stats.median_ci95 is not None
         mean_hits += stats.mean_ci95[0] <= true_mean <= stats.mean_ci95[1]
         median_hits += stats.median_ci95[0] <= true_median <= stats.median_ci95[1]
+    _report("mean CI coverage", mean_hits / 1000)
+    _report("median CI coverage", median_hits / 1000)
     assert 0.93 <= mean_hits / 1000 <= 0.99  # upper bound: not uselessly wide either
     assert 0.93 <= median_hits / 1000 <= 0.99
 
@@ -78,6 +87,7 @@ def test_ratio_ci_covers_known_ratio_on_skewed_data() -> None:
         ci = analyze_metric({"b": b, "a": a}, "b", "wall_s", seed=i, **COVERAGE).comparisons[0].ci95
         assert ci is not None
         hits += ci[0] <= true_ratio <= ci[1]
+    _report("ratio CI coverage", hits / 1000)
     assert 0.93 <= hits / 1000 <= 0.99
 
 
@@ -89,6 +99,7 @@ def test_detects_3pct_difference_at_5pct_cv_with_recommended_count() -> None:
     for i in range(500):
         c = _compare(1.03 * rng.lognormal(0, sigma, n), rng.lognormal(0, sigma, n), i).comparisons[0]
         found += c.significant and c.ratio is not None and c.ratio > 1
+    _report(f"power for 3% at 5% CV, n={n}", found / 500)
     assert found / 500 >= 0.90
     assert f"{RECOMMENDED_INVOCATIONS} invocations per cell" in DOCS.read_text()
 
@@ -107,6 +118,7 @@ def test_pairing_by_block_gives_narrower_intervals_under_shared_drift() -> None:
         assert paired.paired and not unpaired.paired
         assert paired.ci95 is not None and unpaired.ci95 is not None
         narrower += (paired.ci95[1] - paired.ci95[0]) < 0.5 * (unpaired.ci95[1] - unpaired.ci95[0])
+    _report("paired CI under half the unpaired width", narrower / 200)
     assert narrower >= 190
 
 
@@ -129,6 +141,7 @@ def test_stopping_on_ci_width_keeps_aa_false_positive_rate() -> None:
         stopped_early += a.size < 150
         assert comparison.p_value is not None
         hits += comparison.p_value < 0.05
+    _report("stop-on-width A/A false positives", hits / 1000)
     assert stopped_early >= 900  # the rule, not the cap, decided
     assert hits / 1000 <= 0.06
 
@@ -141,6 +154,8 @@ def test_holm_controls_familywise_error_across_comparisons() -> None:
         result = analyze_metric(cells, "c0", "wall_s", seed=i, n_boot=200, n_perm=1000)
         any_raw += any(c.p_value is not None and c.p_value < 0.05 for c in result.comparisons)
         any_holm += any(c.significant for c in result.comparisons)
+    _report("familywise false positives with Holm (5 comparisons)", any_holm / 300)
+    _report("familywise false positives uncorrected", any_raw / 300)
     assert any_holm / 300 <= 0.07
     assert any_raw > 2 * any_holm  # without correction five looks find far more "effects"
 
@@ -160,4 +175,6 @@ def test_factorial_effect_intervals_cover_truth() -> None:
             if e.factor == "A" and e.ci95 is not None:
                 # log-normal with equal shapes: ratios of means equal ratios of medians
                 hits[e.kind] += e.ci95[0] <= truth[e.kind] <= e.ci95[1]
+    _report("main effect CI coverage", hits["main"] / 300)
+    _report("interaction CI coverage", hits["interaction"] / 300)
     assert hits["main"] / 300 >= 0.92 and hits["interaction"] / 300 >= 0.92
