@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
-from jvmlab.analyze import analyze_metric, precision_reached
+from dataclasses import dataclass
+
+from jvmlab.analyze import analyze_metric, invocations_remaining, precision_reached
 from jvmlab.report.summary import load_values
 from jvmlab.store.sql import SqlStore
 
-def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, target_rel: float) -> bool:
+
+@dataclass(frozen=True)
+class Precision:
+    """Whether the width rule holds, and an estimate of invocations per cell still needed."""
+
+    reached: bool
+    remaining_per_cell: int | None
+
+    def __bool__(self) -> bool:
+        return self.reached
+
+
+def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, target_rel: float) -> Precision:
     """Analyse what is stored so far (ok, measured invocations) and apply the width rule."""
     experiment = store.experiment(experiment_id)
     cells = store.cells(experiment_id)
@@ -17,5 +31,6 @@ def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, ta
         baseline = None
     # The same resamples and seed as the report, so the report shows the interval that stopped the run.
     analysis = analyze_metric(data, baseline, metric, seed=experiment.seed)
-    return precision_reached(analysis.comparisons, target_rel,
-                             stats=analysis.stats.values() if baseline is None else ())
+    reached = precision_reached(analysis.comparisons, target_rel,
+                                stats=analysis.stats.values() if baseline is None else ())
+    return Precision(reached, 0 if reached else invocations_remaining(analysis, target_rel))

@@ -53,7 +53,9 @@ class Executor(Protocol):
 
 
 # A function deciding, from the store, whether the comparisons are precise enough.
-PrecisionCheck = Callable[[SqlStore, int, str, float], bool]
+# Whether the comparisons are precise enough; the answer may also carry an estimate of
+# invocations per cell still needed (``remaining_per_cell``) for the progress bar.
+PrecisionCheck = Callable[[SqlStore, int, str, float], object]
 
 
 @dataclass
@@ -180,7 +182,7 @@ def _run_until(plan: Plan, store: SqlStore, options: RunOptions, observer: RunOb
     The rule looks only at CI width, never at significance, so it cannot chase a p-value."""
     block = first_block
     target = options.until_rel or 0.0
-    while not precision_check(store, state.experiment_id, options.metric, target):
+    while not (precision := precision_check(store, state.experiment_id, options.metric, target)):
         if _out_of_budget(options, state):
             observer.extended(0, "budget spent before the target precision")
             _warn(store, observer, state, Hazard(hazards.PRECISION_NOT_REACHED,
@@ -188,7 +190,9 @@ def _run_until(plan: Plan, store: SqlStore, options: RunOptions, observer: RunOb
                   hint="raise --max-invocations or --budget"))
             return
         slots = schedule(len(plan.cells), 0, range(block, block + 1), plan.spec.run.order, plan.spec.run.seed)
-        observer.extended(len(slots), f"adding block {block + 1} for precision")
+        remaining = getattr(precision, "remaining_per_cell", None)
+        estimate = f"; about {remaining} more per cell expected" if remaining else ""
+        observer.extended(len(slots), f"block {block + 1} for a CI within {target:.1%}{estimate}")
         _run_slots(plan, store, options, observer, executor, collectors, state, slots, set())
         block += 1
 
