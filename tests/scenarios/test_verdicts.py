@@ -15,9 +15,26 @@ def stats(mean: float, half: float) -> CellStats:
     return CellStats("c", 5, 0, mean, None, None, mean, None, None, None, (mean - half, mean + half), None)
 
 
+SPREAD = (-1.0, -0.5, 0.0, 0.5, 1.0)  # five invocations whose mean is the cell's mean
+
+
+class Invocation:
+    """A stored invocation as the verdicts read it: a value per metric, and its block."""
+
+    def __init__(self, block: int, values: dict[str, float]) -> None:
+        self.block, self.values = block, values
+
+    def value(self, metric: str) -> float | None:
+        return self.values.get(metric)
+
+
 def cell(jvm: str, values: dict[str, tuple[float, float]], not_in_effect: tuple[str, ...] = (), **levels: str):
-    return SimpleNamespace(cell=SimpleNamespace(jvm=jvm, levels=levels, name=jvm),
-                           stats={m: stats(*v) for m, v in values.items()}, not_in_effect=not_in_effect)
+    invocations = tuple(Invocation(k, {m: mean + half * d for m, (mean, half) in values.items()})
+                        for k, d in enumerate(SPREAD))
+    name = " ".join([jvm, *(f"{k}={v}" for k, v in levels.items())])
+    return SimpleNamespace(cell=SimpleNamespace(jvm=jvm, levels=levels, name=name),
+                           stats={m: stats(*v) for m, v in values.items()}, not_in_effect=not_in_effect,
+                           ok_invocations=invocations)
 
 
 def summary(name: str, cells: list, hazards: tuple = ()) -> SimpleNamespace:
@@ -25,11 +42,14 @@ def summary(name: str, cells: list, hazards: tuple = ()) -> SimpleNamespace:
                            verdicts={})
 
 
-def test_diff_and_ratio_combine_the_cells_intervals() -> None:
-    a, b = cell("j", {"m": (13.0, 3.0)}), cell("j", {"m": (9.0, 4.0)})
-    assert diff_ci(a, b, "m") == pytest.approx((4.0, -1.0, 9.0))
+def test_diff_and_ratio_come_from_the_invocations() -> None:
+    a, b = cell("j", {"m": (13.0, 3.0)}, x="a"), cell("j", {"m": (9.0, 4.0)}, x="b")
+    d, lo, hi = diff_ci(a, b, "m")
+    assert d == pytest.approx(4.0) and lo < 4.0 < hi and hi - lo < 12
     pct, lo, hi = ratio_pct(a, b, "m")
     assert pct == pytest.approx(44.444, abs=1e-3) and lo < pct < hi
+    same = cell("j", {"m": (5.0, 0.0)}, x="c")
+    assert diff_ci(same, same, "m") == (0.0, 0.0, 0.0)
 
 
 def test_pretouch_verdict_gives_seconds_per_gb() -> None:

@@ -35,6 +35,7 @@ class CellSummary:
     stats: dict[str, CellStats]  # metric -> stats over ok, measured invocations
     outliers: tuple[int, ...]  # invocation ids flagged on the compared metric
     not_in_effect: tuple[str, ...]  # details of flag-not-in-effect hazards
+    ok_invocations: tuple[StoredInvocation, ...] = ()  # the values behind ``stats``
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
             cell=c, n=len(ok[c.id]), failures=sum(reasons.values()), failure_reasons=dict(reasons),
             stats=stats, outliers=flagged,
             not_in_effect=tuple(sorted({h.detail for h in stored_hazards
-                                        if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name}))))
+                                        if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name})),
+            ok_invocations=tuple(ok[c.id])))
     hazards = _hazards(stored_hazards, cell_summaries, analysis)
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
                    analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,

@@ -1,15 +1,24 @@
-"""Small arithmetic on a Summary's cell statistics for the scenario verdicts.
+"""Pairs of cells for the scenario verdicts, with the statistics of :mod:`jvmlab.analyze`.
 
 Comparisons in a Summary are against one baseline cell; a scenario verdict needs other
-pairs (pre-touch on vs off at each heap). A difference of two independent cells' means gets
-a 95% interval from their own 95% CIs combined in quadrature (normal approximation); the
-verdicts say "95% CI" for these as for the bootstrap ones.
+pairs (pre-touch on vs off at each heap). Each pair gets the same bootstrap as the
+report's comparisons (paired by block when the cells share blocks): a BCa interval of the
+difference of means (:func:`jvmlab.analyze.difference.mean_difference`) or of the ratio of
+means (:func:`jvmlab.analyze.compare.ratio_paired` / ``ratio_unpaired``).
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
+
+from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
+from jvmlab.analyze.difference import mean_difference
+from jvmlab.analyze.model import Clean, clean
+from jvmlab.report.summary import load_values
 
 Interval3 = tuple[float, float, float]  # estimate, low, high
 CellKey = tuple[tuple[str, str], ...]
@@ -32,28 +41,34 @@ def mean_ci(cell: Any, metric: str) -> Interval3 | None:
     return st.mean, lo, hi
 
 
-def _half(ci: Interval3) -> float:
-    return (ci[2] - ci[1]) / 2.0 if math.isfinite(ci[1]) and math.isfinite(ci[2]) else math.nan
+def _values(cell: Any, metric: str) -> Clean:
+    return clean(load_values(list(cell.ok_invocations), metric))
+
+
+def _rng(a: Any, b: Any, metric: str, what: str) -> np.random.Generator:
+    return rng_for(0, metric, a.cell.name, b.cell.name, what)
 
 
 def diff_ci(a: Any, b: Any, metric: str, scale: float = 1.0) -> Interval3 | None:
-    """mean(a) - mean(b), times ``scale``, with an approximate 95% CI."""
-    ma, mb = mean_ci(a, metric), mean_ci(b, metric)
-    if ma is None or mb is None:
+    """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI."""
+    d, ci = mean_difference(_values(a, metric), _values(b, metric), _rng(a, b, metric, "diff"))
+    if d is None:
         return None
-    d = (ma[0] - mb[0]) * scale
-    h = math.hypot(_half(ma), _half(mb)) * abs(scale)
-    return d, d - h, d + h
+    lo, hi = ci if ci is not None else (math.nan, math.nan)
+    low, high = sorted((lo * scale, hi * scale))
+    return d * scale, low, high
 
 
 def ratio_pct(a: Any, b: Any, metric: str) -> Interval3 | None:
-    """(mean(a) / mean(b) - 1) in percent, with an approximate 95% CI (delta method)."""
-    ma, mb = mean_ci(a, metric), mean_ci(b, metric)
-    if ma is None or mb is None or mb[0] == 0 or ma[0] == 0:
+    """(mean(a) / mean(b) - 1) in percent, with its 95% bootstrap CI."""
+    va, vb = _values(a, metric), _values(b, metric)
+    sums = block_sums(va, vb)
+    rng = _rng(a, b, metric, "ratio")
+    r, ci = ratio_paired(sums, rng) if sums is not None else ratio_unpaired(va.values, vb.values, rng)
+    if r is None:
         return None
-    r = ma[0] / mb[0]
-    rel = math.hypot(_half(ma) / ma[0], _half(mb) / mb[0])
-    return (r - 1) * 100, (r * (1 - rel) - 1) * 100, (r * (1 + rel) - 1) * 100
+    lo, hi = ci if ci is not None else (math.nan, math.nan)
+    return (r - 1) * 100, (lo - 1) * 100, (hi - 1) * 100
 
 
 def fmt_interval(value: Interval3, fmt: str) -> str:
