@@ -71,6 +71,8 @@ def test_bad_spec_is_one_line_exit_2_and_stores_nothing(spec: Path, tmp_path: Pa
     (["report", "99", "--store", "{tmp}/empty.db"], "no store at"),
     (["results", "--store", "{tmp}/empty.db"], "no store at"),
     (["demo", "nosuchscenario"], "unknown scenario 'nosuchscenario'"),
+    (["results", "--store", "nosuch://x"], "cannot use store nosuch://x"),
+    (["results", "--store", "not a url://x"], "cannot use store"),
 ])
 def test_bad_arguments(args: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "ok.toml"

@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select, update
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from jvmlab.collect.base import Collected
 from jvmlab.errors import UserError
@@ -35,7 +35,11 @@ class SqlStore:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: Engine = create_engine(url, future=True)
+        try:
+            self.engine: Engine = create_engine(url, future=True)
+        except (ImportError, NoSuchModuleError, ArgumentError) as err:
+            raise UserError(f"cannot use store {url}: {err}; give an SQLite path or an SQLAlchemy URL "
+                            f"whose driver is installed (PostgreSQL: pip install 'psycopg[binary]')") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
