@@ -96,3 +96,15 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert (command.help or "").strip(), f"`jvmlab {name}` has no help text"
         code, out, _ = _run([name, "--help"], capsys)
         assert code == 0 and "Usage" in out
+
+
+def test_artifacts_that_cannot_be_created_stop_the_run_before_it_starts(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "ok.toml"
+    spec.write_text('[workload]\nbuiltin = "hello"\n[run]\ninvocations = 1\nwarmup = 0\n')
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, out, err = _run(["run", str(spec), "--store", str(tmp_path / "lab.db"), "--artifacts",
+                           str(blocker / "art")], capsys)
+    _assert_one_clear_line(code, out, err, "cannot create the artifacts folder")
+    assert not (tmp_path / "lab.db").exists()

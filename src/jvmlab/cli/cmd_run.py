@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -116,8 +117,14 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     from jvmlab.store import check_free_space
 
     artifacts_root = artifacts or default_artifacts(store_url(store_value))
-    existing = next(p for p in [artifacts_root.absolute(), *artifacts_root.absolute().parents] if p.exists())
-    check_free_space(existing, "artifacts")
+    try:
+        artifacts_root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UserError(f"cannot create the artifacts folder {artifacts_root}: {err.strerror}; "
+                        f"pass another --artifacts") from None
+    if not os.access(artifacts_root, os.W_OK):
+        raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
+    check_free_space(artifacts_root, "artifacts")
     db = open_store(store_value)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,

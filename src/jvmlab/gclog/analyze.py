@@ -47,6 +47,8 @@ def analyze_paths(paths: list[Path]) -> list[LogSummary]:
     formats: dict[Path, str] = {}
     for raw in paths:
         path = Path(raw)
+        if path.is_dir():
+            raise UserError(f"{path}: is a folder; pass the GC log files in it (e.g. {path}/gc*.log)")
         if not path.is_file():
             raise UserError(f"{path}: no such file; check the path")
         heads[path] = read_head(path)

@@ -13,6 +13,7 @@ import numpy as np
 
 from jvmlab import hazards as hz
 from jvmlab import metrics as registry
+from jvmlab.errors import UserError
 from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
@@ -67,6 +68,10 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
     cells = store.cells(experiment_id)
     invocations = store.invocations(experiment_id)
     units = store.metric_units(experiment_id)
+    if metric not in PROCESS_METRICS and metric not in units:
+        stored = ", ".join(sorted(units)) or "none besides the process measures"
+        raise UserError(f"experiment {experiment_id} has no values of {metric!r}; its stored metrics are: "
+                        f"{stored} (and wall_s, user_s, sys_s, cpu_s, max_rss_bytes, ...)")
     for name, unit in units.items():
         if name not in registry.REGISTRY:
             registry.register_dynamic(name, unit)
