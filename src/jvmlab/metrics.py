@@ -51,9 +51,16 @@ def format_group(values: list[float | None], unit: str, sep: str) -> str:
     divisor, suffix = scale_for(values[0], unit)
     if unit == "share":
         divisor, suffix = 0.01, "%"
-    digits = 3
-    parts = [("-" if v is None else f"{v / divisor:.{digits}g}") for v in values]
+    parts = ["-" if v is None else _three_digits(v / divisor) for v in values]
     return f"{sep.join(parts)} {suffix}".rstrip()
+
+
+def _three_digits(x: float) -> str:
+    """About three significant digits, never in exponent form: 1021, 70.4, 3.43, 0.224."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"
 
 
 def format_value(value: float, unit: str) -> str:
