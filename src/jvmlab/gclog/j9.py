@@ -14,6 +14,7 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.state import ParserState
 
 _ATTR = re.compile(r'([\w-]+)="([^"]*)"')
 _TAG = re.compile(r"<(/?)([\w-]+)")
@@ -32,15 +33,12 @@ def _wall(stamp: str) -> float | None:
     return None
 
 
-class J9Parser:
+class J9Parser(ParserState):
     """Streaming parser for OpenJ9 XML; same interface as the HotSpot parsers."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.clock = MonotonicClock()
-        self.unparsed = 0
-        self.samples: list[str] = []
-        self.collector: str | None = None
-        self.generational = False
         self._base: float | None = None
         self._open: dict[str, object] | None = None  # an old-style <af>/<sys> block
         self._last: dict[str, object] | None = None  # a gc-end waiting for its mem-info
@@ -62,9 +60,7 @@ class J9Parser:
                 for tag in _TAG.finditer(line):
                     yield from self._tag(tag[1] == "/", tag[2], line)
             except ValueError:  # a damaged number: count the line, keep going
-                self.unparsed += 1
-                if len(self.samples) < 5:
-                    self.samples.append(line[:200])
+                self.not_understood(line)
         yield from self._release()
 
     def _tag(self, closing: bool, name: str, line: str) -> Iterator[GcEvent | LogInfo]:

@@ -16,8 +16,8 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.state import ParserState
 
-SAMPLE_LIMIT = 5
 _PENDING_MAX_LINES = 200
 
 _STAMP = r"(?:(?P<date>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[.,]\d+[+-]\d{4}): ?)?(?:(?P<up>\d+[.,]\d+): ?)?(?:#\d+: )?"
@@ -64,15 +64,12 @@ def _cause(text: str) -> str | None:
     return m["c"] if m else None
 
 
-class LegacyParser:
+class LegacyParser(ParserState):
     """Streaming parser for the JDK 6-8 format; same interface as the unified parser."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.clock = MonotonicClock()
-        self.unparsed = 0
-        self.samples: list[str] = []
-        self.collector: str | None = None
-        self.generational = False
         self._wall_base: float | None = None
         self._pending: list[str] | None = None
         self._pending_t: float | None = None
@@ -85,9 +82,7 @@ class LegacyParser:
                 yield from self._line(line)
             except ValueError:  # a damaged number: count the line, keep going
                 self._pending = None
-                self.unparsed += 1
-                if len(self.samples) < SAMPLE_LIMIT:
-                    self.samples.append(line[:200])
+                self.not_understood(line)
         yield from self._release()
         if self._cycle is not None:
             yield self._cycle_event()
@@ -153,9 +148,7 @@ class LegacyParser:
                 or "Application time:" in line
                 or "[G1Ergonomics" in line or "[CMS" in line or "secs]" in line):
             return
-        self.unparsed += 1
-        if len(self.samples) < SAMPLE_LIMIT:
-            self.samples.append(line[:200])
+        self.not_understood(line)
 
     def _flags(self, line: str) -> Iterator[LogInfo]:
         for key, name in _COLLECTOR_FLAGS:

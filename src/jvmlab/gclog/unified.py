@@ -14,8 +14,8 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 
-SAMPLE_LIMIT = 5
 _PENDING_LIMIT = 16
 
 # Lines with a GC id: the literal "GC(" prefix lets the regex engine skip ahead fast.
@@ -191,15 +191,12 @@ def _wall(tok: str) -> float | None:
         return None
 
 
-class UnifiedParser:
+class UnifiedParser(ParserState):
     """Streaming parser: feed chunks, get events; counts what it could not read."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.timer = _Timer()
-        self.unparsed = 0
-        self.samples: list[str] = []
-        self.collector: str | None = None
-        self.generational = False
         self._gen: dict[int, tuple[float | None, float | None]] = {}
         # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
         # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
