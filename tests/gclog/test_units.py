@@ -180,3 +180,36 @@ def test_header_lines_are_found_before_the_first_gc_and_after_a_restart() -> Non
     assert len(spans) == 3 and spans[0][0] == 0
     found = [m["m"] for _, m in sorted(plain_matches(chunk), key=lambda x: x[0])]
     assert found == ["Using G1", "Using Parallel"]
+
+
+def test_jdk8_shenandoah_pauses_cycles_and_pacing() -> None:
+    """The format GCViewer 1.36 reads as 33 s of pauses: these lines hold 8.8 ms."""
+    from jvmlab.gclog import events as ev
+    from jvmlab.gclog.legacy import LegacyParser
+
+    log = """CommandLine flags: -XX:+PrintGCDetails -XX:+UseShenandoahGC
+2022-08-17T16:20:47.680+0800: 2.464: [Concurrent reset, start]
+2022-08-17T16:20:47.680+0800: 2.464: [Concurrent reset, 0.333 ms]
+2022-08-17T16:20:47.685+0800: 2.469: [Pause Init Mark (process weakrefs), start]
+    Using 2 of 2 workers for init marking
+2022-08-17T16:20:47.688+0800: 2.472: [Pause Init Mark (process weakrefs), 3.341 ms]
+2022-08-17T16:20:48.555+0800: 3.338: [Concurrent marking (process weakrefs), 866.393 ms]
+2022-08-17T16:20:48.561+0800: 3.344: [Pause Final Mark (process weakrefs), 4.423 ms]
+2022-08-17T16:20:48.561+0800: 3.344: [Concurrent cleanup 1613M->1361M(1636M), 0.092 ms]
+2022-08-17T16:20:48.776+0800: 3.559: [Pause Init Update Refs, 0.027 ms]
+2022-08-17T16:20:49.655+0800: 4.439: [Pause Final Update Refs, 0.267 ms]
+Allocation pacing accrued:
+     11 of 23607 ms (  0.0%): <total>
+2022-08-17T16:20:50.680+0800: 5.464: [Concurrent reset, 0.300 ms]
+2022-08-17T16:20:51.000+0800: 5.800: [Pause Full (System.gc()) 100M->20M(200M), 700.000 ms]
+"""
+    parser = LegacyParser()
+    events = [e for e in parser.parse(log.splitlines(keepends=True)) if isinstance(e, ev.GcEvent)]
+    pauses = [e for e in events if e.type == ev.PAUSE]
+    assert [e.kind for e in pauses] == [ev.INITIAL_MARK, ev.OTHER, ev.OTHER, ev.OTHER, ev.FULL]
+    assert sum(e.duration_ms for e in pauses[:4]) == pytest.approx(8.058)
+    assert pauses[-1].heap_after_mb == 20.0 and pauses[-1].t_s == pytest.approx(5.8)
+    cycles = [e for e in events if e.type == ev.CYCLE]
+    assert len(cycles) == 2 and cycles[0].duration_ms == pytest.approx(0.333 + 866.393 + 0.092)
+    assert [e.duration_ms for e in events if e.type == ev.PACING] == [11.0]
+    assert parser.collector == "Shenandoah" and parser.unparsed == 0

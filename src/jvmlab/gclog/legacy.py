@@ -28,6 +28,13 @@ _CONC_PHASE = re.compile(
     r"(?::? (?P<cpu>\d+[.,]\d+)/(?P<wall>\d+[.,]\d+) secs|, (?P<secs>\d+[.,]\d+) secs)?\]"
     r"(?: ?\[Times: [^\]]*\])?")
 _END = re.compile(r", (?P<secs>\d+[.,]\d+) secs\]")
+# JDK 8 Shenandoah: "2.469: [Pause Init Mark (process weakrefs), 3.341 ms]",
+# "[Concurrent cleanup 1613M->1361M(1636M), 0.092 ms]"; their ", start]" lines carry no time.
+_SHEN_PHASE = re.compile(_STAMP + r"\[(?P<kind>Pause|Concurrent) (?P<what>[^,\]]*?)"
+                         r"(?: (?P<b>\d+)(?P<bu>[BKMG])->(?P<a>\d+)(?P<au>[BKMG])\((?P<c>\d+)(?P<cu>[BKMG])\))?"
+                         r", (?P<ms>\d+(?:[.,]\d+)?) ms\]")
+_SHEN_PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
+_SHEN_START = re.compile(_STAMP + r"\[(?:Pause|Concurrent) [^\]]*, start\]")
 _TRIPLE = re.compile(r"(?P<b>\d+(?:[.,]\d+)?)(?P<bu>[BKMG])->(?P<a>\d+(?:[.,]\d+)?)(?P<au>[BKMG])"
                      r"\((?P<c>\d+(?:[.,]\d+)?)(?P<cu>[BKMG])\)")
 _G1_HEAP = re.compile(r"Heap: (?P<b>[\d.,]+)(?P<bu>[BKMG])\([^)]*\)->(?P<a>[\d.,]+)(?P<au>[BKMG])"
@@ -101,6 +108,19 @@ class LegacyParser(ParserState):
         return None
 
     def _line(self, line: str) -> Iterator[GcEvent | LogInfo]:
+        if " ms]" in line and ("[Pause " in line or "[Concurrent " in line):
+            phase = _SHEN_PHASE.search(line)
+            if phase is not None:
+                yield from self._shenandoah(phase)
+                return
+        if line.rstrip().endswith(", start]") and _SHEN_START.search(line):
+            return
+        if line.rstrip().endswith("<total>") and " ms (" in line:
+            pacing = _SHEN_PACING.match(line)
+            if pacing is not None:  # Shenandoah's pacing report: the total delay so far
+                self.collector = self.collector or "Shenandoah"
+                yield GcEvent(ev.PACING, "pacing", self.clock.last, float(pacing["ms"]), "Allocation pacing")
+                return
         if "concurrent-" in line:
             line = yield from self._concurrent(line)
         if self._pending is not None:
@@ -144,8 +164,15 @@ class LegacyParser(ParserState):
                  "class space", "eden", "from", "to", "object space", "tenured", "def new",
                  "the space", "garbage-first", "region size", "compacting", "CMS:", "Statistics",
                  "Max", "Before GC", "After GC", "Total Free", "Tree", "Number", "Av.", "Dictionary",
-                 "Free", "#", "Java HotSpot", "OpenJDK", "CommandLine", "Total time"))
+                 "Free", "#", "Java HotSpot", "OpenJDK", "CommandLine", "Total time",
+                 # JDK 8 Shenandoah's informational lines
+                 "Regions:", "Humongous object", "Max TLAB", "GC threads", "Heuristics ", "Shenandoah ",
+                 "Pacer for", "Initialize Shenandoah", "Reference processing", "Soft Max Heap", "Trigger:",
+                 "All times are", "all workers", "Cancelling GC", "Failed to allocate", "Good progress",
+                 "Bad progress", "Adaptive CSet", "Collectable Garbage", "Using ", "Allocation pacing"))
                 or "Application time:" in line
+                or "(lvls, us =" in line or line.endswith(" us")  # Shenandoah's exit statistics
+                or " ms (" in line and "%): " in line
                 or "[G1Ergonomics" in line or "[CMS" in line or "secs]" in line):
             return
         self.not_understood(line)
@@ -190,6 +217,29 @@ class LegacyParser(ParserState):
         return "".join(out)
 
     _cycle_started_by = ""
+
+    def _shenandoah(self, m: re.Match[str]) -> Iterator[GcEvent]:
+        """One JDK 8 Shenandoah phase: a pause, or a concurrent phase of the current cycle
+        (a cycle starts with "Concurrent reset" and runs until the next one)."""
+        self.collector = self.collector or "Shenandoah"
+        t = self._time(m["date"], m["up"])
+        ms = _f(m["ms"])
+        what = m["what"]
+        if m["kind"] == "Concurrent":
+            if what.startswith("reset") and self._cycle is not None:
+                yield self._cycle_event()
+            if self._cycle is None:
+                self._cycle = [t, 0.0]
+            self._cycle[1] = (self._cycle[1] or 0.0) + ms
+            return
+        kind = ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full") else ev.OTHER
+        heap: dict[str, float] = {}
+        if m["b"] is not None:
+            heap = dict(heap_before_mb=_f(m["b"]) * _SIZE_MB[m["bu"]], heap_after_mb=_f(m["a"]) * _SIZE_MB[m["au"]],
+                        heap_committed_mb=_f(m["c"]) * _SIZE_MB[m["cu"]])
+        if t is not None and self.clock.last is not None:
+            self.clock.last = max(self.clock.last, t)
+        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, **heap)
 
     def _cycle_event(self) -> GcEvent:
         t, total = self._cycle or (None, None)
