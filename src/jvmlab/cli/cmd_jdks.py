@@ -21,11 +21,12 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
         typer.echo(json.dumps([j.to_json() for j in found], indent=2))
         return
     table = Table(header_style="bold")
-    for col in ("feature", "version", "vendor", "vm", "javac", "garbage collectors", "home"):
-        table.add_column(col)
+    for col in ("feature", "version", "vendor", "vm", "javac", "garbage collectors", "home", "found via"):
+        table.add_column(col, overflow="fold")
     for j in found:
-        table.add_row(str(j.feature), j.version, j.vendor, j.vm_kind, "yes" if j.has_javac else "no",
-                      " ".join(j.gcs), str(j.home))
+        version = j.vendor_version or j.version
+        table.add_row(str(j.feature), version, j.vendor, j.vm_kind, "yes" if j.has_javac else "no",
+                      " ".join(j.gcs), str(j.home), ", ".join(j.sources))
     Console().print(table)
     if not found:
         typer.echo("no JDK found: install one, set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH", err=True)
