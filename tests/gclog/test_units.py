@@ -213,3 +213,15 @@ Allocation pacing accrued:
     assert len(cycles) == 2 and cycles[0].duration_ms == pytest.approx(0.333 + 866.393 + 0.092)
     assert [e.duration_ms for e in events if e.type == ev.PACING] == [11.0]
     assert parser.collector == "Shenandoah" and parser.unparsed == 0
+
+
+def test_openj9_policy_name_is_kept_whole() -> None:
+    """`-Xgcpolicy:gencon` is "gencon" (a character-set strip would eat its leading g)."""
+    from jvmlab.gclog.j9 import J9Parser
+
+    parser = J9Parser()
+    xml = ['<verbosegc xmlns="http://www.ibm.com/j9/verbosegc" version="R28_jvm.28">\n',
+           '<initialized id="1" timestamp="2014-05-27T15:31:02.391">\n',
+           '  <attribute name="gcPolicy" value="-Xgcpolicy:gencon" />\n', '</initialized>\n']
+    list(parser.parse(xml))
+    assert parser.collector == "OpenJ9 gencon"

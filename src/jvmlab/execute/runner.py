@@ -77,7 +77,6 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     from jvmlab.machine.environment import build_environment
 
     executor = executor or LocalExecutor()
-    spec = plan.spec
     environment = build_environment(plan, options.artifacts_root)
     try:
         plan = environment.setup(plan)

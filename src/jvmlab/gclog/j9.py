@@ -76,7 +76,7 @@ class J9Parser(ParserState):
             yield LogInfo("jvm_version", attrs["version"])
         elif name == "gc-policy" or (name == "attribute" and attrs.get("name") == "gcPolicy"):
             policy = attrs.get("value") or attrs.get("name", "")
-            self.collector = f"OpenJ9 {policy.lstrip('-Xgcpolicy:')}"
+            self.collector = f"OpenJ9 {policy.removeprefix('-Xgcpolicy:')}"
             yield LogInfo("collector", self.collector)
         elif name == "gc-end" and "durationms" in attrs:
             yield from self._release()

@@ -55,7 +55,7 @@ def _chunks_of(stream: BinaryIO, chunk_bytes: int, path: Path) -> Iterator[str]:
     while True:
         try:
             block = stream.read(chunk_bytes)
-        except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        except (OSError, EOFError, zipfile.BadZipFile):
             # A truncated .gz still yields what was readable; say nothing fatal.
             if tail:
                 yield _decode(tail)
