@@ -25,12 +25,21 @@ _REASON_LINE = re.compile(r"(Exception in thread|Error:|Error occurred|OutOfMemo
                           r"Could not|Unrecognized|Invalid|fatal error|SIGSEGV|Caused by)")
 
 
-def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+def _load_prctl() -> object | None:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+# Looked up once in the parent: between fork and exec the child only calls it (no dlopen,
+# no allocation that could wait on a lock another thread held at fork time).
+_PRCTL = _load_prctl()
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
 
 
 class LocalExecutor:
