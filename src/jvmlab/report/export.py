@@ -24,7 +24,7 @@ from typing import Any
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.report.html import json_safe
-from jvmlab.report.summary import Summary, comparison_of
+from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
@@ -156,13 +156,7 @@ def markdown(summary: Summary) -> str:
              "|---|---:|---:|---:|---:|---:|---:|"]
     for cs in summary.cells:
         st = cs.stats.get(m)
-        comp = comparison_of(summary, cs.cell.name)
-        if cs.cell.name == summary.baseline:
-            rel = "baseline"
-        elif comp is not None and comp.ratio is not None:
-            rel = f"{comp.ratio:.3f}x" + (f" [{comp.ci95[0]:.3f}, {comp.ci95[1]:.3f}]" if comp.ci95 else "")
-        else:
-            rel = "-"
+        rel = vs_baseline(summary, cs.cell.name, sep=", ")
         mean = "-" if st is None or st.mean is None else fmt(st.mean) + (f" ± {fmt(st.sd)}" if st.sd is not None else "")
         ci = st.mean_ci95 if st else None
         lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {mean} | "

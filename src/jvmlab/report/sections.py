@@ -19,7 +19,7 @@ from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.report import plots
 from jvmlab.report.html import figure_entries
-from jvmlab.report.summary import Summary, comparison_of, effect_label, load_values
+from jvmlab.report.summary import Summary, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
 from jvmlab.store.records import StoredInvocation
@@ -55,12 +55,6 @@ def _mean_sd(metric: str, st: CellStats | None) -> str:
     return _fmt(metric, st.mean) + (f" ± {_fmt(metric, st.sd)}" if st.sd is not None else "")
 
 
-def _ratio_text(c: Comparison | None) -> str:
-    if c is None or c.ratio is None:
-        return "-"
-    return f"{c.ratio:.3f}x" + (f" [{c.ci95[0]:.3f}–{c.ci95[1]:.3f}]" if c.ci95 else "")
-
-
 def verdict_items(summary: Summary) -> list[dict[str, str]]:
     metric = registry.get(summary.metric)
     out = []
@@ -79,7 +73,7 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     for cs in summary.cells:
         st = cs.stats.get(m)
         ci = st.mean_ci95 if st else None
-        rel = "baseline" if cs.cell.name == summary.baseline else _ratio_text(comparison_of(summary, cs.cell.name))
+        rel = vs_baseline(summary, cs.cell.name)
         flags = " ".join(cs.cell.flags) + (f"  (not in effect: {'; '.join(cs.not_in_effect)})"
                                            if cs.not_in_effect else "")
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), _mean_sd(m, st),

@@ -233,5 +233,16 @@ def effect_label(e: Effect) -> str:
     return f"{e.factor}={e.level} x {e.factor2}={e.level2}"
 
 
+def vs_baseline(s: Summary, cell: str, digits: str = ".3f", brackets: str = "[]", sep: str = "–") -> str:
+    """The "vs baseline" text every table shows: "baseline", "4.04x [3.82–4.27]", or "-"."""
+    if cell == s.baseline:
+        return "baseline"
+    comp = comparison_of(s, cell)
+    if comp is None or comp.ratio is None:
+        return "-"
+    ci = f" {brackets[0]}{comp.ci95[0]:{digits}}{sep}{comp.ci95[1]:{digits}}{brackets[1]}" if comp.ci95 else ""
+    return f"{comp.ratio:{digits}}x{ci}"
+
+
 def comparison_of(s: Summary, cell: str) -> Comparison | None:
     return next((c for c in s.analysis.comparisons if c.cell == cell), None)

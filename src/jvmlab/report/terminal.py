@@ -8,7 +8,7 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
-from jvmlab.report.summary import Summary, comparison_of, effect_label
+from jvmlab.report.summary import Summary, effect_label, vs_baseline
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -90,14 +90,7 @@ def _cells_table(summary: Summary, width: int = 200) -> Table:
         table.add_column(col, justify="right", no_wrap=col != "peak RSS")
     for cs in summary.cells:
         st = cs.stats.get(metric)
-        comp = comparison_of(summary, cs.cell.name)
-        if cs.cell.name == summary.baseline:
-            rel = "baseline"
-        elif comp is not None and comp.ratio is not None:
-            ci = f" ({comp.ci95[0]:.3g}–{comp.ci95[1]:.3g})" if comp.ci95 else ""
-            rel = f"{comp.ratio:.3g}x{ci}"
-        else:
-            rel = "-"
+        rel = vs_baseline(summary, cs.cell.name, digits=".3g", brackets="()")
         ci95 = st.mean_ci95 if st else None
         values = {
             "median": _fmt(metric, st.median if st else None),
