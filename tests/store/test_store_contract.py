@@ -183,3 +183,38 @@ def test_a_full_disk_is_reported_before_anything_runs(tmp_path: Path) -> None:
         assert not (mount / "lab.db").exists()
     finally:
         subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_run_options_and_experiment_documents_round_trip(store: SqlStore) -> None:
+    exp, _cell = _experiment(store)
+    assert store.experiment(exp).run_options == {}
+    store.set_run_options(exp, {"metric": "ready_s", "until_pct": 2.0})
+    assert store.experiment(exp).run_options == {"metric": "ready_s", "until_pct": 2.0}
+    assert store.experiment_document(exp, "archives") is None
+    store.put_experiment_document(exp, "archives", {"cells": [1, 2]})
+    store.put_experiment_document(exp, "archives", {"cells": [3]})
+    assert store.experiment_document(exp, "archives") == {"cells": [3]}
+
+
+def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
+    """A store written by jvmlab 0.1 (schema version 1) gains the version-2 column and table and
+    keeps its rows."""
+    path = tmp_path / "v1.db"
+    db = SqlStore(f"sqlite:///{path}")
+    exp, _cell = _experiment(db)
+    db.close()
+    with sqlite3.connect(path) as conn:  # turn it back into a version-1 database
+        conn.execute("drop table experiment_document")
+        conn.execute("alter table experiment drop column run_options_json")
+        conn.execute("delete from schema_version")
+        conn.execute("insert into schema_version values (1, 0, 'initial schema')")
+    db = SqlStore(f"sqlite:///{path}")
+    try:
+        assert db.experiment(exp).name == "e" and db.experiment(exp).run_options == {}
+        db.set_run_options(exp, {"metric": "wall_s"})
+        db.put_experiment_document(exp, "k", [1])
+        assert db.experiment(exp).run_options == {"metric": "wall_s"}
+    finally:
+        db.close()
+    with sqlite3.connect(path) as conn:
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2]

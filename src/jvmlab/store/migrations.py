@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from sqlalchemy import Connection, inspect, select
+from sqlalchemy import Connection, inspect, select, text
 
 from jvmlab.errors import UserError
-from jvmlab.store.schema import metadata, schema_version
+from jvmlab.store.schema import experiment_document, metadata, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -19,8 +19,14 @@ Migration = tuple[int, str, Callable[[Connection], None]]
 MIGRATIONS: list[Migration] = [
     (1, "initial schema: experiment, cell, invocation, metric, timeline, document, hazard",
      lambda conn: None),
+    (2, "experiment.run_options_json and experiment_document", lambda conn: _v2(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
+
+
+def _v2(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE experiment ADD COLUMN run_options_json TEXT"))
+    experiment_document.create(conn, checkfirst=True)
 
 
 def current_version(conn: Connection) -> int | None:

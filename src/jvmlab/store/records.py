@@ -21,6 +21,7 @@ class StoredExperiment:
     baseline_cell: int | None
     command_line: str | None
     artifacts_dir: str | None
+    run_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

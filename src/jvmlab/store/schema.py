@@ -30,6 +30,18 @@ experiment = Table(
     Column("command_line", Text),
     Column("jvmlab_version", String(40)),
     Column("artifacts_dir", Text),
+    # migration 2: how the run was started (metric, --until, budget, collect overrides...), so
+    # `report` and `--resume` remember it. JSON object; NULL on experiments from version 1.
+    Column("run_options_json", Text),
+)
+
+# migration 2: documents about a whole experiment (archive preparation, minimum-heap searches,
+# tuner state...), keyed by kind; one row per (experiment, kind).
+experiment_document = Table(
+    "experiment_document", metadata,
+    Column("experiment_id", Integer, ForeignKey("experiment.id"), primary_key=True),
+    Column("kind", String(100), primary_key=True),
+    Column("body_json", Text, nullable=False),
 )
 
 cell = Table(

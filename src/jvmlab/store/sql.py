@@ -70,6 +70,28 @@ class SqlStore:
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
 
+    def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None:
+        """Record how the run was started (metric, --until, budget, ...), replacing what was there."""
+        with self.engine.begin() as conn:
+            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
+                         .values(run_options_json=json.dumps(options, sort_keys=True)))
+
+    def put_experiment_document(self, experiment_id: int, kind: str, body: Any) -> None:
+        """Store (or replace) one document about a whole experiment."""
+        with self.engine.begin() as conn:
+            conn.execute(t.experiment_document.delete()
+                         .where(t.experiment_document.c.experiment_id == experiment_id)
+                         .where(t.experiment_document.c.kind == kind))
+            conn.execute(t.experiment_document.insert().values(
+                experiment_id=experiment_id, kind=kind, body_json=json.dumps(body, default=str)))
+
+    def experiment_document(self, experiment_id: int, kind: str) -> Any | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(t.experiment_document.c.body_json)
+                               .where(t.experiment_document.c.experiment_id == experiment_id)
+                               .where(t.experiment_document.c.kind == kind)).first()
+        return json.loads(row[0]) if row is not None else None
+
     def set_baseline(self, experiment_id: int, cell_idx: int) -> None:
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
@@ -252,7 +274,8 @@ def _experiment(r: Any) -> StoredExperiment:
         id=r.id, name=r.name, spec_text=r.spec_text, spec_hash=r.spec_hash, spec_path=r.spec_path,
         fingerprint=json.loads(r.fingerprint_json), created_at=r.created_at, finished_at=r.finished_at,
         status=r.status, seed=r.seed, baseline_cell=r.baseline_cell, command_line=r.command_line,
-        artifacts_dir=r.artifacts_dir)
+        artifacts_dir=r.artifacts_dir,
+        run_options=json.loads(r.run_options_json) if r.run_options_json else {})
 
 
 def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
