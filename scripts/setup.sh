@@ -62,3 +62,8 @@ ensure_chromium() {
   if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then return 0; fi
   apt_install chromium chromium-driver || say "no Chromium: browser tests will be skipped"
 }
+
+ensure_postgres() {  # a PostgreSQL server for the store contract tests (started per test session)
+  if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then return 0; fi
+  apt_install postgresql || say "no PostgreSQL: its store tests will be skipped"
+}

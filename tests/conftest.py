@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.jdk.model import JdkInfo
+from pg_server import PgServer, running_server, why_unavailable
 from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk, need
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,3 +34,13 @@ def jdk17() -> JdkInfo:
 @pytest.fixture(scope="session")
 def jdk25() -> JdkInfo:
     return make_jdk(JDK25_HOME, 25)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> PgServer:
+    """A real PostgreSQL on 127.0.0.1 for this test session (one per xdist worker that asks)."""
+    reason = why_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with running_server() as server:
+        yield server

@@ -18,19 +18,23 @@ from jvmlab.hazards import Hazard
 from jvmlab.store import open_store, store_url
 from jvmlab.store.migrations import LATEST
 from jvmlab.store.sql import SqlStore
+from pg_server import fresh_database
 
 
-def _backends() -> list[str]:
-    urls = ["sqlite"]
-    if os.environ.get("JVMLAB_TEST_POSTGRES_URL"):
-        urls.append(os.environ["JVMLAB_TEST_POSTGRES_URL"])
-    return urls
+BACKENDS = ["sqlite", "postgresql"]
 
 
-@pytest.fixture(params=_backends())
+def _url(backend: str, request: pytest.FixtureRequest, tmp_path: Path, name: str = "lab.db") -> str:
+    """A fresh, empty store of this backend: an SQLite file, or a new database on the real
+    PostgreSQL server the session started on 127.0.0.1."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / name}"
+    return fresh_database(request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> SqlStore:
-    url = f"sqlite:///{tmp_path / 'lab.db'}" if request.param == "sqlite" else request.param
-    db = SqlStore(url)
+    db = SqlStore(_url(request.param, request, tmp_path))
     yield db
     db.close()
 
@@ -155,8 +159,10 @@ for block in range(25):
 '''
 
 
-def test_four_processes_write_one_sqlite_store_at_once(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_four_processes_write_one_store_at_once(backend: str, request: pytest.FixtureRequest,
+                                                tmp_path: Path) -> None:
+    url = _url(backend, request, tmp_path, "shared.db")
     SqlStore(url).close()
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, f"exp{i}"]) for i in range(4)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
@@ -166,8 +172,11 @@ def test_four_processes_write_one_sqlite_store_at_once(tmp_path: Path) -> None:
     for exp in exps:
         invs = db.invocations(exp.id)
         assert len(invs) == 50 and all(i.metrics == {"workload.v": float(i.block)} for i in invs)
-    with sqlite3.connect(tmp_path / "shared.db") as conn:
-        assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+        assert db.done_slots(exp.id) == {(c, b) for c in range(2) for b in range(25)}
+    db.close()
+    if backend == "sqlite":
+        with sqlite3.connect(tmp_path / "shared.db") as conn:
+            assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
 
 
 def test_a_full_disk_is_reported_before_anything_runs(tmp_path: Path) -> None:

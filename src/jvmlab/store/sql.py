@@ -39,7 +39,7 @@ class SqlStore:
             self.engine: Engine = create_engine(url, future=True)
         except (ImportError, NoSuchModuleError, ArgumentError) as err:
             raise UserError(f"cannot use store {url}: {err}; give an SQLite path or an SQLAlchemy URL "
-                            f"whose driver is installed (PostgreSQL: pip install 'psycopg[binary]')") from None
+                            f"whose driver is installed (PostgreSQL: pip install 'jvmlab[postgres]')") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
