@@ -28,8 +28,8 @@ PROFILE_LOG_IN = "-XX:ProfileLogIn="
 
 # "Zing22.07.1.0+1", "Zing 21.12.0.0-b2-linux64", "zing_20.03.0.0", "Tiered VM 20.02.201.0+1"
 _ZING_VERSION = (
-    re.compile(r"Zing[ _]?(\d+\.\d+\.\d+\.\d+(?:\+\d+)?)"),
     re.compile(r"Tiered VM (\d+\.\d+\.\d+\.\d+(?:\+\d+)?)"),
+    re.compile(r"Zing[ _]?(\d+\.\d+\.\d+\.\d+(?:\+\d+)?)", re.IGNORECASE),
 )
 
 
