@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "jvms"
 
 _STUB = '''#!{python}
-import json, pathlib, sys
+import fnmatch, json, pathlib, sys
 rules = json.loads(pathlib.Path(__file__).with_name("rules.json").read_text())
 args = sys.argv[1:]
 with open(pathlib.Path(__file__).with_name("calls.log"), "a") as log:
     log.write(json.dumps(args) + "\\n")
 for rule in rules:
-    if all(any(a == w or (w.endswith("*") and a.startswith(w[:-1])) for a in args) for w in rule["when"]):
-        sys.stdout.write(rule["stdout"])
-        sys.stderr.write(rule["stderr"])
+    if all(any(fnmatch.fnmatchcase(a, w) for a in args) for w in rule["when"]):
+        value = next((a[len(rule["arg"]):] for a in args if rule["arg"] and a.startswith(rule["arg"])), "")
+        if rule["write"] and value:
+            pathlib.Path(value).write_text(rule["write"])
+        sys.stdout.write(rule["stdout"].replace("@ARG@", value))
+        sys.stderr.write(rule["stderr"].replace("@ARG@", value))
         sys.exit(rule["code"])
 sys.exit(0)
 '''
@@ -36,7 +39,8 @@ class Rule:
     stdout: str = ""
     stderr: str = ""
     code: int = 0
-    extra: dict = field(default_factory=dict)
+    arg: str = ""  # an option prefix whose value replaces @ARG@ in the outputs ...
+    write: str = ""  # ... and, if given, is a file the stub writes this text to
 
 
 def recorded(name: str) -> str:
@@ -51,7 +55,8 @@ def make_home(root: Path, rules: list[Rule], release: str | None = None) -> Path
     java.write_text(_STUB.format(python=sys.executable), encoding="utf-8")
     java.chmod(0o755)
     body = [{"when": r.when, "stdout": r.stdout.replace("@HOME@", str(home)),
-             "stderr": r.stderr.replace("@HOME@", str(home)), "code": r.code} for r in rules]
+             "stderr": r.stderr.replace("@HOME@", str(home)), "code": r.code,
+             "arg": r.arg, "write": r.write} for r in rules]
     (home / "bin" / "rules.json").write_text(json.dumps(body), encoding="utf-8")
     if release is not None:
         (home / "release").write_text(release, encoding="utf-8")
