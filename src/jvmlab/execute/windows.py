@@ -34,6 +34,7 @@ from jvmlab.execute.output import ReadyWatch, StreamReader
 from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 POLL_S = 0.05
+DESCENDANTS_EVERY = 5  # list the process tree every 5th sample (0.25 s)
 WINDOWS_FAULT_NOTE = "Windows PageFaultCount: soft and hard faults together, reported as minor_faults"
 
 
@@ -45,15 +46,21 @@ class Samples:
     times: dict[str, float] = field(default_factory=dict)
     max_rss_bytes: int | None = None
     descendants: set[int] = field(default_factory=set)
+    counters: bool = True  # False on POSIX, where wait4 gives exact figures at the end
+    taken: int = 0
 
     def take(self, proc: psutil.Process) -> None:
-        with proc.oneshot():
-            memory = proc.memory_info()._asdict()
-            times = proc.cpu_times()._asdict()
-        self.memory, self.times = memory, times
-        rss = int(memory.get("rss", 0))
-        self.max_rss_bytes = rss if self.max_rss_bytes is None else max(self.max_rss_bytes, rss)
-        self.descendants.update(child.pid for child in proc.children(recursive=True))
+        """One sample; descendants every DESCENDANTS_EVERY samples (listing them scans every process)."""
+        if self.counters:
+            with proc.oneshot():
+                memory = proc.memory_info()._asdict()
+                times = proc.cpu_times()._asdict()
+            self.memory, self.times = memory, times
+            rss = int(memory.get("rss", 0))
+            self.max_rss_bytes = rss if self.max_rss_bytes is None else max(self.max_rss_bytes, rss)
+        if self.taken % DESCENDANTS_EVERY == 0:
+            self.descendants.update(child.pid for child in proc.children(recursive=True))
+        self.taken += 1
 
 
 def measures_from_psutil(memory: Mapping[str, float], times: Mapping[str, float], wall_s: float,
@@ -110,7 +117,7 @@ class PsutilExecutor:
                    for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
         for reader in readers:
             reader.start()
-        samples = Samples()
+        samples = Samples(counters=os.name == "nt")
         timed_out = threading.Event()
         try:
             for probe in probes:
