@@ -172,3 +172,20 @@ def test_real_prime():
     assert jdk.gcs == ("C4",) and dict(jdk.components).get("Prime")
     with pytest.raises(UserError, match="NoSuchOptionAtAll"):
         check_flags(jdk, ["-XX:+NoSuchOptionAtAll"])
+
+
+def test_jvmlab_check_on_openj9_refuses_a_typo_in_one_line(tmp_path):
+    """The CLI boundary: `jvmlab check` of a spec whose OpenJ9 cell has a typo exits 2 with one line."""
+    from tests.cli_runner import run_jvmlab
+
+    home = _openj9_home(tmp_path, "openj9-17/unknown-xx.txt", "-XX:+UseG1GCC")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "Hello.class").write_bytes(b"\xca\xfe\xba\xbe")  # only its presence is checked
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'[workload]\nmain = "Hello"\nclasspath = "{tmp_path / "app"}"\n\n'
+                    f'[jvms]\nsemeru = "{home}"\n\n[factors.gc]\ntypo = ["-XX:+UseG1GCC"]\n')
+    proc = run_jvmlab("check", str(spec), cwd=tmp_path, env={"JVMLAB_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "rejects -XX:+UseG1GCC: Command-line option unrecognised: -XX:+UseG1GCC" in lines[0]

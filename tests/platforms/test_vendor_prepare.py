@@ -134,3 +134,30 @@ def test_cds_scenario_levels_per_vm(tmp_path):
     assert ("jdk17", "scc") not in excluded and ("jdk25", "aot") not in excluded and ("jdk21", "readynow") not in excluded
     only_hotspot, none = cds.levels_for([hotspot])
     assert set(only_hotspot) == {"off", "default", "appcds", "aot"} and none == []
+
+
+def _real(kind: str):
+    from jvmlab.jdk.discover import discover
+
+    found = [j for j in discover() if j.vm_kind == kind]
+    if not found:
+        pytest.skip(f"no {kind} JDK on this machine (set JVMLAB_JDK_PATH to one to run this test)")
+    return found[0]
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("kind, level", [("OpenJ9", "shared-classes"), ("Zing", "readynow")])
+def test_real_preparation(tmp_path, kind, level):
+    """Switches on where discovery finds the VM: train, check, and the measured flags."""
+    from jvmlab.machine.environment import build_environment
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.spec.load import parse_spec
+
+    jdk = _real(kind)
+    text = (f'[workload]\nbuiltin = "hello"\n\n[jvms]\nvm = "{jdk.home}"\n\n[factors.cds]\n'
+            f'default = []\nprepared = ["@{level}"]\n[run]\ninvocations = 1\ntimeout = "120s"\n')
+    plan = prepare(parse_spec(text, "test"), text, None)
+    env = build_environment(plan, tmp_path)
+    cells = {pc.cell.level("cds"): pc for pc in env.setup(plan).cells}
+    (archive,) = env.archives.values()
+    assert archive.kind == level and cells["prepared"].flags == archive.flags and archive.size_bytes > 0
