@@ -113,3 +113,12 @@ def test_a_real_jvm_through_the_psutil_executor(tmp_path):
     result = PsutilExecutor().run(_plan([str(java), "-Xmx64m", "-version"], tmp_path))
     assert result.status == Status.OK and result.measures.max_rss_bytes > 10 << 20
     assert "version" in (tmp_path / "art" / "stderr.txt").read_text()
+
+
+def test_the_platform_picks_the_executor(monkeypatch):
+    from jvmlab.execute import windows
+    from jvmlab.execute.local import LocalExecutor
+
+    assert isinstance(windows.default_executor(), LocalExecutor)
+    monkeypatch.setattr(windows.os, "name", "nt")
+    assert isinstance(windows.default_executor(), PsutilExecutor)
