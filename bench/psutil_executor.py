@@ -8,6 +8,12 @@ shows). Prints, per child and executor, the mean child wall time, the child's pe
 and the CPU the jvmlab process itself spent per invocation (the sampler's cost), then the ratios.
 Targets: the psutil executor adds < 5% to the child's wall time and its sampling costs < 20 ms of
 jvmlab CPU per second of child run. Figures from a busy machine are indicative only.
+
+Peak RSS on Linux: both executors report wait4's ru_maxrss, which Linux raises at exec to the
+high-water mark of the memory the child had before exec (a fork copy, or with vfork the parent's
+own), so a child smaller than this Python process is reported at about this process's size
+(here a 1-second python child shows 15-23 MiB where /usr/bin/time -f %M says about 8.5 MiB).
+On Windows the peak working set is the child's own.
 """
 
 from __future__ import annotations
