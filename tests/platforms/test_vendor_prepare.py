@@ -93,6 +93,16 @@ def test_readynow_profile_is_trained_and_read_back(tmp_path):
     assert calls(home)[-1][:2] == [f"-XX:ProfileLogIn={profile}", "-XX:+PrintFlagsFinal"]
 
 
+def test_profile_read_check_on_jdk8_and_jdk11_tables(tmp_path):
+    profile = tmp_path / "p.profile"
+    jdk8 = f"    ccstr ProfileLogIn                              := {profile}                      {{product}}\n"
+    assert vendor_prepare.profile_was_read(jdk8, profile) is None
+    assert vendor_prepare.profile_was_read(ROW.replace("@ARG@", str(profile)), profile) is None
+    default = f"    ccstr ProfileLogIn                              = {profile}                     {{product}} {{default}}\n"
+    assert vendor_prepare.profile_was_read(default, profile) is not None
+    assert "not" in vendor_prepare.profile_was_read(ROW.replace("@ARG@", "/other"), profile)
+
+
 @pytest.mark.parametrize("table, why", [
     ("", "no ProfileLogIn set from the command line"),
     (ROW + "Warning: ProfileLogIn: could not parse profile log, ignoring it\n", "the JVM warned"),

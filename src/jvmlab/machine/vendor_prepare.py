@@ -42,7 +42,8 @@ VM_LABEL = {"OpenJ9": "an OpenJ9 (Semeru) JDK", "Zing": "an Azul Prime (Zing) JD
 
 _STAT = re.compile(r"^\s*(#\s*ROMClasses|#\s*AOT Methods|cache size|free bytes)\s*=\s*(-?\d+)\s*$", re.MULTILINE)
 _FULL = re.compile(r"Cache is (\d+)% (?:soft )?full")
-_PROFILE_ROW = re.compile(r"^\s*\S+\s+ProfileLogIn\s+:?=\s*(\S+).*\{command line\}", re.MULTILINE)
+# JDK 11+ tables end in "{command line}"; JDK 8 (Zing 8) tables mark a changed value with ":=".
+_PROFILE_ROW = re.compile(r"^\s*\S+\s+ProfileLogIn\s+(?:=\s*(\S+).*\{command line\}|:=\s*(\S+))", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,9 @@ def profile_was_read(output: str, profile: Path) -> str | None:
     row = _PROFILE_ROW.search(output)
     if row is None:
         return "the JVM's flag table has no ProfileLogIn set from the command line"
-    if row.group(1) != str(profile):
-        return f"ProfileLogIn is {row.group(1)}, not {profile}"
+    value = row.group(1) or row.group(2)
+    if value != str(profile):
+        return f"ProfileLogIn is {value}, not {profile}"
     complaints = [line.strip() for line in output.splitlines()
                   if "profile" in line.lower() and ("warning" in line.lower() or "error" in line.lower())]
     return f"the JVM warned: {complaints[0][:200]}" if complaints else None
