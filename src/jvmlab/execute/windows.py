@@ -119,16 +119,33 @@ class PsutilExecutor:
             reader.start()
         samples = Samples(counters=os.name == "nt")
         timed_out = threading.Event()
+        stop = threading.Event()
+
+        def on_timeout() -> None:
+            timed_out.set()
+            kill_tree(proc.pid, samples.descendants.copy())
+
+        # The main thread blocks on the child's exit (no polling delay in wall_s); a thread samples.
+        sampler = threading.Thread(target=self._sample, args=(proc.pid, samples, stop), daemon=True,
+                                   name="jvmlab-psutil-sampler")
+        timer = threading.Timer(plan.timeout_s, on_timeout)
+        timer.daemon = True
+        sampler.start()
+        timer.start()
         try:
             for probe in probes:
                 probe.on_start(proc.pid)
-            code, rusage = self._watch(proc, samples, t0 + plan.timeout_s, timed_out)
+            code, rusage = _wait(proc)
             wall_s = time.perf_counter() - t0
         except BaseException:
-            kill_tree(proc.pid, samples.descendants)
+            kill_tree(proc.pid, samples.descendants.copy())
             proc.wait()
             raise
-        kill_tree(proc.pid, samples.descendants)  # anything the workload left behind
+        finally:
+            timer.cancel()
+            stop.set()
+            sampler.join(timeout=5)
+        kill_tree(proc.pid, samples.descendants.copy())  # anything the workload left behind
         for reader in readers:
             reader.join(timeout=10)
         for probe in probes:
@@ -143,39 +160,26 @@ class PsutilExecutor:
                              stdout_tail=readers[0].tail, stderr_tail=readers[1].tail,
                              output_truncated=any(r.dropped for r in readers), extra=extra)
 
-    def _watch(self, proc: subprocess.Popen[bytes], samples: Samples, deadline: float,
-               timed_out: threading.Event) -> tuple[int, object | None]:
-        """Sample until the child exits or the deadline passes; (exit code, rusage or None)."""
-        handle = _psutil_process(proc.pid)
-        while _running(proc):
-            if handle is not None:
-                try:
-                    samples.take(handle)
-                except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                    handle = None
-            if time.perf_counter() >= deadline:
-                timed_out.set()
-                kill_tree(proc.pid, samples.descendants)
-                break
-            time.sleep(self.poll_s)
-        if os.name == "nt":
-            return proc.wait(), None
-        _, status, rusage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
-        return proc.returncode, rusage
+    def _sample(self, pid: int, samples: Samples, stop: threading.Event) -> None:
+        """Sample the child every ``poll_s`` until told to stop or the child is gone."""
+        handle = _psutil_process(pid)
+        while handle is not None:
+            try:
+                samples.take(handle)
+            except psutil.Error:  # exited (or a zombie on POSIX): the final figures come from wait
+                return
+            if stop.wait(self.poll_s):
+                return
 
 
-def _running(proc: subprocess.Popen[bytes]) -> bool:
-    """Windows: poll (the handle keeps the counters). POSIX: not yet a zombie, so wait4 gets rusage."""
-    return proc.poll() is None if os.name == "nt" else not _exited(proc.pid)
-
-
-def _exited(pid: int) -> bool:
-    """POSIX: whether the child is a zombie (exited, not yet reaped), leaving rusage to wait4."""
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, object | None]:
+    """Block until the child exits: (exit code, rusage). Windows keeps the handle for the counters;
+    POSIX reaps with wait4 for the child's exact rusage."""
+    if os.name == "nt":
+        return proc.wait(), None
+    _, status, rusage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
+    return proc.returncode, rusage
 
 
 def _psutil_process(pid: int) -> psutil.Process | None:
