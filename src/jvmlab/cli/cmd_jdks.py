@@ -25,7 +25,8 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
         table.add_column(col, overflow="fold")
     for j in found:
         version = j.vendor_version or j.version
-        table.add_row(str(j.feature), version, j.vendor, j.vm_kind, "yes" if j.has_javac else "no",
+        vm = f"{j.vm_kind} ({j.jit})" if j.jit else j.vm_kind  # e.g. "Zing (Falcon)", "OpenJ9 (Testarossa)"
+        table.add_row(str(j.feature), version, j.vendor, vm, "yes" if j.has_javac else "no",
                       " ".join(j.gcs), str(j.home), ", ".join(j.sources))
     Console().print(table)
     if not found:

@@ -35,8 +35,8 @@ _MAX_TIMELINE_POINTS = 200_000
 def gc_log_args(jdk: JdkInfo, artifacts_dir: Path) -> list[str]:
     """The flags that make ``jdk`` write a GC log named ``gc-<pid>.log`` into ``artifacts_dir``."""
     target = artifacts_dir / "gc-%p.log"
-    if jdk.vm_kind == "OpenJ9":
-        return [f"-Xverbosegclog:{target}"]
+    if jdk.vm_kind == "OpenJ9":  # OpenJ9 file names take dump-agent tokens: %pid, not %p
+        return [f"-Xverbosegclog:{artifacts_dir / 'gc-%pid.log'}"]
     if jdk.feature <= 8:
         return ["-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps", f"-Xloggc:{target}"]
     return [f'-Xlog:gc*,safepoint:file="{target}":uptime,level,tags:filecount=0']

@@ -18,7 +18,7 @@ from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.budget import FailureBudget
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.local import LocalExecutor
+from jvmlab.execute.windows import default_executor
 from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
 from jvmlab.hazards import Hazard
 from jvmlab.machine.environment import Environment
@@ -76,7 +76,7 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     or SIGTERM after storing everything measured so far."""
     from jvmlab.machine.environment import build_environment
 
-    executor = executor or LocalExecutor()
+    executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
     environment = build_environment(plan, options.artifacts_root)
     try:
         plan = environment.setup(plan)

@@ -18,8 +18,11 @@ from jvmlab.gclog.state import ParserState
 
 _ATTR = re.compile(r'([\w-]+)="([^"]*)"')
 _TAG = re.compile(r"<(/?)([\w-]+)")
+# Balanced logs its increments as "partial gc", "global mark phase" and "global garbage collect"
+# (OpenJ9 docs, vgclog_examples.md); "partial gen"/"gmp" are kept for older spellings.
 _KINDS = {"scavenge": ev.YOUNG, "nursery": ev.YOUNG, "global": ev.FULL, "tenured": ev.FULL,
-          "partial gen": ev.MIXED, "gmp": ev.OTHER}
+          "partial gen": ev.MIXED, "partial gc": ev.MIXED, "gmp": ev.OTHER, "global mark phase": ev.OTHER,
+          "global garbage collect": ev.FULL}
 
 
 def _wall(stamp: str) -> float | None:

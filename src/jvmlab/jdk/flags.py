@@ -72,6 +72,10 @@ def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = 
     """
     given = list(flags)
     check_tokens(given)
+    if jdk.vm_kind == "OpenJ9":  # no PrintFlagsFinal, and unknown -XX: options are ignored by default
+        from jvmlab.jdk import openj9
+
+        return openj9.check_flags(jdk, given, _run, rejection_line)
     current = list(given)
     added: list[str] = []
     table_flag = [] if jdk.vm_kind == "OpenJ9" else ["-XX:+PrintFlagsFinal"]

@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.jdk import azul, openj9
 from jvmlab.jdk.cache import JdkCache
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.jdk.model import JdkInfo, launcher_name
 from jvmlab.jdk.proc import JavaRun, run_java
 
 PROBE_TIMEOUT_S = 30.0
@@ -32,7 +33,7 @@ HOTSPOT_GCS: tuple[tuple[str, str], ...] = (
 )
 CMS_GC = ("CMS", "-XX:+UseConcMarkSweepGC")
 CMS_LAST_FEATURE = 13  # JDK 14 removed CMS but only warns "Ignoring option" and starts anyway
-OPENJ9_GC_POLICIES = ("gencon", "balanced", "optavgpause", "optthruput", "metronome", "nogc")
+OPENJ9_GC_POLICIES = openj9.GC_POLICIES
 
 _PROPERTY = re.compile(r"^ {4}(\S+) = (.*)$")
 _RELEASE = re.compile(r'^([A-Z_][A-Z0-9_]*)="?(.*?)"?\s*$')
@@ -46,7 +47,7 @@ def java_home_of(path: Path | str) -> Path | None:
     else:
         mac_home = candidate / "Contents" / "Home"
         home = (mac_home if mac_home.is_dir() else candidate).resolve()
-    java = home / "bin" / "java"
+    java = home / "bin" / launcher_name("java")
     if java.is_file() and os.access(java, os.X_OK):
         return home
     return None
@@ -76,7 +77,7 @@ def identify(path: Path | str, *, cache: JdkCache | None = None, use_cache: bool
 
 
 def _identify_uncached(home: Path) -> JdkInfo:
-    java = home / "bin" / "java"
+    java = home / "bin" / launcher_name("java")
     run = run_java(java, ["-XshowSettings:properties", "-version"], timeout_s=PROBE_TIMEOUT_S)
     props = parse_properties(run.stderr + "\n" + run.stdout)
     if not run.ok or "java.home" not in props:
@@ -91,6 +92,10 @@ def _identify_uncached(home: Path) -> JdkInfo:
     implementor = release.get("IMPLEMENTOR", "")
     feature = feature_of(props.get("java.specification.version", ""), version)
     kind = vm_kind_of(vm, vendor, vendor_version, implementor)
+    if kind == "unknown" and openj9.is_openj9_release(release):
+        kind = openj9.KIND
+    vm_version = props.get("java.vm.version", "")
+    jit, components = vendor_details(kind, run.stderr + "\n" + run.stdout, vm_version, release)
     return JdkInfo(
         home=real_home,
         version=version,
@@ -99,10 +104,24 @@ def _identify_uncached(home: Path) -> JdkInfo:
         vm=vm,
         vm_kind=kind,
         has_javac=has_javac(real_home),
-        gcs=probe_gcs(real_home / "bin" / "java", feature, kind),
+        gcs=probe_gcs(real_home / "bin" / launcher_name("java"), feature, kind),
         implementor=implementor,
         vendor_version=vendor_version,
+        vm_version=vm_version,
+        jit=jit,
+        components=components,
     )
+
+
+def vendor_details(kind: str, version_text: str, vm_version: str,
+                   release: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(JIT, named components) for non-HotSpot VMs, read from the ``-version`` banner and release."""
+    if kind == openj9.KIND:
+        parsed = openj9.parse_version(version_text, vm_version)
+        return openj9.JIT, parsed.components() + openj9.release_components(release)
+    if kind == azul.KIND:
+        return azul.JIT, azul.parse_version(version_text, vm_version).components()
+    return "", ()
 
 
 def parse_properties(text: str) -> dict[str, str]:
@@ -150,10 +169,12 @@ def feature_of(spec_version: str, runtime_version: str) -> int:
 
 
 def vm_kind_of(vm: str, vendor: str, vendor_version: str = "", implementor: str = "") -> str:
-    """Classify the VM: "OpenJ9", "GraalVM", "HotSpot" or "unknown"."""
+    """Classify the VM: "OpenJ9", "Zing" (Azul Prime), "GraalVM", "HotSpot" or "unknown"."""
     vm_lower = vm.lower()
-    if "openj9" in vm_lower or "j9" in vm_lower.split():
-        return "OpenJ9"
+    if openj9.is_openj9(vm):
+        return openj9.KIND
+    if azul.is_prime(vm, vendor_version):
+        return azul.KIND
     if "graalvm" in " ".join((vm, vendor, vendor_version, implementor)).lower():
         return "GraalVM"
     if any(word in vm_lower for word in ("hotspot", "openjdk", "server vm", "client vm")):
@@ -162,12 +183,14 @@ def vm_kind_of(vm: str, vendor: str, vendor_version: str = "", implementor: str 
 
 
 def has_javac(home: Path) -> bool:
-    javac = home / "bin" / "javac"
+    javac = home / "bin" / launcher_name("javac")
     return javac.is_file() and os.access(javac, os.X_OK)
 
 
 def probe_gcs(java: Path, feature: int, vm_kind: str) -> tuple[str, ...]:
     """Collectors that actually start, probed in parallel (one short JVM each)."""
+    if vm_kind == azul.KIND:
+        return (azul.COLLECTOR,)  # Prime has C4 only; HotSpot's -XX:+UseXGC probes would mislead
     if vm_kind == "OpenJ9":
         probes = [(name, [f"-Xgcpolicy:{name}", "-version"]) for name in OPENJ9_GC_POLICIES]
     else:

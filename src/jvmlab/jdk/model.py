@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,14 +28,17 @@ class JdkInfo:
     sources: tuple[str, ...] = field(default_factory=tuple)  # where it was found: "JAVA_HOME", "PATH", ...
     vendor_version: str = ""  # java.vendor.version, e.g. "Temurin-25.0.3+9" ("" when the JDK has none)
     aliases: tuple[str, ...] = field(default_factory=tuple)  # paths, as found (unresolved), leading to ``home``
+    vm_version: str = ""  # java.vm.version, e.g. "openj9-0.41.0", "17.0.7-zing_23.05.0.0-b2-..."
+    jit: str = ""  # the top-tier JIT when the VM is not HotSpot: "Testarossa" (OpenJ9), "Falcon" (Prime)
+    components: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # ("OpenJ9", "0.41.0"), ("OMR", ...)
 
     @property
     def java(self) -> Path:
-        return self.home / "bin" / "java"
+        return self.home / "bin" / launcher_name("java")
 
     @property
     def javac(self) -> Path | None:
-        path = self.home / "bin" / "javac"
+        path = self.home / "bin" / launcher_name("javac")
         return path if self.has_javac else None
 
     def to_json(self) -> dict[str, Any]:
@@ -43,6 +47,7 @@ class JdkInfo:
         data["gcs"] = list(self.gcs)
         data["sources"] = list(self.sources)
         data["aliases"] = list(self.aliases)
+        data["components"] = [list(pair) for pair in self.components]
         return data
 
     @classmethod
@@ -60,11 +65,19 @@ class JdkInfo:
             sources=tuple(data.get("sources", ())),
             vendor_version=data.get("vendor_version", ""),
             aliases=tuple(data.get("aliases", ())),
+            vm_version=data.get("vm_version", ""),
+            jit=data.get("jit", ""),
+            components=tuple((str(k), str(v)) for k, v in data.get("components", ())),
         )
 
     def describe(self) -> str:
         """Short human label for messages, e.g. ``JDK 17.0.15+6-Debian-1deb12u1 at /usr/lib/jvm/...``."""
         return f"JDK {self.version} at {self.home}"
+
+
+def launcher_name(name: str, os_name: str = os.name) -> str:
+    """``java`` on POSIX, ``java.exe`` on Windows (where a JDK's bin has no extensionless file)."""
+    return f"{name}.exe" if os_name == "nt" else name
 
 
 def version_key(info: JdkInfo) -> tuple[int, ...]:

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.machine import vendor_prepare
 from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
 
 CDS = "cds-archive"
 AOT = "aot-cache"
-KINDS = (CDS, AOT)
+KINDS = (CDS, AOT, *vendor_prepare.KINDS)  # + OpenJ9 shared classes, Prime ReadyNow
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
 SHARED_SOURCE = "source: shared objects file"
 TAIL_CHARS = 600
@@ -58,7 +59,8 @@ def requested_kind(pc: PreparedCell, spec_prepare: str | None) -> str | None:
         raise UserError(f"cell {pc.cell.name!r}: unknown preparation @{sorted(unknown)[0]}; "
                         f"use {' or '.join('@' + k for k in KINDS)}")
     if len(marks) > 1:
-        raise UserError(f"cell {pc.cell.name!r} asks for both @cds-archive and @aot-cache; pick one per cell")
+        raise UserError(f"cell {pc.cell.name!r} asks for {' and '.join('@' + m for m in sorted(marks))}; "
+                        f"pick one per cell")
     if marks:
         return marks.pop()
     return spec_prepare
@@ -78,6 +80,8 @@ def make_archive(pc: PreparedCell, kind: str, path: Path, ctx: RunContext, log_d
     """Train, then check; raises UserError naming the cell when either fails.
 
     Logs of each step go beside the archive (or to ``log_dir``) and are kept as artifacts."""
+    if kind in vendor_prepare.KINDS:
+        return vendor_prepare.make(pc, kind, path, ctx, log_dir)
     logs = (log_dir or path.parent) / path.name
     feature = pc.jdk.feature
     if pc.jdk.vm_kind != "HotSpot" or feature < MIN_FEATURE[kind]:

@@ -243,9 +243,15 @@ def check_perf() -> Check:
 
 
 def run_doctor() -> list[Check]:
+    if os.name == "nt":  # no /proc or /sys: the Windows checks (large-page privilege, power plan)
+        from jvmlab.machine.windows import windows_checks
+
+        return windows_checks()
+    from jvmlab.machine.wsl import run_wsl_checks
+
     info = meminfo()
     return [*check_thp(), check_hugepages(info), check_overcommit(), check_swap(info), *check_cgroup(info),
-            *check_cpu(), check_load(), check_tmpfs(), check_perf()]
+            *check_cpu(), check_load(), check_tmpfs(), check_perf(), *run_wsl_checks()]
 
 
 def doctor_json(checks: list[Check]) -> dict[str, Any]:

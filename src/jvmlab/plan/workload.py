@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import zipfile
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ class Launch:
         java = str(jdk.java)
         args = (*self.args, *extra_args) or self.default_args
         if self.kind in ("builtin", "main"):
-            return [java, *jvm_flags, "-cp", ":".join(self.classpath), str(self.main_class), *args]
+            return [java, *jvm_flags, "-cp", os.pathsep.join(self.classpath), str(self.main_class), *args]
         if self.kind == "jar":
             return [java, *jvm_flags, "-jar", str(self.jar), *args]
         return _expand_command(self.command, java, jvm_flags, args, self.shell)

@@ -1,5 +1,11 @@
 """`cds`: startup of hello and hellostream with CDS off, the default CDS archive, a dynamic
-AppCDS archive and (JDK 24+) an AOT cache; one spec per workload."""
+AppCDS archive and (JDK 24+) an AOT cache; one spec per workload.
+
+When an OpenJ9 (Semeru) JDK is among the JDKs, its own startup levels join: the shared
+classes cache off (``scc-off``) and trained for the workload (``scc``, checked with printStats),
+``-Xtune:virtualized`` and ``-Xquickstart``. With an Azul Prime JDK, a ReadyNow-trained level
+(``readynow``) joins. Each level runs only on the VMs it exists for (the others are excluded).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +16,38 @@ from jvmlab.scenarios.stats import clearly, diff_ci, fmt_interval, index_cells, 
 
 AOT_FEATURE = 24
 LEVELS = {"off": ["-Xshare:off"], "default": [], "appcds": ["@cds-archive"], "aot": ["@aot-cache"]}
+OPENJ9_LEVELS = {"scc-off": ["-Xshareclasses:none"], "scc": ["@shared-classes"],
+                 "virtualized": ["-Xtune:virtualized"], "quickstart": ["-Xquickstart"]}
+PRIME_LEVELS = {"readynow": ["@readynow"]}
+HOTSPOT_ONLY = ("off", "appcds", "aot")  # -Xshare and the HotSpot archives
+COMPARED = ("off", "appcds", "aot", *OPENJ9_LEVELS, *PRIME_LEVELS)
+
+
+def levels_for(jdks: list[JdkInfo]) -> tuple[dict[str, list[str]], list[dict[str, str]]]:
+    """The cds levels these JDKs call for, and the (jvm, level) cells to exclude."""
+    levels = dict(LEVELS)
+    if not any(j.feature >= AOT_FEATURE and j.vm_kind == "HotSpot" for j in jdks):
+        levels.pop("aot")
+    vendor = {"OpenJ9": OPENJ9_LEVELS, "Zing": PRIME_LEVELS}
+    for kind, extra in vendor.items():
+        if any(j.vm_kind == kind for j in jdks):
+            levels.update(extra)
+    excludes = []
+    for j in jdks:
+        own = set(vendor.get(j.vm_kind, {}))
+        for level in levels:
+            hotspot_level = level in HOTSPOT_ONLY
+            vendor_level = any(level in extra for extra in vendor.values())
+            if (j.vm_kind != "HotSpot" and hotspot_level) or (vendor_level and level not in own) or (
+                    level == "aot" and j.feature < AOT_FEATURE):
+                excludes.append({"jvm": jvm_name(j), "cds": level})
+    return levels, excludes
 
 
 def runs(jdks: list[JdkInfo], quick: bool, workloads: tuple[str, ...] = ("hello", "hellostream"),
          invocations: int | None = None) -> list[ScenarioRun]:
     out = []
-    levels = dict(LEVELS)
-    if not any(j.feature >= AOT_FEATURE for j in jdks):
-        levels.pop("aot")
-    excludes = [{"jvm": jvm_name(j), "cds": "aot"} for j in jdks if j.feature < AOT_FEATURE and "aot" in levels]
+    levels, excludes = levels_for(jdks)
     for workload in workloads:
         text = f'''name = "demo cds: {workload} x class data sharing"
 description = "What do CDS, AppCDS and the AOT cache save at startup of {workload}?"
@@ -47,7 +76,7 @@ def verdict(summary) -> str:
             continue
         base = mean_ci(default, "wall_s")
         text = [f"on {dict(key)['jvm']} default CDS {fmt_interval(tuple(v * 1000 for v in base), '{:.0f} ms')}"]
-        for level in ("off", "appcds", "aot"):
+        for level in COMPARED:
             other = cells.get(key_with(key, cds=level))
             delta = diff_ci(other, default, "wall_s", scale=1000.0) if other is not None else None
             if delta is not None:

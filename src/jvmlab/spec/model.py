@@ -152,7 +152,7 @@ class Environment(_Strict):
     tmpfs_dir: str = "/dev/shm"
     keep_tmpfs_copy: bool = False
     page_cache: list[Literal["warm", "cold"]] | None = None
-    prepare: Literal["cds-archive", "aot-cache"] | None = None
+    prepare: Literal["cds-archive", "aot-cache", "shared-classes", "readynow"] | None = None
 
 
 class Spec(_Strict):
