@@ -153,6 +153,20 @@ class Environment(_Strict):
     keep_tmpfs_copy: bool = False
     page_cache: list[Literal["warm", "cold"]] | None = None
     prepare: Literal["cds-archive", "aot-cache"] | None = None
+    # CPU and memory limits (a cgroup per invocation; see docs/sizing.md).
+    cpus: list[Annotated[float, Field(gt=0, le=4096)]] | None = None
+    memory: list[str] | None = None
+    cpu_limit: Literal["quota", "cpuset"] = "quota"
+
+    @field_validator("memory")
+    @classmethod
+    def _memory_sizes(cls, value: list[str] | None) -> list[str] | None:
+        from jvmlab.machine.cgroup import parse_size_bytes
+
+        for size in value or []:
+            if parse_size_bytes(size) < 16 << 20:
+                raise ValueError(f"memory = {size!r} is below 16m: no JVM starts in that")
+        return value
 
 
 class Spec(_Strict):
