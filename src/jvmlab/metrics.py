@@ -136,6 +136,7 @@ _METRICS: list[Metric] = [
     Metric("jvm.active_processors", "count", False, "CPUs the JVM believed it had (container detection)"),
     Metric("jvm.max_heap_bytes", "bytes", False, "MaxHeapSize the JVM chose or was given (PrintFlagsFinal)"),
     Metric("jvm.memory_limit_bytes", "bytes", False, "memory limit the JVM detected (os+container)"),
+    Metric("minheap.heap_bytes", "bytes", True, "-Xmx of a minimum-heap probe"),
 ]
 
 REGISTRY: dict[str, Metric] = {m.name: m for m in _METRICS}

@@ -187,7 +187,8 @@ def find_min_heap(probe: Probe, settings: MinHeapSettings) -> MinHeapResult:
     lo, hi = settings.lower_bytes, search.snap(settings.upper_bytes)
     try:
         if not search.probe(hi):
-            return _result(search, Status.ABOVE_UPPER, None, None, f"{_mib(hi)} already fails")
+            return _result(search, Status.ABOVE_UPPER, None, None,
+                           f"{_mib(hi)} already fails ({search.log[-1].reason or search.log[-1].verdict})")
         if search.probe(lo):
             return _result(search, Status.BELOW_LOWER, None, lo, f"{_mib(lo)} already passes")
         fail, ok = search.bisect(lo, hi)
