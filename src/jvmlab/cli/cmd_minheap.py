@@ -1,0 +1,149 @@
+"""`jvmlab minheap SPEC`: the minimum heap per cell as an interval, optionally followed by a
+heap sweep at multiples of it (or at absolute sizes) with knees and an HTML plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from jvmlab.cli.main import app
+from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.errors import UserError
+from jvmlab.spec.durations import parse_duration_s
+
+
+def _size(option: str, text: str) -> int:
+    from jvmlab.machine.cgroup import parse_size_bytes
+
+    try:
+        return parse_size_bytes(text)
+    except ValueError as err:
+        raise UserError(f"{option}: {err}") from None
+
+
+@app.command()
+def minheap(
+    spec: Path = typer.Argument(..., help="Spec file (TOML); each cell (collector x JDK x ...) is searched."),
+    lower: str = typer.Option("8m", "--lower", help="Lower bound of -Xmx (expected to fail)."),
+    upper: str = typer.Option("1g", "--upper", help="Upper bound of -Xmx (expected to pass)."),
+    step: str = typer.Option("1m", "--step", help="Resolution of the answer."),
+    repeats: int = typer.Option(5, "--repeats", min=1, max=50, help="Runs that must agree at each end."),
+    max_probes: int = typer.Option(80, "--max-probes", min=2, help="Most JVM runs per cell."),
+    fail_pattern: str = typer.Option(None, "--fail-pattern", help="Regex in the output that means 'too small'."),
+    timeout: str = typer.Option(None, "--timeout", help="Per-run timeout meaning 'too small' (default: the spec's)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    resume: bool = typer.Option(False, "--resume", help="Continue the newest search of this spec and bounds."),
+    sweep: bool = typer.Option(False, "--sweep", help="Then run a heap sweep at --multiples of the minimum."),
+    multiples: str = typer.Option("1-4:7", "--multiples", help="Sweep multiples: 1,1.5,2 or a ladder 1-4:7."),
+    sizes: str = typer.Option(None, "--sizes", help="Sweep absolute sizes instead (256m,512m,1g): no search."),
+    invocations: int = typer.Option(None, "--invocations", min=1, help="Sweep invocations per cell."),
+    within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
+    metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
+    html: Path = typer.Option(None, "--html", help="Write the sweep's HTML report (plots with CI bands) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+) -> None:
+    """Find each cell's minimum heap (bisection, repeated at the boundary); optionally sweep."""
+    from jvmlab import metrics as registry
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.sizing import flow
+    from jvmlab.sizing.minheap import MinHeapSettings
+    from jvmlab.sizing.study import MinHeapRequest
+    from jvmlab.sizing.sweep import levels_from_sizes, parse_multiples
+    from jvmlab.spec.load import load_spec
+    from jvmlab.store import check_store_location, open_store
+
+    registry.get(metric)
+    check_store_location(store)
+    settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
+                               repeats, max_probes)
+    try:
+        settings.check()
+    except ValueError as err:
+        raise UserError(f"--lower/--upper/--step: {err}") from None
+    ladder = parse_multiples(multiples)
+    parsed, text = load_spec(spec)
+    base = prepare(parsed, text, spec)
+    db = open_store(store)
+    console = Console(stderr=as_json)
+    out: dict = {}
+    if sizes is not None:
+        setup = flow.plan_sweep(base, levels_from_sizes([s for s in sizes.split(",") if s.strip()]),
+                                invocations=invocations)
+        study = None
+    else:
+        request = MinHeapRequest(settings, fail_pattern, _duration(timeout))
+        study = search(base, db, request, resume=resume, console=console)
+        out["minheap"] = study_json(study)
+        if not sweep:
+            _emit(out, as_json)
+            return
+        setup = flow.sweep_from_study(base, study, ladder, invocations)
+    result = run_sweep(setup, db, metric, within / 100.0, console, as_json)
+    out["sweep"] = result.to_json()
+    if html is not None:
+        from jvmlab.report.heapsweep import write_sweep_html
+
+        rows = [(c.cell_name, c.result) for c in study.cells] if study else []
+        written = write_sweep_html(result, html, f"jvmlab heap sweep: {parsed.name or spec.stem}", rows)
+        console.print(f"HTML report: {written}")
+    _emit(out, as_json)
+
+
+def search(base, db, request, *, resume: bool, console: Console):  # type: ignore[no-untyped-def]
+    """Run the search with one line per probe; print the interval table."""
+    from jvmlab.report.heapsweep import minheap_table
+    from jvmlab.sizing.flow import artifacts_for
+    from jvmlab.sizing.study import run_min_heap
+
+    def on_probe(pc, outcome) -> None:  # type: ignore[no-untyped-def]
+        console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
+                      + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
+
+    artifacts = artifacts_for(db.url) / "minheap"
+    study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
+    if study.resumed_probes:
+        console.print(f"resumed: {study.resumed_probes} stored probe(s) replayed")
+    minheap_table([(c.cell_name, c.result) for c in study.cells], console)
+    return study
+
+
+def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool):  # type: ignore[no-untyped-def]
+    """Run the sweep as a normal experiment, store its levels, print curves and knees."""
+    from jvmlab.cli.progress import ProgressObserver
+    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.report.heapsweep import sweep_table
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.terminal import render
+    from jvmlab.sizing.flow import artifacts_for, record_sweep
+    from jvmlab.sizing.results import load_sweep
+
+    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab minheap --sweep", metric=metric)
+    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
+        exp_id = run_experiment(setup.plan, db, options, observer)
+    record_sweep(db, exp_id, setup)
+    render(summarize(db, exp_id, metric), console)
+    result = load_sweep(db, exp_id, metric, within)
+    sweep_table(result, console)
+    return result
+
+
+def study_json(study) -> dict:  # type: ignore[no-untyped-def]
+    return {"experiment_id": study.experiment_id,
+            "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in study.cells]}
+
+
+def _duration(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return parse_duration_s(text)
+    except ValueError as err:
+        raise UserError(f"--timeout: {err}") from None
+
+
+def _emit(out: dict, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(out, indent=2, default=str))
