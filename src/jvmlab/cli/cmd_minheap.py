@@ -112,19 +112,12 @@ def search(base, db, request, *, resume: bool, console: Console):  # type: ignor
 
 def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool):  # type: ignore[no-untyped-def]
     """Run the sweep as a normal experiment, store its levels, print curves and knees."""
-    from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.runner import RunOptions, run_experiment
     from jvmlab.report.heapsweep import sweep_table
-    from jvmlab.report.summary import summarize
-    from jvmlab.report.terminal import render
-    from jvmlab.sizing.flow import artifacts_for, record_sweep
+    from jvmlab.sizing.flow import record_sweep
     from jvmlab.sizing.results import load_sweep
 
-    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab minheap --sweep", metric=metric)
-    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
-        exp_id = run_experiment(setup.plan, db, options, observer)
+    exp_id = _run_plain(setup.plan, db, as_json, metric)
     record_sweep(db, exp_id, setup)
-    render(summarize(db, exp_id, metric), console)
     result = load_sweep(db, exp_id, metric, within)
     sweep_table(result, console)
     return result
@@ -147,3 +140,61 @@ def _duration(text: str | None) -> float | None:
 def _emit(out: dict, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(out, indent=2, default=str))
+
+
+def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
+    """`jvmlab demo size`: minimum heaps, a sweep at 1x-4x, 1 vs 2 CPUs at the knee, a verdict."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios import size
+    from jvmlab.scenarios.jdks import demo_jdks
+    from jvmlab.sizing import flow
+    from jvmlab.sizing.study import MinHeapRequest
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import check_store_location, open_store
+
+    check_store_location(store)
+    jdks = demo_jdks()[:1] if quick else demo_jdks()
+    text = size.base_toml(jdks, quick)
+    base = prepare(parse_spec(text, "scenario size"), text, None)
+    db = open_store(store)
+    console = Console(stderr=as_json)
+    console.print("Step 1 of 3: minimum heap per collector", style="bold")
+    study = search(base, db, MinHeapRequest(size.minheap_settings(quick), timeout_s=60.0), resume=False,
+                   console=console)
+    console.print("Step 2 of 3: heap sweep at multiples of the minimum", style="bold")
+    setup = flow.sweep_from_study(base, study, size.multiples(quick))
+    sweep = run_sweep(setup, db, "wall_s", 0.05, console, as_json)
+    console.print("Step 3 of 3: 1 vs 2 CPUs at each collector's knee", style="bold")
+    cpu_summary, cpu_note = None, None
+    knees = size.knees_for(sweep, jdks[0])
+    try:
+        if not knees:
+            raise UserError("no collector had a knee in the sweep")
+        cpu_text = size.cpu_toml(jdks[0], knees, quick)
+        cpu_plan = prepare(parse_spec(cpu_text, "scenario size: CPUs"), cpu_text, None)
+        cpu_id = _run_plain(cpu_plan, db, as_json)
+        cpu_summary = summarize(db, cpu_id, "wall_s")
+    except UserError as err:  # e.g. cgroups cannot be made here: the first two steps still stand
+        cpu_note = str(err)
+    rows = [(c.jvm, c.levels.get("gc", ""), c.result) for c in study.cells]
+    paragraph = size.verdict(rows, sweep, cpu_summary, cpu_note, jdks[0])
+    typer.echo(f"\nVerdict (size): {paragraph}\n", err=as_json)
+    if as_json:
+        typer.echo(json.dumps({"minheap": study_json(study), "sweep": sweep.to_json(), "verdict": paragraph},
+                              indent=2, default=str))
+
+
+def _run_plain(plan, db, as_json: bool, metric: str = "wall_s") -> int:  # type: ignore[no-untyped-def]
+    """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
+    from jvmlab.cli.progress import ProgressObserver
+    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.terminal import render
+    from jvmlab.sizing.flow import artifacts_for
+
+    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric)
+    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
+        exp_id = run_experiment(plan, db, options, observer)
+    render(summarize(db, exp_id, metric), Console(stderr=as_json))
+    return exp_id
