@@ -45,7 +45,7 @@ def _run(tmp_path: Path, text: str) -> tuple[SqlStore, int]:
 
 def _leftover_groups() -> list[Path]:
     mounts = cgroup._cgroup_mounts()
-    roots = [mounts[c] / cgroup._own_paths().get(c, "/").lstrip("/") for c in ("cpu", "memory") if c in mounts]
+    roots = [mounts[c] / cgroup._own_paths().get(c, "/").lstrip("/") for c in ("cpu", "memory", "cpuset") if c in mounts]
     return [p for r in roots if r.is_dir() for p in r.glob(f"jvmlab-{os.getpid()}-*")]
 
 
@@ -77,6 +77,28 @@ warmup = 0
     assert seen["1"]["jvm.max_heap_bytes"] <= 128 << 20
     assert seen["1"]["cgroup.oom_kills"] == 0
     assert _leftover_groups() == []
+
+
+@pytest.mark.jvm
+@needs_cgroups
+def test_cpuset_mode_pins_to_one_cpu(tmp_path: Path, jdk25_home: Path) -> None:
+    text = f"""[workload]
+builtin = "busy"
+args = ["--ms", "20"]
+[jvms]
+j25 = "{jdk25_home}"
+[environment]
+cpus = [1]
+cpu_limit = "cpuset"
+[run]
+invocations = 1
+warmup = 0
+"""
+    store, exp = _run(tmp_path, text)
+    [inv] = store.invocations(exp)
+    assert inv.status == "ok", inv.reason
+    assert inv.metrics["jvm.active_processors"] == 1
+    assert "cgroup.oom_kills" not in inv.metrics  # no memory limit, no memory group
 
 
 @pytest.mark.jvm
