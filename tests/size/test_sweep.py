@@ -91,8 +91,11 @@ j = "{jdk17_home}"
 Par = "-XX:+UseParallelGC"
 Ser = "-XX:+UseSerialGC"
 [run]
-invocations = 4
+invocations = 3
 warmup = 0
+[collect]
+gc = false
+proc = false
 '''
     base = prepare(parse_spec(text), text, None, check_flags=False)
     setup = plan_sweep(base, levels_from_multiples(64 * MB, geometric_multiples(1, 4, 7)), reference_bytes=64 * MB)
@@ -115,7 +118,7 @@ warmup = 0
     for series, knee in knees.items():
         assert knee.multiple == pytest.approx(3.17), series
     par = next(c for c in result.curves["wall_s"] if c.series == "j gc=Par")
-    assert all(p.n == 4 and p.ci_low <= p.mean <= p.ci_high for p in par.points)
+    assert all(p.n == 3 and p.ci_low <= p.mean <= p.ci_high for p in par.points)
     assert [p.mean for p in par.points] == sorted((p.mean for p in par.points), reverse=True)
     rss = next(c for c in result.curves["max_rss_bytes"] if c.series == "j gc=Par")
     assert rss.points[0].mean == pytest.approx(64 * MB + 30 * MB, rel=0.01)
@@ -126,3 +129,13 @@ warmup = 0
     page = sweep_html(result, "<script>x</script>")
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
     assert math.isfinite(result.to_json()["curves"]["wall_s"][0]["points"][0]["mean"])
+    # the stored sweep can be reported again from the command line
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from cli_runner import run_jvmlab
+
+    proc = run_jvmlab("heapsweep", str(exp), "--store", str(tmp_path / "lab.db"), "--html", "sweep.html",
+                      cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "knee at" in proc.stdout and (tmp_path / "sweep.html").is_file()

@@ -198,3 +198,37 @@ def _run_plain(plan, db, as_json: bool, metric: str = "wall_s") -> int:  # type:
         exp_id = run_experiment(plan, db, options, observer)
     render(summarize(db, exp_id, metric), Console(stderr=as_json))
     return exp_id
+
+
+@app.command("heapsweep")
+def heapsweep(
+    experiment: int = typer.Argument(None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
+    within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
+    html: Path = typer.Option(None, "--html", help="Write the HTML report (plots with CI bands) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+) -> None:
+    """Report a stored heap sweep (curves, CI bands, knees) or minimum-heap search again."""
+    from jvmlab.report.heapsweep import minheap_table, sweep_table, write_sweep_html
+    from jvmlab.sizing.results import load_sweep
+    from jvmlab.sizing.study import load_min_heap
+    from jvmlab.sizing.sweep import DOCUMENT
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    exp_id = db.experiment(experiment).id if experiment is not None else db.latest_experiment().id
+    console = Console(stderr=as_json)
+    if db.experiment_document(exp_id, DOCUMENT) is None:
+        study = load_min_heap(db, exp_id)
+        minheap_table([(c.cell_name, c.result) for c in study.cells], console)
+        _emit({"minheap": study_json(study)}, as_json)
+        return
+    result = load_sweep(db, exp_id, metric, within / 100.0)
+    sweep_table(result, console)
+    source = db.experiment_document(exp_id, DOCUMENT).get("minheap_experiment")
+    rows = [(c.cell_name, c.result) for c in load_min_heap(db, source).cells] if source is not None else []
+    if html is not None:
+        written = write_sweep_html(result, html, f"jvmlab heap sweep: {db.experiment(exp_id).name}", rows)
+        console.print(f"HTML report: {written}")
+    _emit({"sweep": result.to_json()}, as_json)

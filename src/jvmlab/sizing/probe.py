@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from jvmlab.collect.base import Probe as CollectProbe
 from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
@@ -25,7 +26,9 @@ _OOM = re.compile(r"OutOfMemoryError")
 _READ_CAP = 4 << 20
 
 
-class Executor:  # the seam LocalExecutor fits: run(plan, probes) -> ProcessResult
+class Executor(Protocol):
+    """The seam LocalExecutor fits: run(plan, probes) -> ProcessResult."""
+
     def run(self, plan: InvocationPlan, probes: Sequence[CollectProbe] = ()) -> ProcessResult: ...
 
 
