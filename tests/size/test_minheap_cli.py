@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cli_runner import run_jvmlab  # noqa: E402
 
+from jvmlab.cli.main import main  # noqa: E402
 from jvmlab.errors import UserError  # noqa: E402
 from jvmlab.plan.matrix import expand  # noqa: E402
 from jvmlab.spec.load import parse_spec  # noqa: E402
@@ -34,13 +35,17 @@ timeout = "60s"
     (["--multiples", "1,zero"], "--multiples"),
     (["--fail-pattern", "("], "--fail-pattern"),
 ])
-def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, jdk17_home: Path, args: list[str], message: str) -> None:
+def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, jdk17_home: Path, args: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC.format(home=jdk17_home))
-    proc = run_jvmlab("minheap", str(spec), "--store", "lab.db", *args, cwd=tmp_path)
-    assert proc.returncode == 2, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+    with pytest.raises(SystemExit) as exit_info:
+        main(["minheap", str(spec), "--store", str(tmp_path / "lab.db"), *args])
+    _, err = capsys.readouterr()
+    assert exit_info.value.code == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in err
+    assert not (tmp_path / "lab.db").exists()  # refused before the store is made
 
 
 @pytest.mark.jvm

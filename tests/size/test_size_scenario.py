@@ -54,3 +54,12 @@ def test_verdict_names_intervals_knees_and_the_heap_saving() -> None:
     assert "Parallel needs 33% less heap than G1" in text
     assert "1 vs 2 CPUs was not run: cgroups cannot be created here" in text
     assert "94%" in text
+
+
+def test_a_knee_at_the_largest_size_is_flagged() -> None:
+    jdk = demo_jdks()[0]
+    j = f"jdk{jdk.feature}"
+    sweep = SweepResult(1, tuple(HeapLevel(f"x{i}", s * MB, None) for i, s in enumerate([72, 108, 144, 216, 288])),
+                        72 * MB, 0.05, "wall_s", {"wall_s": (_curve(f"{j} gc=G1", [2.0, 1.8, 1.6, 1.4, 1.0]),)})
+    text = size.verdict([(j, "G1", _found(70, 72))], sweep, None, None, jdk)
+    assert "G1 288 MiB" in text and "only at the largest size swept" in text

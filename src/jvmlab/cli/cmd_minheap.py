@@ -50,7 +50,7 @@ def minheap(
     from jvmlab.plan.prepare import prepare
     from jvmlab.sizing import flow
     from jvmlab.sizing.minheap import MinHeapSettings
-    from jvmlab.sizing.study import MinHeapRequest
+    from jvmlab.sizing.study import MinHeapRequest, compile_pattern
     from jvmlab.sizing.sweep import levels_from_sizes, parse_multiples
     from jvmlab.spec.load import load_spec
     from jvmlab.store import check_store_location, open_store
@@ -64,6 +64,8 @@ def minheap(
     except ValueError as err:
         raise UserError(f"--lower/--upper/--step: {err}") from None
     ladder = parse_multiples(multiples)
+    compile_pattern(fail_pattern)
+    timeout_s = _duration(timeout)
     parsed, text = load_spec(spec)
     base = prepare(parsed, text, spec)
     db = open_store(store)
@@ -74,7 +76,7 @@ def minheap(
                                 invocations=invocations)
         study = None
     else:
-        request = MinHeapRequest(settings, fail_pattern, _duration(timeout))
+        request = MinHeapRequest(settings, fail_pattern, timeout_s)
         study = search(base, db, request, resume=resume, console=console)
         out["minheap"] = study_json(study)
         if not sweep:

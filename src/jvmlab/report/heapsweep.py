@@ -79,7 +79,9 @@ def knee_sentence(result: SweepResult, series: str) -> str:
         return f"{series}: no heap size had a measurement, so there is no knee."
     times = f"{result.within:.0%} of the best {result.time_metric}"
     mult = f" ({knee.multiple:g}x the minimum heap)" if knee.multiple is not None else ""
-    return f"{series}: knee at {mib(knee.heap_bytes)}{mult}, the smallest heap within {times}."
+    edge = (" It is the largest size swept: the curve may still be falling beyond it."
+            if knee.heap_bytes == max(level.heap_bytes for level in result.levels) else "")
+    return f"{series}: knee at {mib(knee.heap_bytes)}{mult}, the smallest heap within {times}.{edge}"
 
 
 def _curve(result: SweepResult, metric: str, series: str) -> Curve:

@@ -117,8 +117,13 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
     found = {gc: p for gc, p in named.items() if p is not None and p.mean is not None}
     if not found:
         return "The sweep measured no heap size, so there is no knee."
+    largest = max(level.heap_bytes for level in sweep.levels)
     text = (f"Knees on {jvm_name(jdk)} (smallest heap within {sweep.within:.0%} of that collector's best time): "
             + ", ".join(f"{gc} {p.heap_bytes / MB:g} MiB ({p.mean:.3f} s)" for gc, p in found.items()) + ".")
+    edge = [gc for gc, p in found.items() if p.heap_bytes == largest]
+    if edge:
+        text += (f" {', '.join(edge)} reached {'its' if len(edge) == 1 else 'their'} knee only at the largest size "
+                 f"swept, so {'its' if len(edge) == 1 else 'their'} curve may still be falling beyond it.")
     if "G1" in found:
         g1 = found["G1"]
         for gc, p in found.items():

@@ -66,7 +66,7 @@ def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts
                  resume: bool = False, executor: Executor | None = None,
                  on_probe: ProbeObserver = lambda _c, _o: None) -> MinHeapStudy:
     """Search every cell's minimum heap; store probes as they finish; resume from the store."""
-    pattern = _compile(request.fail_pattern)
+    pattern = compile_pattern(request.fail_pattern)
     key = _hash(plan, request)
     exp_id, doc = _open(plan, store, request, key, artifacts_root, resume)
     ctx = run_context(plan)
@@ -178,7 +178,8 @@ def _hash(plan: Plan, request: MinHeapRequest) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _compile(pattern: str | None) -> re.Pattern[str] | None:
+def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
+    """The --fail-pattern, or a UserError before any JVM starts."""
     if pattern is None:
         return None
     try:
