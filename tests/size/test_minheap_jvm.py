@@ -63,3 +63,21 @@ def test_minimum_heap_of_a_64_mb_live_set(tmp_path: Path, jdk17_home: Path) -> N
     assert again.runs == 0 and resumed.resumed_probes == r.invocations
     assert resumed.cells[0].result.upper_bytes == r.upper_bytes
     assert resumed.experiment_id == study.experiment_id
+
+
+def test_probes_run_inside_the_specs_memory_limit(tmp_path: Path, jdk17_home: Path) -> None:
+    from jvmlab.errors import UserError
+    from jvmlab.machine import cgroup
+
+    try:
+        cgroup.find_hierarchy(["memory"])
+    except UserError as err:
+        pytest.skip(str(err))
+    text = SPEC.format(live=16, home=jdk17_home).replace('"128"', '"64"') + '[environment]\nmemory = ["512m"]\n'
+    plan = prepare(parse_spec(text), text, None)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    request = MinHeapRequest(MinHeapSettings(8 * MB, 64 * MB, 4 * MB, repeats=1, max_probes=12))
+    study = run_min_heap(plan, store, request, tmp_path / "art")
+    assert study.cells[0].result.status is Status.FOUND
+    invocations = store.invocations(study.experiment_id)
+    assert invocations and all(inv.metrics.get("cgroup.oom_kills") == 0 for inv in invocations)

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab import __version__
@@ -22,6 +22,7 @@ from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult
 from jvmlab.machine.environment import run_context
 from jvmlab.machine.fingerprint import fingerprint
+from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, ProbeOutcome, ReplayingProbe, find_min_heap
 from jvmlab.sizing.probe import Executor, JvmProbe
@@ -67,6 +68,7 @@ def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts
                  on_probe: ProbeObserver = lambda _c, _o: None) -> MinHeapStudy:
     """Search every cell's minimum heap; store probes as they finish; resume from the store."""
     pattern = compile_pattern(request.fail_pattern)
+    limits = _limits(plan)  # before anything is stored: refused with one line if impossible here
     key = _hash(plan, request)
     exp_id, doc = _open(plan, store, request, key, artifacts_root, resume)
     ctx = run_context(plan)
@@ -79,7 +81,8 @@ def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts
         entry = doc["cells"].setdefault(str(pc.cell.index), {"name": pc.cell.name, "probes": [], "result": None})
         stored = [ProbeOutcome.from_json(p) for p in entry["probes"]]
         recorder = _Recorder(store, exp_id, cell_ids[pc.cell.index], entry, doc, pc, on_probe)
-        runner = JvmProbe(pc, _RecordingExecutor(executor, recorder), cwd=ctx.cwd, env=dict(plan.spec.workload.env),
+        runner = JvmProbe(pc, _RecordingExecutor(executor, recorder, limits, pc), cwd=ctx.cwd,
+                          env=dict(plan.spec.workload.env),
                           timeout_s=timeout, artifacts_dir=artifacts_root / f"exp-{exp_id}" / f"cell-{pc.cell.index}",
                           fail_pattern=pattern)
         runner.count = len(stored)
@@ -116,17 +119,17 @@ class _Recorder:
                  pc: PreparedCell, on_probe: ProbeObserver) -> None:
         self.store, self.exp_id, self.cell_id = store, exp_id, cell_id
         self.entry, self.doc, self.pc, self.on_probe = entry, doc, pc, on_probe
-        self.last: tuple[InvocationPlan, ProcessResult] | None = None
+        self.last: tuple[InvocationPlan, ProcessResult, Collected] | None = None
 
-    def ran(self, plan: InvocationPlan, result: ProcessResult) -> None:
-        self.last = (plan, result)
+    def ran(self, plan: InvocationPlan, result: ProcessResult, collected: Collected) -> None:
+        self.last = (plan, result, collected)
 
     def outcome(self, outcome: ProbeOutcome) -> None:
         position = len(self.entry["probes"])
         if self.last is not None:
-            plan, result = self.last
-            collected = Collected(metrics={"minheap.heap_bytes": float(outcome.heap_bytes)},
-                                  documents={"minheap_probe": outcome.to_json()})
+            plan, result, collected = self.last
+            collected.metrics["minheap.heap_bytes"] = float(outcome.heap_bytes)
+            collected.documents["minheap_probe"] = outcome.to_json()
             self.store.record_invocation(self.exp_id, self.cell_id, block=position, position=position,
                                          result=result, collected=collected, argv=list(plan.argv),
                                          artifacts_dir=str(plan.artifacts_dir))
@@ -136,13 +139,34 @@ class _Recorder:
 
 
 class _RecordingExecutor:
-    def __init__(self, inner: Executor, recorder: _Recorder) -> None:
-        self.inner, self.recorder = inner, recorder
+    """Runs a probe (inside the cell's CPU/memory limits, if any) and hands it to the recorder."""
+
+    def __init__(self, inner: Executor, recorder: _Recorder, limits: LimitRunner | None, pc: PreparedCell) -> None:
+        self.inner, self.recorder, self.limits, self.pc = inner, recorder, limits, pc
 
     def run(self, plan: InvocationPlan, probes=()) -> ProcessResult:  # type: ignore[no-untyped-def]
-        result = self.inner.run(plan, probes)
-        self.recorder.ran(plan, result)
+        if self.limits is None:
+            result, collected = self.inner.run(plan, probes), Collected()
+        else:
+            limited = replace(plan, argv=tuple(self.limits.enter(self.pc, list(plan.argv))))
+            try:
+                result = self.inner.run(limited, probes)
+            except BaseException:
+                self.limits.close()  # Ctrl-C: no group left behind
+                raise
+            result, collected = self.limits.leave(self.pc, result)
+        self.recorder.ran(plan, result, collected)
         return result
+
+
+def _limits(plan: Plan) -> LimitRunner | None:
+    """[environment] cpus/memory apply to probes too (refused before anything runs if impossible)."""
+    env = plan.spec.environment
+    if not (env.cpus or env.memory):
+        return None
+    runner = LimitRunner(env.cpu_limit)
+    refuse_if_unsupported(runner, list(plan.cells))
+    return runner
 
 
 def _open(plan: Plan, store: SqlStore, request: MinHeapRequest, key: str, artifacts_root: Path,
