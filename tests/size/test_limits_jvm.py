@@ -154,3 +154,29 @@ def test_sizes_and_cpu_lists() -> None:
     assert cgroup.expand_cpu_list("0-2,5") == [0, 1, 2, 5]
     with pytest.raises(ValueError):
         cgroup.parse_size_bytes("lots")
+
+
+def test_v2_files_written_and_read(tmp_path: Path) -> None:
+    """cgroup v2 is not mounted with controllers here: check the files jvmlab writes and reads
+    against a folder laid out like the unified root (the kernel's files are plain files)."""
+    (tmp_path / "cgroup.subtree_control").write_text("")
+    (tmp_path / "cpuset.cpus.effective").write_text("0-3\n")
+    hierarchy = cgroup.Hierarchy(2, {"memory": tmp_path, "cpu": tmp_path})
+    group = cgroup.create(hierarchy, "g1", cgroup.Limits(cpus=1.5, memory_bytes=96 << 20))
+    folder = tmp_path / "g1"
+    assert (folder / "memory.max").read_text() == str(96 << 20)
+    assert (folder / "cpu.max").read_text() == "150000 100000"
+    assert set((tmp_path / "cgroup.subtree_control").read_text().split()) == {"+memory", "+cpu"}
+    assert group.procs_files == [folder / "cgroup.procs"]
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    (folder / "memory.peak").write_text("1234\n")
+    assert group.oom_kills() == 1 and group.peak_bytes() == 1234
+    argv = cgroup.enter_argv(group, ["/usr/bin/java", "-version"])
+    assert argv[:3] == ["/bin/sh", "-c", cgroup.ENTER_SCRIPT] and argv[-3:] == ["--", "/usr/bin/java", "-version"]
+    pinned = cgroup.create(cgroup.Hierarchy(2, {"cpuset": tmp_path}), "g2", cgroup.Limits(cpus=2, cpu_mode="cpuset"))
+    assert (tmp_path / "g2" / "cpuset.cpus").read_text() == "0,1"
+    for f in list(folder.iterdir()) + list((tmp_path / "g2").iterdir()):
+        f.unlink()
+    group.remove()
+    pinned.remove()
+    assert not folder.exists()

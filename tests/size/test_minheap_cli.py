@@ -75,3 +75,22 @@ def test_cpus_and_memory_become_factors() -> None:
         parse_spec('[workload]\nbuiltin = "hello"\n[environment]\nmemory = ["1k"]\n')
     with pytest.raises(UserError):
         parse_spec('[workload]\nbuiltin = "hello"\n[environment]\ncpus = [0]\n')
+
+
+@pytest.mark.jvm
+@pytest.mark.slow
+def test_search_then_sweep_with_html(tmp_path: Path, jdk17_home: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(home=jdk17_home) + "warmup = 0\n")
+    proc = run_jvmlab("minheap", str(spec), "--store", "lab.db", "--lower", "8m", "--upper", "64m", "--step", "4m",
+                      "--repeats", "1", "--sweep", "--multiples", "1,2", "--invocations", "2", "--html", "s.html",
+                      "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    minimum = out["minheap"]["cells"][0]["upper_bytes"]
+    sweep = out["sweep"]
+    assert [lv["heap_bytes"] for lv in sweep["levels"]] == [minimum, 2 * minimum]
+    assert sweep["knees"]["j17 gc=Serial"] in ("x1", "x2")
+    points = sweep["curves"]["wall_s"][0]["points"]
+    assert [p["n"] for p in points] == [2, 2]
+    assert "<!DOCTYPE html>" in (tmp_path / "s.html").read_text()
