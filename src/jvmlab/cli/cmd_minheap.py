@@ -83,7 +83,7 @@ def minheap(
             _emit(out, as_json)
             return
         setup = flow.sweep_from_study(base, study, ladder, invocations)
-    result = run_sweep(setup, db, metric, within / 100.0, console, as_json)
+    result = run_sweep(setup, db, metric, within / 100.0, console, as_json, resume=resume)
     out["sweep"] = result.to_json()
     if html is not None:
         from jvmlab.report.heapsweep import write_sweep_html
@@ -112,13 +112,16 @@ def search(base, db, request, *, resume: bool, console: Console):  # type: ignor
     return study
 
 
-def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool):  # type: ignore[no-untyped-def]
-    """Run the sweep as a normal experiment, store its levels, print curves and knees."""
+def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool,  # type: ignore[no-untyped-def]
+              resume: bool = False):
+    """Run the sweep as a normal experiment, store its levels, print curves and knees. With
+    --resume, a stored sweep of the same spec and sizes continues where it stopped."""
     from jvmlab.report.heapsweep import sweep_table
     from jvmlab.sizing.flow import record_sweep
     from jvmlab.sizing.results import load_sweep
 
-    exp_id = _run_plain(setup.plan, db, as_json, metric)
+    resume = resume and db.find_resumable(setup.plan.spec_hash) is not None
+    exp_id = _run_plain(setup.plan, db, as_json, metric, resume=resume)
     record_sweep(db, exp_id, setup)
     result = load_sweep(db, exp_id, metric, within)
     sweep_table(result, console)
@@ -187,7 +190,7 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
                               indent=2, default=str))
 
 
-def _run_plain(plan, db, as_json: bool, metric: str = "wall_s") -> int:  # type: ignore[no-untyped-def]
+def _run_plain(plan, db, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:  # type: ignore[no-untyped-def]
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.runner import RunOptions, run_experiment
@@ -195,7 +198,7 @@ def _run_plain(plan, db, as_json: bool, metric: str = "wall_s") -> int:  # type:
     from jvmlab.report.terminal import render
     from jvmlab.sizing.flow import artifacts_for
 
-    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric)
+    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric, resume=resume)
     with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer)
     render(summarize(db, exp_id, metric), Console(stderr=as_json))
