@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jvmlab import __version__
 from jvmlab.collect.base import Collected
-from jvmlab.errors import UserError
+from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult
 from jvmlab.machine.environment import run_context
@@ -73,18 +73,41 @@ def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts
     exp_id, doc = _open(plan, store, request, key, artifacts_root, resume)
     ctx = run_context(plan)
     timeout = request.timeout_s or ctx.timeout_s
-    executor = executor or LocalExecutor()
     cell_ids = {c.idx: c.id for c in store.cells(exp_id)}
+    try:
+        found, replayed = _search_cells(plan, store, request, exp_id, doc, cell_ids, artifacts_root,
+                                        _Setup(executor or LocalExecutor(), limits, pattern, timeout, ctx.cwd),
+                                        on_probe)
+    except KeyboardInterrupt:
+        _interrupted(store, exp_id, doc, 2)
+    except Interrupted as err:
+        _interrupted(store, exp_id, doc, err.signum)
+    store.set_status(exp_id, "done", finished=True)
+    return MinHeapStudy(exp_id, tuple(found), replayed)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    executor: Executor
+    limits: LimitRunner | None
+    pattern: re.Pattern[str] | None
+    timeout_s: float
+    cwd: Path
+
+
+def _search_cells(plan: Plan, store: SqlStore, request: MinHeapRequest, exp_id: int, doc: dict,
+                  cell_ids: dict[int, int], artifacts_root: Path, setup: _Setup,
+                  on_probe: ProbeObserver) -> tuple[list[CellMinHeap], int]:
     found: list[CellMinHeap] = []
     replayed = 0
     for pc in plan.cells:
         entry = doc["cells"].setdefault(str(pc.cell.index), {"name": pc.cell.name, "probes": [], "result": None})
         stored = [ProbeOutcome.from_json(p) for p in entry["probes"]]
         recorder = _Recorder(store, exp_id, cell_ids[pc.cell.index], entry, doc, pc, on_probe)
-        runner = JvmProbe(pc, _RecordingExecutor(executor, recorder, limits, pc), cwd=ctx.cwd,
-                          env=dict(plan.spec.workload.env),
-                          timeout_s=timeout, artifacts_dir=artifacts_root / f"exp-{exp_id}" / f"cell-{pc.cell.index}",
-                          fail_pattern=pattern)
+        runner = JvmProbe(pc, _RecordingExecutor(setup.executor, recorder, setup.limits, pc), cwd=setup.cwd,
+                          env=dict(plan.spec.workload.env), timeout_s=setup.timeout_s,
+                          artifacts_dir=artifacts_root / f"exp-{exp_id}" / f"cell-{pc.cell.index}",
+                          fail_pattern=setup.pattern)
         runner.count = len(stored)
         replay = ReplayingProbe(stored, runner, recorder.outcome)
         result = find_min_heap(replay, request.settings)
@@ -92,8 +115,14 @@ def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts
         entry["result"] = result.to_json() | {"probes": None}
         store.put_experiment_document(exp_id, DOCUMENT, doc)
         found.append(CellMinHeap(pc.cell.index, pc.cell.name, dict(pc.cell.levels), pc.cell.jvm, result))
-    store.set_status(exp_id, "done", finished=True)
-    return MinHeapStudy(exp_id, tuple(found), replayed)
+    return found, replayed
+
+
+def _interrupted(store: SqlStore, exp_id: int, doc: dict, signum: int) -> None:
+    store.set_status(exp_id, "interrupted")
+    probes = sum(len(e["probes"]) for e in doc["cells"].values())
+    raise Interrupted(signum, f"interrupted; {probes} probe(s) are stored in {store.url}; continue with the same "
+                              f"`jvmlab minheap` command and --resume")
 
 
 def load_min_heap(store: SqlStore, experiment_id: int) -> MinHeapStudy:
