@@ -130,6 +130,13 @@ _METRICS: list[Metric] = [
     Metric("progress.mean_rate", "units/s", False, "mean throughput over the whole run"),
     Metric("progress.warmup_s", "s", True, "time until steady state"),
     Metric("progress.total_units", "count", False, "units of work reported"),
+    # CPU / memory limits ([environment] cpus, memory): the cgroup and what the JVM believed.
+    Metric("cgroup.oom_kills", "count", True, "processes the kernel OOM-killed at the cgroup memory limit"),
+    Metric("cgroup.peak_bytes", "bytes", True, "peak memory charged to the invocation's cgroup"),
+    Metric("jvm.active_processors", "count", False, "CPUs the JVM believed it had (container detection)"),
+    Metric("jvm.max_heap_bytes", "bytes", False, "MaxHeapSize the JVM chose or was given (PrintFlagsFinal)"),
+    Metric("jvm.memory_limit_bytes", "bytes", False, "memory limit the JVM detected (os+container)"),
+    Metric("minheap.heap_bytes", "bytes", True, "-Xmx of a minimum-heap probe"),
 ]
 
 REGISTRY: dict[str, Metric] = {m.name: m for m in _METRICS}

@@ -169,6 +169,11 @@ def demo(
         for scenario, description in scenario_names().items():
             typer.echo(f"{scenario:12} {description}")
         return
+    if name == "size":  # staged: each step's spec is made from the previous step's result
+        from jvmlab.cli.cmd_minheap import size_demo
+
+        size_demo(quick, store, as_json)
+        return
     try:
         runs = scenario_runs(name or "default", quick)
     except ScenarioSkipped as skipped:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -223,8 +223,13 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
         output_cap_bytes=spec.collect.output_cap_bytes)
     observer.starting(pc, slot)
     env_hazards = state.environment.before(pc) if state.environment is not None else []
+    if state.environment is not None:  # CPU/memory limits: the same JVM argv, run inside a cgroup
+        invocation = replace(invocation, argv=tuple(state.environment.wrap_argv(pc, list(invocation.argv))))
     result = executor.run(invocation, probes)
     collected = Collected()
+    if state.environment is not None:
+        result, limited = state.environment.after(pc, result)
+        collected.merge(limited)
     for probe in probes:
         collected.merge(probe.finish(result))
     hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)

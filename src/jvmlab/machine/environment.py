@@ -3,7 +3,9 @@
 ``setup(plan)`` runs once before the first invocation and may return a changed plan (a
 cell's JDK copied to tmpfs, a CDS/AOT archive made by a training run and its flags added);
 ``before(cell)`` runs before each invocation (evict the page cache for ``cold``) and returns
-hazards; ``teardown()`` runs at the end, whatever happened.
+hazards; ``wrap_argv(cell, argv)`` and ``after(cell, result)`` put one invocation in a
+CPU/memory-limited cgroup and read what happened there; ``teardown()`` runs at the end,
+whatever happened.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from pathlib import Path
 from typing import Protocol
 
 from jvmlab import hazards
+from jvmlab.collect.base import Collected
 from jvmlab.errors import UserError
+from jvmlab.execute.records import ProcessResult
 from jvmlab.hazards import Hazard
-from jvmlab.machine import archives, pagecache, thp, tmpfs
+from jvmlab.machine import archives, limits, pagecache, thp, tmpfs
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 
 RESIDENT_WARN_SHARE = 0.10  # after eviction, more than this still cached is reported
@@ -26,6 +30,8 @@ HUGE_FLAGS = ("UseTransparentHugePages", "UseLargePages")
 class Environment(Protocol):
     def setup(self, plan: Plan) -> Plan: ...
     def before(self, cell: PreparedCell) -> list[Hazard]: ...
+    def wrap_argv(self, cell: PreparedCell, argv: list[str]) -> list[str]: ...
+    def after(self, cell: PreparedCell, result: ProcessResult) -> tuple[ProcessResult, Collected]: ...
     def teardown(self) -> None: ...
 
 
@@ -38,6 +44,12 @@ class NoEnvironment:
     def before(self, cell: PreparedCell) -> list[Hazard]:
         return []
 
+    def wrap_argv(self, cell: PreparedCell, argv: list[str]) -> list[str]:
+        return argv
+
+    def after(self, cell: PreparedCell, result: ProcessResult) -> tuple[ProcessResult, Collected]:
+        return result, Collected()
+
     def teardown(self) -> None:
         return None
 
@@ -45,7 +57,7 @@ class NoEnvironment:
 def build_environment(plan: Plan, artifacts_root: Path) -> Environment:
     """The environment handling this plan's spec needs."""
     env = plan.spec.environment
-    needs = (env.jdk_location or env.page_cache or env.prepare
+    needs = (env.jdk_location or env.page_cache or env.prepare or env.cpus or env.memory
              or any(f.startswith(PREPARE_MARK) or any(h in f for h in HUGE_FLAGS)
                     for pc in plan.cells for f in pc.flags))
     return MachineEnvironment(artifacts_root) if needs else NoEnvironment()
@@ -73,10 +85,14 @@ class MachineEnvironment:
         self.last_eviction: pagecache.EvictionReport | None = None
         self._warned: set[int] = set()
         self._evicted_since_warm = False
+        self.limits: limits.LimitRunner | None = None
 
     def setup(self, plan: Plan) -> Plan:
         env = plan.spec.environment
         self.keep_copies = env.keep_tmpfs_copy
+        if env.cpus or env.memory:  # refused with one line before anything is copied or run
+            self.limits = limits.LimitRunner(env.cpu_limit)
+            limits.refuse_if_unsupported(self.limits, list(plan.cells))
         cells = [self._locate(pc, Path(env.tmpfs_dir)) for pc in plan.cells]
         cells = self._prepare_archives(plan, cells)
         plan = replace(plan, cells=tuple(cells))
@@ -84,7 +100,17 @@ class MachineEnvironment:
             self._collect_files(plan)
             if "warm" in env.page_cache:
                 self._warm(plan)
+        if self.limits is not None:
+            cwd = run_context(plan).cwd
+            for pc in plan.cells:
+                self.limits.view(pc, cwd)
         return plan
+
+    def wrap_argv(self, cell: PreparedCell, argv: list[str]) -> list[str]:
+        return self.limits.enter(cell, argv) if self.limits is not None else argv
+
+    def after(self, cell: PreparedCell, result: ProcessResult) -> tuple[ProcessResult, Collected]:
+        return self.limits.leave(cell, result) if self.limits is not None else (result, Collected())
 
     def before(self, cell: PreparedCell) -> list[Hazard]:
         out: list[Hazard] = []
@@ -101,6 +127,8 @@ class MachineEnvironment:
         return out
 
     def teardown(self) -> None:
+        if self.limits is not None:
+            self.limits.close()
         if self.keep_copies:
             return
         for copy in self.copies.values():

@@ -9,7 +9,7 @@ from jvmlab.errors import UserError, did_you_mean
 from jvmlab.spec.model import Spec
 
 JVM_FACTOR = "jvm"
-ENV_FACTORS = ("jdk_location", "page_cache")
+ENV_FACTORS = ("jdk_location", "page_cache", "cpus", "memory")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ def factor_levels(spec: Spec) -> dict[str, list[str]]:
         factors["jdk_location"] = list(dict.fromkeys(env.jdk_location))
     if env.page_cache:
         factors["page_cache"] = list(dict.fromkeys(env.page_cache))
+    if env.cpus:
+        factors["cpus"] = list(dict.fromkeys(f"{c:g}" for c in env.cpus))
+    if env.memory:
+        factors["memory"] = list(dict.fromkeys(env.memory))
     return factors
 
 

@@ -36,6 +36,8 @@ GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p50_ms", "gc.paus
 MEMORY_CPU_COLUMNS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes", "cpu.jit_share",
                       "cpu.gc_share", "cpu.app_share", "cpu.vm_share", "progress.steady_rate",
                       "progress.warmup_s")
+LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limit_bytes", "cgroup.oom_kills",
+                 "cgroup.peak_bytes")
 MAX_FAILURES_SHOWN = 50
 MAX_OUTPUT_CHARS = 4000
 CPU_SERIES = ("cpu.app_s", "cpu.jit_s", "cpu.gc_s", "cpu.vm_s")
@@ -174,7 +176,8 @@ def timeline_figures(tl: TimelineSet) -> list[dict[str, str]]:
 def metric_tables(summary: Summary) -> list[dict[str, Any]]:
     out = []
     for title, columns in (("GC per cell (mean per invocation)", GC_COLUMNS),
-                           ("Memory, threads and throughput (mean per invocation)", MEMORY_CPU_COLUMNS)):
+                           ("Memory, threads and throughput (mean per invocation)", MEMORY_CPU_COLUMNS),
+                           ("CPU/memory limits and what the JVM believed (mean)", LIMIT_COLUMNS)):
         present = [m for m in columns if _measured(summary, m)]
         if present:
             out.append({"title": title, "header": ["cell", *present],

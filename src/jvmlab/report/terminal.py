@@ -13,6 +13,8 @@ from jvmlab.report.summary import Summary, effect_label, vs_baseline
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
 EXTRA_COLUMNS = ("mem.peak_pss_bytes", "cpu.jit_share", "cpu.gc_share", "progress.steady_rate")
+LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limit_bytes", "cgroup.oom_kills",
+                 "cgroup.peak_bytes")  # [environment] cpus/memory: the limits and what the JVM believed
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -54,6 +56,9 @@ def render(summary: Summary, console: Console) -> None:
     extra = _metric_table(summary, EXTRA_COLUMNS, "Memory, threads and throughput (mean per invocation)", width)
     if extra is not None:
         console.print(extra)
+    limits = _metric_table(summary, LIMIT_COLUMNS, "CPU/memory limits and what the JVM believed (mean)", width)
+    if limits is not None:
+        console.print(limits)
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
     wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width)
     if wl_table is not None:

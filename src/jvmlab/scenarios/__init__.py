@@ -23,6 +23,7 @@ SCENARIOS = {
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
     "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
+    "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # "all" keeps the 512 MB sort out: one run of it takes over a minute on 2 cores.
@@ -50,6 +51,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
         from jvmlab.scenarios import minecraft
 
         return minecraft.runs(quick)
+    if name == "size":
+        from jvmlab.scenarios import size
+
+        return size.runs(demo_jdks(), quick)
     jdks = demo_jdks()
     builders = {"pretouch": pretouch.runs, "largepages": largepages.runs, "gc": gc.runs, "cds": cds.runs,
                 "ramdisk": ramdisk.runs}

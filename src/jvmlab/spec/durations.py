@@ -19,3 +19,15 @@ def parse_duration_s(value: object) -> float:
         if match:
             return float(match["num"]) * _FACTORS[match["unit"]]
     raise ValueError(f"{value!r} is not a duration (write 30, \"90s\", \"2m\" or \"500ms\")")
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+
+
+def parse_size_bytes(text: str) -> int:
+    """"512m", "4g", "1.5G", "1048576" -> bytes (powers of 1024, like -Xmx)."""
+    m = _SIZE.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a size like 512m or 4g")
+    scale = 1 << (10 * " kmgt".index((m.group(2) or " ").lower()))
+    return int(float(m.group(1)) * scale)

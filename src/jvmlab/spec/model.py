@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -153,6 +153,18 @@ class Environment(_Strict):
     keep_tmpfs_copy: bool = False
     page_cache: list[Literal["warm", "cold"]] | None = None
     prepare: Literal["cds-archive", "aot-cache", "shared-classes", "readynow"] | None = None
+    # CPU and memory limits (a cgroup per invocation; see docs/sizing.md).
+    cpus: list[Annotated[float, Field(gt=0, le=4096)]] | None = None
+    memory: list[str] | None = None
+    cpu_limit: Literal["quota", "cpuset"] = "quota"
+
+    @field_validator("memory")
+    @classmethod
+    def _memory_sizes(cls, value: list[str] | None) -> list[str] | None:
+        for size in value or []:
+            if parse_size_bytes(size) < 16 << 20:
+                raise ValueError(f"memory = {size!r} is below 16m: no JVM starts in that")
+        return value
 
 
 class Spec(_Strict):

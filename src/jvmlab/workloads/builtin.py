@@ -69,6 +69,10 @@ _SPECS: tuple[BuiltinSpec, ...] = (
     BuiltinSpec("integral", "JvmlabIntegral",
                 "Simpson's rule for the integral of e^x on [0, 1]: a tight JIT-bound loop; metric integral_ms",
                 ("--steps", "50000000")),
+    BuiltinSpec("hold", "JvmlabHold",
+                "holds a known live set (--live-mb, default 64) and allocates --alloc-mb of short-lived "
+                "garbage around it: minimum heap and heap sweeps; metric hold_ms",
+                ("--live-mb", "64", "--alloc-mb", "2048")),
     BuiltinSpec("busy", "JvmlabBusy",
                 "test helper: sleeps/spins --ms, optional --ready-after-ms, --exit CODE, --hang, --oom; "
                 "metric busy_ms", ("--ms", "100")),

@@ -1,0 +1,239 @@
+"""`jvmlab minheap SPEC`: the minimum heap per cell as an interval, optionally followed by a
+heap sweep at multiples of it (or at absolute sizes) with knees and an HTML plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from jvmlab.cli.main import app
+from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.errors import UserError
+from jvmlab.spec.durations import parse_duration_s
+
+
+def _size(option: str, text: str) -> int:
+    from jvmlab.machine.cgroup import parse_size_bytes
+
+    try:
+        return parse_size_bytes(text)
+    except ValueError as err:
+        raise UserError(f"{option}: {err}") from None
+
+
+@app.command()
+def minheap(
+    spec: Path = typer.Argument(..., help="Spec file (TOML); each cell (collector x JDK x ...) is searched."),
+    lower: str = typer.Option("8m", "--lower", help="Lower bound of -Xmx (expected to fail)."),
+    upper: str = typer.Option("1g", "--upper", help="Upper bound of -Xmx (expected to pass)."),
+    step: str = typer.Option("1m", "--step", help="Resolution of the answer."),
+    repeats: int = typer.Option(5, "--repeats", min=1, max=50, help="Runs that must agree at each end."),
+    max_probes: int = typer.Option(80, "--max-probes", min=2, help="Most JVM runs per cell."),
+    fail_pattern: str = typer.Option(None, "--fail-pattern", help="Regex in the output that means 'too small'."),
+    timeout: str = typer.Option(None, "--timeout", help="Per-run timeout meaning 'too small' (default: the spec's)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    resume: bool = typer.Option(False, "--resume", help="Continue the newest search of this spec and bounds."),
+    sweep: bool = typer.Option(False, "--sweep", help="Then run a heap sweep at --multiples of the minimum."),
+    multiples: str = typer.Option("1-4:7", "--multiples", help="Sweep multiples: 1,1.5,2 or a ladder 1-4:7."),
+    sizes: str = typer.Option(None, "--sizes", help="Sweep absolute sizes instead (256m,512m,1g): no search."),
+    invocations: int = typer.Option(None, "--invocations", min=1, help="Sweep invocations per cell."),
+    within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
+    metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
+    html: Path = typer.Option(None, "--html", help="Write the sweep's HTML report (plots with CI bands) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+) -> None:
+    """Find each cell's minimum heap (bisection, repeated at the boundary); optionally sweep."""
+    from jvmlab import metrics as registry
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.sizing import flow
+    from jvmlab.sizing.minheap import MinHeapSettings
+    from jvmlab.sizing.study import MinHeapRequest, compile_pattern
+    from jvmlab.sizing.sweep import levels_from_sizes, parse_multiples
+    from jvmlab.spec.load import load_spec
+    from jvmlab.store import check_store_location, open_store
+
+    registry.get(metric)
+    check_store_location(store)
+    settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
+                               repeats, max_probes)
+    try:
+        settings.check()
+    except ValueError as err:
+        raise UserError(f"--lower/--upper/--step: {err}") from None
+    ladder = parse_multiples(multiples)
+    compile_pattern(fail_pattern)
+    timeout_s = _duration(timeout)
+    parsed, text = load_spec(spec)
+    base = prepare(parsed, text, spec)
+    db = open_store(store)
+    console = Console(stderr=as_json)
+    out: dict = {}
+    if sizes is not None:
+        setup = flow.plan_sweep(base, levels_from_sizes([s for s in sizes.split(",") if s.strip()]),
+                                invocations=invocations)
+        study = None
+    else:
+        request = MinHeapRequest(settings, fail_pattern, timeout_s)
+        study = search(base, db, request, resume=resume, console=console)
+        out["minheap"] = study_json(study)
+        if not sweep:
+            _emit(out, as_json)
+            return
+        setup = flow.sweep_from_study(base, study, ladder, invocations)
+    result = run_sweep(setup, db, metric, within / 100.0, console, as_json, resume=resume)
+    out["sweep"] = result.to_json()
+    if html is not None:
+        from jvmlab.report.heapsweep import write_sweep_html
+
+        rows = [(c.cell_name, c.result) for c in study.cells] if study else []
+        written = write_sweep_html(result, html, f"jvmlab heap sweep: {parsed.name or spec.stem}", rows)
+        console.print(f"HTML report: {written}")
+    _emit(out, as_json)
+
+
+def search(base, db, request, *, resume: bool, console: Console):  # type: ignore[no-untyped-def]
+    """Run the search with one line per probe; print the interval table."""
+    from jvmlab.report.heapsweep import minheap_table
+    from jvmlab.sizing.flow import artifacts_for
+    from jvmlab.sizing.study import run_min_heap
+
+    def on_probe(pc, outcome) -> None:  # type: ignore[no-untyped-def]
+        console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
+                      + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
+
+    artifacts = artifacts_for(db.url) / "minheap"
+    study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
+    if study.resumed_probes:
+        console.print(f"resumed: {study.resumed_probes} stored probe(s) replayed")
+    minheap_table([(c.cell_name, c.result) for c in study.cells], console)
+    return study
+
+
+def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool,  # type: ignore[no-untyped-def]
+              resume: bool = False):
+    """Run the sweep as a normal experiment, store its levels, print curves and knees. With
+    --resume, a stored sweep of the same spec and sizes continues where it stopped."""
+    from jvmlab.report.heapsweep import sweep_table
+    from jvmlab.sizing.flow import record_sweep
+    from jvmlab.sizing.results import load_sweep
+
+    resume = resume and db.find_resumable(setup.plan.spec_hash) is not None
+    exp_id = _run_plain(setup.plan, db, as_json, metric, resume=resume)
+    record_sweep(db, exp_id, setup)
+    result = load_sweep(db, exp_id, metric, within)
+    sweep_table(result, console)
+    return result
+
+
+def study_json(study) -> dict:  # type: ignore[no-untyped-def]
+    return {"experiment_id": study.experiment_id,
+            "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in study.cells]}
+
+
+def _duration(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return parse_duration_s(text)
+    except ValueError as err:
+        raise UserError(f"--timeout: {err}") from None
+
+
+def _emit(out: dict, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(out, indent=2, default=str))
+
+
+def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
+    """`jvmlab demo size`: minimum heaps, a sweep at 1x-4x, 1 vs 2 CPUs at the knee, a verdict."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios import size
+    from jvmlab.scenarios.jdks import demo_jdks
+    from jvmlab.sizing import flow
+    from jvmlab.sizing.study import MinHeapRequest
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import check_store_location, open_store
+
+    check_store_location(store)
+    jdks = demo_jdks()[:1] if quick else demo_jdks()
+    text = size.base_toml(jdks, quick)
+    base = prepare(parse_spec(text, "scenario size"), text, None)
+    db = open_store(store)
+    console = Console(stderr=as_json)
+    console.print("Step 1 of 3: minimum heap per collector", style="bold")
+    study = search(base, db, MinHeapRequest(size.minheap_settings(quick), timeout_s=60.0), resume=False,
+                   console=console)
+    console.print("Step 2 of 3: heap sweep at multiples of the minimum", style="bold")
+    setup = flow.sweep_from_study(base, study, size.multiples(quick))
+    sweep = run_sweep(setup, db, "wall_s", 0.05, console, as_json)
+    console.print("Step 3 of 3: 1 vs 2 CPUs at each collector's knee", style="bold")
+    cpu_summary, cpu_note = None, None
+    knees = size.knees_for(sweep, jdks[0])
+    try:
+        if not knees:
+            raise UserError("no collector had a knee in the sweep")
+        cpu_text = size.cpu_toml(jdks[0], knees, quick)
+        cpu_plan = prepare(parse_spec(cpu_text, "scenario size: CPUs"), cpu_text, None)
+        cpu_id = _run_plain(cpu_plan, db, as_json)
+        cpu_summary = summarize(db, cpu_id, "wall_s")
+    except UserError as err:  # e.g. cgroups cannot be made here: the first two steps still stand
+        cpu_note = str(err)
+    rows = [(c.jvm, c.levels.get("gc", ""), c.result) for c in study.cells]
+    paragraph = size.verdict(rows, sweep, cpu_summary, cpu_note, jdks[0])
+    typer.echo(f"\nVerdict (size): {paragraph}\n", err=as_json)
+    if as_json:
+        typer.echo(json.dumps({"minheap": study_json(study), "sweep": sweep.to_json(), "verdict": paragraph},
+                              indent=2, default=str))
+
+
+def _run_plain(plan, db, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:  # type: ignore[no-untyped-def]
+    """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
+    from jvmlab.cli.progress import ProgressObserver
+    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.terminal import render
+    from jvmlab.sizing.flow import artifacts_for
+
+    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric, resume=resume)
+    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
+        exp_id = run_experiment(plan, db, options, observer)
+    render(summarize(db, exp_id, metric), Console(stderr=as_json))
+    return exp_id
+
+
+@app.command("heapsweep")
+def heapsweep(
+    experiment: int = typer.Argument(None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
+    within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
+    html: Path = typer.Option(None, "--html", help="Write the HTML report (plots with CI bands) here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+) -> None:
+    """Report a stored heap sweep (curves, CI bands, knees) or minimum-heap search again."""
+    from jvmlab.report.heapsweep import minheap_table, sweep_table, write_sweep_html
+    from jvmlab.sizing.results import load_sweep
+    from jvmlab.sizing.study import load_min_heap
+    from jvmlab.sizing.sweep import DOCUMENT
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    exp_id = db.experiment(experiment).id if experiment is not None else db.latest_experiment().id
+    console = Console(stderr=as_json)
+    if db.experiment_document(exp_id, DOCUMENT) is None:
+        study = load_min_heap(db, exp_id)
+        minheap_table([(c.cell_name, c.result) for c in study.cells], console)
+        _emit({"minheap": study_json(study)}, as_json)
+        return
+    result = load_sweep(db, exp_id, metric, within / 100.0)
+    sweep_table(result, console)
+    source = db.experiment_document(exp_id, DOCUMENT).get("minheap_experiment")
+    rows = [(c.cell_name, c.result) for c in load_min_heap(db, source).cells] if source is not None else []
+    if html is not None:
+        written = write_sweep_html(result, html, f"jvmlab heap sweep: {db.experiment(exp_id).name}", rows)
+        console.print(f"HTML report: {written}")
+    _emit({"sweep": result.to_json()}, as_json)

@@ -1,0 +1,181 @@
+"""CPU and memory limits per invocation, and what the JVM believed about them.
+
+Used by the machine environment when a spec has ``[environment] cpus`` or ``memory``:
+``check`` refuses the factor before anything runs when cgroups cannot be made here;
+``view`` starts the cell's JVM once inside a limited group (``-XX:+PrintFlagsFinal
+-Xlog:os+container=trace -version``) to record the CPU count and heap size it chose;
+``enter``/``leave`` wrap one invocation in a fresh group and read its OOM-kill count.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from jvmlab.collect.base import Collected
+from jvmlab.errors import UserError
+from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.machine import cgroup
+from jvmlab.machine.cgroup import Group, Hierarchy, Limits
+from jvmlab.plan.prepare import PreparedCell
+
+VIEW_TIMEOUT_S = 60.0
+_PROCESSORS = re.compile(r"active_processor_count:\s*(\d+)", re.IGNORECASE)
+_MEMORY_LIMIT = re.compile(r"Memory Limit is:\s*(\d+|Unlimited)", re.IGNORECASE)
+_MAX_HEAP = re.compile(r"^\s*size_t\s+MaxHeapSize\s*=\s*(\d+)", re.MULTILINE)
+_ACTIVE_FLAG = re.compile(r"^\s*int\s+ActiveProcessorCount\s*=\s*(-?\d+)", re.MULTILINE)
+
+
+def cell_limits(pc: PreparedCell, cpu_mode: str) -> Limits:
+    """The limits a cell's ``cpus``/``memory`` levels ask for."""
+    cpus = pc.cell.level("cpus")
+    memory = pc.cell.level("memory")
+    return Limits(cpus=float(cpus) if cpus is not None else None,
+                  memory_bytes=cgroup.parse_size_bytes(memory) if memory is not None else None,
+                  cpu_mode=cpu_mode)
+
+
+@dataclass(frozen=True)
+class JvmView:
+    """What the JVM believed inside the limits; None where it did not say."""
+
+    active_processors: int | None
+    max_heap_bytes: int | None
+    memory_limit_bytes: int | None
+    active_processor_count_flag: int | None  # -XX:ActiveProcessorCount (-1: not overridden)
+    container_lines: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"active_processors": self.active_processors, "max_heap_bytes": self.max_heap_bytes,
+                "memory_limit_bytes": self.memory_limit_bytes,
+                "active_processor_count_flag": self.active_processor_count_flag,
+                "container_lines": list(self.container_lines)}
+
+
+def parse_view(output: str) -> JvmView:
+    """Read PrintFlagsFinal and os+container trace output (JDK 11+ HotSpot wording)."""
+    procs = _PROCESSORS.findall(output)
+    limit = _MEMORY_LIMIT.findall(output)
+    heap = _MAX_HEAP.search(output)
+    flag = _ACTIVE_FLAG.search(output)
+    lines = tuple(dict.fromkeys(line.strip() for line in output.splitlines()
+                                if "os,container" in line and ("Limit is" in line or "processor_count" in line
+                                                               or "Quota" in line or "cpuset" in line.lower())))
+    return JvmView(
+        active_processors=int(procs[-1]) if procs else None,
+        max_heap_bytes=int(heap.group(1)) if heap else None,
+        memory_limit_bytes=int(limit[-1]) if limit and limit[-1].isdigit() else None,
+        active_processor_count_flag=int(flag.group(1)) if flag else None,
+        container_lines=lines[:20],
+    )
+
+
+class LimitRunner:
+    """Makes a fresh cgroup per invocation of a limited cell and removes it afterwards."""
+
+    def __init__(self, cpu_mode: str) -> None:
+        self.cpu_mode = cpu_mode
+        self.hierarchies: dict[tuple[str, ...], Hierarchy] = {}
+        self.views: dict[int, JvmView] = {}
+        self.current: Group | None = None
+        self.current_limits: Limits | None = None
+        self._serial = 0
+
+    def check(self, cells: list[PreparedCell]) -> None:
+        """Refuse the factor with one line if any cell's limits cannot be applied here."""
+        for pc in cells:
+            limits = cell_limits(pc, self.cpu_mode)
+            if limits.any:
+                self._hierarchy(limits)
+                if limits.cpus is not None and limits.cpu_mode == "cpuset":
+                    parent = self._hierarchy(limits).folders["cpuset"]
+                    name = "cpuset.cpus" if (parent / "cpuset.cpus").exists() else "cpuset.cpus.effective"
+                    cgroup.cpuset_list(parent / name, limits.cpus)
+
+    def view(self, pc: PreparedCell, cwd: Path) -> JvmView | None:
+        """Start the cell's JVM once inside its limits and read what it believed."""
+        limits = cell_limits(pc, self.cpu_mode)
+        if not limits.any:
+            return None
+        group = cgroup.create(self._hierarchy(limits), self._name("view"), limits)
+        argv = [str(pc.jdk.java), *[f for f in pc.flags if not f.startswith("@")],
+                "-XX:+PrintFlagsFinal", "-Xlog:os+container=trace", "-version"]
+        try:
+            done = subprocess.run(cgroup.enter_argv(group, argv), cwd=cwd, capture_output=True, text=True,
+                                  timeout=VIEW_TIMEOUT_S, check=False)
+            found = parse_view(done.stdout + "\n" + done.stderr)
+        except subprocess.TimeoutExpired:
+            found = JvmView(None, None, None, None, ("timed out reading the JVM's view",))
+        finally:
+            group.remove()
+        self.views[pc.cell.index] = found
+        return found
+
+    def enter(self, pc: PreparedCell, argv: list[str]) -> list[str]:
+        """A fresh group for this invocation; the argv that runs inside it."""
+        limits = cell_limits(pc, self.cpu_mode)
+        if not limits.any:
+            self.current = None
+            return argv
+        self.current = cgroup.create(self._hierarchy(limits), self._name("run"), limits)
+        self.current_limits = limits
+        return cgroup.enter_argv(self.current, argv)
+
+    def leave(self, pc: PreparedCell, result: ProcessResult) -> tuple[ProcessResult, Collected]:
+        """Read the group's counters, name an OOM kill as such, remove the group."""
+        collected = Collected()
+        view = self.views.get(pc.cell.index)
+        if view is not None:
+            for name, value in (("jvm.active_processors", view.active_processors),
+                                ("jvm.max_heap_bytes", view.max_heap_bytes),
+                                ("jvm.memory_limit_bytes", view.memory_limit_bytes)):
+                if value is not None:
+                    collected.metrics[name] = float(value)
+            collected.documents["jvm_view"] = view.to_json()
+        group, limits, self.current = self.current, self.current_limits, None
+        if group is None or limits is None:
+            return result, collected
+        kills = group.oom_kills()
+        peak = group.peak_bytes()
+        group.remove()
+        if kills is not None:
+            collected.metrics["cgroup.oom_kills"] = float(kills)
+        if peak is not None:
+            collected.metrics["cgroup.peak_bytes"] = float(peak)
+        collected.documents["limits"] = {"cpus": limits.cpus, "memory_bytes": limits.memory_bytes,
+                                         "cpu_mode": limits.cpu_mode, "cgroup_version": group.hierarchy.version,
+                                         "oom_kills": kills}
+        if kills and result.status is not Status.OK:
+            mib = (limits.memory_bytes or 0) / (1 << 20)
+            result = replace(result, reason=f"OOM-killed by the cgroup memory limit of {mib:g} MiB "
+                                            f"({kills} kill(s) in the group); was: {result.reason}")
+        return result, collected
+
+    def close(self) -> None:
+        """Remove a group left by an invocation that raised (Ctrl-C) before ``leave``."""
+        if self.current is not None:
+            self.current.remove()
+            self.current = None
+
+    def _hierarchy(self, limits: Limits) -> Hierarchy:
+        key = tuple(cgroup.controllers_needed(limits))
+        if key not in self.hierarchies:
+            self.hierarchies[key] = cgroup.find_hierarchy(list(key))
+        return self.hierarchies[key]
+
+    def _name(self, kind: str) -> str:
+        self._serial += 1
+        return f"jvmlab-{os.getpid()}-{kind}-{self._serial}"
+
+
+def refuse_if_unsupported(runner: LimitRunner, cells: list[PreparedCell]) -> None:
+    """The one-line refusal before anything runs (wraps find_hierarchy's reason)."""
+    try:
+        runner.check(cells)
+    except UserError:
+        raise
+    except OSError as err:
+        raise UserError(f"[environment] cpus/memory: cannot read the cgroup setup here: {err}") from None

@@ -1,0 +1,100 @@
+"""One minimum-heap probe on a real JVM: the cell's argv at one -Xmx, classified.
+
+"Too small" is an OutOfMemoryError (heap space, GC overhead, metaspace does not count
+as heap but is reported the same way), a timeout, the user's failure pattern in the output,
+a kill by a signal, or any other failure (a heap below what the JVM accepts ends with
+"Too small maximum heap"). The verdict keeps the reason so a workload failing for an
+unrelated cause shows up as such at the upper bound.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from jvmlab.collect.base import Probe as CollectProbe
+from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
+from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
+from jvmlab.sizing.minheap import ProbeOutcome, Verdict
+
+HEAP_FLAGS = ("-Xmx", "-Xms", "-Xmn", "-XX:MaxHeapSize=", "-XX:InitialHeapSize=", "-XX:MinHeapSize=",
+              "-XX:MaxRAMPercentage=", "-XX:InitialRAMPercentage=", "-XX:MinRAMPercentage=")
+_OOM = re.compile(r"OutOfMemoryError")
+_READ_CAP = 4 << 20
+
+
+class Executor(Protocol):
+    """The seam LocalExecutor fits: run(plan, probes) -> ProcessResult."""
+
+    def run(self, plan: InvocationPlan, probes: Sequence[CollectProbe] = ()) -> ProcessResult: ...
+
+
+def heap_flags(cell_flags: Sequence[str], heap_bytes: int) -> list[str]:
+    """The cell's flags without its own heap sizing, then -Xmx at the probed size."""
+    kept = [f for f in cell_flags if not f.startswith(HEAP_FLAGS) and not f.startswith(PREPARE_MARK)]
+    return [*kept, f"-Xmx{heap_bytes // 1024}k"]
+
+
+def classify(result: ProcessResult, output: str, fail_pattern: re.Pattern[str] | None) -> Verdict:
+    """How the bisection reads one run."""
+    if fail_pattern is not None and fail_pattern.search(output):
+        return Verdict.PATTERN
+    if result.status is Status.OK:
+        return Verdict.PASS
+    if _OOM.search(output):
+        return Verdict.OOM
+    if result.status is Status.TIMEOUT:
+        return Verdict.TIMEOUT
+    if result.status is Status.SIGNALED:
+        return Verdict.KILLED
+    return Verdict.FAILED
+
+
+class JvmProbe:
+    """Runs a prepared cell at a given -Xmx with a timeout; one folder of output per probe."""
+
+    def __init__(self, pc: PreparedCell, executor: Executor, *, cwd: Path, env: dict[str, str],
+                 timeout_s: float, artifacts_dir: Path, fail_pattern: re.Pattern[str] | None = None) -> None:
+        self.pc = pc
+        self.executor = executor
+        self.cwd, self.env, self.timeout_s = cwd, env, timeout_s
+        self.artifacts_dir = artifacts_dir
+        self.fail_pattern = fail_pattern
+        self.count = 0
+
+    def argv(self, heap_bytes: int) -> list[str]:
+        pc = self.pc
+        return pc.launch.argv(pc.jdk, heap_flags(pc.flags, heap_bytes), pc.cell.args)
+
+    def __call__(self, heap_bytes: int) -> ProbeOutcome:
+        self.count += 1
+        folder = self.artifacts_dir / f"p{self.count:03d}-{heap_bytes >> 20}m"
+        env = {**os.environ, **self.env, **dict(self.pc.cell.env), "JAVA_HOME": str(self.pc.jdk.home)}
+        plan = InvocationPlan(argv=tuple(self.argv(heap_bytes)), env=env, cwd=self.cwd,
+                              timeout_s=self.timeout_s, artifacts_dir=folder)
+        result = self.executor.run(plan, [])
+        output = _read(result.stdout_path) + "\n" + _read(result.stderr_path)
+        if not output.strip():
+            output = result.stdout_tail + "\n" + result.stderr_tail
+        verdict = classify(result, output, self.fail_pattern)
+        if verdict.passed:
+            reason = None
+        elif verdict is Verdict.PATTERN and self.fail_pattern is not None:
+            reason = f"output matched the failure pattern {self.fail_pattern.pattern!r}"
+        else:
+            reason = result.reason or str(verdict)
+        wall = result.measures.wall_s if result.measures is not None else None
+        return ProbeOutcome(heap_bytes, verdict, reason, wall)
+
+
+def _read(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            return f.read(_READ_CAP).decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -1,0 +1,73 @@
+"""A stored heap sweep read back as curves: per series (collector x JDK x ...) and metric,
+mean and CI at each heap size, and the knee of the time curve. Renderers take this record,
+never the store."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from jvmlab import metrics as registry
+from jvmlab.errors import UserError
+from jvmlab.sizing.sweep import DOCUMENT, HEAP_FACTOR, Curve, CurvePoint, HeapLevel, curve
+from jvmlab.store.sql import SqlStore
+
+SIDE_METRICS = ("max_rss_bytes", "gc.pause_p99_ms")
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    experiment_id: int
+    levels: tuple[HeapLevel, ...]
+    reference_bytes: int | None  # the minimum heap the multiples are of (None: absolute sizes)
+    within: float
+    time_metric: str
+    curves: dict[str, tuple[Curve, ...]]  # metric -> one curve per series
+
+    def knees(self) -> dict[str, CurvePoint | None]:
+        return {c.series: c.knee(self.within) for c in self.curves.get(self.time_metric, ())}
+
+    def to_json(self) -> dict:
+        return {"experiment_id": self.experiment_id, "levels": [lv.to_json() for lv in self.levels],
+                "reference_bytes": self.reference_bytes, "within": self.within, "time_metric": self.time_metric,
+                "knees": {s: (p.level if p else None) for s, p in self.knees().items()},
+                "curves": {m: [{"series": c.series, "points": [p.__dict__ for p in c.points]} for c in cs]
+                           for m, cs in self.curves.items()}}
+
+
+def series_name(jvm: str, levels: dict[str, str]) -> str:
+    """"j17 gc=G1": the cell's name without its heap level."""
+    return " ".join([jvm] + [f"{k}={v}" for k, v in levels.items() if k != HEAP_FACTOR])
+
+
+def load_sweep(store: SqlStore, experiment_id: int, time_metric: str = "wall_s", within: float = 0.05) -> SweepResult:
+    doc = store.experiment_document(experiment_id, DOCUMENT)
+    if doc is None:
+        raise UserError(f"experiment {experiment_id} is not a heap sweep; run `jvmlab minheap SPEC --sweep`")
+    levels = tuple(HeapLevel(d["name"], int(d["heap_bytes"]), d.get("multiple")) for d in doc["levels"])
+    cells = {c.id: c for c in store.cells(experiment_id)}
+    values: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for inv in store.invocations(experiment_id):
+        if inv.status != "ok":
+            continue
+        cell = cells[inv.cell_id]
+        series, level = series_name(cell.jvm, cell.levels), cell.levels.get(HEAP_FACTOR, "")
+        for metric in (time_metric, *SIDE_METRICS):
+            value = inv.value(metric)
+            if value is not None:
+                values[metric][series][level].append(float(value))
+    all_series = sorted({series_name(c.jvm, c.levels) for c in cells.values()})
+    curves = {}
+    for metric in (time_metric, *SIDE_METRICS):
+        lower = registry.get(metric).lower_is_better if _known(metric) else True
+        curves[metric] = tuple(curve(s, metric, lower, levels, values[metric][s], seed=experiment_id)
+                               for s in all_series)
+    return SweepResult(experiment_id, levels, doc.get("reference_bytes"), within, time_metric, curves)
+
+
+def _known(metric: str) -> bool:
+    try:
+        registry.get(metric)
+    except UserError:
+        return False
+    return True

@@ -1,0 +1,160 @@
+"""Heap sweeps: sizes as multiples of the minimum heap (or absolute), the sweep spec, the
+curves per collector and the knee.
+
+Multiples default to a geometric ladder from 1x to 4x (1, 1.26, 1.59, 2, 2.52, 3.17, 4):
+equal ratios between steps, so the steps are finer where the curve bends, at small heaps.
+The sweep is an ordinary spec with one more factor, ``heap``, whose levels fix the heap
+(``-Xms`` = ``-Xmx``), run in randomized blocks like any other experiment.
+
+The knee is the smallest heap whose mean is within ``within`` (default 5%) of the best
+mean of that series (lowest time, or highest throughput for a higher-is-better metric).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jvmlab.analyze.bootstrap import mean_ci, rng_for
+from jvmlab.errors import UserError
+from jvmlab.machine.cgroup import parse_size_bytes
+from jvmlab.sizing.probe import HEAP_FLAGS
+from jvmlab.spec.model import Spec
+
+HEAP_FACTOR = "heap"
+DOCUMENT = "heap_sweep"
+MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class HeapLevel:
+    """One heap size of the sweep; ``multiple`` of the reference minimum, or None if absolute."""
+
+    name: str
+    heap_bytes: int
+    multiple: float | None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "heap_bytes": self.heap_bytes, "multiple": self.multiple}
+
+
+def geometric_multiples(low: float = 1.0, high: float = 4.0, count: int = 7) -> tuple[float, ...]:
+    """``count`` multiples with equal ratios between neighbours (finer at small heaps)."""
+    if count < 2 or not 0 < low < high:
+        raise UserError("a sweep needs at least two multiples with 0 < low < high")
+    return tuple(round(low * (high / low) ** (i / (count - 1)), 2) for i in range(count))
+
+
+def parse_multiples(text: str) -> tuple[float, ...]:
+    """"1,1.5,2,3" -> (1.0, 1.5, 2.0, 3.0); "1-4:7" -> a geometric ladder of 7."""
+    m = re.fullmatch(r"\s*([\d.]+)\s*-\s*([\d.]+)\s*:\s*(\d+)\s*", text)
+    try:
+        if m:
+            return geometric_multiples(float(m.group(1)), float(m.group(2)), int(m.group(3)))
+        values = tuple(sorted({float(v) for v in text.split(",") if v.strip()}))
+    except ValueError:
+        values = ()
+    if not values or any(v <= 0 for v in values):
+        raise UserError(f"--multiples {text!r}: give positive numbers like 1,1.5,2,3 or a ladder like 1-4:7")
+    return values
+
+
+def levels_from_multiples(reference_bytes: int, multiples: Sequence[float]) -> list[HeapLevel]:
+    """Heap sizes (rounded up to whole MiB) at each multiple of the reference minimum."""
+    out: dict[int, HeapLevel] = {}
+    for m in multiples:
+        size = max(MB, math.ceil(reference_bytes * m / MB) * MB)
+        out.setdefault(size, HeapLevel(f"x{m:g}", size, m))
+    return sorted(out.values(), key=lambda level: level.heap_bytes)
+
+
+def levels_from_sizes(sizes: Sequence[str]) -> list[HeapLevel]:
+    """Absolute sizes ("256m", "1g"), each a level named after itself."""
+    out = {}
+    for text in sizes:
+        try:
+            size = parse_size_bytes(text)
+        except ValueError as err:
+            raise UserError(f"--sizes: {err}") from None
+        out.setdefault(size, HeapLevel(f"h{size // MB}m", size, None))
+    return sorted(out.values(), key=lambda level: level.heap_bytes)
+
+
+def sweep_toml(spec: Spec, spec_text: str, levels: Sequence[HeapLevel], invocations: int | None = None) -> str:
+    """The spec with a ``heap`` factor added (refused if the spec sizes the heap itself)."""
+    if HEAP_FACTOR in spec.factors:
+        raise UserError(f"the spec already has a factor named {HEAP_FACTOR!r}; the sweep adds it: rename yours")
+    for factor, table in spec.factors.items():
+        for level, value in table.items():
+            sized = [f for f in value.flags if f.startswith(HEAP_FLAGS)]
+            if sized:
+                raise UserError(f"factor {factor!r} level {level!r} sets the heap ({' '.join(sized)}); the sweep "
+                                f"sets it: remove those flags from the spec")
+    lines = [spec_text.rstrip(), "", f"[factors.{HEAP_FACTOR}]"]
+    for level in levels:
+        k = level.heap_bytes // 1024
+        lines.append(f'"{level.name}" = "-Xms{k}k -Xmx{k}k"')
+    text = "\n".join(lines) + "\n"
+    if invocations is not None:
+        text = _with_invocations(text, invocations)
+    return text
+
+
+def _with_invocations(text: str, invocations: int) -> str:
+    """Set [run] invocations (kept simple: the spec may not have a [run] table yet)."""
+    if re.search(r"^\s*invocations\s*=", text, re.MULTILINE):
+        return re.sub(r"^(\s*invocations\s*=\s*)\d+", rf"\g<1>{invocations}", text, count=1, flags=re.MULTILINE)
+    if re.search(r"^\s*\[run\]\s*$", text, re.MULTILINE):
+        return re.sub(r"^(\s*\[run\]\s*)$", rf"\1\ninvocations = {invocations}", text, count=1, flags=re.MULTILINE)
+    return text + f"\n[run]\ninvocations = {invocations}\n"
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    level: str
+    heap_bytes: int
+    multiple: float | None
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One series (a collector on a JDK, ...) of one metric against heap size."""
+
+    series: str
+    metric: str
+    lower_is_better: bool
+    points: tuple[CurvePoint, ...]
+
+    def knee(self, within: float = 0.05) -> CurvePoint | None:
+        """The smallest heap whose mean is within ``within`` of the best mean (None: no data)."""
+        measured = [p for p in self.points if p.mean is not None]
+        if not measured:
+            return None
+        values = [p.mean for p in measured]
+        best = min(values) if self.lower_is_better else max(values)  # type: ignore[type-var]
+        limit = best * (1 + within) if self.lower_is_better else best * (1 - within)
+        for p in sorted(measured, key=lambda p: p.heap_bytes):
+            if (p.mean <= limit) if self.lower_is_better else (p.mean >= limit):  # type: ignore[operator]
+                return p
+        return None
+
+
+def curve(series: str, metric: str, lower_is_better: bool, levels: Sequence[HeapLevel],
+          values: Mapping[str, Sequence[float]], seed: int = 0) -> Curve:
+    """Mean and 95% bootstrap CI of ``metric`` at each heap level (missing levels: n = 0)."""
+    points = []
+    for level in levels:
+        x = np.asarray([v for v in values.get(level.name, ()) if v is not None and math.isfinite(v)], dtype=float)
+        ci = mean_ci(x, rng_for(seed, metric, series, level.name)) if x.size >= 2 else None
+        points.append(CurvePoint(level.name, level.heap_bytes, level.multiple, int(x.size),
+                                 float(x.mean()) if x.size else None,
+                                 ci[0] if ci else None, ci[1] if ci else None))
+    return Curve(series, metric, lower_is_better, tuple(points))
