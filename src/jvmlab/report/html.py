@@ -75,17 +75,16 @@ def _version() -> str:
 def figure_entries(figures: list[dict[str, Any] | None], prefix: str) -> list[dict[str, str]]:
     """Template entries (id, title, safe JSON) for the figures that exist.
 
-    The title leaves the figure and becomes page text above it: plotly draws its toolbar
-    over the top of the figure, where it covered long titles."""
+    The title is shown as page text above the figure (the page script drops it from the
+    plotly layout): plotly draws its toolbar over the top of the figure, where it covered
+    long titles."""
     out = []
     for i, fig in enumerate(figures):
         if not fig:
             continue
-        layout = dict(fig.get("layout", {}))
-        title = layout.pop("title", None)
+        title = fig.get("layout", {}).get("title")
         text = title.get("text", "") if isinstance(title, dict) else (title or "")
-        out.append({"id": f"{prefix}-{i}", "title": html.unescape(str(text)),
-                    "json": script_json({**fig, "layout": layout})})
+        out.append({"id": f"{prefix}-{i}", "title": html.unescape(str(text)), "json": script_json(fig)})
     return out
 
 

@@ -81,7 +81,7 @@ def ratio_ci(ratio: float | None, ci: tuple[float, float] | None) -> str:
     """``1.39x [1.32, 1.46]``; "-" without a ratio."""
     if ratio is None:
         return "-"
-    return f"{ratio:.3g}x" + (f" [{ci[0]:.3g}, {ci[1]:.3g}]" if ci else "")
+    return f"{ratio:#.3g}x" + (f" [{ci[0]:#.3g}, {ci[1]:#.3g}]" if ci else "")
 
 
 def progress_unit(spec_text: str) -> str | None:

@@ -89,7 +89,7 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
                      _mean_sd(registry.get("user_s"), cs.stats.get("user_s")),
                      _mean_sd(registry.get("sys_s"), cs.stats.get("sys_s")),
                      _mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes")),
-                     vs_baseline(summary, cs.cell.name, digits=".3g", brackets="[]", sep=", ")])
+                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")])
     return header, rows
 
 
