@@ -38,6 +38,7 @@ class SyntheticSpec:
     workload_metric: str | None = None  # adds workload.<name> in records/s (higher is better)
     dead_cell: bool = False  # adds a cell whose every invocation fails
     thp_timeline: bool = False  # adds an all-zero mem.anon_huge_bytes timeline (THP never used)
+    extra_flags: tuple[str, ...] = ()  # added to every cell's flags (a long flag list)
 
 
 def _spec_text(spec: SyntheticSpec) -> str:
@@ -107,7 +108,7 @@ def generate(store: SqlStore, spec: SyntheticSpec = SyntheticSpec(), fingerprint
         command_line="jvmlab run synthetic.toml", jvmlab_version="test", artifacts_dir="")
     cells = []
     for idx, (jvm, gc) in enumerate(itertools.product(spec.jvms, spec.gc_levels)):
-        flags = [f"-XX:+Use{gc.capitalize()}GC"]
+        flags = [f"-XX:+Use{gc.capitalize()}GC", *spec.extra_flags]
         argv = ["/usr/bin/java", *flags, "-cp", "classes", "JvmlabChunkGen"]
         cell_id = store.add_cell(exp_id, idx=idx, name=f"{jvm} gc={gc}", jvm=jvm, jdk={"home": "/usr/bin/..",
                                  "version": "17", "feature": 17, "vendor": "test"}, levels={"gc": gc},
