@@ -17,7 +17,7 @@ from jvmlab.analyze import CellStats, Comparison
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
-from jvmlab.report import notation, plots
+from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.html import figure_entries
 from jvmlab.report.summary import Summary, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
@@ -275,6 +275,8 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
         "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
+        "archive_header": archives_view.HEADER, "archive_rows": archives_view.rows(summary.archives),
+        "archive_details": archives_view.details(summary.archives),
         "cell_header": header, "cell_rows": rows, "flag_rows": flag_rows(summary), "rss_note": RSS_NOTE,
         "metric_sections": metric_sections(summary, by_cell),
         "effects_rows": effects_rows, "effects_figures": effects_figs,

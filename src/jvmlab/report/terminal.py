@@ -8,7 +8,7 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
-from jvmlab.report import notation
+from jvmlab.report import archives_view, notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
 from jvmlab.report.summary import Summary, effect_label, vs_baseline
@@ -35,6 +35,7 @@ def render(summary: Summary, console: Console) -> None:
     console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
     _print_all(console, _cells_tables(summary, width))
+    archives_view.render(summary.archives, console)
     if summary.analysis.comparisons:
         console.print(Text("Verdicts", style="bold"))
         for comp in summary.analysis.comparisons:
