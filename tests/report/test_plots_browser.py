@@ -114,7 +114,7 @@ def test_cells_table_rows_are_one_line(browser, page: Path, save_screenshot) -> 
         const rows = Array.from(table.querySelectorAll('tbody tr')).map(r => r.getBoundingClientRect().height);
         const cell = table.querySelector('tbody td');
         return [rows, parseFloat(getComputedStyle(cell).lineHeight) || 20];""")
-    assert heights and max(heights) < 2 * line + 12, (heights, line)  # one line plus padding
+    assert heights and max(heights) < 1.5 * line + 10, (heights, line)  # one line plus padding
     text = browser.execute_script("return document.body.textContent")
     assert "-Dsome.long.property=with-a-long-value" in text  # the flags are still in the page
     save_screenshot(browser, "report-desktop-after.png")

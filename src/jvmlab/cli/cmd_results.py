@@ -85,7 +85,7 @@ def list_metrics() -> None:
 
     table = Table(header_style="bold")
     for col in ("metric", "unit", "better", "what"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col != "what")  # names whole; descriptions wrap at spaces
     for m in REGISTRY.values():
         table.add_row(m.name, m.unit, "lower" if m.lower_is_better else "higher", m.description)
     Console().print(table)

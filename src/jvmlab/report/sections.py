@@ -75,8 +75,8 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     flag list does not make every row several lines tall); a row's values share its unit."""
     m = summary.metric
     metric = _shown(summary, m)
-    header = ["cell", "n", "failed", f"{m} mean ± sd", "95% CI of mean", "median", "min–max", "user", "sys",
-              RSS_RUSAGE, "vs baseline"]
+    header = ["cell", "n", "failed", f"{m} mean ± sd", "95% CI of mean", "vs baseline [95% CI]", "median",
+              "min–max", "user", "sys", RSS_RUSAGE]
     rows = []
     for cs in summary.cells:
         st = cs.stats.get(m)
@@ -84,12 +84,12 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
         ci = st.mean_ci95 if st else None
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
                      notation.interval(metric, *ci, like=mean) if ci else "-",
+                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", "),
                      notation.value(metric, st.median if st else None, like=mean),
                      notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
                      _mean_sd(registry.get("user_s"), cs.stats.get("user_s")),
                      _mean_sd(registry.get("sys_s"), cs.stats.get("sys_s")),
-                     _mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes")),
-                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")])
+                     _mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))])
     return header, rows
 
 
