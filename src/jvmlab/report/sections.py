@@ -273,6 +273,8 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
         "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
+        # Why this metric (issue 11 adds Summary.metric_reason); shown when the summary has it.
+        "metric_reason": getattr(summary, "metric_reason", None) or "",
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
         "archive_header": archives_view.HEADER, "archive_rows": archives_view.rows(summary.archives),

@@ -32,7 +32,9 @@ def render(summary: Summary, console: Console) -> None:
     exp = summary.experiment
     metric = summary.metric
     width = console.width
-    console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
+    reason = getattr(summary, "metric_reason", None)  # issue 11 adds it; shown when present
+    why = f" ({reason})" if reason else ""
+    console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}{why}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
     _print_all(console, _cells_tables(summary, width))
     archives_view.render(summary.archives, console)
