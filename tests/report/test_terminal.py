@@ -3,6 +3,7 @@ name is dropped or cut; long values wrap or the table is stacked into parts that
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -126,3 +127,6 @@ def test_one_interval_notation() -> None:
     rate = notation.shown_metric("progress.steady_rate", notation.progress_unit('[workload]\nbuiltin = "chunkgen"\n'))
     assert rate.unit == "chunks/s"
     assert notation.progress_unit('[workload]\nmain = "A"\nprogress = "x (?P<units>\\\\d+)"\n') is None
+    from jvmlab.scenarios.minecraft import PROGRESS  # the minecraft table says what its verdict says
+
+    assert notation.progress_unit(f'[workload]\nmain = "A"\nprogress = {json.dumps(PROGRESS)}\n') == "chunks/s"

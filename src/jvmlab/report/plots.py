@@ -164,7 +164,7 @@ def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None)
     layout = _layout(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", "", "",
                      _height_for(len(labels)), shapes=[_unity_line()])
     layout["yaxis"] = _cell_axis(labels)
-    layout["xaxis"] = _ratio_axis(_ends(comparisons), f"ratio (1 = same as baseline; {_better_side(m)})")
+    layout["xaxis"] = _ratio_axis(_ends(comparisons), f"ratio to baseline ({_better_side(m)})")
     return {"data": traces, "layout": layout}
 
 
@@ -173,7 +173,7 @@ def _ends(items: Sequence[Comparison | Effect]) -> list[float | None]:
 
 
 def _better_side(m: registry.Metric) -> str:
-    return "left is better" if m.lower_is_better else "right is better"
+    return "left = better" if m.lower_is_better else "right = better"
 
 
 def effects(metric: str, items: Sequence[tuple[str, Effect]]) -> Figure | None:
