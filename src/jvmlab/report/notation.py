@@ -15,6 +15,7 @@ import math
 import re
 import tomllib
 from dataclasses import replace
+from functools import lru_cache
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
@@ -84,6 +85,7 @@ def ratio_ci(ratio: float | None, ci: tuple[float, float] | None) -> str:
     return f"{ratio:#.3g}x" + (f" [{ci[0]:#.3g}, {ci[1]:#.3g}]" if ci else "")
 
 
+@lru_cache(maxsize=32)  # asked once per table column; the spec text does not change
 def progress_unit(spec_text: str) -> str | None:
     """The rate unit a workload's progress line names ("chunks/s"), or None when it names none."""
     try:
