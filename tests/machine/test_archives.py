@@ -69,3 +69,66 @@ def test_classes_folder_is_an_error_for_cds(make_plan, tmp_path: Path) -> None:
     path = tmp_path / "x.jsa"
     with pytest.raises(UserError, match="cell 'jdk17'"):
         archives.make_archive(plan.cells[0], archives.CDS, path, run_context(plan))
+
+
+def _jar_cell(pc, tmp_path: Path):
+    """The cell's built-in workload as an executable jar (`-jar`, no main class given)."""
+    import zipfile
+
+    from jvmlab.plan.workload import Launch
+
+    folder = Path(pc.launch.classpath[0])
+    jar = tmp_path / "app.jar"
+    with zipfile.ZipFile(jar, "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\r\nMain-Class: {pc.launch.main_class}\r\n\r\n")
+        for p in folder.rglob("*.class"):
+            zf.write(p, p.relative_to(folder).as_posix())
+    return replace(pc, launch=Launch(kind="jar", jar=str(jar)))
+
+
+def test_jar_check_wants_the_applications_own_classes(make_plan, tmp_path: Path) -> None:
+    """The JDK's default CDS archive serves JDK classes from a "shared objects file" with
+    no archive of ours at all: that must not count as evidence for a `jar` workload."""
+    pc = _jar_cell(make_plan("", jvms={"jdk25": JDK25_HOME}).cells[0], tmp_path)
+    ctx = archives.RunContext(cwd=tmp_path, env={}, timeout_s=60, notify=lambda _: None)
+    with pytest.raises(UserError, match="none of the application's classes came from it"):
+        archives._check_used(pc, [], tmp_path / "none.aot", ctx, archives.AOT, tmp_path / "none.aot")
+
+
+def test_jar_aot_cache_is_recorded_with_its_evidence(make_plan, tmp_path: Path) -> None:
+    pc = _jar_cell(make_plan("", jvms={"jdk25": JDK25_HOME}).cells[0], tmp_path)
+    lines: list[str] = []
+    ctx = archives.RunContext(cwd=tmp_path, env={}, timeout_s=60, notify=lines.append)
+    (tmp_path / "aot").mkdir()
+    record = archives.make_archive(pc, archives.AOT, tmp_path / "aot" / "app.aot", ctx, log_dir=tmp_path).record
+    assert record is not None and record.kind == archives.AOT and record.steps == ("train",)
+    assert record.size_bytes == (tmp_path / "aot" / "app.aot").stat().st_size > 0
+    assert record.train_s > 0 and record.check_s > 0
+    assert 1 <= record.app_classes_from_archive <= record.app_classes_loaded
+    assert record.evidence.startswith("JvmlabHello source: shared objects file")
+    assert all(Path(log).is_file() for log in record.logs)
+    assert lines[0].startswith("preparing the aot-cache of cell") and "trained in" in lines[-1]
+
+
+def test_a_long_training_run_says_it_is_still_going(make_plan, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(archives, "HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(archives, "POLL_S", 0.02)
+    plan = make_plan('[factors.cds]\nappcds = ["@cds-archive"]\n', workload="busy")
+    lines: list[str] = []
+    env = build_environment(plan, tmp_path)
+    ctx = replace(run_context(plan), notify=lines.append)
+    pc = env._jar_classpaths(list(plan.cells))[0]  # CDS archives classes from jars only
+    archives.make_archive(pc, archives.CDS, tmp_path / "busy.jsa", ctx)
+    assert any("archive train run still going" in line for line in lines), lines
+
+
+def test_environment_keeps_the_record_on_the_cell(make_plan, tmp_path: Path) -> None:
+    from jvmlab.plan.prepare import archive_document
+
+    plan = make_plan('[factors.cds]\ndefault = []\nappcds = ["@cds-archive"]\n')
+    ready = build_environment(plan, tmp_path).setup(plan)
+    doc = archive_document(ready.cells)
+    assert doc is not None and doc["schema"] == "jvmlab.archives/1"
+    (entry,) = doc["archives"]
+    assert entry["cell"] == "jdk17 cds=appcds" and entry["kind"] == archives.CDS
+    assert entry["evidence"].startswith("JvmlabHello source: shared objects file (top)")

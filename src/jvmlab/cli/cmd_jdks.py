@@ -3,12 +3,48 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from jvmlab.cli.main import app
+from jvmlab.jdk.model import JdkInfo
+
+# (header, value) per shown field; the table form and the narrow form read the same list.
+FIELDS: list[tuple[str, Callable[[JdkInfo], str]]] = [
+    ("feature", lambda j: str(j.feature)),
+    ("version", lambda j: j.vendor_version or j.version),
+    ("vendor", lambda j: j.vendor),
+    ("vm", lambda j: f"{j.vm_kind} ({j.jit})" if j.jit else j.vm_kind),  # "OpenJ9 (Testarossa)"
+    ("javac", lambda j: "yes" if j.has_javac else "no"),
+    ("garbage collectors", lambda j: " ".join(j.gcs)),
+    ("home", lambda j: str(j.home)),
+    ("found via", lambda j: ", ".join(j.sources)),
+]
+
+
+def jdk_table(found: list[JdkInfo], width: int) -> Table:
+    """One row per JDK when every value fits on one line; otherwise one block per JDK
+    (field name, then its value wrapped at spaces), so no word is broken in two."""
+    rows = [[fn(j) for _, fn in FIELDS] for j in found]
+    widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, (h, _) in enumerate(FIELDS)]
+    if sum(w + 3 for w in widths) + 1 <= width:
+        table = Table(header_style="bold")
+        for header, _ in FIELDS:
+            table.add_column(header, no_wrap=True)
+        for row in rows:
+            table.add_row(*row)
+        return table
+    table = Table(header_style="bold", show_header=False)
+    label = max(len(h) for h, _ in FIELDS)
+    table.add_column("field", style="bold", no_wrap=True, min_width=label)
+    table.add_column("value", overflow="fold")
+    for row in rows:
+        for k, (header, _) in enumerate(FIELDS):
+            table.add_row(header, row[k], end_section=k == len(FIELDS) - 1)
+    return table
 
 
 @app.command()
@@ -20,14 +56,7 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
     if as_json:
         typer.echo(json.dumps([j.to_json() for j in found], indent=2))
         return
-    table = Table(header_style="bold")
-    for col in ("feature", "version", "vendor", "vm", "javac", "garbage collectors", "home", "found via"):
-        table.add_column(col, overflow="fold")
-    for j in found:
-        version = j.vendor_version or j.version
-        vm = f"{j.vm_kind} ({j.jit})" if j.jit else j.vm_kind  # e.g. "Zing (Falcon)", "OpenJ9 (Testarossa)"
-        table.add_row(str(j.feature), version, j.vendor, vm, "yes" if j.has_javac else "no",
-                      " ".join(j.gcs), str(j.home), ", ".join(j.sources))
-    Console().print(table)
+    console = Console()
+    console.print(jdk_table(found, console.width))
     if not found:
         typer.echo("no JDK found: install one, set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH", err=True)

@@ -36,7 +36,9 @@ def results(
         return
     table = Table(header_style="bold")
     for col in ("id", "name", "status", "created", "cells", "invocations", "failures"):
-        table.add_column(col, justify="right" if col in ("id", "cells", "invocations", "failures") else "left")
+        # Only the name may wrap (at spaces): the short columns keep their values whole.
+        table.add_column(col, justify="right" if col in ("id", "cells", "invocations", "failures") else "left",
+                         no_wrap=col != "name", overflow="fold")
     for r in rows:
         created = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")
         table.add_row(str(r["id"]), r["name"], r["status"], created, str(r["cells"]), str(r["invocations"]),
@@ -83,7 +85,7 @@ def list_metrics() -> None:
 
     table = Table(header_style="bold")
     for col in ("metric", "unit", "better", "what"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col != "what")  # names whole; descriptions wrap at spaces
     for m in REGISTRY.values():
         table.add_row(m.name, m.unit, "lower" if m.lower_is_better else "higher", m.description)
     Console().print(table)

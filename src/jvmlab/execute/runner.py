@@ -23,7 +23,7 @@ from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
 from jvmlab.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot, schedule
 from jvmlab.store.sql import SqlStore
 
@@ -89,6 +89,9 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
                   executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
+    archives = archive_document(plan.cells)
+    if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
+        store.put_experiment_document(state.experiment_id, "archives", archives)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
                   for pc in plan.cells}

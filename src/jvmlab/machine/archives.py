@@ -6,8 +6,13 @@ line; the measured runs get ``-XX:SharedArchiveFile``. ``aot-cache`` (JDK 24+) m
 AOT cache (``-XX:AOTCacheOutput`` on 25+, the record/create pair on 24); measured runs get
 ``-XX:AOTCache``. Each archive is then checked by a run that fails when it cannot be used
 (``-Xshare:on`` / ``-XX:AOTMode=on``) and whose class-load log must show classes from the
-"shared objects file". A failed archive is a UserError naming the cell: never a silent
-fallback to no archive.
+"shared objects file". That class must be one of the application's own (from its jars):
+the JDK's default CDS archive puts JDK classes there even without ours. A failed archive is
+a UserError naming the cell: never a silent fallback to no archive.
+
+What happened is kept as an :class:`~jvmlab.plan.prepare.ArchiveRecord` (size, training
+time, the training run's warnings counted by kind, the evidence of use), and each step is
+announced on stderr, with a line every ``HEARTBEAT_S`` while a training run lasts.
 """
 
 from __future__ import annotations
@@ -16,13 +21,17 @@ import hashlib
 import os
 import re
 import subprocess
+import sys
+import time
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.machine import vendor_prepare
-from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
+from jvmlab.machine.archive_logs import app_class_names, loaded_from_archive, summarize_warnings
+from jvmlab.plan.prepare import PREPARE_MARK, ArchiveRecord, PreparedCell
 
 CDS = "cds-archive"
 AOT = "aot-cache"
@@ -30,6 +39,12 @@ KINDS = (CDS, AOT, *vendor_prepare.KINDS)  # + OpenJ9 shared classes, Prime Read
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
 SHARED_SOURCE = "source: shared objects file"
 TAIL_CHARS = 600
+HEARTBEAT_S = 15.0  # a "still training" line this often, so a silent minute never looks hung
+POLL_S = 0.5
+
+
+def _stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,7 @@ class RunContext:
     cwd: Path
     env: dict[str, str]
     timeout_s: float
+    notify: Callable[[str], None] = field(default=_stderr_line, compare=False)
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class Archive:
     path: Path
     flags: tuple[str, ...]
     size_bytes: int
+    record: ArchiveRecord | None = None
 
 
 def requested_kind(pc: PreparedCell, spec_prepare: str | None) -> str | None:
@@ -89,57 +106,107 @@ def make_archive(pc: PreparedCell, kind: str, path: Path, ctx: RunContext, log_d
                         f"but this cell runs {pc.jdk.describe()}; exclude it in [matrix] or drop @{kind}")
     path.unlink(missing_ok=True)
     base = real_flags(pc)
+    ctx.notify(f"preparing the {kind} of cell {pc.cell.name!r} ({pc.jdk.describe()}): training run ...")
+    started = time.monotonic()
     if kind == CDS:
-        _train(pc, base + [f"-XX:ArchiveClassesAtExit={path}"], ctx, logs, "train")
-        flags = (f"-XX:SharedArchiveFile={path}",)
+        steps = {"train": base + [f"-XX:ArchiveClassesAtExit={path}"]}
+        flags: tuple[str, ...] = (f"-XX:SharedArchiveFile={path}",)
         check = ["-Xshare:on"]
     elif feature >= 25:
-        _train(pc, base + [f"-XX:AOTCacheOutput={path}"], ctx, logs, "train")
+        steps = {"train": base + [f"-XX:AOTCacheOutput={path}"]}
         flags = (f"-XX:AOTCache={path}",)
         check = ["-XX:AOTMode=on"]
     else:  # JDK 24: record a configuration, then create the cache from it
         conf = path.with_suffix(".aotconf")
-        _train(pc, base + ["-XX:AOTMode=record", f"-XX:AOTConfiguration={conf}"], ctx, logs, "record")
-        _train(pc, base + ["-XX:AOTMode=create", f"-XX:AOTConfiguration={conf}", f"-XX:AOTCache={path}"],
-               ctx, logs, "create")
+        steps = {"record": base + ["-XX:AOTMode=record", f"-XX:AOTConfiguration={conf}"],
+                 "create": base + ["-XX:AOTMode=create", f"-XX:AOTConfiguration={conf}", f"-XX:AOTCache={path}"]}
         flags = (f"-XX:AOTCache={path}",)
         check = ["-XX:AOTMode=on"]
+    for step, step_flags in steps.items():
+        _train(pc, step_flags, ctx, logs, step)
+    train_s = time.monotonic() - started
     if not path.is_file() or path.stat().st_size == 0:
         raise UserError(f"cell {pc.cell.name!r}: the {kind} training run did not write {path}; "
                         f"see {_log(logs, 'train')} (is the folder writable, is there disk space?)")
-    _check_used(pc, base + list(flags) + check, path, ctx, kind, logs)
-    return Archive(kind, path, flags, path.stat().st_size)
+    started = time.monotonic()
+    loaded, from_archive, evidence = _check_used(pc, base + list(flags) + check, path, ctx, kind, logs)
+    groups, total = summarize_warnings(_read(_log(logs, step)) for step in steps)
+    size = path.stat().st_size
+    record = ArchiveRecord(
+        cell=pc.cell.name, kind=kind, path=str(path.resolve()), size_bytes=size, train_s=round(train_s, 3),
+        check_s=round(time.monotonic() - started, 3), steps=tuple(steps),
+        logs=tuple(str(_log(logs, s).resolve()) for s in (*steps, "check", "classes")), warning_lines=total,
+        warnings=tuple(groups), app_classes_loaded=loaded, app_classes_from_archive=from_archive,
+        evidence=evidence)
+    ctx.notify(describe(record))
+    return Archive(kind, path, flags, size, record)
+
+
+def describe(record: ArchiveRecord) -> str:
+    """One line for the terminal: size, time, warnings by kind, and the evidence of use."""
+    size = f"{record.size_bytes / (1 << 20):.1f} MiB"
+    warned = "no warnings" if not record.warning_lines else (
+        f"{record.warning_lines} warning line(s): " + "; ".join(f"{g.count} x {g.text}" for g in record.warnings[:3])
+        + ("; ..." if len(record.warnings) > 3 else ""))
+    return (f"{record.kind} for cell {record.cell!r}: {size}, trained in {record.train_s:.1f} s, {warned}; "
+            f"used: {record.app_classes_from_archive} of {record.app_classes_loaded} application classes "
+            f"loaded from it")
 
 
 def _log(path: Path, step: str) -> Path:
     return path.with_name(f"{path.name}.{step}.log")
 
 
-def _run(pc: PreparedCell, flags: list[str], ctx: RunContext, log: Path) -> int:
+def _read(log: Path) -> str:
+    try:
+        return log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _run(pc: PreparedCell, flags: list[str], ctx: RunContext, log: Path, step: str = "check") -> int:
+    """Run one JVM, writing its output to ``log``; kill it on timeout or any exception."""
     argv = pc.launch.argv(pc.jdk, flags)
+    started = time.monotonic()
+    next_beat = started + HEARTBEAT_S
     try:
         with open(log, "wb") as out:
-            return subprocess.run(argv, cwd=ctx.cwd, env=ctx.env, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, timeout=ctx.timeout_s, check=False).returncode
-    except subprocess.TimeoutExpired:
-        raise UserError(f"cell {pc.cell.name!r}: the archive run took longer than {ctx.timeout_s:.0f} s; "
-                        f"raise [run] timeout") from None
+            proc = subprocess.Popen(argv, cwd=ctx.cwd, env=ctx.env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
     except OSError as err:
         raise UserError(f"cell {pc.cell.name!r}: cannot run the archive training ({err}); "
                         f"is the artifacts folder writable?") from None
+    try:
+        while True:
+            try:
+                return proc.wait(timeout=POLL_S)
+            except subprocess.TimeoutExpired:
+                now = time.monotonic()
+                if now - started > ctx.timeout_s:
+                    raise UserError(f"cell {pc.cell.name!r}: the archive run took longer than "
+                                    f"{ctx.timeout_s:.0f} s; raise [run] timeout") from None
+                if now >= next_beat:
+                    ctx.notify(f"  cell {pc.cell.name!r}: archive {step} run still going ({now - started:.0f} s)")
+                    next_beat += HEARTBEAT_S
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _train(pc: PreparedCell, flags: list[str], ctx: RunContext, path: Path, step: str) -> None:
     log = _log(path, step)
-    code = _run(pc, flags, ctx, log)
+    code = _run(pc, flags, ctx, log, step)
     if code != 0:
         raise UserError(f"cell {pc.cell.name!r}: archive {step} run exited with {code}: {_tail(log)} "
                         f"(full output: {log})")
 
 
 def _check_used(pc: PreparedCell, flags: list[str], path: Path, ctx: RunContext, kind: str,
-                logs: Path) -> None:
-    """Run once where an unusable archive is fatal, and look for classes loaded from it."""
+                logs: Path) -> tuple[int, int, str]:
+    """Run once where an unusable archive is fatal, and look for the application's own
+    classes loaded from it; returns (application classes loaded, of them from the
+    archive, one class-load line as evidence)."""
     classes_log = _log(logs, "classes")
     classes_log.unlink(missing_ok=True)
     log = _log(logs, "check")
@@ -147,13 +214,14 @@ def _check_used(pc: PreparedCell, flags: list[str], path: Path, ctx: RunContext,
     if code != 0:
         raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} cannot be used: {_tail(log)} "
                         f"(full output: {log})")
-    loaded = classes_log.read_text(encoding="utf-8", errors="replace") if classes_log.is_file() else ""
-    want = f"{pc.launch.main_class} {SHARED_SOURCE}" if pc.launch.main_class else SHARED_SOURCE
-    if kind == CDS and not pc.launch.main_class:
-        want = f"{SHARED_SOURCE} (top)"  # the dynamic archive's own layer
-    if want not in loaded:
-        raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} was mapped but no class came from it "
-                        f"(looked for {want!r} in {classes_log})")
+    app = app_class_names(pc.launch, ctx.cwd)
+    loaded, shared, evidence = loaded_from_archive(_read(classes_log), app, pc.launch.main_class)
+    if not shared:
+        what = f"{len(app)} classes of {pc.launch.jar or ', '.join(pc.launch.classpath) or 'the application'}"
+        raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} was mapped but none of the application's "
+                        f"classes came from it ({loaded} of the {what} were loaded, all from elsewhere; "
+                        f"see {classes_log})")
+    return loaded, shared, evidence
 
 
 def _tail(log: Path) -> str:

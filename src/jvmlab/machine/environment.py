@@ -170,7 +170,7 @@ class MachineEnvironment:
                 flags.extend(archive.flags if f.startswith(PREPARE_MARK) else [f])
             if not any(f.startswith(PREPARE_MARK) for f in pc.flags):
                 flags.extend(archive.flags)
-            out.append(replace(pc, flags=tuple(flags)))
+            out.append(replace(pc, flags=tuple(flags), archive=archive.record))
         return out
 
     def _jar_classpaths(self, cells: list[PreparedCell]) -> list[PreparedCell]:

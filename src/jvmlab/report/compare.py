@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from jvmlab import hazards as hz
@@ -24,6 +23,8 @@ from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.model import clean
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
+from jvmlab.report import notation
+from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
 from jvmlab.store.records import StoredExperiment
 from jvmlab.store.sql import SqlStore
@@ -113,15 +114,15 @@ def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
     m = registry.get(cmp.metric)
     console.print(Text(f"Experiment {cmp.b.id} ({cmp.b.name}) vs experiment {cmp.a.id} ({cmp.a.name}) "
                        f"on {cmp.metric}", style="bold"))
-    table = Table(header_style="bold")
-    for col in ("cell", f"#{cmp.a.id} mean", f"#{cmp.b.id} mean", "n A", "n B", "ratio B/A", "95% CI", "change"):
-        table.add_column(col, justify="left" if col == "cell" else "right", overflow="fold")
-    for p in cmp.pairs:
-        c = p.comparison
-        table.add_row(Text(p.cell), m.format(p.mean_a), m.format(p.mean_b), str(c.n_baseline), str(c.n_cell),
-                      f"{c.ratio:.3f}" if c.ratio is not None else "-",
-                      f"{c.ci95[0]:.3f} … {c.ci95[1]:.3f}" if c.ci95 else "-", short_verdict(c, m))
-    console.print(table)
+    pairs = cmp.pairs
+    columns = [Column(f"#{cmp.a.id} mean", [notation.value(m, p.mean_a) for p in pairs]),
+               Column(f"#{cmp.b.id} mean", [notation.value(m, p.mean_b, like=p.mean_a) for p in pairs]),
+               Column("n A", [str(p.comparison.n_baseline) for p in pairs]),
+               Column("n B", [str(p.comparison.n_cell) for p in pairs]),
+               Column("ratio B/A [95% CI]", [notation.ratio_ci(p.comparison.ratio, p.comparison.ci95) for p in pairs]),
+               Column("change", [short_verdict(p.comparison, m) for p in pairs])]
+    for table in fitted_tables(Column("cell", [p.cell for p in pairs], "left"), columns, console.width):
+        console.print(table)
     for p in cmp.pairs:
         console.print(Text(f"  {p.verdict}", style="green" if p.comparison.significant else "dim"))
     for label, names in (("only in", cmp.only_a), ("only in", cmp.only_b)):

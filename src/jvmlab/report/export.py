@@ -24,6 +24,7 @@ from typing import Any
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.report.html import json_safe
+from jvmlab.report import notation
 from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.store.sql import SqlStore
@@ -148,19 +149,21 @@ def _md(text: str) -> str:
 
 
 def markdown(summary: Summary) -> str:
+    """The cells table in Markdown, in the notation of the terminal and HTML tables."""
     m = summary.metric
-    fmt = registry.get(m).format
+    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text))
     lines = [f"## Experiment {summary.experiment.id}: {_md(summary.experiment.name)}", "",
              f"Metric `{m}`, baseline `{_md(summary.baseline or '-')}`.", "",
-             f"| cell | n | failed | {m} mean ± sd | median | 95% CI of mean | vs baseline |",
+             f"| cell | n | failed | {m} mean ± sd | median | 95% CI of mean | vs baseline [95% CI] |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for cs in summary.cells:
         st = cs.stats.get(m)
-        rel = vs_baseline(summary, cs.cell.name, sep=", ")
-        mean = "-" if st is None or st.mean is None else fmt(st.mean) + (f" ± {fmt(st.sd)}" if st.sd is not None else "")
+        rel = vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")
+        mean = st.mean if st else None
         ci = st.mean_ci95 if st else None
-        lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {mean} | "
-                     f"{fmt(st.median if st else None)} | {f'{fmt(ci[0])} … {fmt(ci[1])}' if ci else '-'} | {rel} |")
+        lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {notation.mean_sd(metric, st)} | "
+                     f"{notation.value(metric, st.median if st else None, like=mean)} | "
+                     f"{notation.interval(metric, *ci, like=mean) if ci else '-'} | {rel} |")
     if summary.verdicts:
         lines += ["", "**Verdicts**", ""] + [f"- {_md(v)}" for v in summary.verdicts.values()]
     if summary.hazards:

@@ -9,6 +9,7 @@ again for plotly's own HTML subset (see :mod:`jvmlab.report.plots`).
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -72,8 +73,19 @@ def _version() -> str:
 
 
 def figure_entries(figures: list[dict[str, Any] | None], prefix: str) -> list[dict[str, str]]:
-    """Template entries (id, safe JSON) for the figures that exist."""
-    return [{"id": f"{prefix}-{i}", "json": script_json(fig)} for i, fig in enumerate(figures) if fig]
+    """Template entries (id, title, safe JSON) for the figures that exist.
+
+    The title is shown as page text above the figure (the page script drops it from the
+    plotly layout): plotly draws its toolbar over the top of the figure, where it covered
+    long titles."""
+    out = []
+    for i, fig in enumerate(figures):
+        if not fig:
+            continue
+        title = fig.get("layout", {}).get("title")
+        text = title.get("text", "") if isinstance(title, dict) else (title or "")
+        out.append({"id": f"{prefix}-{i}", "title": html.unescape(str(text)), "json": script_json(fig)})
+    return out
 
 
 def render_page(template: str, context: dict[str, Any]) -> str:

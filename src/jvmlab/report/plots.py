@@ -15,12 +15,16 @@ import numpy as np
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import Comparison, Effect
+from jvmlab.report.axes import log_ticks, padded_log_range
+from jvmlab.report.notation import ratio_ci
 from jvmlab.report.timelines import Series, round_sig
 
 Figure = dict[str, Any]
 PALETTE = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9", "#f08c00", "#1098ad", "#d6336c", "#5c940d",
            "#364fc7", "#c92a2a", "#087f5b", "#862e9c")
 MAX_STRIP_POINTS = 400  # points drawn per cell in a distribution plot (box stats use all)
+BETTER, WORSE, UNCLEAR = "#2b8a3e", "#c92a2a", "#868e96"  # as the verdict list's colours
+HIST_BINS = 40
 _BYTES = {"bytes": (1 / (1 << 20), "MiB")}
 
 
@@ -42,7 +46,7 @@ def _layout(title: str, xtitle: str = "", ytitle: str = "", height: int = 360, *
     layout: dict[str, Any] = {
         "title": {"text": esc(title), "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
         "height": height, "autosize": True,
-        "margin": {"l": 60, "r": 16, "t": 40, "b": 50},
+        "margin": {"l": 60, "r": 16, "t": 30, "b": 50},
         "paper_bgcolor": "#ffffff", "plot_bgcolor": "#ffffff",
         "xaxis": {"title": {"text": esc(xtitle), "standoff": 4}, "gridcolor": "#e9ecef", "zeroline": False},
         "yaxis": {"title": {"text": esc(ytitle)}, "gridcolor": "#e9ecef", "zeroline": False},
@@ -54,8 +58,27 @@ def _layout(title: str, xtitle: str = "", ytitle: str = "", height: int = 360, *
 
 
 def _cell_axis(names: Sequence[str]) -> dict[str, Any]:
+    """One row per cell. No zeroline: at y=0 it would run through the first row's interval
+    and make it look unbounded."""
     return {"tickmode": "array", "tickvals": list(range(len(names))), "ticktext": [esc(n) for n in names],
-            "autorange": "reversed", "automargin": True, "gridcolor": "#f1f3f5"}
+            "range": [len(names) - 0.5, -0.5], "automargin": True, "gridcolor": "#f1f3f5",
+            "zeroline": False, "showline": False}
+
+
+def direction_color(ratio: float | None, clear: bool, lower_is_better: bool) -> str:
+    """Green for a clear change for the better, red for the worse, grey otherwise: the
+    metric's direction decides, as it does for the verdict sentence."""
+    if not clear or ratio is None or ratio == 1.0:
+        return UNCLEAR
+    return BETTER if (ratio < 1.0) == lower_is_better else WORSE
+
+
+def _ratio_axis(values: Sequence[float | None], title: str) -> dict[str, Any]:
+    """A log axis whose range holds every ratio and CI end (and 1), with plain tick labels."""
+    lo, hi = padded_log_range([v for v in values if v is not None and v > 0] + [1.0])
+    vals, text = log_ticks(10 ** lo, 10 ** hi)
+    return {"type": "log", "range": [lo, hi], "tickmode": "array", "tickvals": vals, "ticktext": text,
+            "title": {"text": esc(title), "standoff": 4}, "gridcolor": "#e9ecef", "zeroline": False}
 
 
 def _height_for(n_cells: int) -> int:
@@ -63,20 +86,22 @@ def _height_for(n_cells: int) -> int:
 
 
 def distribution(metric: str, cells: Sequence[tuple[str, int, Sequence[float], Sequence[int]]],
-                 seed: int = 0) -> Figure:
+                 seed: int = 0) -> Figure | None:
     """Box (quartiles and 1.5 IQR whiskers of every value) plus a jittered strip of points.
 
-    ``cells`` holds (name, color index, values, invocation ids) in display order.
+    ``cells`` holds (name, color index, values, invocation ids) in display order; cells
+    without values are left out (the caller says so), and no values at all draws nothing.
     """
     m = registry.get(metric)
     factor, unit = scale(m.unit)
     rng = np.random.default_rng(seed)
     data: list[dict[str, Any]] = []
+    cells = [c for c in cells if len(c[2])]  # a cell without values gets no empty row
+    if not cells:
+        return None
     names = [c[0] for c in cells]
     for pos, (name, idx, values, ids) in enumerate(cells):
         x = np.asarray(values, dtype=float) * factor
-        if x.size == 0:
-            continue
         q1, med, q3 = np.percentile(x, [25, 50, 75])
         iqr = q3 - q1
         inside = x[(x >= q1 - 1.5 * iqr) & (x <= q3 + 1.5 * iqr)]
@@ -125,38 +150,64 @@ def _unity_line() -> dict[str, Any]:
             "line": {"color": "#868e96", "dash": "dash", "width": 1}}
 
 
-def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None) -> Figure:
-    """Ratio of means against the baseline with 95% CIs, one row per compared cell."""
+def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None) -> Figure | None:
+    """Ratio of means against the baseline with 95% CIs, one row per compared cell; the
+    marker is green when the cell is clearly better, red when clearly worse."""
+    m = registry.get(metric)
+    comparisons = [c for c in comparisons if c.ratio is not None]
+    if not comparisons:
+        return None
     labels = [c.cell for c in comparisons]
-    colors = ["#2b8a3e" if c.significant else "#868e96" for c in comparisons]
-    hover = [f"{c.cell}: ratio {c.ratio:.4f}" + (f" [{c.ci95[0]:.4f}, {c.ci95[1]:.4f}]" if c.ci95 else "")
-             if c.ratio is not None else f"{c.cell}: no ratio" for c in comparisons]
+    colors = [direction_color(c.ratio, c.significant, m.lower_is_better) for c in comparisons]
+    hover = [f"{c.cell}: ratio {ratio_ci(c.ratio, c.ci95)}" for c in comparisons]
     traces = _ratio_traces(labels, [c.ratio for c in comparisons], [c.ci95 for c in comparisons], colors, hover)
-    layout = _layout(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", "ratio (1 = same as baseline)",
-                     "", _height_for(len(labels)), shapes=[_unity_line()])
+    layout = _layout(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", "", "",
+                     _height_for(len(labels)), shapes=[_unity_line()])
     layout["yaxis"] = _cell_axis(labels)
-    layout["xaxis"]["type"] = "log"
+    layout["xaxis"] = _ratio_axis(_ends(comparisons), f"ratio to baseline ({_better_side(m)})")
     return {"data": traces, "layout": layout}
 
 
-def effects(metric: str, items: Sequence[tuple[str, Effect]]) -> Figure:
-    """Factorial effects (ratios with 95% CIs); ``items`` are (label, effect)."""
+def _ends(items: Sequence[Comparison | Effect]) -> list[float | None]:
+    return [v for c in items for v in (c.ratio, *(c.ci95 or ()))]
+
+
+def _better_side(m: registry.Metric) -> str:
+    return "left = better" if m.lower_is_better else "right = better"
+
+
+def effects(metric: str, items: Sequence[tuple[str, Effect]]) -> Figure | None:
+    """Factorial effects (ratios with 95% CIs); ``items`` are (label, effect), coloured by
+    the metric's direction when the CI excludes 1."""
+    m = registry.get(metric)
+    items = [(label, e) for label, e in items if e.ratio is not None]
+    if not items:
+        return None
     labels = [label for label, _ in items]
     eff = [e for _, e in items]
-    clear = ["#2b8a3e" if e.ci95 and not (e.ci95[0] <= 1.0 <= e.ci95[1]) else "#868e96" for e in eff]
-    hover = [f"{label}: {e.ratio:.4f}" if e.ratio is not None else label for label, e in items]
-    traces = _ratio_traces(labels, [e.ratio for e in eff], [e.ci95 for e in eff], clear, hover)
-    layout = _layout(f"Factorial effects on {metric} (ratio, 95% CI)", "ratio", "", _height_for(len(labels)),
+    colors = [direction_color(e.ratio, bool(e.ci95) and not (e.ci95[0] <= 1.0 <= e.ci95[1]), m.lower_is_better)
+              for e in eff]
+    hover = [f"{label}: {ratio_ci(e.ratio, e.ci95)}" for label, e in items]
+    traces = _ratio_traces(labels, [e.ratio for e in eff], [e.ci95 for e in eff], colors, hover)
+    layout = _layout(f"Factorial effects on {metric} (ratio, 95% CI)", "", "", _height_for(len(labels)),
                      shapes=[_unity_line()])
     layout["yaxis"] = _cell_axis(labels)
-    layout["xaxis"]["type"] = "log"
+    layout["xaxis"] = _ratio_axis(_ends(eff), f"ratio ({_better_side(m)})")
     return {"data": traces, "layout": layout}
+
+
+def all_zero(groups: Sequence[tuple[str, Sequence[Series]]]) -> bool:
+    """No series holds a non-zero value: a flat line at 0 says nothing a sentence cannot."""
+    return not any(v for _, series in groups for s in series for v in s.values if v is not None)
 
 
 def lines(title: str, groups: Sequence[tuple[str, Sequence[Series]]], ytitle: str = "",
-          mode: str = "lines") -> Figure | None:
+          mode: str = "lines", skip_all_zero: bool = False) -> Figure | None:
     """Time series colored by cell (one legend entry per cell); ``groups`` are (label, series)
-    drawn with one dash style each, named in the title by the caller."""
+    drawn with one dash style each, named in the title by the caller. ``skip_all_zero``
+    draws nothing when every value is 0 (huge pages never used, say)."""
+    if skip_all_zero and all_zero(groups):
+        return None
     dashes = ("solid", "dot", "dash", "dashdot", "longdash")
     data: list[dict[str, Any]] = []
     shown: set[str] = set()
@@ -178,9 +229,11 @@ def lines(title: str, groups: Sequence[tuple[str, Sequence[Series]]], ytitle: st
     return {"data": data, "layout": _layout(title, "seconds since start", ytitle or unit)}
 
 
-def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]]) -> Figure | None:
-    """Throughput over time per invocation, with the warm-up changepoints marked."""
-    fig = lines("Throughput over time (changepoints marked)", [("", series)], "units/s")
+def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]],
+               unit: str = "units/s") -> Figure | None:
+    """Throughput over time per invocation (in the workload's unit), with the warm-up
+    changepoints marked."""
+    fig = lines("Throughput over time (changepoints marked)", [("", series)], unit)
     if fig is None:
         return None
     for s in series:
@@ -209,10 +262,32 @@ def pause_timeline(series: Sequence[Series]) -> Figure | None:
 
 
 def histogram(title: str, per_cell: Sequence[tuple[str, int, Sequence[float]]], xtitle: str) -> Figure | None:
-    """Overlaid histograms, one per cell."""
-    data = [{"type": "histogram", "x": round_sig(values), "name": esc(name), "opacity": 0.6,
-             "marker": {"color": color(idx)}, "nbinsx": 40}
-            for name, idx, values in per_cell if len(values)]
-    if not data:
+    """Overlaid histograms, one per cell, on log-spaced bins and a log axis: GC pauses run
+    from microseconds to seconds, and linear bins would put nearly all of them in one bar.
+    Drawn as filled step lines (bars of log-spaced bins are not well drawn on a log axis)."""
+    cells = [(name, idx, np.asarray([v for v in values if v is not None and v > 0], dtype=float))
+             for name, idx, values in per_cell]
+    cells = [(name, idx, v) for name, idx, v in cells if v.size]
+    if not cells:
         return None
-    return {"data": data, "layout": _layout(title, xtitle, "pauses", barmode="overlay")}
+    lo = min(float(v.min()) for _, _, v in cells)
+    hi = max(float(v.max()) for _, _, v in cells)
+    if hi <= lo:
+        hi = lo * 1.01
+    edges = np.geomspace(lo, hi * 1.0001, HIST_BINS + 1)
+    data = []
+    for name, idx, v in cells:
+        counts, _ = np.histogram(v, bins=edges)
+        xs = np.repeat(edges, 2)[1:-1]
+        ys = np.repeat(counts, 2)
+        data.append({"type": "scatter", "mode": "lines", "x": round_sig(xs), "y": [int(c) for c in ys],
+                     "name": esc(name), "fill": "tozeroy", "opacity": 0.6,
+                     "line": {"color": color(idx), "width": 1.2},
+                     "hovertemplate": f"{esc(name)}<br>%{{x}} {esc(xtitle)}<br>%{{y}} pauses<extra></extra>"})
+    layout = _layout(title, xtitle + " (log scale)", "pauses per bin")
+    lo_log, hi_log = padded_log_range([lo, hi], pad=0.02)
+    vals, text = log_ticks(10 ** lo_log, 10 ** hi_log)
+    layout["xaxis"].update({"type": "log", "range": [lo_log, hi_log], "tickmode": "array",
+                            "tickvals": vals, "ticktext": text})
+    layout["yaxis"]["rangemode"] = "tozero"
+    return {"data": data, "layout": layout}

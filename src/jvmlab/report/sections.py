@@ -17,7 +17,7 @@ from jvmlab.analyze import CellStats, Comparison
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
-from jvmlab.report import plots
+from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.html import figure_entries
 from jvmlab.report.summary import Summary, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
@@ -47,14 +47,19 @@ def _when(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
 
 
-def _fmt(metric: str, value: float | None) -> str:
-    return registry.get(metric).format(value)
+RSS_RUSAGE = "peak RSS (rusage)"  # max_rss_bytes: the kernel's high-water mark at exit
+RSS_SAMPLED = "peak RSS (sampled)"  # mem.peak_rss_bytes: the largest /proc sample
+RSS_NOTE = (f"{RSS_RUSAGE}: the kernel's high-water mark of the JVM process (getrusage at exit); "
+            f"{RSS_SAMPLED}: the largest value the /proc sampler saw, which can miss short peaks.")
+COLUMN_LABELS = {"max_rss_bytes": RSS_RUSAGE, "mem.peak_rss_bytes": RSS_SAMPLED}
 
 
-def _mean_sd(metric: str, st: CellStats | None) -> str:
-    if st is None or st.mean is None:
-        return "-"
-    return _fmt(metric, st.mean) + (f" ± {_fmt(metric, st.sd)}" if st.sd is not None else "")
+def _shown(summary: Summary, metric: str) -> registry.Metric:
+    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text))
+
+
+def _mean_sd(metric: registry.Metric, st: CellStats | None) -> str:
+    return notation.mean_sd(metric, st)
 
 
 def verdict_items(summary: Summary) -> list[dict[str, str]]:
@@ -68,23 +73,37 @@ def verdict_items(summary: Summary) -> list[dict[str, str]]:
 
 
 def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    """The cells table: one short line per cell (flags are in their own table, so a long
+    flag list does not make every row several lines tall); a row's values share its unit."""
     m = summary.metric
-    header = ["cell", "n", "failed", f"{m} mean ± sd", "median", "95% CI of mean", "min … max", "user", "sys",
-              "peak RSS", "vs baseline", "flags"]
+    metric = _shown(summary, m)
+    header = ["cell", "n", "failed", f"{m} mean ± sd", "95% CI of mean", "vs baseline [95% CI]", "median",
+              "min–max", "user", "sys", RSS_RUSAGE]
     rows = []
     for cs in summary.cells:
         st = cs.stats.get(m)
+        mean = st.mean if st else None
         ci = st.mean_ci95 if st else None
-        rel = vs_baseline(summary, cs.cell.name)
-        flags = " ".join(cs.cell.flags) + (f"  (not in effect: {'; '.join(cs.not_in_effect)})"
-                                           if cs.not_in_effect else "")
-        rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), _mean_sd(m, st),
-                     _fmt(m, st.median if st else None),
-                     f"{_fmt(m, ci[0])} … {_fmt(m, ci[1])}" if ci else "-",
-                     f"{_fmt(m, st.min if st else None)} … {_fmt(m, st.max if st else None)}",
-                     _mean_sd("user_s", cs.stats.get("user_s")), _mean_sd("sys_s", cs.stats.get("sys_s")),
-                     _mean_sd("max_rss_bytes", cs.stats.get("max_rss_bytes")), rel, flags or "(none)"])
+        rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
+                     notation.interval(metric, *ci, like=mean) if ci else "-",
+                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", "),
+                     notation.value(metric, st.median if st else None, like=mean),
+                     notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
+                     _mean_sd(registry.get("user_s"), cs.stats.get("user_s")),
+                     _mean_sd(registry.get("sys_s"), cs.stats.get("sys_s")),
+                     _mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))])
     return header, rows
+
+
+def flag_rows(summary: Summary) -> list[list[str]]:
+    """Each cell's flags as run (and those not in effect)."""
+    rows = []
+    for cs in summary.cells:
+        flags = " ".join(cs.cell.flags) or "(none)"
+        if cs.not_in_effect:
+            flags += f"  (not in effect: {'; '.join(cs.not_in_effect)})"
+        rows.append([cs.cell.name, flags])
+    return rows
 
 
 def _measured(summary: Summary, metric: str) -> bool:
@@ -106,10 +125,14 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
         figures = [plots.distribution(metric, cells, seed=summary.experiment.seed + k)]
         if comparisons:
             figures.append(plots.forest(metric, comparisons, summary.baseline))
-        note = "" if metric == summary.metric else \
-            f"Ratios with 95% bootstrap CIs (green: the CI excludes 1), not corrected together with " \
-            f"{summary.metric}; `jvmlab report --metric {metric}` gives this metric's tested verdicts."
-        sections.append({"metric": metric, "description": registry.get(metric).description, "note": note,
+        note = "Green: clearly better than the baseline; red: clearly worse; grey: no clear difference. "
+        if metric != summary.metric:
+            note += (f"Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
+                     f"{summary.metric}; `jvmlab report --metric {metric}` gives this metric's tested verdicts.")
+        empty = [name for name, _, values, _ in cells if not values]
+        if empty:
+            note += f" Not drawn (no measured value of {metric}): {', '.join(empty)}."
+        sections.append({"metric": metric, "description": registry.get(metric).description, "note": note.strip(),
                          "figures": figure_entries(figures, f"m{k}")})
     return sections
 
@@ -140,8 +163,8 @@ def _comparisons(summary: Summary, by_cell: dict[int, list[StoredInvocation]], m
 def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]]]:
     metric = registry.get(summary.metric)
     effects = summary.analysis.effects
-    rows = [[effect_label(e), e.kind, f"{e.ratio:.3f}" if e.ratio is not None else "-",
-             f"{e.ci95[0]:.3f} … {e.ci95[1]:.3f}" if e.ci95 else "-", effect_verdict(e, metric)] for e in effects]
+    rows = [[effect_label(e), e.kind, notation.ratio_ci(e.ratio, e.ci95), effect_verdict(e, metric)]
+            for e in effects]
     figs = figure_entries([plots.effects(summary.metric, [(effect_label(e), e) for e in effects])], "eff") \
         if effects else []
     return rows, figs
@@ -154,16 +177,16 @@ def warmup_part(tl: TimelineSet, summary: Summary) -> tuple[list[str], list[list
     return ["cell", *classes], rows
 
 
-def timeline_figures(tl: TimelineSet) -> list[dict[str, str]]:
+def timeline_figures(tl: TimelineSet, rate_unit: str | None = None) -> list[dict[str, str]]:
     pauses = tl.get("gc.pause_ms")
     per_cell: dict[tuple[str, int], list[float]] = {}
     for s in pauses:
         per_cell.setdefault((s.cell, s.cell_idx), []).extend(v for v in s.values if v is not None)
     figs = [
-        plots.throughput(tl.get("progress.rate"), tl.progress),
+        plots.throughput(tl.get("progress.rate"), tl.progress, rate_unit or notation.GENERIC_RATE),
         plots.lines("Memory over time (RSS solid, PSS dotted)",
                     [("RSS", tl.get("mem.rss_bytes")), ("PSS", tl.get("mem.pss_bytes"))]),
-        plots.lines("Transparent huge pages in use", [("", tl.get("mem.anon_huge_bytes"))]),
+        plots.lines("Transparent huge pages in use", [("", tl.get("mem.anon_huge_bytes"))], skip_all_zero=True),
         plots.lines("CPU by thread group (cumulative; app solid, JIT dotted, GC dashed, VM dash-dot)",
                     [(name.split(".")[1].removesuffix("_s"), tl.get(name)) for name in CPU_SERIES], "CPU seconds"),
         plots.pause_timeline(pauses),
@@ -180,13 +203,13 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
                            ("CPU/memory limits and what the JVM believed (mean)", LIMIT_COLUMNS)):
         present = [m for m in columns if _measured(summary, m)]
         if present:
-            out.append({"title": title, "header": ["cell", *present],
-                        "rows": [[cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) for m in present]]
+            out.append({"title": title, "header": ["cell", *[COLUMN_LABELS.get(m, m) for m in present]],
+                        "rows": [[cs.cell.name, *[_mean_sd(_shown(summary, m), cs.stats.get(m)) for m in present]]
                                  for cs in summary.cells]})
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
     if workload:
         out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
-                    "rows": [[cs.cell.name, *[_mean_sd(m, cs.stats.get(m)) for m in workload]]
+                    "rows": [[cs.cell.name, *[_mean_sd(registry.get(m), cs.stats.get(m)) for m in workload]]
                              for cs in summary.cells]})
     return out
 
@@ -253,13 +276,17 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
         "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
+        # Why this metric (issue 11 adds Summary.metric_reason); shown when the summary has it.
+        "metric_reason": getattr(summary, "metric_reason", None) or "",
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
-        "cell_header": header, "cell_rows": rows,
+        "archive_header": archives_view.HEADER, "archive_rows": archives_view.rows(summary.archives),
+        "archive_details": archives_view.details(summary.archives),
+        "cell_header": header, "cell_rows": rows, "flag_rows": flag_rows(summary), "rss_note": RSS_NOTE,
         "metric_sections": metric_sections(summary, by_cell),
         "effects_rows": effects_rows, "effects_figures": effects_figs,
         "warmup_header": warmup_header, "warmup_rows": warmup_rows,
-        "timeline_figures": timeline_figures(tl), "metric_tables": metric_tables(summary),
+        "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)), "metric_tables": metric_tables(summary),
         "failures": failures, "failures_hidden": hidden, "outputs": outputs,
         "command_line": exp.command_line,
         "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}

@@ -51,6 +51,7 @@ class Summary:
     units: dict[str, str] = field(default_factory=dict)
     warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
     invocations: tuple[StoredInvocation, ...] = ()  # every measured invocation, failures included
+    archives: tuple[dict[str, Any], ...] = ()  # CDS/AOT archives made for cells (ArchiveRecord JSON)
 
     def to_json(self) -> dict[str, Any]:
         return summary_json(self)
@@ -104,7 +105,8 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
     hazards = _hazards(stored_hazards, cell_summaries, analysis)
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
                    analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
-                   warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations))
+                   warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations),
+                   archives=tuple((store.experiment_document(experiment_id, "archives") or {}).get("archives", [])))
 
 
 def _warmup_classes(store: SqlStore, cells: list[StoredCell],
@@ -222,6 +224,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "drift": {k: v.to_json() for k, v in s.analysis.drift.items()},
         "warnings": [h.to_json() for h in s.hazards],
         "warmup_classes": s.warmup_classes,
+        "archives": list(s.archives),
         "notes": list(s.analysis.notes),
         "fingerprint": s.experiment.fingerprint,
     }

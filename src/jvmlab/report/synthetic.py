@@ -35,6 +35,10 @@ class SyntheticSpec:
     failures: int = 1  # failed invocations added to the last cell
     description: str = "generated for report tests"
     scale: float = 1.0  # multiplies every wall time (an "after" experiment that got slower)
+    workload_metric: str | None = None  # adds workload.<name> in records/s (higher is better)
+    dead_cell: bool = False  # adds a cell whose every invocation fails
+    thp_timeline: bool = False  # adds an all-zero mem.anon_huge_bytes timeline (THP never used)
+    extra_flags: tuple[str, ...] = ()  # added to every cell's flags (a long flag list)
 
 
 def _spec_text(spec: SyntheticSpec) -> str:
@@ -72,7 +76,14 @@ def _collected(rng: np.random.Generator, spec: SyntheticSpec, wall_s: float, slo
     }
     documents = {"progress": {"class": "warm-up" if rng.random() < 0.8 else "flat", "changepoints_s": [warmup_s],
                               "steady_rate": metrics["progress.steady_rate"]}}
-    return Collected(metrics=metrics, timelines=timelines, documents=documents)
+    units = {}
+    if spec.workload_metric:
+        name = f"workload.{spec.workload_metric}"
+        metrics[name] = float(rng.normal(5000.0 / slowdown, 50.0))
+        units[name] = "records/s"
+    if spec.thp_timeline:
+        timelines["mem.anon_huge_bytes"] = Timeline(tuple(t), tuple(0.0 for _ in t), "bytes")
+    return Collected(metrics=metrics, metric_units=units, timelines=timelines, documents=documents)
 
 
 def _result(status: Status, started_at: float, wall_s: float, rng: np.random.Generator,
@@ -97,7 +108,7 @@ def generate(store: SqlStore, spec: SyntheticSpec = SyntheticSpec(), fingerprint
         command_line="jvmlab run synthetic.toml", jvmlab_version="test", artifacts_dir="")
     cells = []
     for idx, (jvm, gc) in enumerate(itertools.product(spec.jvms, spec.gc_levels)):
-        flags = [f"-XX:+Use{gc.capitalize()}GC"]
+        flags = [f"-XX:+Use{gc.capitalize()}GC", *spec.extra_flags]
         argv = ["/usr/bin/java", *flags, "-cp", "classes", "JvmlabChunkGen"]
         cell_id = store.add_cell(exp_id, idx=idx, name=f"{jvm} gc={gc}", jvm=jvm, jdk={"home": "/usr/bin/..",
                                  "version": "17", "feature": 17, "vendor": "test"}, levels={"gc": gc},
@@ -105,6 +116,16 @@ def generate(store: SqlStore, spec: SyntheticSpec = SyntheticSpec(), fingerprint
         slowdown = (1.0 + 0.15 * spec.jvms.index(jvm)) * (1.0 + 0.4 * spec.gc_levels.index(gc))
         cells.append((cell_id, argv, slowdown))
     store.set_baseline(exp_id, 0)
+    if spec.dead_cell:
+        flags = ["-XX:+UseNoSuchGC"]
+        dead_id = store.add_cell(exp_id, idx=len(cells), name="dead gc=none", jvm=spec.jvms[0],
+                                 jdk={"home": "/usr/bin/..", "version": "17", "feature": 17, "vendor": "test"},
+                                 levels={"gc": "none"}, requested_flags=flags, flags=flags, final_flags={},
+                                 argv=["/usr/bin/java", *flags])
+        for block in range(spec.invocations):
+            result = _result(Status.FAILED, 1.6e9 + block, 0.2, rng, "", "Unrecognized VM option\n")
+            store.record_invocation(exp_id, dead_id, block=block, position=len(cells), result=result,
+                                    collected=Collected(), argv=["/usr/bin/java", *flags], artifacts_dir=None)
     started = 1.7e9
     for block in range(spec.invocations):
         for pos in rng.permutation(len(cells)):
