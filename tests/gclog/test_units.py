@@ -51,7 +51,8 @@ def test_legacy_cms_interleaved_concurrent_phase(tmp_path: Path) -> None:
     j = s.to_json()
     assert (j["format"], j["collector"], j["jvm_version"]) == ("hotspot-legacy", "CMS", "1.8.0_342-b07")
     kinds = {k: v["count"] for k, v in j["pauses"]["by_kind"].items()}
-    assert kinds == {"young": 2, "mixed": 0, "full": 1, "remark": 1, "cleanup": 0, "initial_mark": 1, "other": 0}
+    assert kinds == {"young": 2, "mixed": 0, "full": 1, "remark": 1, "cleanup": 0, "initial_mark": 1, "degenerated": 0,
+                     "other": 0}
     assert j["pauses"]["total_ms"] == pytest.approx(10.6548 + 1.0369 + 7.3592 + 3.9463 + 50.0)
     assert j["concurrent_cycles"] == {"count": 1, "total_ms": 13.0}
     assert j["heap_settings_mb"] == {"heap_initial_mb": 32.0, "heap_max_mb": 512.0}

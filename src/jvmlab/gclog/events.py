@@ -15,6 +15,7 @@ CYCLE = "cycle"
 STALL = "stall"
 PACING = "pacing"
 SAFEPOINT = "safepoint"
+PHASE = "phase"  # one concurrent phase with its duration (name = the log's words)
 
 # Pause kinds (the JSON `by_kind` keys).
 YOUNG = "young"
@@ -23,8 +24,9 @@ FULL = "full"
 REMARK = "remark"
 CLEANUP = "cleanup"
 INITIAL_MARK = "initial_mark"
+DEGENERATED = "degenerated"  # Shenandoah's stop-the-world fallback when a concurrent cycle fails
 OTHER = "other"
-PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, OTHER)
+PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, DEGENERATED, OTHER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,8 @@ class GcEvent:
 
     ``t_s`` is seconds of JVM uptime when the event ended being logged (unified logs stamp
     the end line) or started (legacy logs stamp the start); ``None`` when the log has no
-    usable clock. ``name`` is the collector's own words (``Pause Young (Normal)``).
+    usable clock. ``cause`` is what triggered it (``G1 Evacuation Pause``, ``System.gc()``);
+    ``failure`` what went wrong during it, when the log says so. ``name`` is the collector's own words (``Pause Young (Normal)``).
     """
 
     type: str
@@ -48,6 +51,7 @@ class GcEvent:
     heap_committed_mb: float | None = None
     young_before_mb: float | None = None
     young_after_mb: float | None = None
+    failure: str | None = None  # promotion failed, concurrent mode failure, to-space exhausted, ...
 
 
 @dataclass(frozen=True, slots=True)

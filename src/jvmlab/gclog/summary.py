@@ -16,6 +16,7 @@ from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.figures import Figures
 from jvmlab.gclog.sketch import PauseSketch
 
 
@@ -79,6 +80,8 @@ class LogSummary:
     allocated_mb: float = 0.0
     promoted_mb: float = 0.0
     promotion_known: bool = False
+    figures: Figures = field(default_factory=Figures)
+    jvm_runs: int = 0
     unparsed_lines: int = 0
     unparsed_samples: list[str] = field(default_factory=list)
     _last_heap_after: float | None = None
@@ -90,6 +93,7 @@ class LogSummary:
         if isinstance(item, LogInfo):
             self._info(item)
             return
+        self.figures.add(item)
         if item.type == ev.PAUSE:
             self._pause(item)
         elif item.type == ev.CYCLE:
@@ -195,6 +199,7 @@ class LogSummary:
             "jvm_version": self.jvm_version,
             "heap_settings_mb": {k: _r(v) for k, v in sorted(self.heap.items())} or None,
             "span_s": _r(self.span_s),
+            "jvm_runs": self.jvm_runs,
             "pauses": pauses,
             "concurrent_cycles": self.cycles.to_json(),
             "stalls": self.stalls.to_json(),
@@ -208,6 +213,7 @@ class LogSummary:
             "unparsed_lines": self.unparsed_lines,
             "unparsed_samples": list(self.unparsed_samples),
         }
+        out.update(self.figures.to_json(self.heap.get("heap_max_mb")))
         if self.zgc_collections:
             out["zgc_collections"] = {k: s.to_json() for k, s in sorted(self.zgc_collections.items())}
         return out

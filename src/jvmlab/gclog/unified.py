@@ -21,7 +21,8 @@ _PENDING_LIMIT = 16
 # Lines with a GC id: the literal "GC(" prefix lets the regex engine skip ahead fast.
 _GC_LINE = re.compile(
     r"GC\((?P<id>\d+)\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
-    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*)", re.MULTILINE)
+    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*|To-space exhausted)",
+    re.MULTILINE)
 # Lines without a GC id, each searched only when its keyword occurs in the chunk. Header
 # lines (collector, version, heap sizes, mode) are printed when a JVM starts, before its
 # first GC: they are looked for only in the text before a chunk's first GC line and before
@@ -113,9 +114,24 @@ def pause_kind(what: str) -> str:
         return ev.CLEANUP
     if what.startswith(("Initial Mark", "Init Mark")):
         return ev.INITIAL_MARK
+    if what.startswith("Degenerated"):
+        return ev.DEGENERATED
     if what.startswith("Incremental"):
         return ev.YOUNG
     return ev.OTHER
+
+
+def cause_and_failure(what: str) -> tuple[str | None, str | None]:
+    """(cause, failure) of a pause named ``what``: the cause is the last parenthesised words
+    of a Young/Mixed/Full pause, unless those report an evacuation failure (JDK 17+), in
+    which case the cause is the group before it."""
+    if not what.startswith(("Young", "Mixed", "Full")):
+        return None, None
+    cause = last_parens(what)
+    if cause is not None and cause.startswith("Evacuation Failure"):
+        rest = what.rstrip()[: -len(cause) - 2].rstrip()
+        return last_parens(rest), "to-space exhausted"
+    return cause, None
 
 
 def last_parens(text: str) -> str | None:
@@ -203,6 +219,7 @@ class UnifiedParser(ParserState):
         self._conc: dict[int, list[float | bool | None]] = {}
         self._starts: dict[int, float | None] = {}
         self._pacing_open = False
+        self._exhausted: dict[int, bool] = {}
 
     @property
     def clock(self) -> MonotonicClock:
@@ -265,12 +282,15 @@ class UnifiedParser(ParserState):
             if "(Young)" in what or "(Old)" in what:
                 self.generational = True  # Shenandoah generational mode names its cycles
             young = self._gen.pop(gid, (None, None))
+            cause, failure = cause_and_failure(what)
+            if self._exhausted and self._exhausted.pop(gid, False):
+                failure = "to-space exhausted"
             yield GcEvent(
                 ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
                 f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
-                last_parens(what), gid,
+                cause, gid,
                 _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
-                young[0], young[1])
+                young[0], young[1], failure)
             self._note_phase(gid, t, None)
         elif "Concurrent " in msg[:13]:
             if msg.endswith("ms"):
@@ -285,7 +305,13 @@ class UnifiedParser(ParserState):
                     yield GcEvent(ev.CYCLE, "concurrent", t, _f(cm["dur"]), "Concurrent " + what,
                                   None, gid)
                 else:
-                    self._note_phase(gid, t, _f(cm["dur"]))
+                    ms = _f(cm["dur"])
+                    self._note_phase(gid, t, ms)
+                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + what, None, gid)
+        elif first == "T":
+            self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
+            if len(self._exhausted) > _PENDING_LIMIT:
+                self._exhausted.pop(next(iter(self._exhausted)))
         elif first in "GM" and "Collection" in msg[:20]:
             yield from self._zgc(deco, gid, msg)
         elif first in "PDN" and msg.startswith(("PSYoungGen", "DefNew", "ParNew")):
