@@ -1,18 +1,17 @@
 """Turn the timestamps a log prints into one increasing uptime axis, run by run.
 
 Concatenated logs (ten copies of one file, or logs of several JVM runs appended to one
-file) restart their uptime. A jump back by more than a second *to less than half the
-uptime seen so far* is a new JVM run: it continues the axis after the previous run, and
-the log's span is the sum of each run's own span (first to last event of that run), so
-ten copies of one log have ten times its span and the same throughput. Smaller jumps back
-happen inside one run (JDK 8 prints a concurrent phase's end stamp in the middle of a
-collection record that started earlier) and are not restarts.
+file) restart their uptime. A jump back by more than a second below the latest in-order
+stamp is a new JVM run: it continues the axis after the previous run, and the log's span
+is the sum of each run's own span (first to last event of that run), so ten copies of one
+log have ten times its span and the same throughput. Stamps that are out of order within
+one run (JDK 8 prints a concurrent phase's end stamp in the middle of a collection record
+that started earlier) are read with ``peek``, which never starts a run.
 """
 
 from __future__ import annotations
 
 RESTART_BACKWARDS_S = 1.0
-RESTART_FRACTION = 0.5
 
 
 class MonotonicClock:
@@ -31,7 +30,7 @@ class MonotonicClock:
 
     def __call__(self, raw: float) -> float:
         last_raw = self.last_raw
-        if last_raw is not None and raw < last_raw - RESTART_BACKWARDS_S and raw < RESTART_FRACTION * last_raw:
+        if last_raw is not None and raw < last_raw - RESTART_BACKWARDS_S:
             self._new_run(last_raw)
             self.last_raw = raw
         elif last_raw is None or raw > last_raw:
@@ -42,8 +41,6 @@ class MonotonicClock:
 
     def peek(self, raw: float) -> float:
         """Map a stamp that may be out of order (never taken as a restart), extending the run."""
-        if self.last_raw is None:
-            return self(raw)
         t = raw + self.offset
         self._see(t)
         return t

@@ -29,9 +29,16 @@ def f(text: str) -> float:
     return float(text.replace(",", "."))
 
 
+_OLD_COLLECTED = re.compile(r"\[CMS(?:[:( ]|\d)")
+
+
 def kind_of(text: str, full: bool) -> str:
-    """The by_kind key of a record, from the collector's words (``text`` starts at ``GC``)."""
-    if full:
+    """The by_kind key of a record, from the collector's words (``text`` starts at ``GC``).
+
+    A ``[GC ...`` record that also collects the CMS old generation (``[CMS: ...`` after a
+    promotion failure, or ``[CMS (concurrent mode failure)``) is a full collection.
+    """
+    if full or _OLD_COLLECTED.search(text):
         return ev.FULL
     if "initial-mark" in text or "CMS Initial Mark" in text or "CMS-initial-mark" in text:
         return ev.INITIAL_MARK
