@@ -99,6 +99,10 @@ class LegacyParser(ParserState):
                 yield GcEvent(ev.PACING, "pacing", self.clock.last, float(pacing["ms"]), "Allocation pacing")
                 return
         if "concurrent-" in line:
+            if self._pending is None:
+                head = _START.match(line)
+                if head is not None:  # clock the record's start first: it may begin a new JVM run
+                    self._time(head["date"], head["up"])
             line = yield from self._concurrent(line)
         if self._pending is not None:
             yield from self._continue(line)
