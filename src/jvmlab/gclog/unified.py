@@ -134,6 +134,12 @@ def cause_and_failure(what: str) -> tuple[str | None, str | None]:
     return cause, None
 
 
+def _bare(what: str) -> str:
+    """A phase name without its qualifiers: ``marking (unload classes)`` -> ``marking``."""
+    cut = what.find(" (")
+    return what if cut < 0 else what[:cut]
+
+
 def last_parens(text: str) -> str | None:
     """The text inside the last balanced parentheses at the end: the GC cause."""
     text = text.rstrip()
@@ -292,7 +298,7 @@ class UnifiedParser(ParserState):
                 _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
                 young[0], young[1], failure)
             self._note_phase(gid, t, None)
-        elif "Concurrent " in msg[:13]:
+        elif "Concurrent " in msg[:14]:
             if msg.endswith("ms"):
                 cm = _CONC.match(msg)
                 if cm is None:
@@ -307,7 +313,7 @@ class UnifiedParser(ParserState):
                 else:
                     ms = _f(cm["dur"])
                     self._note_phase(gid, t, ms)
-                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + what, None, gid)
+                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + _bare(what), None, gid)
         elif first == "T":
             self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
             if len(self._exhausted) > _PENDING_LIMIT:
