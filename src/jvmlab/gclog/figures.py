@@ -64,20 +64,27 @@ class Figures:
     first_t: float | None = None
     last_t: float | None = None
     last_pause: GcEvent | None = None
+    _seen: set[tuple[str, str, str | None]] = field(default_factory=set)
 
     def add(self, e: GcEvent) -> None:
-        """Fold one event (any type) into the figures."""
-        if e.t_s is not None:
-            if self.first_t is None or e.t_s < self.first_t:
-                self.first_t = e.t_s
-            if self.last_t is None or e.t_s > self.last_t:
-                self.last_t = e.t_s
-        if e.type == ev.PHASE:
+        """Fold one event (any type) into the figures; called for every event, so kept lean."""
+        t = e.t_s
+        if t is not None:
+            if self.first_t is None or t < self.first_t:
+                self.first_t = t
+            if self.last_t is None or t > self.last_t:
+                self.last_t = t
+        typ = e.type
+        if typ == ev.PHASE:
             _bump(self.phases, e.name, e.duration_ms)
-        elif e.type in (ev.PAUSE, ev.CYCLE):
+        elif typ == ev.PAUSE or typ == ev.CYCLE:
             self._collection(e)
-        if e.type != ev.SAFEPOINT and len(self.types) < _MAX_KEYS:
-            self.types.add(f"{e.type}:{type_label(e)}")
+        if typ != ev.SAFEPOINT:
+            key = (typ, e.name, e.cause)
+            if key not in self._seen and len(self._seen) < _MAX_KEYS * 5:
+                self._seen.add(key)
+                if len(self.types) < _MAX_KEYS:
+                    self.types.add(f"{typ}:{type_label(e)}")
 
     def _collection(self, e: GcEvent) -> None:
         if e.type == ev.PAUSE:
@@ -88,14 +95,20 @@ class Figures:
             _bump(self.causes, e.cause, e.duration_ms)
         if e.failure:
             _bump(self.failures, e.failure, e.duration_ms)
+        before, after = e.heap_before_mb, e.heap_after_mb
+        if before is None and after is None:
+            return
         self.heap_committed_max = _max(self.heap_committed_max, e.heap_committed_mb)
-        self.heap_used_max = _max(_max(self.heap_used_max, e.heap_before_mb), e.heap_after_mb)
-        self.heap_after_max = _max(self.heap_after_max, e.heap_after_mb)
-        self.young_max = _max(self.young_max, e.young_before_mb)
-        if e.young_before_mb is not None and e.heap_before_mb is not None:
-            self.old_max = _max(self.old_max, e.heap_before_mb - e.young_before_mb)
-        if e.young_after_mb is not None and e.heap_after_mb is not None:
-            self.old_max = _max(self.old_max, e.heap_after_mb - e.young_after_mb)
+        self.heap_used_max = _max(_max(self.heap_used_max, before), after)
+        self.heap_after_max = _max(self.heap_after_max, after)
+        yb, ya = e.young_before_mb, e.young_after_mb
+        if yb is None and ya is None:
+            return
+        self.young_max = _max(self.young_max, yb)
+        if yb is not None and before is not None:
+            self.old_max = _max(self.old_max, before - yb)
+        if ya is not None and after is not None:
+            self.old_max = _max(self.old_max, after - ya)
 
     def to_json(self, heap_max_setting_mb: float | None) -> dict[str, Any]:
         """The keys this module adds to one ``logs[]`` entry (docs/gclog.md)."""
