@@ -226,3 +226,22 @@ def test_openj9_policy_name_is_kept_whole() -> None:
            '  <attribute name="gcPolicy" value="-Xgcpolicy:gencon" />\n', '</initialized>\n']
     list(parser.parse(xml))
     assert parser.collector == "OpenJ9 gencon"
+
+
+def test_safepoint_lines_are_found_in_every_chunk_and_after_a_restart() -> None:
+    """The scan stops looking for safepoint lines after a chunk with pauses and none, and
+    looks again where a JVM restarts; a log that has them keeps every one."""
+    from jvmlab.gclog.unified import UnifiedParser
+
+    with gzip.open(DATA / "jdk17-g1-details.log.gz", "rt") as fh:
+        with_sp = fh.read()
+    without_sp = G1_ONELINE.read_text()
+    n_sp = with_sp.count('Safepoint "')
+    n_pauses = sum(1 for line in without_sp.splitlines() if " Pause " in line and line.endswith("ms"))
+
+    def count(chunks: list[str]) -> tuple[int, int]:
+        events = [e for e in UnifiedParser().parse(chunks) if not hasattr(e, "key")]
+        return sum(e.type == "safepoint" for e in events), sum(e.type == "pause" for e in events)
+
+    assert count([with_sp, with_sp, with_sp])[0] == 3 * n_sp
+    assert count([without_sp, with_sp]) == (n_sp, count([with_sp])[1] + n_pauses)

@@ -42,6 +42,8 @@ _RECURRING_LINES = (
     ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
     ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
 )
+_SAFEPOINT_NEEDLES = ('Safepoint "', "Total time for which")
+_NO_SAFEPOINT_LINES = tuple((n, rx) for n, rx in _RECURRING_LINES if n not in _SAFEPOINT_NEEDLES)
 _HEADER_WINDOW = 256 << 10  # header lines come within this many characters before GC(0)
 
 
@@ -56,10 +58,12 @@ def header_spans(chunk: str) -> list[tuple[int, int]]:
     return spans
 
 
-def plain_matches(chunk: str) -> list[tuple[int, re.Match[str]]]:
-    """Matches of the lines without a GC id, with their positions."""
-    found = [(m.start(), m) for needle, rx in _RECURRING_LINES if needle in chunk for m in rx.finditer(chunk)]
-    for start, end in header_spans(chunk):
+def plain_matches(chunk: str, recurring: tuple[tuple[str, re.Pattern[str]], ...] = _RECURRING_LINES,
+                  spans: list[tuple[int, int]] | None = None) -> list[tuple[int, re.Match[str]]]:
+    """Matches of the lines without a GC id, with their positions. ``recurring`` is the
+    subset of recurring line kinds worth looking for (each costs one pass over the chunk)."""
+    found = [(m.start(), m) for needle, rx in recurring if needle in chunk for m in rx.finditer(chunk)]
+    for start, end in header_spans(chunk) if spans is None else spans:
         if end > start:
             found.extend((m.start(), m) for needle, rx in _HEADER_LINES
                          if chunk.find(needle, start, end) >= 0 for m in rx.finditer(chunk, start, end))
@@ -228,6 +232,10 @@ class UnifiedParser(ParserState):
         self._starts: dict[int, float | None] = {}
         self._pacing_open = False
         self._exhausted: dict[int, bool] = {}
+        self._no_safepoints = False
+        self._n_pauses = 0
+        self._n_safepoints = 0
+        self._recurring_cache: dict[tuple[str, bool], tuple[tuple[str, re.Pattern[str]], ...]] = {}
 
     @property
     def clock(self) -> MonotonicClock:
@@ -236,7 +244,11 @@ class UnifiedParser(ParserState):
     def parse(self, chunks: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
         for chunk in chunks:
             self._count_unparsed(chunk)
-            plain = plain_matches(chunk)
+            spans = header_spans(chunk)
+            if len(spans) > 1:
+                self._no_safepoints = False  # a JVM (re)starts here: its logging may differ
+            plain = plain_matches(chunk, self._recurring(len(spans) > 1), spans)
+            pauses_before, safepoints_before = self._n_pauses, self._n_safepoints
             if plain:
                 found = [(m.start(), m) for m in _GC_LINE.finditer(chunk)]
                 found.extend(plain)
@@ -261,7 +273,26 @@ class UnifiedParser(ParserState):
                         yield from self._line(match, deco, gid)
                     except ValueError:  # a damaged number: count the line, keep going
                         self.unparsed += 1
+            if self._n_pauses > pauses_before and self._n_safepoints == safepoints_before and len(spans) == 1:
+                # Pauses are safepoints: a chunk with pauses and no safepoint line means this
+                # JVM does not log safepoints; stop looking (two passes per chunk) until a restart.
+                self._no_safepoints = True
         yield from self._flush_cycles(all_=True)
+
+    def _recurring(self, restart: bool) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        """The recurring line kinds this log can contain: stalls only with ZGC, pacing only
+        with Shenandoah, safepoints only if logged; everything where a JVM (re)starts."""
+        c = self.collector
+        if restart or c is None:
+            return _RECURRING_LINES if not self._no_safepoints or restart else _NO_SAFEPOINT_LINES
+        key = (c, self._no_safepoints)
+        chosen = self._recurring_cache.get(key)
+        if chosen is None:
+            chosen = self._recurring_cache[key] = tuple(
+                (n, rx) for n, rx in _RECURRING_LINES
+                if not (n == "Allocation Stall (" and c != "ZGC") and not (n == "<total>" and c != "Shenandoah")
+                and not (self._no_safepoints and n in _SAFEPOINT_NEEDLES))
+        return chosen
 
     def _count_unparsed(self, chunk: str) -> None:
         bad = len(_BAD_LINE.findall(chunk))
@@ -299,6 +330,7 @@ class UnifiedParser(ParserState):
             cause, failure = cause_and_failure(what)
             if self._exhausted and self._exhausted.pop(gid, False):
                 failure = "to-space exhausted"
+            self._n_pauses += 1
             yield GcEvent(
                 ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
                 f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
@@ -373,10 +405,12 @@ class UnifiedParser(ParserState):
         elif first == "S":
             sm = _SAFEPOINT_17.match(msg)
             if sm is not None:
+                self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, sm["op"], self.timer(deco), int(sm["ns"]) / 1e6, sm["op"])
         elif first == "T":
             sm = _SAFEPOINT_9.match(msg)
             if sm is not None:
+                self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), _f(sm["s"]) * 1000.0)
         elif first == "A":
             am = _STALL.match(msg)
