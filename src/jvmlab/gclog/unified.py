@@ -151,6 +151,9 @@ def last_parens(text: str) -> str | None:
     text = text.rstrip()
     if not text.endswith(")"):
         return None
+    opening = text.rfind("(")
+    if opening >= 0 and text.find(")", opening) == len(text) - 1:
+        return text[opening + 1:-1]  # no nesting (the common case): no character loop
     depth = 0
     for i in range(len(text) - 1, -1, -1):
         ch = text[i]
