@@ -245,3 +245,36 @@ def test_safepoint_lines_are_found_in_every_chunk_and_after_a_restart() -> None:
 
     assert count([with_sp, with_sp, with_sp])[0] == 3 * n_sp
     assert count([without_sp, with_sp]) == (n_sp, count([with_sp])[1] + n_pauses)
+
+
+def test_peer_figures_for_a_legacy_log(tmp_path: Path) -> None:
+    """Causes, heap maxima and the last pause of LEGACY_CMS, worked out from its text."""
+    log = tmp_path / "gc.log"
+    log.write_text(LEGACY_CMS)
+    (s,) = analyze_paths([log])
+    j = s.to_json()
+    assert {k: v["count"] for k, v in j["collections_by_cause"].items()} == {
+        "Allocation Failure": 2, "CMS Initial Mark": 1, "System.gc()": 1}
+    assert j["failures"] is None
+    heap = j["heap_max_mb"]
+    assert heap["setting"] == 512.0
+    assert heap["used"] == pytest.approx(43542 / 1024, abs=1e-4)
+    assert heap["after_gc"] == pytest.approx(25378 / 1024, abs=1e-4)
+    assert heap["young_used"] == pytest.approx(9746 / 1024, abs=1e-4)
+    assert heap["old_used"] == pytest.approx((25378 - 1056) / 1024, abs=1e-4)
+    assert j["last_pause"] == {"t_s": 0.3, "duration_ms": 50.0, "kind": "full", "name": "Full GC (System.gc())"}
+    assert (j["first_event_s"], j["last_event_s"]) == (0.169, 0.3)
+    assert j["concurrent_phases"] == {"CMS-concurrent-mark": {"count": 1, "total_ms": 13.0, "max_ms": 13.0},
+                                      "CMS-concurrent-sweep": {"count": 1, "total_ms": 0.0, "max_ms": 0.0}}
+
+
+def test_peer_figures_absent_from_a_log_are_null(tmp_path: Path) -> None:
+    log = tmp_path / "gc.xml"
+    log.write_text(J9)
+    (s,) = analyze_paths([log])
+    j = s.to_json()
+    assert j["concurrent_phases"] is None and j["failures"] is None
+    # <mem-info free="1048576" total="4194304"/>: 3 MB used of 4 MB; no -Xmx, no generations.
+    assert j["heap_max_mb"] == {"setting": None, "committed": 4.0, "used": 3.0, "after_gc": 3.0,
+                                "young_used": None, "old_used": None}
+    assert j["last_pause"]["kind"] == "full" and j["event_types"]["count"] == 2
