@@ -132,3 +132,42 @@ def test_cli_bad_sides_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+SPEC = """name = "gc compare e2e"
+[workload]
+builtin = "chunkgen"
+args = ["--threads", "1", "--seconds", "1", "--retain-mb", "16", "--chunk-kb", "64"]
+[jvms]
+jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64"
+[factors.gc]
+g1 = "-XX:+UseG1GC -Xmx128m"
+serial = "-XX:+UseSerialGC -Xmx128m"
+[run]
+invocations = 2
+warmup = 0
+timeout = "120s"
+"""
+
+
+@pytest.mark.jvm
+@pytest.mark.slow
+def test_gc_compare_two_cells_of_a_real_experiment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if not Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java").is_file():
+        pytest.skip("needs OpenJDK 17")
+    (tmp_path / "gc.toml").write_text(SPEC)
+    db = tmp_path / "lab.db"
+    with pytest.raises(SystemExit) as done:
+        main(["run", str(tmp_path / "gc.toml"), "--store", str(db), "-q"])
+    assert done.value.code == 0
+    capsys.readouterr()
+    store = SqlStore(f"sqlite:///{db}")
+    exp = store.latest_experiment().id
+    names = sorted(c.name for c in store.cells(exp))
+    with pytest.raises(SystemExit) as done:
+        main(["gc", "compare", f"{exp}:{names[0]}", f"{exp}:{names[1]}", "--store", str(db), "--json"])
+    assert done.value.code == 0
+    doc = json.loads(capsys.readouterr().out)
+    count = next(m for m in doc["metrics"] if m["metric"] == "pause_count")
+    assert count["n_a"] == count["n_b"] == 2 and count["mean_a"] > 0 and count["mean_b"] > 0
+    assert len(doc["a"]["logs"]) == 2
