@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.decorators import Timer
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
+from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
 
 _PENDING_LIMIT = 16
 
@@ -106,128 +107,12 @@ def _mb(value: str | None, unit: str | None) -> float | None:
     return _f(value) * _SIZE_MB[unit]
 
 
-def pause_kind(what: str) -> str:
-    """Map a pause name (after 'Pause ') to a by_kind key, by the words the log uses."""
-    if what.startswith("Young"):
-        return ev.MIXED if "(Mixed)" in what else ev.YOUNG
-    if what.startswith("Full"):
-        return ev.FULL
-    if what.startswith("Mixed"):
-        return ev.MIXED
-    if what.startswith("Remark"):
-        return ev.REMARK
-    if what.startswith("Cleanup"):
-        return ev.CLEANUP
-    if what.startswith(("Initial Mark", "Init Mark")):
-        return ev.INITIAL_MARK
-    if what.startswith("Degenerated"):
-        return ev.DEGENERATED
-    if what.startswith("Incremental"):
-        return ev.YOUNG
-    return ev.OTHER
-
-
-def cause_and_failure(what: str) -> tuple[str | None, str | None]:
-    """(cause, failure) of a pause named ``what``: the cause is the last parenthesised words
-    of a Young/Mixed/Full pause, unless those report an evacuation failure (JDK 17+), in
-    which case the cause is the group before it."""
-    if not what.startswith(("Young", "Mixed", "Full")):
-        return None, None
-    cause = last_parens(what)
-    if cause is not None and cause.startswith("Evacuation Failure"):
-        rest = what.rstrip()[: -len(cause) - 2].rstrip()
-        return last_parens(rest), "to-space exhausted"
-    return cause, None
-
-
-def _bare(what: str) -> str:
-    """A phase name without its qualifiers: ``marking (unload classes)`` -> ``marking``."""
-    cut = what.find(" (")
-    return what if cut < 0 else what[:cut]
-
-
-def last_parens(text: str) -> str | None:
-    """The text inside the last balanced parentheses at the end: the GC cause."""
-    text = text.rstrip()
-    if not text.endswith(")"):
-        return None
-    opening = text.rfind("(")
-    if opening >= 0 and text.find(")", opening) == len(text) - 1:
-        return text[opening + 1:-1]  # no nesting (the common case): no character loop
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            depth -= 1
-            if depth == 0:
-                return text[i + 1:-1]
-    return None
-
-
-class _Timer:
-    """Reads the decorator block once per relevant line into an uptime in seconds."""
-
-    def __init__(self) -> None:
-        self.clock = MonotonicClock()
-        self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
-        self.uptime_scale = 1.0
-        self.wall_base: float | None = None
-
-    def __call__(self, deco: str) -> float | None:
-        parts = deco[1:-1].split("][")
-        idx = self.uptime_idx
-        if idx is not None and idx < len(parts):
-            tok = parts[idx].strip()
-            try:
-                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
-            except ValueError:
-                pass
-        return self._slow(parts)
-
-    def _slow(self, parts: list[str]) -> float | None:
-        wall: float | None = None
-        for i, raw in enumerate(parts):
-            tok = raw.strip()
-            if not tok or not tok[0].isdigit():
-                continue
-            if "T" in tok and "-" in tok:
-                wall = _wall(tok) if wall is None else wall
-                continue
-            unit = "ns" if tok.endswith("ns") else "ms" if tok.endswith("ms") else "s" if tok.endswith("s") else ""
-            if not unit:
-                continue  # pid / tid
-            try:
-                value = _f(tok[: -len(unit)])
-            except ValueError:
-                continue
-            scale = {"s": 1.0, "ms": 1e-3, "ns": 1e-9}[unit]
-            if value * scale > 1e8:  # timemillis / timenanos: epoch based, not uptime
-                wall = value * scale if wall is None else wall
-                continue
-            self.uptime_idx, self.uptime_scale = i, scale
-            return self.clock(value * scale)
-        if wall is None:
-            return None
-        if self.wall_base is None:
-            self.wall_base = wall
-        return self.clock(wall - self.wall_base)
-
-
-def _wall(tok: str) -> float | None:
-    try:
-        return datetime.fromisoformat(tok.replace(",", ".")).timestamp()
-    except ValueError:
-        return None
-
-
 class UnifiedParser(ParserState):
     """Streaming parser: feed chunks, get events; counts what it could not read."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.timer = _Timer()
+        self.timer = Timer()
         self._gen: dict[int, tuple[float | None, float | None]] = {}
         # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
         # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
@@ -356,7 +241,7 @@ class UnifiedParser(ParserState):
                 else:
                     ms = _f(cm["dur"])
                     self._note_phase(gid, t, ms)
-                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + _bare(what), None, gid)
+                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
         elif first == "T":
             self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
             if len(self._exhausted) > _PENDING_LIMIT:
