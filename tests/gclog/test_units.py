@@ -278,3 +278,16 @@ def test_peer_figures_absent_from_a_log_are_null(tmp_path: Path) -> None:
     assert j["heap_max_mb"] == {"setting": None, "committed": 4.0, "used": 3.0, "after_gc": 3.0,
                                 "young_used": None, "old_used": None}
     assert j["last_pause"]["kind"] == "full" and j["event_types"]["count"] == 2
+
+
+@pytest.mark.parametrize("name", ["jdk17-g1-oneline.log", "jdk25-shenandoah-oneline.log"])
+def test_unified_ten_copies_have_the_throughput_of_one(tmp_path: Path, name: str) -> None:
+    text = (DATA / name).read_text()
+    one, ten = tmp_path / "one.log", tmp_path / "ten.log"
+    one.write_text(text)
+    ten.write_text(text * 10)
+    (s1,), (s10,) = analyze_paths([one]), analyze_paths([ten])
+    assert (s1.jvm_runs, s10.jvm_runs) == (1, 10)
+    assert s10.span_s == pytest.approx(10 * s1.span_s)
+    assert s10.throughput_pct() == pytest.approx(s1.throughput_pct())
+    assert s10.pause_count == 10 * s1.pause_count
