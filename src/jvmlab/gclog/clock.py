@@ -17,7 +17,7 @@ RESTART_BACKWARDS_S = 1.0
 class MonotonicClock:
     """Maps raw uptimes (or wall-clock seconds) to a continuing axis in seconds."""
 
-    __slots__ = ("offset", "last_raw", "first", "last", "runs", "_done_s", "_run_first")
+    __slots__ = ("offset", "last_raw", "first", "last", "runs", "_done_s", "_run_first", "expect_restart")
 
     def __init__(self) -> None:
         self.offset = 0.0
@@ -27,14 +27,18 @@ class MonotonicClock:
         self.runs = 0
         self._done_s = 0.0  # summed spans of the finished runs
         self._run_first: float | None = None
+        # Set by a parser that saw the log's own restart sign (GC ids starting again at 0):
+        # if the very next stamp goes back at all, it starts a new run, however short the runs.
+        self.expect_restart = False
 
     def __call__(self, raw: float) -> float:
         last_raw = self.last_raw
-        if last_raw is not None and raw < last_raw - RESTART_BACKWARDS_S:
+        if last_raw is not None and (raw < last_raw - RESTART_BACKWARDS_S or self.expect_restart and raw < last_raw):
             self._new_run(last_raw)
             self.last_raw = raw
         elif last_raw is None or raw > last_raw:
             self.last_raw = raw
+        self.expect_restart = False  # the hint is about this stamp only
         t = raw + self.offset
         self._see(t)
         return t

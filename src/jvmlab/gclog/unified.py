@@ -121,6 +121,7 @@ class UnifiedParser(ParserState):
         self._pacing_open = False
         self._exhausted: dict[int, bool] = {}
         self._no_safepoints = False
+        self._max_gid = 0
         self._n_pauses = 0
         self._n_safepoints = 0
         self._recurring_cache: dict[tuple[str, bool], tuple[tuple[str, re.Pattern[str]], ...]] = {}
@@ -204,6 +205,12 @@ class UnifiedParser(ParserState):
         if gid is None:
             yield from self._plain(deco, msg)
             return
+        if gid < self._max_gid:
+            if gid == 0:
+                self.clock.expect_restart = True  # GC ids start again: a new JVM run
+            self._max_gid = gid
+        elif gid > self._max_gid:
+            self._max_gid = gid
         if msg[:2] in ("y:", "Y:", "O:"):
             self.generational = True
         if "Pause " in msg[:9]:
