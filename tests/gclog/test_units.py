@@ -291,3 +291,20 @@ def test_unified_ten_copies_have_the_throughput_of_one(tmp_path: Path, name: str
     assert s10.span_s == pytest.approx(10 * s1.span_s)
     assert s10.throughput_pct() == pytest.approx(s1.throughput_pct())
     assert s10.pause_count == 10 * s1.pause_count
+
+
+def test_zgc_relocation_stalls_are_counted_apart_from_allocation_stalls() -> None:
+    import os
+
+    shared = Path(os.environ.get("JVMLAB_GCLOGS", Path(__file__).resolve().parents[3] / "shared" / "gclogs"))
+    path = shared / "gcviewer/src/test/resources/openjdk/unified-jvm-logging/sample-ujl-zgc-gc-other.txt"
+    if not path.is_file():
+        pytest.skip("no shared GC logs")
+    lines = path.read_text().splitlines()
+    reloc = [float(line.rsplit(" ", 1)[1][:-2]) for line in lines if "] Relocation Stall (" in line]
+    alloc = [line for line in lines if "] Allocation Stall (" in line]
+    (s,) = analyze_paths([path])
+    j = s.to_json()
+    assert reloc and j["relocation_stalls"]["count"] == len(reloc)
+    assert j["relocation_stalls"]["total_ms"] == pytest.approx(sum(reloc), abs=1e-3)
+    assert j["stalls"]["count"] == len(alloc)

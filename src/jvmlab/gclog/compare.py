@@ -45,7 +45,8 @@ def _get(*path: str) -> Callable[[Doc], float | None]:
 
 
 def _held(doc: Doc) -> float | None:
-    parts = [_get("pauses", "total_ms")(doc), _get("stalls", "total_ms")(doc), _get("pacing", "total_ms")(doc)]
+    parts = [_get("pauses", "total_ms")(doc), _get("stalls", "total_ms")(doc),
+             _get("relocation_stalls", "total_ms")(doc), _get("pacing", "total_ms")(doc)]
     return None if parts[0] is None else sum(p or 0.0 for p in parts)
 
 
@@ -71,6 +72,7 @@ METRICS: tuple[GcMetric, ...] = (
     GcMetric("degenerated_count", "degenerated GCs", "count", "lower",
              _get("pauses", "by_kind", "degenerated", "count")),
     GcMetric("stall_total_ms", "allocation stalls", "ms", "lower", _get("stalls", "total_ms")),
+    GcMetric("relocation_stall_total_ms", "relocation stalls", "ms", "lower", _get("relocation_stalls", "total_ms")),
     GcMetric("pacing_total_ms", "pacing delay", "ms", "lower", _get("pacing", "total_ms")),
     GcMetric("held_total_ms", "pauses + stalls + pacing", "ms", "lower", _held),
     GcMetric("throughput_pct", "throughput (pauses only)", "%", "higher", _get("throughput_pct")),

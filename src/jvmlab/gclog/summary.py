@@ -72,6 +72,7 @@ class LogSummary:
     zgc_collections: dict[str, _Stat] = field(default_factory=dict)
     cycles: _Stat = field(default_factory=_Stat)
     stalls: _Stat = field(default_factory=_Stat)
+    relocation_stalls: _Stat = field(default_factory=_Stat)
     pacing: _Stat = field(default_factory=_Stat)
     safepoints: _Stat = field(default_factory=_Stat)
     heap_after: _MinMeanMax = field(default_factory=_MinMeanMax)
@@ -103,7 +104,7 @@ class LogSummary:
             if item.heap_after_mb is not None:
                 self.heap_after.add(item.heap_after_mb)
         elif item.type == ev.STALL:
-            self.stalls.add(item.duration_ms)
+            (self.relocation_stalls if item.kind == "relocation" else self.stalls).add(item.duration_ms)
         elif item.type == ev.PACING:
             if item.duration_ms:
                 self.pacing.add(item.duration_ms)
@@ -203,6 +204,7 @@ class LogSummary:
             "pauses": pauses,
             "concurrent_cycles": self.cycles.to_json(),
             "stalls": self.stalls.to_json(),
+            "relocation_stalls": self.relocation_stalls.to_json(),
             "pacing": self.pacing.to_json(),
             "safepoints": self.safepoints.to_json() if self.safepoints.count else None,
             "throughput_pct": _r(self.throughput_pct()) if self.pauses_logged else None,

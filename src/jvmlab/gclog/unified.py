@@ -39,11 +39,13 @@ _HEADER_LINES = (
 )
 _RECURRING_LINES = (
     ("Allocation Stall (", re.compile(r"(?P<m>Allocation Stall \([^\n]*)")),
+    ("Relocation Stall (", re.compile(r"(?P<m>Relocation Stall \([^\n]*)")),
     ('Safepoint "', re.compile(r"(?P<m>Safepoint \"[^\n]*)")),
     ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
     ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
 )
 _SAFEPOINT_NEEDLES = ('Safepoint "', "Total time for which")
+_ZGC_NEEDLES = ("Allocation Stall (", "Relocation Stall (")
 _NO_SAFEPOINT_LINES = tuple((n, rx) for n, rx in _RECURRING_LINES if n not in _SAFEPOINT_NEEDLES)
 _HEADER_WINDOW = 256 << 10  # header lines come within this many characters before GC(0)
 
@@ -85,7 +87,7 @@ _ZCOLL = re.compile(
 _GEN = re.compile(
     rf"^(?:PSYoungGen|DefNew|ParNew): (?P<b>{_NUM})(?P<bu>[BKMGT])(?:\({_NUM}[BKMGT]\))?->"
     rf"(?P<a>{_NUM})(?P<au>[BKMGT])")
-_STALL = re.compile(rf"^Allocation Stall \((?P<who>.*)\) (?P<dur>{_NUM})ms$")
+_STALL = re.compile(rf"^(?P<what>Allocation|Relocation) Stall \((?P<who>.*)\) (?P<dur>{_NUM})ms$")
 _SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
 _SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
 _PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
@@ -179,7 +181,7 @@ class UnifiedParser(ParserState):
         if chosen is None:
             chosen = self._recurring_cache[key] = tuple(
                 (n, rx) for n, rx in _RECURRING_LINES
-                if not (n == "Allocation Stall (" and c != "ZGC") and not (n == "<total>" and c != "Shenandoah")
+                if not (n in _ZGC_NEEDLES and c != "ZGC") and not (n == "<total>" and c != "Shenandoah")
                 and not (self._no_safepoints and n in _SAFEPOINT_NEEDLES))
         return chosen
 
@@ -307,11 +309,11 @@ class UnifiedParser(ParserState):
             if sm is not None:
                 self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), _f(sm["s"]) * 1000.0)
-        elif first == "A":
+        elif first == "A" or first == "R":
             am = _STALL.match(msg)
-            if am is not None:
-                yield GcEvent(ev.STALL, "allocation", self.timer(deco), _f(am["dur"]),
-                              "Allocation Stall", am["who"])
+            if am is not None:  # ZGC: an allocating thread, or one that met an object being moved
+                yield GcEvent(ev.STALL, am["what"].lower(), self.timer(deco), _f(am["dur"]),
+                              f"{am['what']} Stall", am["who"])
         elif first == "V":
             yield LogInfo("jvm_version", msg[len("Version: "):].split(" ")[0])
         elif first == "H":

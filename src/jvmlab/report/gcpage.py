@@ -57,7 +57,7 @@ def read_points(s: LogSummary) -> _Points:
             if e.type in (ev.STALL, ev.PACING) and e.duration_ms:
                 pts.held_t.append(t)
                 pts.held_ms.append(e.duration_ms)
-                pts.held_what.add("allocation stalls" if e.type == ev.STALL else "pacing")
+                pts.held_what.add(f"{e.kind} stalls" if e.type == ev.STALL else "pacing")
     return pts
 
 

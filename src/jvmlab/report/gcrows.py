@@ -55,7 +55,12 @@ def lost_ms(doc: dict[str, Any]) -> float | None:
     """Pauses + allocation stalls + pacing: time application threads were held up."""
     if doc["pauses"]["total_ms"] is None:
         return None
-    return doc["pauses"]["total_ms"] + doc["stalls"]["total_ms"] + doc["pacing"]["total_ms"]
+    return doc["pauses"]["total_ms"] + _stalls_ms(doc) + doc["pacing"]["total_ms"]
+
+
+def _stalls_ms(doc: dict[str, Any]) -> float:
+    """Allocation plus relocation stalls (older documents have no relocation key)."""
+    return doc["stalls"]["total_ms"] + (doc.get("relocation_stalls") or {}).get("total_ms", 0.0)
 
 
 def _lost(doc: dict[str, Any]) -> str:
@@ -71,10 +76,11 @@ def held_warning(s: LogSummary) -> str | None:
     """One line when stalls or pacing cost more than the pauses (a throughput that misleads)."""
     doc = s.to_json()
     pauses = doc["pauses"]["total_ms"] or 0.0
-    other = doc["stalls"]["total_ms"] + doc["pacing"]["total_ms"]
+    other = _stalls_ms(doc) + doc["pacing"]["total_ms"]
     if other <= 0 or other <= pauses:
         return None
     what = " and ".join(w for w, v in (("allocation stalls", doc["stalls"]["total_ms"]),
+                                       ("relocation stalls", doc["relocation_stalls"]["total_ms"]),
                                        ("pacing", doc["pacing"]["total_ms"])) if v)
     return (f"{log_name(s)}: {what} held allocating threads for {fmt_ms(other)}, more than "
             f"all pauses ({fmt_ms(pauses)}); the throughput figure counts pauses only")
@@ -114,6 +120,7 @@ ROWS: list[tuple[str, Any]] = [
     ("full GCs", lambda s, d: _kind(d, "full")),
     ("degenerated GCs", lambda s, d: _kind(d, "degenerated")),
     ("allocation stalls", lambda s, d: _count_total(d["stalls"])),
+    ("relocation stalls", lambda s, d: _count_total(d["relocation_stalls"])),
     ("pacing delay", lambda s, d: fmt_ms(d["pacing"]["total_ms"]) if d["pacing"]["count"] else "0"),
     ("throughput (pauses only)", lambda s, d: _pct(d["throughput_pct"])),
     ("pauses + stalls + pacing", lambda s, d: _lost(d)),
@@ -152,7 +159,8 @@ def kind_rows(doc: dict[str, Any]) -> list[list[str]]:
         if st and st.get("count"):
             share = f"{100.0 * st['total_ms'] / total:.1f}%" if total else "-"
             rows.append([kind, str(st["count"]), fmt_ms(st["total_ms"]), fmt_ms(st["total_ms"] / st["count"]), share])
-    for label, st in (("allocation stalls", doc["stalls"]), ("pacing (periods)", doc["pacing"])):
+    for label, st in (("allocation stalls", doc["stalls"]), ("relocation stalls", doc["relocation_stalls"]),
+                      ("pacing (periods)", doc["pacing"])):
         if st["count"]:
             rows.append([label, str(st["count"]), fmt_ms(st["total_ms"]), fmt_ms(st["total_ms"] / st["count"]),
                          "not a pause"])
