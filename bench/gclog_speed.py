@@ -5,7 +5,9 @@ Run:  .venv/bin/python bench/gclog_speed.py [--copies 10] [--skip-gcviewer]
 Builds a large unified G1 log (N concatenated copies of gctoolkit's
 unified/g1gc/jdk11_details.log from ../shared/gclogs, ~474 MB for 10) in a temp dir, then
 times jvmlab and GCViewer (headless, `-t SUMMARY`) on the 1x and Nx files, each in a
-fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts.
+fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts. Both
+the wall-clock ratio and the CPU-time ratio are printed: on a busy machine the wall clock
+mostly measures the neighbours (GCViewer uses several threads, jvmlab one), CPU time less so.
 The GCViewer jar is fetched once with mvn into ~/.cache/jvmlab/tools.
 """
 
@@ -34,11 +36,39 @@ _CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 from jvmlab.gclog import analyze_paths
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 (s,) = analyze_paths([Path(sys.argv[1])])
-dt = time.perf_counter() - t
-print(json.dumps({"seconds": dt, "pauses": s.pause_count,
+dt, dc = time.perf_counter() - t, time.process_time() - c
+print(json.dumps({"seconds": dt, "cpu_s": dc, "pauses": s.pause_count,
                   "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+# Where the time goes: each stage of the unified reader on its own, CPU seconds.
+_STAGES = """
+import json, sys, time
+from pathlib import Path
+from jvmlab.gclog import analyze_paths, unified as u
+from jvmlab.gclog.reader import iter_chunks
+p = Path(sys.argv[1])
+def cpu(fn):
+    c = time.process_time(); fn(); return time.process_time() - c
+out = {"read + decode": cpu(lambda: [len(c) for c in iter_chunks(p)])}
+chunks = list(iter_chunks(p))
+out["scan: GC-id lines"] = cpu(lambda: [m for c in chunks for m in u._GC_LINE.finditer(c)])
+out["scan: lines without an id, all kinds"] = cpu(lambda: [u.plain_matches(c) for c in chunks])
+parser = u.UnifiedParser()
+for _ in parser.parse(chunks[:1]):
+    pass
+needed = parser._recurring(False)  # the kinds this log's collector and logging can have
+out["scan: ... only the kinds needed"] = cpu(lambda: [u.plain_matches(c, needed) for c in chunks])
+skipped = out.pop("scan: lines without an id, all kinds") - out["scan: ... only the kinds needed"]
+out["scan: undecorated lines"] = cpu(lambda: [u._BAD_LINE.findall(c) for c in chunks])
+del chunks
+total = cpu(lambda: analyze_paths([p]))
+out["events and summary (rest)"] = total - sum(out.values())
+out["total"] = total
+out["(saved by skipping kinds not needed)"] = skipped
+print(json.dumps(out))
 """
 
 
@@ -57,17 +87,30 @@ def run_jvmlab(path: Path) -> dict[str, float]:
     return json.loads(out.stdout)
 
 
+def run_stages(path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", _STAGES, str(path)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    return json.loads(out.stdout)
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_gcviewer(path: Path, jar: Path) -> dict[str, float]:
     csv = path.with_suffix(".gcviewer.csv")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    cpu0 = _children_cpu()
     t = time.perf_counter()
     subprocess.run([JAVA, "-jar", str(jar), str(path), str(csv), "-t", "SUMMARY"],
                    capture_output=True, check=True, timeout=1800)
     dt = time.perf_counter() - t
+    cpu = _children_cpu() - cpu0
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     text = csv.read_text(errors="replace")
     m = re.search(r"^pauseCount; ([\d,]+);", text, re.MULTILINE)
-    return {"seconds": dt, "pauses": int(m[1].replace(",", "")) if m else -1,
+    return {"seconds": dt, "cpu_s": cpu, "pauses": int(m[1].replace(",", "")) if m else -1,
             # ru_maxrss of children is the max over all children so far: exact when it grew.
             "rss_kb": rss if rss > before else float("nan")}
 
@@ -76,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--skip-gcviewer", action="store_true")
+    parser.add_argument("--stages", action="store_true", help="also print where jvmlab's time goes")
     args = parser.parse_args()
     if not SOURCE.is_file():
         sys.exit(f"missing {SOURCE}; set JVMLAB_GCLOGS")
@@ -92,17 +136,21 @@ def main() -> None:
                 out.write(data)
         del data
         print(f"{'file':>10} {'MB':>7} | {'jvmlab MB/s':>11} {'RSS MB':>7} {'pauses':>7} | "
-              f"{'GCViewer MB/s':>13} {'RSS MB':>7} {'pauses':>7} | {'speed ratio':>11}")
+              f"{'GCViewer MB/s':>13} {'RSS MB':>7} {'pauses':>7} | {'wall ratio':>10} {'CPU ratio':>9}")
         for path in (one, big):
             mb = path.stat().st_size / 1e6
             ours = run_jvmlab(path)
             theirs = run_gcviewer(path, jar) if jar else None
             ratio = f"{theirs['seconds'] / ours['seconds']:.2f}x" if theirs else "-"
+            cpu_ratio = f"{theirs['cpu_s'] / ours['cpu_s']:.2f}x" if theirs else "-"
             gcv = (f"{mb / theirs['seconds']:13.1f} {theirs['rss_kb'] / 1024:7.0f} {theirs['pauses']:7d}"
                    if theirs else f"{'-':>13} {'-':>7} {'-':>7}")
             print(f"{path.name:>10} {mb:7.1f} | {mb / ours['seconds']:11.1f} {ours['rss_kb'] / 1024:7.0f} "
-                  f"{ours['pauses']:7d} | {gcv} | {ratio:>11}")
-
+                  f"{ours['pauses']:7d} | {gcv} | {ratio:>10} {cpu_ratio:>9}", flush=True)
+        if args.stages:
+            print(f"\nwhere jvmlab's time goes on {one.name} (CPU seconds, each stage run alone):")
+            for stage, secs in run_stages(one).items():
+                print(f"  {stage:38s} {secs:6.3f} s  {one.stat().st_size / 1e6 / secs if secs > 0 else 0:8.0f} MB/s")
 
 if __name__ == "__main__":
     main()

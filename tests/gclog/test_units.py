@@ -51,7 +51,8 @@ def test_legacy_cms_interleaved_concurrent_phase(tmp_path: Path) -> None:
     j = s.to_json()
     assert (j["format"], j["collector"], j["jvm_version"]) == ("hotspot-legacy", "CMS", "1.8.0_342-b07")
     kinds = {k: v["count"] for k, v in j["pauses"]["by_kind"].items()}
-    assert kinds == {"young": 2, "mixed": 0, "full": 1, "remark": 1, "cleanup": 0, "initial_mark": 1, "other": 0}
+    assert kinds == {"young": 2, "mixed": 0, "full": 1, "remark": 1, "cleanup": 0, "initial_mark": 1, "degenerated": 0,
+                     "other": 0}
     assert j["pauses"]["total_ms"] == pytest.approx(10.6548 + 1.0369 + 7.3592 + 3.9463 + 50.0)
     assert j["concurrent_cycles"] == {"count": 1, "total_ms": 13.0}
     assert j["heap_settings_mb"] == {"heap_initial_mb": 32.0, "heap_max_mb": 512.0}
@@ -225,3 +226,85 @@ def test_openj9_policy_name_is_kept_whole() -> None:
            '  <attribute name="gcPolicy" value="-Xgcpolicy:gencon" />\n', '</initialized>\n']
     list(parser.parse(xml))
     assert parser.collector == "OpenJ9 gencon"
+
+
+def test_safepoint_lines_are_found_in_every_chunk_and_after_a_restart() -> None:
+    """The scan stops looking for safepoint lines after a chunk with pauses and none, and
+    looks again where a JVM restarts; a log that has them keeps every one."""
+    from jvmlab.gclog.unified import UnifiedParser
+
+    with gzip.open(DATA / "jdk17-g1-details.log.gz", "rt") as fh:
+        with_sp = fh.read()
+    without_sp = G1_ONELINE.read_text()
+    n_sp = with_sp.count('Safepoint "')
+    n_pauses = sum(1 for line in without_sp.splitlines() if " Pause " in line and line.endswith("ms"))
+
+    def count(chunks: list[str]) -> tuple[int, int]:
+        events = [e for e in UnifiedParser().parse(chunks) if not hasattr(e, "key")]
+        return sum(e.type == "safepoint" for e in events), sum(e.type == "pause" for e in events)
+
+    assert count([with_sp, with_sp, with_sp])[0] == 3 * n_sp
+    assert count([without_sp, with_sp]) == (n_sp, count([with_sp])[1] + n_pauses)
+
+
+def test_peer_figures_for_a_legacy_log(tmp_path: Path) -> None:
+    """Causes, heap maxima and the last pause of LEGACY_CMS, worked out from its text."""
+    log = tmp_path / "gc.log"
+    log.write_text(LEGACY_CMS)
+    (s,) = analyze_paths([log])
+    j = s.to_json()
+    assert {k: v["count"] for k, v in j["collections_by_cause"].items()} == {
+        "Allocation Failure": 2, "CMS Initial Mark": 1, "System.gc()": 1}
+    assert j["failures"] is None
+    heap = j["heap_max_mb"]
+    assert heap["setting"] == 512.0
+    assert heap["used"] == pytest.approx(43542 / 1024, abs=1e-4)
+    assert heap["after_gc"] == pytest.approx(25378 / 1024, abs=1e-4)
+    assert heap["young_used"] == pytest.approx(9746 / 1024, abs=1e-4)
+    assert heap["old_used"] == pytest.approx((25378 - 1056) / 1024, abs=1e-4)
+    assert j["last_pause"] == {"t_s": 0.3, "duration_ms": 50.0, "kind": "full", "name": "Full GC (System.gc())"}
+    assert (j["first_event_s"], j["last_event_s"]) == (0.169, 0.3)
+    assert j["concurrent_phases"] == {"CMS-concurrent-mark": {"count": 1, "total_ms": 13.0, "max_ms": 13.0},
+                                      "CMS-concurrent-sweep": {"count": 1, "total_ms": 0.0, "max_ms": 0.0}}
+
+
+def test_peer_figures_absent_from_a_log_are_null(tmp_path: Path) -> None:
+    log = tmp_path / "gc.xml"
+    log.write_text(J9)
+    (s,) = analyze_paths([log])
+    j = s.to_json()
+    assert j["concurrent_phases"] is None and j["failures"] is None
+    # <mem-info free="1048576" total="4194304"/>: 3 MB used of 4 MB; no -Xmx, no generations.
+    assert j["heap_max_mb"] == {"setting": None, "committed": 4.0, "used": 3.0, "after_gc": 3.0,
+                                "young_used": None, "old_used": None}
+    assert j["last_pause"]["kind"] == "full" and j["event_types"]["count"] == 2
+
+
+@pytest.mark.parametrize("name", ["jdk17-g1-oneline.log", "jdk25-shenandoah-oneline.log"])
+def test_unified_ten_copies_have_the_throughput_of_one(tmp_path: Path, name: str) -> None:
+    text = (DATA / name).read_text()
+    one, ten = tmp_path / "one.log", tmp_path / "ten.log"
+    one.write_text(text)
+    ten.write_text(text * 10)
+    (s1,), (s10,) = analyze_paths([one]), analyze_paths([ten])
+    assert (s1.jvm_runs, s10.jvm_runs) == (1, 10)
+    assert s10.span_s == pytest.approx(10 * s1.span_s)
+    assert s10.throughput_pct() == pytest.approx(s1.throughput_pct())
+    assert s10.pause_count == 10 * s1.pause_count
+
+
+def test_zgc_relocation_stalls_are_counted_apart_from_allocation_stalls() -> None:
+    import os
+
+    shared = Path(os.environ.get("JVMLAB_GCLOGS", Path(__file__).resolve().parents[3] / "shared" / "gclogs"))
+    path = shared / "gcviewer/src/test/resources/openjdk/unified-jvm-logging/sample-ujl-zgc-gc-other.txt"
+    if not path.is_file():
+        pytest.skip("no shared GC logs")
+    lines = path.read_text().splitlines()
+    reloc = [float(line.rsplit(" ", 1)[1][:-2]) for line in lines if "] Relocation Stall (" in line]
+    alloc = [line for line in lines if "] Allocation Stall (" in line]
+    (s,) = analyze_paths([path])
+    j = s.to_json()
+    assert reloc and j["relocation_stalls"]["count"] == len(reloc)
+    assert j["relocation_stalls"]["total_ms"] == pytest.approx(sum(reloc), abs=1e-3)
+    assert j["stalls"]["count"] == len(alloc)

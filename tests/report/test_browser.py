@@ -91,6 +91,6 @@ def test_gc_page_renders(browser, tmp_path: Path, save_screenshot) -> None:
     page = write_gc_html(analyze_paths(logs), tmp_path / "gc.html")
     _open(browser, page)
     blocks, plots, svgs = _plot_counts(browser)
-    assert blocks == plots == 2 and svgs >= 2
+    assert blocks == plots >= 2 and svgs >= 2
     assert _errors(browser) == []
     save_screenshot(browser, "gc-report.png")

@@ -29,3 +29,38 @@ def analyze(
         typer.echo(json.dumps({"logs": [s.to_json() for s in summaries]}, indent=2, default=str))
     else:
         render_gc(summaries)
+
+
+@gc_app.command("compare")
+def compare(
+    side_a: str = typer.Argument(..., metavar="A", help="GC log, folder of GC logs, or experiment id (N or N:CELL)."),
+    side_b: str = typer.Argument(..., metavar="B", help="The same kind of thing to compare against A."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML page."),
+    store: str = typer.Option(None, "--store", help="Store for experiment ids (default: ./jvmlab.db or "
+                                                    "$JVMLAB_STORE)."),
+    seed: int = typer.Option(1, "--seed", help="Bootstrap seed (the same seed gives the same intervals)."),
+) -> None:
+    """Compare two GC logs or two sets of them metric by metric: B/A with bootstrap CIs and a verdict."""
+    from jvmlab.cli.gc_sides import resolve
+    from jvmlab.gclog.compare import compare_sets
+    from jvmlab.report import gccompare
+
+    a = resolve(side_a, store)
+    b = resolve(side_b, store)
+    comparisons = compare_sets(a.docs, b.docs, seed=seed)
+    notes = [f"skipped in {s.label}: {why}" for s in (a, b) for why in s.skipped]
+    if len(a.docs) < 2 or len(b.docs) < 2:
+        notes.append("one log on a side: ratios are shown without an interval or verdict; "
+                     "pass a folder (or experiment) with one log per JVM run for CIs")
+    if html is not None:
+        from jvmlab.report.html import render_page, write_text
+
+        ctx = gccompare.html_context(a.label, a.names, b.label, b.names, comparisons, notes)
+        write_text(html, render_page("gc_compare.html.j2", ctx))
+    if as_json:
+        doc = gccompare.to_json({"label": a.label, "logs": a.names}, {"label": b.label, "logs": b.names},
+                                comparisons, notes)
+        typer.echo(json.dumps(doc, indent=2))
+    else:
+        gccompare.render_terminal(a.label, b.label, comparisons, notes)

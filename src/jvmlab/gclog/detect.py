@@ -21,7 +21,9 @@ J9 = "openj9-xml"
 _UNIFIED_LINE = re.compile(r"^\[[^\]\n]*\](?:\[[^\]\n]*\])*[ \t]*\S", re.MULTILINE)
 _UNIFIED_GC = re.compile(r"^(?:\[[^\]\n]*\])+[ \t]*(?:GC\(\d+\)|Using |Version: |Safepoint |"
                          r"Allocation Stall|Heap |Initializing |Total time for which)", re.MULTILINE)
-_LEGACY = re.compile(r"\[(?:GC|Full GC)[ (\-\[]|\[(?:ParNew|PSYoungGen|DefNew|CMS-concurrent-)|"
+_LEGACY = re.compile(r"\[(?:GC|Full GC)[ (\-\[\d]|\[(?:ParNew|PSYoungGen|DefNew|CMS-concurrent-)|"
+                     # JDK 8 Shenandoah: its phases, or only its exit statistics (a log cut at shutdown)
+                     r"\[Pause (?:Init|Final|Degenerated|Full)|^Shenandoah Heap$|^GC STATISTICS:$|"
                      r"^CommandLine flags: |Total time for which application threads", re.MULTILINE)
 _ROTATED = re.compile(r"^(?P<base>.+?)(?:\.(?P<n>\d+))?(?P<cur>\.current)?(?:\.gz|\.zip)?$")
 _FIRST_UPTIME = re.compile(r"^\[(?:[^\]\n]*\]\[)*?(?P<up>\d+[.,]\d+)s\]|^(?:\S+: )?(?P<lup>\d+[.,]\d+): \[",

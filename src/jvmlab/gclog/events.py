@@ -8,6 +8,7 @@ its duration and heap figures when the log states them. Unknown values are ``Non
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Event types.
 PAUSE = "pause"
@@ -15,6 +16,7 @@ CYCLE = "cycle"
 STALL = "stall"
 PACING = "pacing"
 SAFEPOINT = "safepoint"
+PHASE = "phase"  # one concurrent phase with its duration (name = the log's words)
 
 # Pause kinds (the JSON `by_kind` keys).
 YOUNG = "young"
@@ -23,17 +25,22 @@ FULL = "full"
 REMARK = "remark"
 CLEANUP = "cleanup"
 INITIAL_MARK = "initial_mark"
+DEGENERATED = "degenerated"  # Shenandoah's stop-the-world fallback when a concurrent cycle fails
 OTHER = "other"
-PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, OTHER)
+PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, DEGENERATED, OTHER)
 
 
-@dataclass(frozen=True, slots=True)
-class GcEvent:
+class GcEvent(NamedTuple):
     """One thing the collector did that the application may feel.
+
+    A NamedTuple rather than a frozen dataclass: a log yields one per event (hundreds of
+    thousands in a big log) and a tuple is built about 3x faster (measured 1.6 vs 5.7 us).
 
     ``t_s`` is seconds of JVM uptime when the event ended being logged (unified logs stamp
     the end line) or started (legacy logs stamp the start); ``None`` when the log has no
-    usable clock. ``name`` is the collector's own words (``Pause Young (Normal)``).
+    usable clock. ``name`` is the collector's own words (``Pause Young (Normal)``); ``cause``
+    what triggered it (``G1 Evacuation Pause``, ``System.gc()``); ``failure`` what went
+    wrong during it (``promotion failed``, ``to-space exhausted``), when the log says so.
     """
 
     type: str
@@ -48,6 +55,7 @@ class GcEvent:
     heap_committed_mb: float | None = None
     young_before_mb: float | None = None
     young_after_mb: float | None = None
+    failure: str | None = None  # promotion failed, concurrent mode failure, to-space exhausted, ...
 
 
 @dataclass(frozen=True, slots=True)

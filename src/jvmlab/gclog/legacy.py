@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from jvmlab.gclog import events as ev
+from jvmlab.gclog import legacy_record as rec
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import ParserState
@@ -21,13 +22,14 @@ from jvmlab.gclog.state import ParserState
 _PENDING_MAX_LINES = 200
 
 _STAMP = r"(?:(?P<date>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[.,]\d+[+-]\d{4}): ?)?(?:(?P<up>\d+[.,]\d+): ?)?(?:#\d+: )?"
-_START = re.compile(_STAMP + r"\[(?P<what>Full GC|GC)(?P<rest>[ (\-\[:]|$)")
+# "GC" may be glued to the stamp of its first nested record: "[GC2014-03-04T13:59:49.153+0100: 2.573: [ParNew"
+# or "[Full GC0.855: [SoftReference, ...".
+_START = re.compile(_STAMP + r"\[(?P<what>Full GC|GC)(?P<rest>[ (\-\[:]|$|(?=\d+[.,]\d+: |\d{4}-\d\d-\d\dT))")
 _CONC_PHASE = re.compile(
     r"(?:\d{4}-\d\d-\d\dT[\d:.,]+[+-]\d{4}: ?)?(?P<up>\d+[.,]\d+)?:? ?(?:#\d+: )?"
-    r"\[(?P<who>CMS-concurrent-|GC concurrent-)(?P<phase>[a-z\-]+?)(?:-start)?"
-    r"(?::? (?P<cpu>\d+[.,]\d+)/(?P<wall>\d+[.,]\d+) secs|, (?P<secs>\d+[.,]\d+) secs)?\]"
+    r"\[(?P<who>CMS-concurrent-|GC concurrent-)(?P<phase>[a-z\-]+?)(?P<start>-start)?"
+    r"(?::? (?P<cpu>\d+[.,]\d+)/(?P<wall>\d+[.,]\d+) secs|, (?P<secs>\d+[.,]\d+)(?: secs?)?)?\]"
     r"(?: ?\[Times: [^\]]*\])?")
-_END = re.compile(r", (?P<secs>\d+[.,]\d+) secs\]")
 # JDK 8 Shenandoah: "2.469: [Pause Init Mark (process weakrefs), 3.341 ms]",
 # "[Concurrent cleanup 1613M->1361M(1636M), 0.092 ms]"; their ", start]" lines carry no time.
 _SHEN_PHASE = re.compile(_STAMP + r"\[(?P<kind>Pause|Concurrent) (?P<what>[^,\]]*?)"
@@ -35,40 +37,15 @@ _SHEN_PHASE = re.compile(_STAMP + r"\[(?P<kind>Pause|Concurrent) (?P<what>[^,\]]
                          r", (?P<ms>\d+(?:[.,]\d+)?) ms\]")
 _SHEN_PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
 _SHEN_START = re.compile(_STAMP + r"\[(?:Pause|Concurrent) [^\]]*, start\]")
-_TRIPLE = re.compile(r"(?P<b>\d+(?:[.,]\d+)?)(?P<bu>[BKMG])->(?P<a>\d+(?:[.,]\d+)?)(?P<au>[BKMG])"
-                     r"\((?P<c>\d+(?:[.,]\d+)?)(?P<cu>[BKMG])\)")
 _G1_HEAP = re.compile(r"Heap: (?P<b>[\d.,]+)(?P<bu>[BKMG])\([^)]*\)->(?P<a>[\d.,]+)(?P<au>[BKMG])"
                       r"\((?P<c>[\d.,]+)(?P<cu>[BKMG])\)")
-_YOUNG = re.compile(r"(?:ParNew|PSYoungGen|DefNew|ASParNew|YoungGen): (?P<b>\d+)K->(?P<a>\d+)K")
 _STOPPED = re.compile(_STAMP + r"Total time for which application threads were stopped: (?P<s>\d+[.,]\d+) seconds")
 _VM = re.compile(r"^(?:OpenJDK|Java HotSpot\(TM\)).* VM \([^)]*\) for \S+ JRE \((?P<v>[^)]*)\)")
 _FLAG = re.compile(r"-XX:(?P<k>InitialHeapSize|MaxHeapSize)=(?P<v>\d+)")
 _COLLECTOR_FLAGS = (("UseG1GC", "G1"), ("UseConcMarkSweepGC", "CMS"), ("UseParallelOldGC", "Parallel"),
                     ("UseParallelGC", "Parallel"), ("UseSerialGC", "Serial"), ("UseShenandoahGC", "Shenandoah"))
-_SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0}
-
-
-def _f(text: str) -> float:
-    return float(text.replace(",", "."))
-
-
-def _kind(text: str, full: bool) -> str:
-    if full:
-        return ev.FULL
-    if "initial-mark" in text or "CMS Initial Mark" in text or "CMS-initial-mark" in text:
-        return ev.INITIAL_MARK
-    if "remark" in text or "Remark" in text:
-        return ev.REMARK
-    if text.startswith("GC cleanup") or text.startswith(" cleanup"):
-        return ev.CLEANUP
-    if "(mixed)" in text or "(partial)" in text:
-        return ev.MIXED
-    return ev.YOUNG
-
-
-def _cause(text: str) -> str | None:
-    m = re.match(r"(?:GC pause |GC |Full GC )?\((?P<c>[^)]*\)?)\)", text)
-    return m["c"] if m else None
+_SIZE_MB = rec.SIZE_MB
+_f = rec.f
 
 
 class LegacyParser(ParserState):
@@ -122,6 +99,10 @@ class LegacyParser(ParserState):
                 yield GcEvent(ev.PACING, "pacing", self.clock.last, float(pacing["ms"]), "Allocation pacing")
                 return
         if "concurrent-" in line:
+            if self._pending is None:
+                head = _START.match(line)
+                if head is not None:  # clock the record's start first: it may begin a new JVM run
+                    self._time(head["date"], head["up"])
             line = yield from self._concurrent(line)
         if self._pending is not None:
             yield from self._continue(line)
@@ -131,7 +112,7 @@ class LegacyParser(ParserState):
                 and not line.startswith("Worker", start.end("what") + 1):
             yield from self._release()
             self._pending_t = self._time(start["date"], start["up"])
-            self._pending = [line[start.start("what"):]]
+            self._pending = [line[start.start("what") - 1:]]
             yield from self._continue("", first=True)
             return
         if "Heap: " in line and self._held is not None:
@@ -195,9 +176,10 @@ class LegacyParser(ParserState):
             out.append(line[pos:m.start()])
             pos = m.end()
             phase = m["phase"]
-            is_start = m.group(0).rstrip().endswith("-start]")
+            is_start = m["start"] is not None
             self.collector = self.collector or ("CMS" if m["who"].startswith("CMS") else "G1")
-            t = self.clock(_f(m["up"])) if m["up"] else None
+            # Printed inside a record that started earlier: out of order, never a restart.
+            t = self.clock.peek(_f(m["up"])) if m["up"] else None
             if is_start and phase in ("mark", "root-region-scan") and (
                     self._cycle is None or phase == "root-region-scan" or self._cycle_started_by != "root-region-scan"):
                 if self._cycle is not None and phase == "root-region-scan":
@@ -209,8 +191,11 @@ class LegacyParser(ParserState):
                     self._cycle = [t, 0.0]
                     self._cycle_started_by = phase
             secs = m["wall"] or m["secs"]
-            if secs is not None and self._cycle is not None:
-                self._cycle[1] = (self._cycle[1] or 0.0) + _f(secs) * 1000.0
+            if secs is not None:
+                ms = _f(secs) * 1000.0
+                yield GcEvent(ev.PHASE, "concurrent", t, ms, m["who"] + phase)
+                if self._cycle is not None:
+                    self._cycle[1] = (self._cycle[1] or 0.0) + ms
         if pos == 0:
             return line
         out.append(line[pos:])
@@ -231,8 +216,10 @@ class LegacyParser(ParserState):
             if self._cycle is None:
                 self._cycle = [t, 0.0]
             self._cycle[1] = (self._cycle[1] or 0.0) + ms
+            yield GcEvent(ev.PHASE, "concurrent", t, ms, "Concurrent " + what.split(" (")[0])
             return
-        kind = ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full") else ev.OTHER
+        kind = (ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full")
+                else ev.DEGENERATED if what.startswith("Degenerated") else ev.OTHER)
         heap: dict[str, float] = {}
         if m["b"] is not None:
             heap = dict(heap_before_mb=_f(m["b"]) * _SIZE_MB[m["bu"]], heap_after_mb=_f(m["a"]) * _SIZE_MB[m["au"]],
@@ -258,64 +245,43 @@ class LegacyParser(ParserState):
                 return
             self._pending.append(line)
         text = "".join(self._pending)
-        times = text.find("[Times:")
-        body = text if times < 0 else text[:times]
-        ends = list(_END.finditer(body))
-        if not ends or not _closed(body, ends[-1].end()):
+        body = rec.TIMES.sub("", text) if "[Times:" in text else text
+        ends = list(rec.END.finditer(body))
+        if not ends or not rec.closed(body, ends[-1].end()):
             if len(self._pending) > _PENDING_MAX_LINES:
                 self.unparsed += len(self._pending)
                 self._pending = None
             return
         self._pending = None
         dur_ms = _f(ends[-1]["secs"]) * 1000.0
-        self._held = self._event_fields(body[: ends[-1].end()], dur_ms)
-        if self._pending_t is not None and self.clock.last is not None:
+        self._held = self._event_fields(body[1: ends[-1].end()], dur_ms)
+        if self._pending_t is not None:
             # Legacy stamps are pause starts: the log's span runs to the end of the last pause.
-            self.clock.last = max(self.clock.last, self._pending_t + dur_ms / 1000.0)
-        if self._held.get("heap_before_mb") is not None or body.startswith("Full GC"):
+            self.clock.extend(self._pending_t + dur_ms / 1000.0)
+        if self._held.get("heap_before_mb") is not None or body.startswith("[Full GC"):
             yield from self._release()
 
     def _event_fields(self, body: str, dur_ms: float) -> dict[str, object]:
+        """Event fields of a closed record; ``body`` starts at ``GC`` or ``Full GC``."""
         full = body.startswith("Full GC")
-        what = body[len("Full GC"):] if full else body
-        heap = None
-        for m in _TRIPLE.finditer(body):
-            before = body[max(0, m.start() - 14):m.start()]
-            if "Metaspace" in before or "Perm" in before:
-                continue
-            heap = m
-        young = _YOUNG.search(body)
-        if self.collector is None:
-            for needle, name in (("PSYoungGen", "Parallel"), ("DefNew", "Serial"), ("ParNew", "CMS"),
-                                 ("GC pause", "G1")):
-                if needle in body:
-                    self.collector = name
-                    break
-        name = body.split("[", 2)[1] if body.startswith("[") else body[: body.find(" 0") if " 0" in body else 40]
+        what = body[len("Full GC"):] if full else body[len("GC"):]
+        self.collector = self.collector or rec.collector_hint(body)
+        kind = rec.kind_of(body, full)
+        if kind == ev.YOUNG and rec.no_arrow(body):
+            # -verbose:gc CMS prints initial mark and remark as a bare heap size; they alternate.
+            kind = ev.REMARK if self._last_cms_mark == ev.INITIAL_MARK else ev.INITIAL_MARK
+        if kind in (ev.INITIAL_MARK, ev.REMARK):
+            self._last_cms_mark = kind
         fields: dict[str, object] = dict(
-            type=ev.PAUSE, kind=_kind(what, full), t_s=self._pending_t, duration_ms=dur_ms,
-            name=("Full GC" if full else "GC") + _name_tail(what), cause=_cause(body), gc_id=None)
-        del name
-        if heap is not None and "Heap: " not in body:
-            fields.update(heap_before_mb=_f(heap["b"]) * _SIZE_MB[heap["bu"]],
-                          heap_after_mb=_f(heap["a"]) * _SIZE_MB[heap["au"]],
-                          heap_committed_mb=_f(heap["c"]) * _SIZE_MB[heap["cu"]])
-        if young is not None:
-            fields.update(young_before_mb=int(young["b"]) / 1024, young_after_mb=int(young["a"]) / 1024)
+            type=ev.PAUSE, kind=kind, t_s=self._pending_t, duration_ms=dur_ms,
+            name=("Full GC" if full else "GC") + rec.name_tail(what), cause=rec.cause_of(body), gc_id=None,
+            failure=rec.failure_of(body))
+        fields.update(rec.heap_fields(body))
         return fields
+
+    _last_cms_mark = ""
 
     def _release(self) -> Iterator[GcEvent]:
         if self._held is not None:
             held, self._held = self._held, None
             yield GcEvent(**held)  # type: ignore[arg-type]
-
-
-def _name_tail(what: str) -> str:
-    """A readable pause name: the words and parenthesised labels before the first figure."""
-    m = re.match(r"[^\d\[,]*", what)
-    return (m.group(0) if m else "").rstrip(" ,")[:60]
-
-
-def _closed(body: str, end: int) -> bool:
-    """True when the brackets opened before ``end`` are balanced (the top-level event closed)."""
-    return body.count("[", 0, end) <= body.count("]", 0, end) + 0

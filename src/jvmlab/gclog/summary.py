@@ -16,6 +16,7 @@ from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.figures import Figures
 from jvmlab.gclog.sketch import PauseSketch
 
 
@@ -71,6 +72,7 @@ class LogSummary:
     zgc_collections: dict[str, _Stat] = field(default_factory=dict)
     cycles: _Stat = field(default_factory=_Stat)
     stalls: _Stat = field(default_factory=_Stat)
+    relocation_stalls: _Stat = field(default_factory=_Stat)
     pacing: _Stat = field(default_factory=_Stat)
     safepoints: _Stat = field(default_factory=_Stat)
     heap_after: _MinMeanMax = field(default_factory=_MinMeanMax)
@@ -79,6 +81,8 @@ class LogSummary:
     allocated_mb: float = 0.0
     promoted_mb: float = 0.0
     promotion_known: bool = False
+    figures: Figures = field(default_factory=Figures)
+    jvm_runs: int = 0
     unparsed_lines: int = 0
     unparsed_samples: list[str] = field(default_factory=list)
     _last_heap_after: float | None = None
@@ -90,6 +94,7 @@ class LogSummary:
         if isinstance(item, LogInfo):
             self._info(item)
             return
+        self.figures.add(item)
         if item.type == ev.PAUSE:
             self._pause(item)
         elif item.type == ev.CYCLE:
@@ -99,7 +104,7 @@ class LogSummary:
             if item.heap_after_mb is not None:
                 self.heap_after.add(item.heap_after_mb)
         elif item.type == ev.STALL:
-            self.stalls.add(item.duration_ms)
+            (self.relocation_stalls if item.kind == "relocation" else self.stalls).add(item.duration_ms)
         elif item.type == ev.PACING:
             if item.duration_ms:
                 self.pacing.add(item.duration_ms)
@@ -195,9 +200,11 @@ class LogSummary:
             "jvm_version": self.jvm_version,
             "heap_settings_mb": {k: _r(v) for k, v in sorted(self.heap.items())} or None,
             "span_s": _r(self.span_s),
+            "jvm_runs": self.jvm_runs,
             "pauses": pauses,
             "concurrent_cycles": self.cycles.to_json(),
             "stalls": self.stalls.to_json(),
+            "relocation_stalls": self.relocation_stalls.to_json(),
             "pacing": self.pacing.to_json(),
             "safepoints": self.safepoints.to_json() if self.safepoints.count else None,
             "throughput_pct": _r(self.throughput_pct()) if self.pauses_logged else None,
@@ -208,6 +215,7 @@ class LogSummary:
             "unparsed_lines": self.unparsed_lines,
             "unparsed_samples": list(self.unparsed_samples),
         }
+        out.update(self.figures.to_json(self.heap.get("heap_max_mb")))
         if self.zgc_collections:
             out["zgc_collections"] = {k: s.to_json() for k, s in sorted(self.zgc_collections.items())}
         return out

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.decorators import Timer
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
+from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
 
 _PENDING_LIMIT = 16
 
-# Lines with a GC id: the literal "GC(" prefix lets the regex engine skip ahead fast.
+# Lines with a GC id. The scan anchors on ") " right after the id and the words that follow
+# (every line of a detailed log has "GC(n)", so anchoring on "GC(" tried a match on each
+# line: measured twice as slow); the id itself is read back from the text before the match.
 _GC_LINE = re.compile(
-    r"GC\((?P<id>\d+)\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
-    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*)", re.MULTILINE)
+    r"\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
+    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*|To-space exhausted)",
+    re.MULTILINE)
 # Lines without a GC id, each searched only when its keyword occurs in the chunk. Header
 # lines (collector, version, heap sizes, mode) are printed when a JVM starts, before its
 # first GC: they are looked for only in the text before a chunk's first GC line and before
@@ -35,10 +39,14 @@ _HEADER_LINES = (
 )
 _RECURRING_LINES = (
     ("Allocation Stall (", re.compile(r"(?P<m>Allocation Stall \([^\n]*)")),
+    ("Relocation Stall (", re.compile(r"(?P<m>Relocation Stall \([^\n]*)")),
     ('Safepoint "', re.compile(r"(?P<m>Safepoint \"[^\n]*)")),
     ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
     ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
 )
+_SAFEPOINT_NEEDLES = ('Safepoint "', "Total time for which")
+_ZGC_NEEDLES = ("Allocation Stall (", "Relocation Stall (")
+_NO_SAFEPOINT_LINES = tuple((n, rx) for n, rx in _RECURRING_LINES if n not in _SAFEPOINT_NEEDLES)
 _HEADER_WINDOW = 256 << 10  # header lines come within this many characters before GC(0)
 
 
@@ -53,10 +61,12 @@ def header_spans(chunk: str) -> list[tuple[int, int]]:
     return spans
 
 
-def plain_matches(chunk: str) -> list[tuple[int, re.Match[str]]]:
-    """Matches of the lines without a GC id, with their positions."""
-    found = [(m.start(), m) for needle, rx in _RECURRING_LINES if needle in chunk for m in rx.finditer(chunk)]
-    for start, end in header_spans(chunk):
+def plain_matches(chunk: str, recurring: tuple[tuple[str, re.Pattern[str]], ...] = _RECURRING_LINES,
+                  spans: list[tuple[int, int]] | None = None) -> list[tuple[int, re.Match[str]]]:
+    """Matches of the lines without a GC id, with their positions. ``recurring`` is the
+    subset of recurring line kinds worth looking for (each costs one pass over the chunk)."""
+    found = [(m.start(), m) for needle, rx in recurring if needle in chunk for m in rx.finditer(chunk)]
+    for start, end in header_spans(chunk) if spans is None else spans:
         if end > start:
             found.extend((m.start(), m) for needle, rx in _HEADER_LINES
                          if chunk.find(needle, start, end) >= 0 for m in rx.finditer(chunk, start, end))
@@ -77,7 +87,7 @@ _ZCOLL = re.compile(
 _GEN = re.compile(
     rf"^(?:PSYoungGen|DefNew|ParNew): (?P<b>{_NUM})(?P<bu>[BKMGT])(?:\({_NUM}[BKMGT]\))?->"
     rf"(?P<a>{_NUM})(?P<au>[BKMGT])")
-_STALL = re.compile(rf"^Allocation Stall \((?P<who>.*)\) (?P<dur>{_NUM})ms$")
+_STALL = re.compile(rf"^(?P<what>Allocation|Relocation) Stall \((?P<who>.*)\) (?P<dur>{_NUM})ms$")
 _SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
 _SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
 _PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
@@ -99,110 +109,24 @@ def _mb(value: str | None, unit: str | None) -> float | None:
     return _f(value) * _SIZE_MB[unit]
 
 
-def pause_kind(what: str) -> str:
-    """Map a pause name (after 'Pause ') to a by_kind key, by the words the log uses."""
-    if what.startswith("Young"):
-        return ev.MIXED if "(Mixed)" in what else ev.YOUNG
-    if what.startswith("Full"):
-        return ev.FULL
-    if what.startswith("Mixed"):
-        return ev.MIXED
-    if what.startswith("Remark"):
-        return ev.REMARK
-    if what.startswith("Cleanup"):
-        return ev.CLEANUP
-    if what.startswith(("Initial Mark", "Init Mark")):
-        return ev.INITIAL_MARK
-    if what.startswith("Incremental"):
-        return ev.YOUNG
-    return ev.OTHER
-
-
-def last_parens(text: str) -> str | None:
-    """The text inside the last balanced parentheses at the end: the GC cause."""
-    text = text.rstrip()
-    if not text.endswith(")"):
-        return None
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            depth -= 1
-            if depth == 0:
-                return text[i + 1:-1]
-    return None
-
-
-class _Timer:
-    """Reads the decorator block once per relevant line into an uptime in seconds."""
-
-    def __init__(self) -> None:
-        self.clock = MonotonicClock()
-        self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
-        self.uptime_scale = 1.0
-        self.wall_base: float | None = None
-
-    def __call__(self, deco: str) -> float | None:
-        parts = deco[1:-1].split("][")
-        idx = self.uptime_idx
-        if idx is not None and idx < len(parts):
-            tok = parts[idx].strip()
-            try:
-                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
-            except ValueError:
-                pass
-        return self._slow(parts)
-
-    def _slow(self, parts: list[str]) -> float | None:
-        wall: float | None = None
-        for i, raw in enumerate(parts):
-            tok = raw.strip()
-            if not tok or not tok[0].isdigit():
-                continue
-            if "T" in tok and "-" in tok:
-                wall = _wall(tok) if wall is None else wall
-                continue
-            unit = "ns" if tok.endswith("ns") else "ms" if tok.endswith("ms") else "s" if tok.endswith("s") else ""
-            if not unit:
-                continue  # pid / tid
-            try:
-                value = _f(tok[: -len(unit)])
-            except ValueError:
-                continue
-            scale = {"s": 1.0, "ms": 1e-3, "ns": 1e-9}[unit]
-            if value * scale > 1e8:  # timemillis / timenanos: epoch based, not uptime
-                wall = value * scale if wall is None else wall
-                continue
-            self.uptime_idx, self.uptime_scale = i, scale
-            return self.clock(value * scale)
-        if wall is None:
-            return None
-        if self.wall_base is None:
-            self.wall_base = wall
-        return self.clock(wall - self.wall_base)
-
-
-def _wall(tok: str) -> float | None:
-    try:
-        return datetime.fromisoformat(tok.replace(",", ".")).timestamp()
-    except ValueError:
-        return None
-
-
 class UnifiedParser(ParserState):
     """Streaming parser: feed chunks, get events; counts what it could not read."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.timer = _Timer()
+        self.timer = Timer()
         self._gen: dict[int, tuple[float | None, float | None]] = {}
         # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
         # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
         self._conc: dict[int, list[float | bool | None]] = {}
         self._starts: dict[int, float | None] = {}
         self._pacing_open = False
+        self._exhausted: dict[int, bool] = {}
+        self._no_safepoints = False
+        self._max_gid = 0
+        self._n_pauses = 0
+        self._n_safepoints = 0
+        self._recurring_cache: dict[tuple[str, bool], tuple[tuple[str, re.Pattern[str]], ...]] = {}
 
     @property
     def clock(self) -> MonotonicClock:
@@ -211,7 +135,11 @@ class UnifiedParser(ParserState):
     def parse(self, chunks: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
         for chunk in chunks:
             self._count_unparsed(chunk)
-            plain = plain_matches(chunk)
+            spans = header_spans(chunk)
+            if len(spans) > 1:
+                self._no_safepoints = False  # a JVM (re)starts here: its logging may differ
+            plain = plain_matches(chunk, self._recurring(len(spans) > 1), spans)
+            pauses_before, safepoints_before = self._n_pauses, self._n_safepoints
             if plain:
                 found = [(m.start(), m) for m in _GC_LINE.finditer(chunk)]
                 found.extend(plain)
@@ -222,13 +150,40 @@ class UnifiedParser(ParserState):
             for match in matches:
                 start = match.start()
                 line_start = chunk.rfind("\n", 0, start) + 1
+                gid = None
+                if match.re is _GC_LINE:
+                    at = chunk.rfind("GC(", line_start, start)
+                    id_s = chunk[at + 3:start]
+                    if at < 0 or not id_s.isdigit():
+                        continue
+                    gid = int(id_s)
+                    start = at
                 deco = chunk[line_start:start].rstrip(" \t")
                 if deco and deco[0] == "[" and deco[-1] == "]":
                     try:
-                        yield from self._line(match, deco)
+                        yield from self._line(match, deco, gid)
                     except ValueError:  # a damaged number: count the line, keep going
                         self.unparsed += 1
+            if self._n_pauses > pauses_before and self._n_safepoints == safepoints_before and len(spans) == 1:
+                # Pauses are safepoints: a chunk with pauses and no safepoint line means this
+                # JVM does not log safepoints; stop looking (two passes per chunk) until a restart.
+                self._no_safepoints = True
         yield from self._flush_cycles(all_=True)
+
+    def _recurring(self, restart: bool) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        """The recurring line kinds this log can contain: stalls only with ZGC, pacing only
+        with Shenandoah, safepoints only if logged; everything where a JVM (re)starts."""
+        c = self.collector
+        if restart or c is None:
+            return _RECURRING_LINES if not self._no_safepoints or restart else _NO_SAFEPOINT_LINES
+        key = (c, self._no_safepoints)
+        chosen = self._recurring_cache.get(key)
+        if chosen is None:
+            chosen = self._recurring_cache[key] = tuple(
+                (n, rx) for n, rx in _RECURRING_LINES
+                if not (n in _ZGC_NEEDLES and c != "ZGC") and not (n == "<total>" and c != "Shenandoah")
+                and not (self._no_safepoints and n in _SAFEPOINT_NEEDLES))
+        return chosen
 
     def _count_unparsed(self, chunk: str) -> None:
         bad = len(_BAD_LINE.findall(chunk))
@@ -244,16 +199,20 @@ class UnifiedParser(ParserState):
                     if len(self.samples) >= SAMPLE_LIMIT:
                         break
 
-    def _line(self, match: re.Match[str], deco: str) -> Iterator[GcEvent | LogInfo]:
+    def _line(self, match: re.Match[str], deco: str, gid: int | None) -> Iterator[GcEvent | LogInfo]:
         msg = match["m"].rstrip()
         if not msg:
             return
         first = msg[0]
-        if match.re is not _GC_LINE:
+        if gid is None:
             yield from self._plain(deco, msg)
             return
-        gid_s = match["id"]
-        gid = int(gid_s)
+        if gid < self._max_gid:
+            if gid == 0:
+                self.clock.expect_restart = True  # GC ids start again: a new JVM run
+            self._max_gid = gid
+        elif gid > self._max_gid:
+            self._max_gid = gid
         if msg[:2] in ("y:", "Y:", "O:"):
             self.generational = True
         if "Pause " in msg[:9]:
@@ -265,14 +224,18 @@ class UnifiedParser(ParserState):
             if "(Young)" in what or "(Old)" in what:
                 self.generational = True  # Shenandoah generational mode names its cycles
             young = self._gen.pop(gid, (None, None))
+            cause, failure = cause_and_failure(what)
+            if self._exhausted and self._exhausted.pop(gid, False):
+                failure = "to-space exhausted"
+            self._n_pauses += 1
             yield GcEvent(
                 ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
                 f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
-                last_parens(what), gid,
+                cause, gid,
                 _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
-                young[0], young[1])
+                young[0], young[1], failure)
             self._note_phase(gid, t, None)
-        elif "Concurrent " in msg[:13]:
+        elif "Concurrent " in msg[:14]:
             if msg.endswith("ms"):
                 cm = _CONC.match(msg)
                 if cm is None:
@@ -285,7 +248,13 @@ class UnifiedParser(ParserState):
                     yield GcEvent(ev.CYCLE, "concurrent", t, _f(cm["dur"]), "Concurrent " + what,
                                   None, gid)
                 else:
-                    self._note_phase(gid, t, _f(cm["dur"]))
+                    ms = _f(cm["dur"])
+                    self._note_phase(gid, t, ms)
+                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
+        elif first == "T":
+            self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
+            if len(self._exhausted) > _PENDING_LIMIT:
+                self._exhausted.pop(next(iter(self._exhausted)))
         elif first in "GM" and "Collection" in msg[:20]:
             yield from self._zgc(deco, gid, msg)
         elif first in "PDN" and msg.startswith(("PSYoungGen", "DefNew", "ParNew")):
@@ -333,16 +302,18 @@ class UnifiedParser(ParserState):
         elif first == "S":
             sm = _SAFEPOINT_17.match(msg)
             if sm is not None:
+                self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, sm["op"], self.timer(deco), int(sm["ns"]) / 1e6, sm["op"])
         elif first == "T":
             sm = _SAFEPOINT_9.match(msg)
             if sm is not None:
+                self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), _f(sm["s"]) * 1000.0)
-        elif first == "A":
+        elif first == "A" or first == "R":
             am = _STALL.match(msg)
-            if am is not None:
-                yield GcEvent(ev.STALL, "allocation", self.timer(deco), _f(am["dur"]),
-                              "Allocation Stall", am["who"])
+            if am is not None:  # ZGC: an allocating thread, or one that met an object being moved
+                yield GcEvent(ev.STALL, am["what"].lower(), self.timer(deco), _f(am["dur"]),
+                              f"{am['what']} Stall", am["who"])
         elif first == "V":
             yield LogInfo("jvm_version", msg[len("Version: "):].split(" ")[0])
         elif first == "H":

@@ -1,4 +1,6 @@
-"""`jvmlab gc analyze` in the terminal: one rich table row per log, then its pause kinds."""
+"""`jvmlab gc analyze` in the terminal: one column per log, then per log its pause kinds
+(with stalls and pacing), causes and concurrent phases, and a warning whenever stalls or
+pacing held the application longer than its pauses did (throughput alone hides that)."""
 
 from __future__ import annotations
 
@@ -8,34 +10,46 @@ from rich.table import Table
 from rich.text import Text
 
 from jvmlab.gclog import LogSummary
-from jvmlab.report.gcpage import HEADER, log_name, summary_row
+from jvmlab.report import gcrows
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    t = Table(title=escape(title), header_style="bold")
+    for i, col in enumerate(header):
+        t.add_column(col, justify="left" if i == 0 else "right", overflow="fold")
+    for row in rows:
+        t.add_row(*[Text(c) for c in row])
+    return t
 
 
 def render_gc(summaries: list[LogSummary], console: Console | None = None) -> None:
-    """Print each log's summary (pauses, percentiles, throughput, cycles) as tables."""
+    """Print each log's summary and its detail tables."""
     console = console or Console()
-    # Measures as rows, logs as columns: readable in a narrow terminal.
+    labels, columns = gcrows.summary_columns(summaries)
     table = Table(title="GC logs", header_style="bold")
     table.add_column("")
-    rows = [summary_row(s) for s in summaries]
-    for row in rows:
-        table.add_column(escape(row[0]), justify="right", overflow="fold")
-    for k, label in enumerate(HEADER[1:], start=1):
-        table.add_row(label, *[Text(row[k]) for row in rows])
+    for s in summaries:
+        table.add_column(escape(gcrows.log_name(s)), justify="right", overflow="fold")
+    for k, label in enumerate(labels):
+        table.add_row(label, *[Text(col[k]) for col in columns])
     console.print(table)
     for s in summaries:
         doc = s.to_json()
-        kinds = (doc["pauses"].get("by_kind") or {})
-        used = {k: v for k, v in kinds.items() if v and v.get("count")}
-        if used:
-            kt = Table(title=escape(f"{log_name(s)}: pauses by kind"), header_style="bold")
-            for col in ("kind", "count", "total (ms)"):
-                kt.add_column(col, justify="left" if col == "kind" else "right")
-            for kind, st in used.items():
-                kt.add_row(kind, str(st["count"]), f"{st['total_ms']:.2f}")
-            console.print(kt)
+        name = gcrows.log_name(s)
+        kinds = gcrows.kind_rows(doc)
+        if kinds:
+            console.print(_table(f"{name}: pauses by kind, stalls and pacing", gcrows.KIND_HEADER, kinds))
+        causes = gcrows.cause_rows(doc)
+        if causes:
+            console.print(_table(f"{name}: collections by cause", gcrows.CAUSE_HEADER, causes))
+        phases = gcrows.phase_rows(doc)
+        if phases:
+            console.print(_table(f"{name}: concurrent phases", gcrows.PHASE_HEADER, phases))
+        warning = gcrows.held_warning(s)
+        if warning:
+            console.print(Text(warning, style="bold yellow"))
         if not s.pauses_logged:
-            console.print(Text(f"{log_name(s)}: this log shows GC cycles but not their pauses; "
+            console.print(Text(f"{name}: this log shows GC cycles but not their pauses; "
                                "log with -Xlog:gc*,safepoint to see them", style="yellow"))
         if s.unparsed_lines:
-            console.print(Text(f"{log_name(s)}: {s.unparsed_lines} line(s) not understood", style="dim"))
+            console.print(Text(f"{name}: {s.unparsed_lines} line(s) not understood", style="dim"))

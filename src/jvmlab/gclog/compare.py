@@ -1,0 +1,149 @@
+"""Compare two sets of GC logs metric by metric (`jvmlab gc compare`), the pure part.
+
+Each side is a set of logs, one per JVM run (before/after a flag change, two JDKs, two
+experiments' cells). A log is one observation: the per-log figures (pause total, p99,
+throughput, stalls, ...) are compared as the ratio of the means B/A with a BCa bootstrap
+interval that resamples the logs of each side independently (``jvmlab.analyze``'s
+``ratio_unpaired``). A verdict is given only when the interval excludes 1; with one log
+on a side there is no interval, and the verdict says so instead of guessing.
+
+Works on summary JSON documents (``LogSummary.to_json()``, or ``documents["gc"]`` that
+experiments stored for each invocation, where older documents may lack newer keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, rng_for
+from jvmlab.analyze.compare import ratio_unpaired
+
+Doc = dict[str, Any]
+
+BETTER = "better"
+WORSE = "worse"
+SAME = "no difference"
+HIGHER = "higher"
+LOWER = "lower"
+NO_CI = "no CI"
+MISSING = "not in logs"
+
+
+def _get(*path: str) -> Callable[[Doc], float | None]:
+    def read(doc: Doc) -> float | None:
+        cur: Any = doc
+        for key in path:
+            if not isinstance(cur, dict):
+                return None
+            cur = cur.get(key)
+        return float(cur) if isinstance(cur, int | float) and not isinstance(cur, bool) else None
+    return read
+
+
+def _held(doc: Doc) -> float | None:
+    parts = [_get("pauses", "total_ms")(doc), _get("stalls", "total_ms")(doc),
+             _get("relocation_stalls", "total_ms")(doc), _get("pacing", "total_ms")(doc)]
+    return None if parts[0] is None else sum(p or 0.0 for p in parts)
+
+
+@dataclass(frozen=True)
+class GcMetric:
+    """One compared figure: how to read it from a summary, and which direction is better."""
+
+    key: str
+    label: str
+    unit: str
+    better: str | None  # "lower", "higher", or None when neither is better (a workload property)
+    read: Callable[[Doc], float | None]
+
+
+METRICS: tuple[GcMetric, ...] = (
+    GcMetric("pause_count", "pauses", "count", "lower", _get("pauses", "count")),
+    GcMetric("pause_total_ms", "pause total", "ms", "lower", _get("pauses", "total_ms")),
+    GcMetric("pause_mean_ms", "pause mean", "ms", "lower", _get("pauses", "mean_ms")),
+    GcMetric("pause_p50_ms", "pause p50", "ms", "lower", _get("pauses", "p50_ms")),
+    GcMetric("pause_p99_ms", "pause p99", "ms", "lower", _get("pauses", "p99_ms")),
+    GcMetric("pause_max_ms", "pause max", "ms", "lower", _get("pauses", "max_ms")),
+    GcMetric("full_count", "full GCs", "count", "lower", _get("pauses", "by_kind", "full", "count")),
+    GcMetric("degenerated_count", "degenerated GCs", "count", "lower",
+             _get("pauses", "by_kind", "degenerated", "count")),
+    GcMetric("stall_total_ms", "allocation stalls", "ms", "lower", _get("stalls", "total_ms")),
+    GcMetric("relocation_stall_total_ms", "relocation stalls", "ms", "lower", _get("relocation_stalls", "total_ms")),
+    GcMetric("pacing_total_ms", "pacing delay", "ms", "lower", _get("pacing", "total_ms")),
+    GcMetric("held_total_ms", "pauses + stalls + pacing", "ms", "lower", _held),
+    GcMetric("throughput_pct", "throughput (pauses only)", "%", "higher", _get("throughput_pct")),
+    GcMetric("concurrent_cycles", "concurrent cycles", "count", None, _get("concurrent_cycles", "count")),
+    GcMetric("concurrent_total_ms", "concurrent cycle time", "ms", None, _get("concurrent_cycles", "total_ms")),
+    GcMetric("heap_after_gc_max_mb", "heap max after GC", "MB", "lower", _get("heap_after_gc_mb", "max")),
+    GcMetric("alloc_rate_mb_s", "alloc rate", "MB/s", None, _get("alloc_rate_mb_s")),
+    GcMetric("span_s", "log span", "s", None, _get("span_s")),
+)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """B relative to A for one metric: ratio of means with its interval, and the verdict."""
+
+    metric: str
+    label: str
+    unit: str
+    n_a: int
+    n_b: int
+    mean_a: float | None
+    mean_b: float | None
+    ratio: float | None  # mean(B) / mean(A)
+    ci: tuple[float, float] | None
+    verdict: str
+    reason: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["ci"] = None if self.ci is None else list(self.ci)
+        return out
+
+
+def _verdict(m: GcMetric, ratio: float | None, ci: tuple[float, float] | None, n_a: int, n_b: int,
+             mean_a: float | None, mean_b: float | None) -> tuple[str, str | None]:
+    if not n_a or not n_b:
+        side = "A" if not n_a else "B"
+        return MISSING, f"no log of set {side} has this figure"
+    if ratio is None:
+        if mean_a == 0 and mean_b == 0:
+            return SAME, "0 on both sides"
+        return NO_CI, "A is 0: no ratio"
+    if ci is None:
+        return NO_CI, "one log on a side: pass 2+ logs per side (one per JVM run) for an interval"
+    if ci[0] <= 1.0 <= ci[1]:
+        return SAME, None
+    up = ci[0] > 1.0
+    if m.better is None:
+        return (HIGHER if up else LOWER), None
+    good = (m.better == "higher") == up
+    return (BETTER if good else WORSE), None
+
+
+def compare_metric(m: GcMetric, docs_a: Sequence[Doc], docs_b: Sequence[Doc], seed: int,
+                   n_boot: int = DEFAULT_RESAMPLES) -> MetricComparison:
+    a = np.asarray([v for v in (m.read(d) for d in docs_a) if v is not None], dtype=float)
+    b = np.asarray([v for v in (m.read(d) for d in docs_b) if v is not None], dtype=float)
+    mean_a = float(a.mean()) if a.size else None
+    mean_b = float(b.mean()) if b.size else None
+    ratio, ci = ratio_unpaired(b, a, rng_for(seed, "gc-compare", m.key), n_boot) if a.size and b.size else (None, None)
+    verdict, reason = _verdict(m, ratio, ci, int(a.size), int(b.size), mean_a, mean_b)
+    return MetricComparison(m.key, m.label, m.unit, int(a.size), int(b.size), mean_a, mean_b, ratio,
+                            None if ci is None else (float(ci[0]), float(ci[1])), verdict, reason)
+
+
+def compare_sets(docs_a: Sequence[Doc], docs_b: Sequence[Doc], seed: int = 1,
+                 n_boot: int = DEFAULT_RESAMPLES) -> list[MetricComparison]:
+    """Every metric of METRICS that at least one side has, B relative to A."""
+    out = []
+    for m in METRICS:
+        c = compare_metric(m, docs_a, docs_b, seed, n_boot)
+        if c.n_a or c.n_b:
+            out.append(c)
+    return out

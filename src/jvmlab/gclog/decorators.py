@@ -1,0 +1,72 @@
+"""Read a unified-logging decorator block (``[0.123s][info][gc]``, ``[2024-...][12ms]``...)
+into uptime seconds on the log's continuing time axis.
+
+The uptime decorator's position is learnt from the first line and read directly after
+that (one split and one float per line); wall-clock-only logs count from their first stamp.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from jvmlab.gclog.clock import MonotonicClock
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+class Timer:
+    """Reads the decorator block once per relevant line into an uptime in seconds."""
+
+    def __init__(self) -> None:
+        self.clock = MonotonicClock()
+        self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
+        self.uptime_scale = 1.0
+        self.wall_base: float | None = None
+
+    def __call__(self, deco: str) -> float | None:
+        parts = deco[1:-1].split("][")
+        idx = self.uptime_idx
+        if idx is not None and idx < len(parts):
+            tok = parts[idx].strip()
+            try:
+                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
+            except ValueError:
+                pass
+        return self._slow(parts)
+
+    def _slow(self, parts: list[str]) -> float | None:
+        wall: float | None = None
+        for i, raw in enumerate(parts):
+            tok = raw.strip()
+            if not tok or not tok[0].isdigit():
+                continue
+            if "T" in tok and "-" in tok:
+                wall = _wall(tok) if wall is None else wall
+                continue
+            unit = "ns" if tok.endswith("ns") else "ms" if tok.endswith("ms") else "s" if tok.endswith("s") else ""
+            if not unit:
+                continue  # pid / tid
+            try:
+                value = _f(tok[: -len(unit)])
+            except ValueError:
+                continue
+            scale = {"s": 1.0, "ms": 1e-3, "ns": 1e-9}[unit]
+            if value * scale > 1e8:  # timemillis / timenanos: epoch based, not uptime
+                wall = value * scale if wall is None else wall
+                continue
+            self.uptime_idx, self.uptime_scale = i, scale
+            return self.clock(value * scale)
+        if wall is None:
+            return None
+        if self.wall_base is None:
+            self.wall_base = wall
+        return self.clock(wall - self.wall_base)
+
+
+def _wall(tok: str) -> float | None:
+    try:
+        return datetime.fromisoformat(tok.replace(",", ".")).timestamp()
+    except ValueError:
+        return None
