@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -90,7 +90,8 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     spec = plan.spec
     state = _open_experiment(plan, store, options)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
-    collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
+    collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode,
+                                                  jmh=pc.launch.kind == "jmh")
                   for pc in plan.cells}
     done = store.done_slots(state.experiment_id)
     state.measured = sum(1 for _, block in done if block >= 0)
@@ -213,7 +214,7 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
                        final_flags=pc.final_flags)
     probes = [c.probe(ctx) for c in collectors[pc.cell.index]]
     jvm_flags = list(pc.flags) + [arg for p in probes for arg in p.jvm_args()]
-    argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args)
+    argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args, artifacts_dir=artifacts)
     env = {**os.environ, **spec.workload.env, **dict(pc.cell.env), "JAVA_HOME": str(pc.jdk.home)}
     cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
         plan.spec_path.parent if plan.spec_path else Path.cwd())
@@ -227,6 +228,8 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
     collected = Collected()
     for probe in probes:
         collected.merge(probe.finish(result))
+    if collected.failure and result.status == Status.OK:  # ran, but its result was refused
+        result = replace(result, status=Status.INVALID, reason=collected.failure)
     hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)
                      for h in [*env_hazards, *collected.hazards]]
     collected.hazards = hazards_found
