@@ -58,6 +58,10 @@ def render(summary: Summary, console: Console) -> None:
     wl_table = _metric_table(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width)
     if wl_table is not None:
         console.print(wl_table)
+    from jvmlab.report.jmh import jmh_table, render_jmh  # JMH workloads and imports: benchmark x cell
+
+    if (jmh := jmh_table(summary)) is not None:
+        render_jmh(jmh, console)
     if summary.warmup_classes:
         console.print(_warmup_table(summary))
     if summary.hazards:
