@@ -37,6 +37,7 @@ def _register() -> None:
     # Importing the command modules attaches their commands to `app` and `gc_app`.
     from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
     from jvmlab.cli import cmd_doctor  # noqa: F401
+    from jvmlab.cli import cmd_import  # noqa: F401
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:
