@@ -38,6 +38,12 @@ def build_collectors(settings: CollectSettings, progress_regex: str | None,
         from jvmlab.collect.jmh import JmhCollector
 
         collectors.append(JmhCollector())
+        # The /proc sampler and the flag-effect checks watch the process jvmlab started, which
+        # for JMH is the harness, not the fork that runs the benchmarks: their numbers would
+        # describe the wrong JVM. The fork's flags and JDK are verified from JMH's JSON instead.
+        from dataclasses import replace
+
+        settings = replace(settings, proc=False, flag_effect=False)
     if settings.workload_metrics:
         from jvmlab.collect.workload_metrics import WorkloadMetricsCollector
 

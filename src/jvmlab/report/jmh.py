@@ -104,16 +104,31 @@ def _cell_text(row: JmhRow, cell: str, baseline: str | None) -> str:
 def render_jmh(table: JmhTable, console: Console) -> None:
     """Benchmarks as rows, cells as columns: mean score (forks), ratio to the baseline with its
     CI, and the verdict after Holm correction across the whole table."""
-    out = Table(title="JMH benchmarks x cells (mean score over forks; ratio to baseline, Holm-corrected)",
-                header_style="bold", show_lines=True)
+    title = "JMH benchmarks x cells (mean score over forks; ratio to baseline, Holm-corrected)"
+    out = Table(title=title, header_style="bold", show_lines=True)
+    label = max(len(r.metric) for r in table.rows)
+    wide = label + 18 + 26 * len(table.cells) <= console.width
     out.add_column("benchmark", overflow="fold")
     out.add_column("unit")
-    for cell in table.cells:
-        out.add_column(Text(cell), justify="right", overflow="fold")
+    if wide:
+        for cell in table.cells:
+            out.add_column(Text(cell), justify="right", overflow="fold")
+    else:  # too many cells for the terminal: one row per benchmark and cell
+        out.add_column("cell", overflow="fold")
+        out.add_column("score, vs baseline", justify="right")
     for row in table.rows:
         arrow = "lower is better" if row.lower_is_better else "higher is better"
-        out.add_row(Text(row.metric.removeprefix(JMH_PREFIX)), Text(f"{row.unit}\n{arrow}"),
-                    *[Text(_cell_text(row, cell, table.baseline), justify="right") for cell in table.cells])
+        name, unit = Text(row.metric.removeprefix(JMH_PREFIX)), Text(f"{row.unit}\n{arrow}")
+        if wide:
+            out.add_row(name, unit, *[Text(_cell_text(row, cell, table.baseline), justify="right")
+                                      for cell in table.cells])
+            continue
+        for k, cell in enumerate(table.cells):
+            out.add_row(name if k == 0 else "", unit if k == 0 else "", Text(cell),
+                        Text(_cell_text(row, cell, table.baseline).replace("\n", "  "), justify="right"),
+                        end_section=k == len(table.cells) - 1)
+    if not wide:
+        out.show_lines = False
     console.print(out)
     significant = [v for row in table.rows for c in row.comparisons.values() if c.significant
                    for v in [verdict(c, registry.get(row.metric))]]

@@ -23,6 +23,7 @@ SCENARIOS = {
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
     "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
+    "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # "all" keeps the 512 MB sort out: one run of it takes over a minute on 2 cores.
@@ -51,6 +52,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
 
         return minecraft.runs(quick)
     jdks = demo_jdks()
+    if name == "jmh":
+        from jvmlab.scenarios import jmh
+
+        return jmh.runs(jdks, quick)
     builders = {"pretouch": pretouch.runs, "largepages": largepages.runs, "gc": gc.runs, "cds": cds.runs,
                 "ramdisk": ramdisk.runs}
     if name != "all":
