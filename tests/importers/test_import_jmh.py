@@ -80,3 +80,16 @@ def test_a_file_that_is_not_jmh_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "not a JMH JSON result" in proc.stderr
     with pytest.raises(UserError, match="--baseline 'nope'"):
         store_import(SqlStore(f"sqlite:///{tmp_path / 'x.db'}"), import_jmh(FILES), baseline="nope")
+
+
+def test_html_and_markdown_reports_carry_the_benchmark_table(tmp_path: Path) -> None:
+    from jvmlab.report.export import export_text
+    from jvmlab.report.html import render_html
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = store_import(store, import_jmh(FILES))
+    summary = summarize(store, exp, HELLO)
+    page = render_html(summary, store)
+    assert "JMH benchmarks x cells" in page and "JMHSample_27_Params.bench[arg=1,certainty=16]" in page
+    md = export_text(summary, store, "markdown")
+    assert "| JMHSample_01_HelloWorld.wellHelloThere | ops/s |" in md and "jdk25 -Xmx256m -XX:+UseSerialGC" in md

@@ -149,5 +149,17 @@ def markdown_jmh(table: JmhTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def table_part(summary: Summary) -> list[dict[str, object]]:
+    """The table for the HTML report's metric tables (the template escapes every string)."""
+    table = jmh_table(summary)
+    if table is None:
+        return []
+    rows = [[row.metric.removeprefix(JMH_PREFIX), f"{row.unit} ({'lower' if row.lower_is_better else 'higher'} "
+             f"is better)", *[_cell_text(row, c, table.baseline).replace("\n", " · ") for c in table.cells]]
+            for row in table.rows]
+    return [{"title": "JMH benchmarks x cells (mean score over forks; ratio to baseline, Holm-corrected)",
+             "header": ["benchmark", "unit", *table.cells], "rows": rows}]
+
+
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
