@@ -93,3 +93,11 @@ def test_html_and_markdown_reports_carry_the_benchmark_table(tmp_path: Path) -> 
     assert "JMH benchmarks x cells" in page and "JMHSample_27_Params.bench[arg=1,certainty=16]" in page
     md = export_text(summary, store, "markdown")
     assert "| JMHSample_01_HelloWorld.wellHelloThere | ops/s |" in md and "jdk25 -Xmx256m -XX:+UseSerialGC" in md
+
+
+def test_files_with_the_same_name_get_numbered_cells(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.json").write_text(FILES[0].read_text())
+    imported = import_jmh([tmp_path / "a" / "run.json", tmp_path / "b" / "run.json"])
+    assert [c.name for c in imported.cells] == ["run-1", "run-2"]

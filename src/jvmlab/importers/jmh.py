@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from pathlib import Path
 
 from jvmlab.errors import UserError
@@ -51,10 +52,7 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
             key = (str(path), _config(e))
             if key not in configs:
                 configs.append(key)
-    labels = [_label(c) for _, c in configs]
-    by_file = len(set(labels)) < len(labels)
-    names = [_unique(Path(f).stem if by_file else label, k, labels if not by_file else None, configs)
-             for k, ((f, _), label) in enumerate(zip(configs, labels))]
+    names = _cell_names(configs)
     cells = tuple(_cell(n, c, f) for n, (f, c) in zip(names, configs))
     runs: list[ImportedRun] = []
     document: dict[str, dict[str, object]] = {}
@@ -72,12 +70,17 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
                               {"jmh": document}, started)
 
 
-def _unique(name: str, k: int, labels: list[str] | None, configs: list) -> str:
-    """A file holding several configurations (``@Fork(jvmArgs=...)``) gets numbered cells."""
-    if labels is None:
-        same = [i for i, (f, _) in enumerate(configs) if Path(f).stem == name]
-        return name if len(same) == 1 else f"{name}-{same.index(k) + 1}"
-    return name
+def _cell_names(configs: list[tuple[str, tuple[str, str, tuple[str, ...]]]]) -> list[str]:
+    """JDK + flags labels when they tell the cells apart, else the files' names; numbered
+    when still equal (a file holding several configurations through ``@Fork(jvmArgs=...)``)."""
+    labels = [_label(c) for _, c in configs]
+    names = labels if len(set(labels)) == len(labels) else [Path(f).stem for f, _ in configs]
+    total, seen = Counter(names), Counter[str]()
+    out = []
+    for name in names:
+        seen[name] += 1
+        out.append(name if total[name] == 1 else f"{name}-{seen[name]}")
+    return out
 
 
 def _cell(name: str, config: tuple[str, str, tuple[str, ...]], file: str) -> ImportedCell:
