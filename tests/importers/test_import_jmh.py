@@ -10,7 +10,8 @@ import pytest
 from cli_runner import run_jvmlab
 from jvmlab.errors import UserError
 from jvmlab.importers.jmh import import_jmh
-from jvmlab.importers.store import IMPORTED, store_import
+from jvmlab.hazards import IMPORTED
+from jvmlab.importers.store import store_import
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.jmh import jmh_table
 from jvmlab.report.summary import summarize
@@ -46,6 +47,10 @@ def test_unknown_block_order_is_stored_and_reported(tmp_path: Path) -> None:
     table = jmh_table(summary)
     assert table is not None and len(table.rows) == 3
     assert all(not c.paired for row in table.rows for c in row.comparisons.values())
+    doc = summary.to_json()["jmh"]
+    assert [b["metric"] for b in doc] == [r.metric for r in table.rows]
+    assert doc[0]["unit"] == "ops/s" and doc[0]["lower_is_better"] is False
+    assert doc[0]["comparisons"][0]["cell"] == "jdk25 -Xmx256m -XX:+UseSerialGC" and doc[0]["comparisons"][0]["verdict"]
 
 
 def test_the_same_configuration_in_two_files_gives_cells_named_by_file(tmp_path: Path) -> None:

@@ -9,11 +9,10 @@ from jvmlab import __version__
 from jvmlab.collect.base import Collected
 from jvmlab.errors import UserError
 from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
-from jvmlab.hazards import Hazard
+from jvmlab.hazards import IMPORTED, Hazard
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
 from jvmlab.store.sql import SqlStore
 
-IMPORTED = "imported"  # hazard kind: the experiment was imported; what it cannot know follows
 DOCUMENT = "import"
 
 

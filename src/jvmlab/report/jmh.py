@@ -149,6 +149,15 @@ def markdown_jmh(table: JmhTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def jmh_json(table: JmhTable) -> list[dict[str, object]]:
+    """The table for the JSON summary: one entry per benchmark."""
+    return [{"metric": row.metric, "unit": row.unit, "lower_is_better": row.lower_is_better,
+             "means": row.means, "forks": row.forks,
+             "comparisons": [{**c.to_json(), "verdict": verdict(c, registry.get(row.metric))}
+                             for c in row.comparisons.values()]}
+            for row in table.rows]
+
+
 def table_part(summary: Summary) -> list[dict[str, object]]:
     """The table for the HTML report's metric tables (the template escapes every string)."""
     table = jmh_table(summary)
