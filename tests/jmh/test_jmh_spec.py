@@ -36,6 +36,8 @@ def test_the_launch_gives_the_fork_the_flags_and_the_harness_none(tmp_path: Path
     assert argv[:4] == [str(jdk17.java), "-cp", str(jar), "org.openjdk.jmh.Main"]
     assert argv[-2:] == ["-jvmArgs", "-XX:+UseSerialGC"]
     assert f"{tmp_path}/b0/jmh-result.json" in argv
+    relative = launch.argv(jdk17, [], (), artifacts_dir=Path("art/b1"))
+    assert f"{Path.cwd()}/art/b1/jmh-result.json" in relative and "-jvmArgs" not in relative
     zipfile.ZipFile(tmp_path / "empty.jar", "w").close()
     with pytest.raises(UserError, match="not on the classpath"):
         resolve_launch(Workload(jmh="empty.jar"), jdk17, tmp_path)

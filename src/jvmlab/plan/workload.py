@@ -43,7 +43,8 @@ class Launch:
         java = str(jdk.java)
         args = (*self.args, *extra_args) or self.default_args
         if self.kind == "jmh" and self.jmh is not None:
-            folder = str(artifacts_dir) if artifacts_dir is not None else "{artifacts}"
+            # Absolute: JMH runs in the workload's cwd, jvmlab reads the file from its own.
+            folder = str(artifacts_dir.absolute()) if artifacts_dir is not None else "{artifacts}"
             check_options(list(extra_args))  # a level's args are JMH options too
             options = JmhCommand(self.jmh.benchmarks, self.jmh.params, (*self.jmh.options, *extra_args))
             return [java, "-cp", ":".join(self.classpath), JMH_MAIN,
