@@ -69,13 +69,15 @@ def compare_cmd(
 
 
 
-def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None) -> int:
-    """Judge the gate, print its one-line summary, write the Markdown one; return the exit code."""
+def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None,
+             to_stderr: bool = False) -> int:
+    """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
+    the Markdown one; return the exit code."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
     from jvmlab.report.html import write_text
 
     result = gate_experiments(db, baseline_id, new_id, conditions)
-    typer.echo(summary_line(result, baseline_id, new_id))
+    typer.echo(summary_line(result, baseline_id, new_id), err=to_stderr)
     if summary_md is not None:
         write_text(summary_md, summary_markdown(result, baseline_id, new_id))
     return result.exit_code

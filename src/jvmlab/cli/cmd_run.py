@@ -101,7 +101,8 @@ def run(
         from jvmlab.cli.cmd_export import run_gate
         from jvmlab.store import open_store
 
-        raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md))
+        raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
+                                  to_stderr=as_json))
 
 
 def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list:
