@@ -106,3 +106,11 @@ def test_files_with_the_same_name_get_numbered_cells(tmp_path: Path) -> None:
         (tmp_path / folder / "run.json").write_text(FILES[0].read_text())
     imported = import_jmh([tmp_path / "a" / "run.json", tmp_path / "b" / "run.json"])
     assert [c.name for c in imported.cells] == ["run-1", "run-2"]
+
+
+def test_profiler_metrics_are_imported_per_fork(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = store_import(store, import_jmh([DATA / "jmh-jdk17-prof-gc.json"]))
+    units = store.metric_units(exp)
+    assert units[HELLO + ":gc.alloc.rate.norm"] == "B/op" and units[HELLO + ":gc.count"] == "counts"
+    assert [len(i.metrics) for i in store.invocations(exp)] == [4, 4]

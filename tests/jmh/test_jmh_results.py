@@ -127,3 +127,14 @@ def test_the_command_owns_forks_result_file_and_fork_flags() -> None:
         cmd.argv("/r.json", ["-Dx=a b"])
     with pytest.raises(UserError, match="-jvmArgsAppend is set by jvmlab"):
         check_options(["-wi", "1", "-jvmArgsAppend", "-Xmx2g"])
+
+
+def test_profiler_metrics_become_metrics_of_their_benchmark() -> None:
+    raw = json.loads((DATA / "jmh-jdk17-prof-gc.json").read_text())[0]["secondaryMetrics"]["gc.alloc.rate.norm"]
+    (entry,) = read_results(DATA / "jmh-jdk17-prof-gc.json")
+    name = "jmh.JMHSample_01_HelloWorld.wellHelloThere:gc.alloc.rate.norm"
+    assert entry.units()[name] == "B/op" and registry.register_dynamic(name, "B/op").lower_is_better
+    for fork, iterations in enumerate(raw["rawData"]):
+        assert entry.fork_metrics(fork)[name] == pytest.approx(sum(iterations) / len(iterations))
+    assert set(entry.fork_metrics(0)) == {entry.metric, name, entry.metric + ":gc.alloc.rate",
+                                          entry.metric + ":gc.count"}

@@ -39,9 +39,10 @@ class JmhProbe(NullProbe):
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             return Collected(documents={DOCUMENT: document}, failure=f"refused: {problems[0]}{more}")
-        metrics = {e.metric: sum(e.fork_scores) / len(e.fork_scores) for e in entries if e.fork_scores}
-        return Collected(metrics=metrics, metric_units={e.metric: e.unit for e in entries if e.fork_scores},
-                         documents={DOCUMENT: document})
+        # One fork per invocation (-f 1): its scores, and its profilers' metrics (-prof gc ...).
+        metrics = {name: value for e in entries for name, value in e.fork_metrics(0).items()}
+        units = {name: unit for e in entries for name, unit in e.units().items() if name in metrics}
+        return Collected(metrics=metrics, metric_units=units, documents={DOCUMENT: document})
 
 
 class JmhCollector:

@@ -61,8 +61,9 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
         forks = max((len(e.fork_scores) for e in entries), default=0)
         for i in range(forks):
             scored = [e for e in entries if i < len(e.fork_scores)]
-            runs.append(ImportedRun(cell=k, wall_s=None, metrics={e.metric: e.fork_scores[i] for e in scored},
-                                    units={e.metric: e.unit for e in scored}))
+            metrics = {name: value for e in scored for name, value in e.fork_metrics(i).items()}
+            runs.append(ImportedRun(cell=k, wall_s=None, metrics=metrics,
+                                    units={n: u for e in scored for n, u in e.units().items() if n in metrics}))
         document[names[k]] = {e.metric: e.to_json() for e in entries}
     started = min(p.stat().st_mtime for p in paths)
     return ImportedExperiment("jmh", name or f"jmh import: {', '.join(p.name for p in paths)}",

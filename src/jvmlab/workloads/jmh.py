@@ -28,6 +28,15 @@ OWNED_OPTIONS = ("-f", "-rf", "-rff", "-jvm", "-jvmArgs", "-jvmArgsAppend", "-jv
 
 
 @dataclass(frozen=True)
+class JmhSecondary:
+    """A profiler's metric of a benchmark (``-prof gc``: ``gc.alloc.rate.norm`` in B/op ...)."""
+
+    name: str
+    unit: str
+    fork_scores: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class JmhBenchmark:
     """One benchmark x @Param combination x mode of a JMH result file."""
 
@@ -44,13 +53,25 @@ class JmhBenchmark:
     jdk_version: str
     vm_version: str
     metric: str = ""  # jmh.<Class.method>[params], set by :func:`parse_results`
+    secondary: tuple[JmhSecondary, ...] = ()
 
     @property
     def lower_is_better(self) -> bool:
         return self.mode not in THROUGHPUT_MODES
 
+    def fork_metrics(self, fork: int) -> dict[str, float]:
+        """Fork ``fork``'s score and its profilers' metrics (``jmh.X.run:gc.alloc.rate.norm``)."""
+        out = {self.metric: self.fork_scores[fork]} if fork < len(self.fork_scores) else {}
+        out.update({f"{self.metric}:{s.name}": s.fork_scores[fork] for s in self.secondary
+                    if fork < len(s.fork_scores)})
+        return out
+
+    def units(self) -> dict[str, str]:
+        return {self.metric: self.unit, **{f"{self.metric}:{s.name}": s.unit for s in self.secondary}}
+
     def to_json(self) -> dict[str, Any]:
         return {"benchmark": self.benchmark, "mode": self.mode, "params": dict(self.params),
+                "secondary": {s.name: {"unit": s.unit, "fork_scores": list(s.fork_scores)} for s in self.secondary},
                 "unit": self.unit, "score": self.score, "score_error": self.score_error,
                 "fork_scores": list(self.fork_scores), "iterations": self.iterations,
                 "lower_is_better": self.lower_is_better}
@@ -129,12 +150,14 @@ def _entry(e: dict[str, Any], source: str) -> JmhBenchmark:
     params = tuple(sorted((str(k), str(v)) for k, v in (e.get("params") or {}).items()))
     forks = _fork_scores(primary)
     iterations = int(e.get("measurementIterations") or 0)
+    secondary = tuple(JmhSecondary(str(name).lstrip("·"), str(m.get("scoreUnit", "")), _fork_scores(m))
+                      for name, m in (e.get("secondaryMetrics") or {}).items() if isinstance(m, dict))
     return JmhBenchmark(
         benchmark=str(e["benchmark"]), mode=mode, params=params, unit=str(primary.get("scoreUnit", "")),
         score=_number(primary.get("score")), score_error=_number(primary.get("scoreError")),
         fork_scores=forks, iterations=iterations, jvm=str(e.get("jvm", "")),
         jvm_args=tuple(str(a) for a in e.get("jvmArgs") or ()), jdk_version=str(e.get("jdkVersion", "")),
-        vm_version=str(e.get("vmVersion", "")))
+        vm_version=str(e.get("vmVersion", "")), secondary=secondary)
 
 
 def _number(value: Any) -> float | None:
