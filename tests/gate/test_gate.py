@@ -13,7 +13,7 @@ from cli_runner import run_jvmlab
 from jvmlab.analyze import CellData
 from jvmlab.analyze.compare import compare
 from jvmlab.analyze.gate import judge, parse_condition
-from jvmlab.analyze.model import clean
+from jvmlab.analyze.model import Comparison, clean
 from jvmlab.errors import UserError
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.runner import RunOptions, run_experiment
@@ -109,7 +109,10 @@ def test_condition_syntax() -> None:
     assert (c.metric, c.op, c.threshold_pct, c.limit_ratio) == ("jmh.*", "<", -5.0, 0.95)
     assert c.matches("jmh.Bench.run[n=1]") and not c.matches("wall_s")
     assert parse_condition(" wall_s>3.5% ").threshold_pct == 3.5
-    for bad in ("wall_s > 3", "wall_s => 3%", "> 3%", "wall_s > -3%", "wall_s < +3%", ""):
+    worse = parse_condition("jmh.* worse 5%")
+    assert (worse.metric, worse.op, worse.threshold_pct) == ("jmh.*", "worse", 5.0)
+    for bad in ("wall_s > 3", "wall_s => 3%", "> 3%", "wall_s > -3%", "wall_s < +3%", "", "x worse -5%",
+                "x worse5%"):
         with pytest.raises(UserError, match="--fail-if"):
             parse_condition(bad)
 
@@ -143,3 +146,22 @@ def test_run_gates_against_a_stored_baseline_experiment(tmp_path: Path, jdk17_ho
     assert gated.returncode == 0, gated.stderr
     assert "jvmlab gate: pass: 1 checks (wall_s > +200%)" in gated.stdout and "[#1 -> #2]" in gated.stdout
     assert "jvmlab gate passed" in (tmp_path / "gate.md").read_text()
+
+
+def _comparison(metric: str, ratio: float, ci: tuple[float, float]) -> Comparison:
+    return Comparison(cell="c", baseline="c", metric=metric, ratio=ratio, ci95=ci, rel_diff_pct=(ratio - 1) * 100,
+                      p_value=0.0001, p_adjusted=None, significant=False, n_cell=20, n_baseline=20, paired=False)
+
+
+def test_worse_follows_each_metrics_direction() -> None:
+    """``jmh.* worse 5%`` on a throughput benchmark (higher is better) and a time one (lower)."""
+    cond = parse_condition("jmh.* worse 5%")
+    thrpt_drop = _comparison("jmh.A.thrpt", 0.90, (0.88, 0.92))
+    time_drop = _comparison("jmh.B.avgt", 0.90, (0.88, 0.92))  # 10% less time: better
+    time_rise = _comparison("jmh.C.avgt", 1.03, (1.01, 1.05))  # worse, but not surely 5% worse
+    result = judge([cond], [thrpt_drop, time_drop, time_rise],
+                   {"jmh.A.thrpt": False, "jmh.B.avgt": True, "jmh.C.avgt": True})
+    assert [c.comparison.metric for c in result.failed] == ["jmh.A.thrpt"]
+    assert result.exit_code == 1
+    plain = judge([parse_condition("jmh.* < -5%")], [thrpt_drop, time_drop])
+    assert len(plain.failed) == 2  # '<' is literal: it fails the faster avgt benchmark too

@@ -12,7 +12,8 @@ from rich.console import Console
 from jvmlab.cli.cmd_run import STORE_HELP
 from jvmlab.cli.main import app
 
-FAIL_IF_HELP = ('CI gate: "METRIC > +N%" (or "< -N%"; METRIC may be a glob such as "jmh.*"); exit 1 '
+FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
+                '"jmh.*"); exit 1 '
                 "when a change is significant and its whole 95% CI lies beyond N%. Repeatable.")
 SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-request comment) to this file."
 

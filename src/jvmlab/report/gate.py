@@ -28,7 +28,7 @@ def gate_experiments(store: SqlStore, baseline_id: int, new_id: int,
     for name in names:
         result = compare_experiments(store, baseline_id, new_id, name)
         comparisons += [pair.comparison for pair in result.pairs]
-    return judge(conditions, comparisons)
+    return judge(conditions, comparisons, {name: registry.get(name).lower_is_better for name in names})
 
 
 def _pct(ratio: float) -> str:
@@ -49,7 +49,7 @@ def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
     measured = [c for c in checks if c.comparison.ratio is not None]
     if not measured:
         return None
-    return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.condition.op == ">" else -1))
+    return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.worse_when_higher else -1))
 
 
 def summary_line(result: GateResult, baseline_id: int, new_id: int) -> str:
