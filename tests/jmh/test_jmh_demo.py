@@ -21,3 +21,24 @@ def test_the_demo_runs_samples_across_jdks_and_two_collectors() -> None:
     assert {c.level("gc") for c in cells} == {"g1", "parallel"}
     assert len({c.jvm for c in cells}) == len(spec.jvms) >= 1
     assert run.metric == "jmh.JMHSample_01_HelloWorld.wellHelloThere"
+
+
+def test_the_verdict_counts_benchmark_differences_after_holm(tmp_path) -> None:
+    from pathlib import Path
+
+    from jvmlab.importers.jmh import import_jmh
+    from jvmlab.importers.store import store_import
+    from jvmlab.report.jmh import jmh_table
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios import scenario_verdict
+    from jvmlab.store.sql import SqlStore
+
+    data = Path(__file__).resolve().parents[1] / "importers" / "data"
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = store_import(store, import_jmh([data / "jmh-jdk17-serial.json", data / "jmh-jdk25-serial.json"]))
+    summary = summarize(store, exp, "jmh.JMHSample_01_HelloWorld.wellHelloThere")
+    text = scenario_verdict("jmh", summary)
+    table = jmh_table(summary)
+    real = sum(c.significant for row in table.rows for c in row.comparisons.values())
+    assert text.startswith(f"{real} of 3 benchmark x cell comparisons against jdk17 -Xmx256m -XX:+UseSerialGC "
+                           f"differ after the Holm correction")
