@@ -142,7 +142,21 @@ _METRICS: list[Metric] = [
 REGISTRY: dict[str, Metric] = {m.name: m for m in _METRICS}
 
 # Prefix -> default direction for metrics created at run time.
-_DYNAMIC_PREFIXES = {"workload.": True, "gc.": True}
+_DYNAMIC_PREFIXES = {"workload.": True, "gc.": True, "jmh.": True}
+JMH_PREFIX = "jmh."
+
+
+def jmh_lower_is_better(unit: str) -> bool:
+    """A JMH score's direction, from its unit: throughput modes score ``ops/<time>`` (higher
+    is better); average-time, sample-time and single-shot modes score ``<time>/op`` (lower)."""
+    return not unit.startswith("ops/")
+
+
+def _guess_lower(name: str, unit: str) -> bool:
+    """Direction of a metric made at run time: JMH's by its mode's unit, others by name/unit."""
+    if name.startswith(JMH_PREFIX):
+        return jmh_lower_is_better(unit)
+    return not is_rate(name, unit)
 
 
 def get(name: str, unit: str | None = None) -> Metric:
@@ -151,7 +165,7 @@ def get(name: str, unit: str | None = None) -> Metric:
         return REGISTRY[name]
     for prefix, lower in _DYNAMIC_PREFIXES.items():
         if name.startswith(prefix) and len(name) > len(prefix):
-            return Metric(name, unit or "", lower and not is_rate(name, unit or ""),
+            return Metric(name, unit or "", lower and _guess_lower(name, unit or ""),
                           f"{name} (reported at run time)")
     raise UserError(f"unknown metric {name!r}{did_you_mean(name, REGISTRY)}; "
                     f"`jvmlab metrics` lists them")
@@ -165,7 +179,7 @@ def is_rate(name: str, unit: str) -> bool:
 def register_dynamic(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
     """Register a metric discovered at run time (a workload's own) so tables can read it.
     Its direction is guessed from its name and unit unless given (rates: higher is better)."""
-    lower = (not is_rate(name, unit)) if lower_is_better is None else lower_is_better
+    lower = _guess_lower(name, unit) if lower_is_better is None else lower_is_better
     metric = REGISTRY.get(name) or Metric(name, unit, lower, f"{name} (reported at run time)")
     REGISTRY[name] = metric
     return metric

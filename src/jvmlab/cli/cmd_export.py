@@ -12,6 +12,11 @@ from rich.console import Console
 from jvmlab.cli.cmd_run import STORE_HELP
 from jvmlab.cli.main import app
 
+FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
+                '"jmh.*"); exit 1 '
+                "when a change is significant and its whole 95% CI lies beyond N%. Repeatable.")
+SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-request comment) to this file."
+
 
 @app.command()
 def export(
@@ -44,14 +49,36 @@ def compare_cmd(
     store: str = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    fail_if: list[str] = typer.Option([], "--fail-if", help=FAIL_IF_HELP),
+    summary_md: Path = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
 ) -> None:
-    """Compare the same cells (matched by name) across two experiments, with CIs."""
+    """Compare the same cells (matched by name) across two experiments, with CIs.
+    With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold."""
+    from jvmlab.analyze.gate import parse_condition
     from jvmlab.report.compare import compare_experiments, render_comparison
     from jvmlab.store import open_store
 
+    conditions = [parse_condition(text) for text in fail_if]
     db = open_store(store, must_exist=True)
+    if conditions:
+        raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md))
     result = compare_experiments(db, experiment_a, experiment_b, metric)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
         render_comparison(result, Console())
+
+
+
+def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None,
+             to_stderr: bool = False) -> int:
+    """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
+    the Markdown one; return the exit code."""
+    from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
+    from jvmlab.report.html import write_text
+
+    result = gate_experiments(db, baseline_id, new_id, conditions)
+    typer.echo(summary_line(result, baseline_id, new_id), err=to_stderr)
+    if summary_md is not None:
+        write_text(summary_md, summary_markdown(result, baseline_id, new_id))
+    return result.exit_code

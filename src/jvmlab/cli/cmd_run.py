@@ -73,6 +73,11 @@ def run(
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    baseline_experiment: int = typer.Option(None, "--baseline-experiment",
+                                            help="CI gate: a stored experiment to compare this run with."),
+    fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
+                                      "(see `jvmlab compare --help`); exit 1 on a real regression."),
+    summary_md: Path = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -86,11 +91,33 @@ def run(
     registry.get(metric)
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
+    conditions = _gate_conditions(store, baseline_experiment, fail_if)
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
-    run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
-             max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-             quiet=quiet)
+    exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
+                      max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
+                      quiet=quiet)
+    if conditions:
+        from jvmlab.cli.cmd_export import run_gate
+        from jvmlab.store import open_store
+
+        raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
+                                  to_stderr=as_json))
+
+
+def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list:
+    """Check the gate's options before anything runs (bad syntax or a missing baseline: exit 2)."""
+    from jvmlab.analyze.gate import parse_condition
+
+    conditions = [parse_condition(text) for text in fail_if]
+    if bool(conditions) != (baseline is not None):
+        raise UserError("--fail-if and --baseline-experiment go together: the gate compares this run "
+                        "with a stored experiment")
+    if baseline is not None:
+        from jvmlab.store import open_store
+
+        open_store(store, must_exist=True).experiment(baseline)
+    return conditions
 
 
 def _budget(value: str | None) -> float | None:

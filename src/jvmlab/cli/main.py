@@ -38,6 +38,7 @@ def _register() -> None:
     from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
     from jvmlab.cli import cmd_doctor  # noqa: F401
     from jvmlab.cli import cmd_minheap  # noqa: F401
+    from jvmlab.cli import cmd_import  # noqa: F401
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:

@@ -47,8 +47,10 @@ class Collected:
     timelines: dict[str, Timeline] = field(default_factory=dict)  # e.g. "mem.rss_bytes"
     documents: dict[str, Any] = field(default_factory=dict)  # e.g. "gc": summary JSON
     hazards: list[Hazard] = field(default_factory=list)
+    failure: str | None = None  # the run's result is refused (e.g. a JMH fork with other flags)
 
     def merge(self, other: "Collected") -> None:
+        self.failure = self.failure or other.failure
         self.metrics.update(other.metrics)
         self.metric_units.update(other.metric_units)
         self.timelines.update(other.timelines)

@@ -27,13 +27,23 @@ class CollectSettings:
 
 
 def build_collectors(settings: CollectSettings, progress_regex: str | None,
-                     progress_mode: str = "cumulative") -> list[Collector]:
+                     progress_mode: str = "cumulative", jmh: bool = False) -> list[Collector]:
     """The collectors switched on, in the order their probes are called.
 
     The flag-effect collector comes last: its ``finish`` reads what the GC probe (warnings
     in the log) and the /proc probe (peak RSS, AnonHugePages) of the same invocation found.
     """
     collectors: list[Collector] = []
+    if jmh:  # a JMH workload's scores: not switchable, they are its result
+        from jvmlab.collect.jmh import JmhCollector
+
+        collectors.append(JmhCollector())
+        # The /proc sampler and the flag-effect checks watch the process jvmlab started, which
+        # for JMH is the harness, not the fork that runs the benchmarks: their numbers would
+        # describe the wrong JVM. The fork's flags and JDK are verified from JMH's JSON instead.
+        from dataclasses import replace
+
+        settings = replace(settings, proc=False, flag_effect=False)
     if settings.workload_metrics:
         from jvmlab.collect.workload_metrics import WorkloadMetricsCollector
 

@@ -15,6 +15,7 @@ class Status(StrEnum):
     SIGNALED = "signaled"  # killed by a signal not sent by jvmlab
     TIMEOUT = "timeout"  # jvmlab killed it at the per-invocation timeout
     START_FAILED = "start-failed"  # the process could not be started at all
+    INVALID = "invalid"  # it ran, but its result was refused (a JMH fork with other flags or JDK)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
         store.put_experiment_document(state.experiment_id, "archives", archives)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
-    collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
+    collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode,
+                                                  jmh=pc.launch.kind == "jmh")
                   for pc in plan.cells}
     done = store.done_slots(state.experiment_id)
     state.measured = sum(1 for _, block in done if block >= 0)
@@ -216,7 +217,7 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
                        final_flags=pc.final_flags)
     probes = [c.probe(ctx) for c in collectors[pc.cell.index]]
     jvm_flags = list(pc.flags) + [arg for p in probes for arg in p.jvm_args()]
-    argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args)
+    argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args, artifacts_dir=artifacts)
     env = {**os.environ, **spec.workload.env, **dict(pc.cell.env), "JAVA_HOME": str(pc.jdk.home)}
     cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
         plan.spec_path.parent if plan.spec_path else Path.cwd())
@@ -235,6 +236,8 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
         collected.merge(limited)
     for probe in probes:
         collected.merge(probe.finish(result))
+    if collected.failure and result.status == Status.OK:  # ran, but its result was refused
+        result = replace(result, status=Status.INVALID, reason=collected.failure)
     hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)
                      for h in [*env_hazards, *collected.hazards]]
     collected.hazards = hazards_found

@@ -11,6 +11,9 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.spec.model import Workload
+from jvmlab.workloads.jmh import MAIN_CLASS as JMH_MAIN
+from jvmlab.workloads.jmh import RESULT_FILE as JMH_RESULT
+from jvmlab.workloads.jmh import JmhCommand, check_options
 
 JAVA_PLACEHOLDER = "{java}"
 JVM_ARGS_PLACEHOLDER = "{jvm_args}"
@@ -20,7 +23,7 @@ JVM_ARGS_PLACEHOLDER = "{jvm_args}"
 class Launch:
     """How to start the workload on one JDK: everything but the JVM flags."""
 
-    kind: str  # builtin, main, jar, command
+    kind: str  # builtin, main, jar, command, jmh
     classpath: tuple[str, ...] = ()
     main_class: str | None = None
     jar: str | None = None
@@ -29,12 +32,24 @@ class Launch:
     args: tuple[str, ...] = ()
     progress_regex: str | None = None
     default_args: tuple[str, ...] = ()  # a built-in's, used when neither the spec nor a level gives any
+    jmh: JmhCommand | None = None  # kind "jmh": benchmarks, params, passed-through options
 
-    def argv(self, jdk: JdkInfo, jvm_flags: list[str], extra_args: tuple[str, ...] = ()) -> list[str]:
+    def argv(self, jdk: JdkInfo, jvm_flags: list[str], extra_args: tuple[str, ...] = (),
+             artifacts_dir: Path | None = None) -> list[str]:
         """The full command line: the JDK's java, the flags, then the program and its
-        arguments (the workload's, then the cell's levels')."""
+        arguments (the workload's, then the cell's levels').
+
+        A jmh workload is different: the JMH harness JVM gets no flags; the flags go to its
+        one fork (``-jvmArgs``), whose JSON result lands in ``artifacts_dir``."""
         java = str(jdk.java)
         args = (*self.args, *extra_args) or self.default_args
+        if self.kind == "jmh" and self.jmh is not None:
+            # Absolute: JMH runs in the workload's cwd, jvmlab reads the file from its own.
+            folder = str(artifacts_dir.absolute()) if artifacts_dir is not None else "{artifacts}"
+            check_options(list(extra_args))  # a level's args are JMH options too
+            options = JmhCommand(self.jmh.benchmarks, self.jmh.params, (*self.jmh.options, *extra_args))
+            return [java, "-cp", ":".join(self.classpath), JMH_MAIN,
+                    *options.argv(f"{folder}/{JMH_RESULT}", jvm_flags)]
         if self.kind in ("builtin", "main"):
             return [java, *jvm_flags, "-cp", os.pathsep.join(self.classpath), str(self.main_class), *args]
         if self.kind == "jar":
@@ -77,6 +92,8 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
         _check_main_class(workload.main, [Path(e) for e in entries])
         return Launch("main", classpath=entries, main_class=workload.main, args=args,
                       progress_regex=workload.progress)
+    if workload.jmh is not None:
+        return _jmh_launch(workload, base_dir)
     if workload.jar is not None:
         return Launch("jar", jar=str(_existing(base_dir, workload.jar, "jar")), args=args,
                       progress_regex=workload.progress)
@@ -86,6 +103,18 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
         if first.is_absolute() and not first.exists():
             raise UserError(f"[workload] command: {command[0]} does not exist")
     return Launch("command", command=command, shell=workload.shell, args=args,
+                  progress_regex=workload.progress)
+
+
+def _jmh_launch(workload: Workload, base_dir: Path) -> Launch:
+    """The benchmarks jar (an uber jar, or with its libraries in ``classpath``) run by JMH's Main."""
+    check_options(workload.args)
+    jar = str(_existing(base_dir, workload.jmh or "", "jmh jar"))
+    entries = (jar, *(str(_existing(base_dir, e, "classpath entry")) for e in workload.classpath or []))
+    _check_main_class(JMH_MAIN, [Path(e) for e in entries])
+    command = JmhCommand(tuple(workload.benchmarks), tuple((k, tuple(v)) for k, v in workload.params.items()),
+                         tuple(workload.args))
+    return Launch("jmh", classpath=entries, main_class=JMH_MAIN, args=(), jmh=command,
                   progress_regex=workload.progress)
 
 

@@ -48,7 +48,10 @@ def export_text(summary: Summary, store: SqlStore, fmt: str) -> str:
     """The experiment in ``fmt`` (one of :data:`FORMATS`) as text."""
     check_format(fmt)
     if fmt == "markdown":
-        return markdown(summary)
+        from jvmlab.report.jmh import jmh_table, markdown_jmh  # JMH: the benchmark x cell table
+
+        jmh = jmh_table(summary)
+        return markdown(summary) + ("" if jmh is None else "\n" + markdown_jmh(jmh))
     cells = {cs.cell.id: cs.cell for cs in summary.cells}
     invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
     if fmt == "csv":

@@ -211,7 +211,9 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
         out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
                     "rows": [[cs.cell.name, *[_mean_sd(registry.get(m), cs.stats.get(m)) for m in workload]]
                              for cs in summary.cells]})
-    return out
+    from jvmlab.report.jmh import table_part  # JMH workloads and imports: benchmark x cell
+
+    return out + table_part(summary)
 
 
 def _output(inv: StoredInvocation) -> str:

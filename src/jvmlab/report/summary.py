@@ -188,6 +188,13 @@ def _moments(stats: CellStats) -> dict[str, float | None]:
 
 def summary_json(s: Summary) -> dict[str, Any]:
     """The documented machine-readable summary (README: JSON summary)."""
+    from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
+
+    jmh = jmh_table(s)
+    return {**_summary_json(s), **({"jmh": jmh_json(jmh)} if jmh is not None else {})}
+
+
+def _summary_json(s: Summary) -> dict[str, Any]:
     cells = []
     for cs in s.cells:
         c = cs.cell

@@ -56,6 +56,10 @@ def render(summary: Summary, console: Console) -> None:
     _print_all(console, _metric_tables(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width))
     if extra and any("mem.peak_rss_bytes" in cs.stats and cs.stats["mem.peak_rss_bytes"].n for cs in summary.cells):
         console.print(Text(RSS_NOTE, style="dim"))
+    from jvmlab.report.jmh import jmh_table, render_jmh  # JMH workloads and imports: benchmark x cell
+
+    if (jmh := jmh_table(summary)) is not None:
+        render_jmh(jmh, console)
     if summary.warmup_classes:
         _print_all(console, _warmup_tables(summary, width))
     if summary.hazards:

@@ -24,6 +24,7 @@ SCENARIOS = {
     "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
+    "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # "all" keeps the 512 MB sort out: one run of it takes over a minute on 2 cores.
@@ -56,6 +57,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
 
         return size.runs(demo_jdks(), quick)
     jdks = demo_jdks()
+    if name == "jmh":
+        from jvmlab.scenarios import jmh
+
+        return jmh.runs(jdks, quick)
     builders = {"pretouch": pretouch.runs, "largepages": largepages.runs, "gc": gc.runs, "cds": cds.runs,
                 "ramdisk": ramdisk.runs}
     if name != "all":

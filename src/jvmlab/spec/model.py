@@ -54,8 +54,24 @@ class Level(_Strict):
 LevelValue = Annotated[Level, BeforeValidator(_level)]
 
 
+def _jmh_params(value: Any) -> Any:
+    """JMH @Param values: ``{ size = [10, 100], mode = "fast" }`` -> lists of strings."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, list[str]] = {}
+    for name, given in value.items():
+        items = given if isinstance(given, list) else [given]
+        if not items or not all(isinstance(v, (str, int, float, bool)) for v in items):
+            raise ValueError(f"params.{name}: give a value or a non-empty list of values")
+        out[name] = [str(v).lower() if isinstance(v, bool) else str(v) for v in items]
+    return out
+
+
+WORKLOAD_KINDS = ("builtin", "main", "jar", "command", "jmh")
+
+
 class Workload(_Strict):
-    """What to run: exactly one of builtin, main (+classpath), jar or command."""
+    """What to run: exactly one of builtin, main (+classpath), jar, command or jmh."""
 
     builtin: str | None = None
     main: str | None = None
@@ -70,6 +86,10 @@ class Workload(_Strict):
     ready: str | None = None
     progress: str | None = None
     progress_mode: Literal["cumulative", "per-line"] = "cumulative"
+    # A JMH benchmarks jar (docs/jmh.md): each invocation is one JMH fork of the selected benchmarks.
+    jmh: str | None = None
+    benchmarks: list[str] = Field(default_factory=list)  # JMH include regexes (none: all)
+    params: Annotated[dict[str, list[str]], BeforeValidator(_jmh_params)] = Field(default_factory=dict)
 
     @field_validator("classpath", mode="before")
     @classmethod
@@ -95,14 +115,16 @@ class Workload(_Strict):
 
     @model_validator(mode="after")
     def _exactly_one(self) -> "Workload":
-        given = [k for k in ("builtin", "main", "jar", "command") if getattr(self, k) is not None]
+        given = [k for k in WORKLOAD_KINDS if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("give exactly one of builtin, main (with classpath), jar or command"
+            raise ValueError("give exactly one of builtin, main (with classpath), jar, command or jmh"
                              + (f" (got {', '.join(given)})" if given else ""))
         if self.main is not None and not self.classpath:
             raise ValueError("main needs a classpath")
-        if self.classpath is not None and self.main is None:
-            raise ValueError("classpath goes with main")
+        if self.classpath is not None and self.main is None and self.jmh is None:
+            raise ValueError("classpath goes with main (or jmh)")
+        if (self.benchmarks or self.params) and self.jmh is None:
+            raise ValueError("benchmarks and params go with jmh = \"benchmarks.jar\"")
         if self.command is not None and not self.command:
             raise ValueError("command must be a non-empty argv list")
         if self.shell and self.command is None:
@@ -111,7 +133,7 @@ class Workload(_Strict):
 
     @property
     def kind(self) -> str:
-        return next(k for k in ("builtin", "main", "jar", "command") if getattr(self, k) is not None)
+        return next(k for k in WORKLOAD_KINDS if getattr(self, k) is not None)
 
 
 class Matrix(_Strict):

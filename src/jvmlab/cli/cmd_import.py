@@ -1,0 +1,56 @@
+"""`jvmlab import jmh FILES...` and `jvmlab import hyperfine FILES...`."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.main import app
+
+import_app = typer.Typer(help="Turn existing result files (JMH, hyperfine) into an experiment.",
+                         no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+BASELINE_HELP = "Cell name to use as the baseline (default: the first)."
+
+
+def _store(imported, store: str | None, baseline: str | None) -> None:
+    from jvmlab.importers.store import store_import
+    from jvmlab.store import open_store
+
+    db = open_store(store)
+    exp_id = store_import(db, imported, baseline, shlex.join(["jvmlab", *sys.argv[1:]]))
+    typer.echo(f"imported {len(imported.runs)} invocations in {len(imported.cells)} cells as experiment "
+               f"{exp_id} in {db.url}; see `jvmlab report {exp_id}`")
+    for note in imported.unknown:
+        typer.echo(f"  unknown: {note}")
+
+
+@import_app.command("jmh")
+def import_jmh_cmd(
+    files: list[Path] = typer.Argument(..., help="JMH JSON results (-rf json)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    name: str = typer.Option(None, "--name", help="Experiment name."),
+    baseline: str = typer.Option(None, "--baseline", help=BASELINE_HELP),
+) -> None:
+    """Import JMH JSON results: a cell per JDK + flags, an invocation per fork, a metric per benchmark."""
+    from jvmlab.importers.jmh import import_jmh
+
+    _store(import_jmh(files, name), store, baseline)
+
+
+@import_app.command("hyperfine")
+def import_hyperfine_cmd(
+    files: list[Path] = typer.Argument(..., help="hyperfine --export-json files."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    name: str = typer.Option(None, "--name", help="Experiment name."),
+    baseline: str = typer.Option(None, "--baseline", help=BASELINE_HELP),
+) -> None:
+    """Import hyperfine JSON: a cell per command, an invocation per run (wall time, exit code)."""
+    from jvmlab.importers.hyperfine import import_hyperfine
+
+    _store(import_hyperfine(files, name), store, baseline)

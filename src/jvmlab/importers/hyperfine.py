@@ -1,0 +1,67 @@
+"""``jvmlab import hyperfine RESULTS.json...``: hyperfine's ``--export-json`` as an experiment.
+
+One cell per command (its ``--command-name`` when given; parameters of ``--parameter-scan`` /
+``-L`` become the cell's levels), one invocation per run with its wall time (``times``) and
+exit code. Per-run user/system CPU is not in the file (only means), so it is stored as unknown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from jvmlab.errors import UserError
+from jvmlab.importers.model import ImportedCell, ImportedExperiment, ImportedRun
+
+UNKNOWN = (
+    "block order: hyperfine runs each command's runs one after another, so runs of different commands "
+    "were not interleaved in randomized blocks; comparisons are unpaired and drift cannot be told apart",
+    "user and system CPU time of each run: hyperfine's JSON keeps only their means (kept in the import "
+    "document)",
+)
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"{path}: not JSON ({err.msg} at line {err.lineno}); write it with --export-json") from None
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not all(isinstance(r, dict) and "command" in r for r in results):
+        raise UserError(f"{path}: not a hyperfine --export-json file (expected {{\"results\": [...]}})")
+    return results
+
+
+def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExperiment:
+    if not paths:
+        raise UserError("give at least one hyperfine JSON file")
+    cells: list[ImportedCell] = []
+    runs: list[ImportedRun] = []
+    means: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        for result in _load(path):
+            cell_name = str(result["command"])
+            if any(c.name == cell_name for c in cells):
+                cell_name = f"{cell_name} [{path.stem}]"
+            times = result.get("times")
+            if not isinstance(times, list) or not times:
+                raise UserError(f"{path}: command {result['command']!r} has no per-run times")
+            codes = result.get("exit_codes") or [0] * len(times)
+            memory = result.get("memory_usage_byte") or []
+            index = len(cells)
+            cells.append(ImportedCell(cell_name, "unknown", {}, levels={
+                str(k): str(v) for k, v in (result.get("parameters") or {}).items()}))
+            for k, wall in enumerate(times):
+                runs.append(ImportedRun(cell=index, wall_s=float(wall),
+                                        exit_code=int(codes[k]) if k < len(codes) and codes[k] is not None else None,
+                                        max_rss_bytes=int(memory[k]) if k < len(memory) else None))
+            means[cell_name] = {k: result.get(k) for k in ("mean", "stddev", "median", "user", "system", "min", "max")}
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in paths)).hexdigest()
+    started = min(p.stat().st_mtime for p in paths)
+    return ImportedExperiment("hyperfine", name or f"hyperfine import: {', '.join(p.name for p in paths)}",
+                              tuple(str(p.resolve()) for p in paths), digest, tuple(cells), tuple(runs), UNKNOWN,
+                              {"hyperfine": means}, started)

@@ -1,0 +1,91 @@
+"""The CI gate over two stored experiments, and its words: one line for a CI log, a Markdown
+block for a pull-request comment. The decision itself is :mod:`jvmlab.analyze.gate`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jvmlab import metrics as registry
+from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
+from jvmlab.store.records import PROCESS_METRICS
+from jvmlab.store.sql import SqlStore
+
+
+def gate_experiments(store: SqlStore, baseline_id: int, new_id: int,
+                     conditions: Sequence[GateCondition]) -> GateResult:
+    """Compare experiment ``new_id`` with ``baseline_id`` on every metric the conditions name
+    (cells matched by name), correct across all of them, and judge each condition."""
+    from jvmlab.report.compare import compare_experiments
+
+    units = {**store.metric_units(baseline_id)}
+    new_units = store.metric_units(new_id)
+    shared = {name: unit for name, unit in units.items() if name in new_units}
+    for name, unit in shared.items():
+        if name not in registry.REGISTRY:
+            registry.register_dynamic(name, unit)
+    names = metrics_for(conditions, [*PROCESS_METRICS, *shared])
+    comparisons = []
+    for name in names:
+        result = compare_experiments(store, baseline_id, new_id, name)
+        comparisons += [pair.comparison for pair in result.pairs]
+    return judge(conditions, comparisons, {name: registry.get(name).lower_is_better for name in names})
+
+
+def _pct(ratio: float) -> str:
+    return f"{(ratio - 1.0) * 100.0:+.1f}%"
+
+
+def _check_text(check: GateCheck) -> str:
+    c = check.comparison
+    if c.ratio is None:
+        return f"{c.cell} {c.metric}: not enough values"
+    ci = f"95% CI {_pct(c.ci95[0])} ... {_pct(c.ci95[1])}" if c.ci95 else "no CI"
+    p = f"p={c.p_adjusted:.2g}" if c.p_adjusted is not None else "no p-value"
+    return f"{c.cell} {c.metric} {_pct(c.ratio)} ({ci}, {p}{'' if c.significant else ', not significant'})"
+
+
+def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
+    """The check whose change goes furthest in its condition's direction."""
+    measured = [c for c in checks if c.comparison.ratio is not None]
+    if not measured:
+        return None
+    return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.worse_when_higher else -1))
+
+
+def summary_line(result: GateResult, baseline_id: int, new_id: int) -> str:
+    """One line for a CI log: pass/FAIL, what failed (or the closest call), both experiments."""
+    where = f"[#{baseline_id} -> #{new_id}]"
+    if result.failed:
+        first = result.failed[0]
+        more = f" (+{len(result.failed) - 1} more)" if len(result.failed) > 1 else ""
+        return (f"jvmlab gate: FAIL {len(result.failed)} of {len(result.checks)} checks: "
+                f"{first.condition.text}: {_check_text(first)}{more} {where}")
+    worst = _worst(result.checks)
+    closest = f"; closest: {_check_text(worst)}" if worst else ""
+    conditions = ", ".join(c.text for c in result.conditions)
+    return f"jvmlab gate: pass: {len(result.checks)} checks ({conditions}){closest} {where}"
+
+
+def _md(text: str) -> str:
+    """Text safe in a Markdown table cell (no pipes, no HTML)."""
+    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("*", "\\*").replace("`", "\\`").replace("\n", " "))
+
+
+def summary_markdown(result: GateResult, baseline_id: int, new_id: int) -> str:
+    """A Markdown block for a pull-request comment: the verdict and every check."""
+    head = "❌ **jvmlab gate failed**" if result.failed else "✅ **jvmlab gate passed**"
+    lines = [f"{head}: experiment #{new_id} against baseline #{baseline_id}", "",
+             "Fails only when a change is significant (Holm-corrected across all checks) and its whole "
+             "95% CI lies beyond the threshold.", "",
+             "| condition | cell | metric | change | 95% CI | p (Holm) | result |",
+             "|---|---|---|---:|---|---:|---|"]
+    for check in sorted(result.checks, key=lambda c: (not c.breached, c.comparison.metric, c.comparison.cell)):
+        c = check.comparison
+        change = _pct(c.ratio) if c.ratio is not None else "-"
+        ci = f"{_pct(c.ci95[0])} … {_pct(c.ci95[1])}" if c.ci95 else "-"
+        p = f"{c.p_adjusted:.2g}" if c.p_adjusted is not None else "-"
+        verdict = "**FAIL**" if check.breached else ("pass" if c.significant else "pass (no clear difference)")
+        lines.append(f"| {_md(check.condition.text)} | {_md(c.cell)} | {_md(c.metric)} | {change} | {ci} "
+                     f"| {p} | {verdict} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,62 @@
+"""`jmh`: JMH's own samples (jmh-samples 1.37, fetched once with Maven) across JDKs x two
+collectors, each invocation one JMH fork, in randomized blocks. Reported as the benchmark x
+cell table with Holm-corrected verdicts (docs/jmh.md)."""
+
+from __future__ import annotations
+
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvms_table, run_table
+from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
+
+BENCHMARKS = ["JMHSample_01_HelloWorld", "JMHSample_27_Params.bench"]
+PARAMS = {"arg": ["1"], "certainty": ["0", "16"]}
+METRIC = "jmh.JMHSample_01_HelloWorld.wellHelloThere"
+COLLECTORS = ["G1", "Parallel"]
+
+
+def options(quick: bool) -> list[str]:
+    """Short JMH iterations: jvmlab's invocations (the forks) carry the statistics."""
+    if quick:
+        return ["-wi", "1", "-i", "2", "-w", "200ms", "-r", "200ms"]
+    return ["-wi", "2", "-i", "3", "-w", "300ms", "-r", "300ms"]
+
+
+def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
+    from jvmlab.workloads.jmh_samples import RecipeUnavailable, fetch
+
+    try:
+        lib = fetch(jdks[0].home)
+    except RecipeUnavailable as err:
+        raise ScenarioSkipped(str(err)) from None
+    return [ScenarioRun("jmh", "jmh-samples across JDKs and collectors", spec_toml(jdks, lib, quick), METRIC)]
+
+
+def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
+    from jvmlab.workloads.jmh_samples import workload_toml
+
+    gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
+    excludes = gc_excludes(jdks, COLLECTORS)
+    return (f'name = "demo jmh: jmh-samples x JDK x collector"\n'
+            f'description = "JMH samples, one fork per invocation, across JDKs and two collectors"\n\n'
+            + workload_toml(lib, BENCHMARKS, PARAMS, options(quick))
+            + f"\n[jvms]\n{jvms_table(jdks)}\n\n"
+            + factor_table("gc", {k.lower(): v for k, v in gc_levels.items()})
+            + exclude_rules([{k: v.lower() if k == "gc" else v for k, v in rule.items()} for rule in excludes])
+            + "\n" + run_table(3 if quick else 5, 1, "120s"))
+
+
+def verdict(summary) -> str:
+    """How many benchmark x cell differences are real after Holm, and which."""
+    from jvmlab import metrics as registry
+    from jvmlab.report.jmh import jmh_table
+    from jvmlab.report.verdicts import verdict as sentence
+
+    table = jmh_table(summary)
+    if table is None:
+        return "No JMH scores were stored: see the failures in the report."
+    comps = [(row, c) for row in table.rows for c in row.comparisons.values()]
+    real = [sentence(c, registry.get(row.metric)) for row, c in comps if c.significant]
+    head = (f"{len(real)} of {len(comps)} benchmark x cell comparisons against {table.baseline} differ "
+            f"after the Holm correction across all benchmarks")
+    return head + (": " + "; ".join(real) + "." if real else "; the others are within the noise of "
+                   f"{summary.cells[0].n} forks per cell: more invocations narrow the intervals.")

@@ -1,0 +1,115 @@
+"""The CI gate on fake-executor experiments (real runner, store and flag checks; the fake
+executor makes the statistics deterministic): a 10% regression fails, a 1% one passes a 3%
+threshold, A/A passes. Plus the condition syntax and a seeded check of its false alarms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_jvmlab
+from jvmlab.analyze.gate import parse_condition
+from jvmlab.execute.fake import FakeExecutor
+from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.plan.prepare import prepare
+from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
+from jvmlab.spec.load import parse_spec
+from jvmlab.store.sql import SqlStore
+
+
+class Quiet:
+    def planned(self, *a): pass
+    def starting(self, *a): pass
+    def finished(self, *a): pass
+    def warn(self, hazard): pass
+    def extended(self, *a): pass
+
+
+SPEC = '''
+[workload]
+builtin = "hello"
+[jvms]
+j = "{home}"
+[factors.app]
+startup = "-Dfake.mean_s={mean} -Dfake.cv=0.03"
+[run]
+invocations = 20
+warmup = 0
+seed = {seed}
+'''
+
+
+def _experiment(store: SqlStore, tmp_path: Path, home: Path, mean: float, seed: int) -> int:
+    text = SPEC.format(home=home, mean=mean, seed=seed)
+    plan = prepare(parse_spec(text), text, None)
+    return run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art"), Quiet(),
+                          executor=FakeExecutor(seed=seed))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, jdk17_home: Path) -> tuple[Path, dict[str, int]]:
+    """One store: a baseline at 1.00 s, a 10% regression, a 1% one and an A/A rerun."""
+    tmp = tmp_path_factory.mktemp("gate")
+    store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
+    ids = {name: _experiment(store, tmp, jdk17_home, mean, seed)
+           for name, mean, seed in (("base", 1.00, 1), ("plus10", 1.10, 2), ("plus1", 1.01, 3), ("aa", 1.00, 4))}
+    return tmp, ids
+
+
+pytestmark = pytest.mark.jvm
+
+
+@pytest.mark.parametrize(("new", "code"), [("plus10", 1), ("plus1", 0), ("aa", 0)])
+def test_the_gate_fails_only_on_a_real_regression_beyond_the_threshold(lab, new: str, code: int) -> None:
+    tmp, ids = lab
+    store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
+    result = gate_experiments(store, ids["base"], ids[new], [parse_condition("wall_s > +3%")])
+    assert result.exit_code == code
+    (check,) = result.checks
+    if new == "plus10":
+        assert check.comparison.significant and check.comparison.ci95[0] > 1.03
+    if new == "plus1":  # the change may be real, but it is not surely beyond 3%
+        assert check.comparison.ci95[0] < 1.03
+
+
+def test_cli_compare_exit_codes_and_summaries(lab) -> None:
+    tmp, ids = lab
+    md = tmp / "gate.md"
+    fail = run_jvmlab("compare", str(ids["base"]), str(ids["plus10"]), "--store", "lab.db",
+                      "--fail-if", "wall_s > +3%", "--summary-md", str(md), cwd=tmp)
+    assert fail.returncode == 1, fail.stderr
+    assert fail.stdout.count("\n") == 1 and fail.stdout.startswith("jvmlab gate: FAIL 1 of 1 checks: wall_s > +3%")
+    assert "❌" in md.read_text() and "| **FAIL** |" in md.read_text()
+    ok = run_jvmlab("compare", str(ids["base"]), str(ids["plus1"]), "--store", "lab.db",
+                    "--fail-if", "wall_s > +3%", cwd=tmp)
+    assert ok.returncode == 0 and ok.stdout.startswith("jvmlab gate: pass"), ok.stdout + ok.stderr
+    bad = run_jvmlab("compare", "1", "2", "--store", "lab.db", "--fail-if", "wall_s >= 3", cwd=tmp)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fail-if" in bad.stderr
+
+
+def test_summaries_name_the_failure_and_escape_markdown(lab) -> None:
+    tmp, ids = lab
+    store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
+    result = gate_experiments(store, ids["base"], ids["plus10"],
+                              [parse_condition("wall_s > +3%"), parse_condition("cpu_s > +50%")])
+    line = summary_line(result, ids["base"], ids["plus10"])
+    assert line.startswith("jvmlab gate: FAIL 1 of 2 checks: wall_s > +3%: j app=startup wall_s +")
+    md = summary_markdown(result, ids["base"], ids["plus10"])
+    assert "wall\\_s" not in md and "&gt; +3%" in md and "app=startup" in md
+
+
+def test_run_gates_against_a_stored_baseline_experiment(tmp_path: Path, jdk17_home: Path) -> None:
+    """Real JVMs: `run --baseline-experiment N --fail-if ...` judges the new run against N."""
+    spec = tmp_path / "hello.toml"
+    spec.write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 3\nwarmup = 0\n')
+    first = run_jvmlab("run", str(spec), "--store", "lab.db", "--quiet", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    bad = run_jvmlab("run", str(spec), "--store", "lab.db", "--quiet", "--baseline-experiment", "1",
+                     "--fail-if", "wall_s > three", cwd=tmp_path)
+    assert bad.returncode == 2 and "--fail-if" in bad.stderr
+    gated = run_jvmlab("run", str(spec), "--store", "lab.db", "--quiet", "--baseline-experiment", "1",
+                       "--fail-if", "wall_s > +200%", "--summary-md", "gate.md", cwd=tmp_path)
+    assert gated.returncode == 0, gated.stderr
+    assert "jvmlab gate: pass: 1 checks (wall_s > +200%)" in gated.stdout and "[#1 -> #2]" in gated.stdout
+    assert "jvmlab gate passed" in (tmp_path / "gate.md").read_text()

@@ -1,0 +1,53 @@
+"""`jvmlab import hyperfine` on real hyperfine 1.15 --export-json files (see data/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_jvmlab
+from jvmlab.importers.hyperfine import import_hyperfine
+from jvmlab.importers.store import store_import
+from jvmlab.report.summary import summarize
+from jvmlab.store.sql import SqlStore
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_a_cell_per_command_and_an_invocation_per_run(tmp_path: Path) -> None:
+    path = DATA / "hyperfine-java-version.json"
+    raw = json.loads(path.read_text())["results"]
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = store_import(store, import_hyperfine([path]))
+    cells = store.cells(exp)
+    assert [c.name for c in cells] == ["jdk17-version", "jdk25-version"]
+    for cell, result in zip(cells, raw):
+        walls = [i.wall_s for i in store.invocations(exp) if i.cell_id == cell.id]
+        assert walls == pytest.approx(result["times"])
+    summary = summarize(store, exp)
+    assert summary.cells[0].stats["wall_s"].mean == pytest.approx(raw[0]["mean"])
+    assert summary.cells[0].stats["user_s"].n == 0  # per-run CPU is not in the file: unknown, not 0
+    assert store.experiment(exp).run_options["block_order"] == "unknown"
+    assert store.experiment_document(exp, "import")["hyperfine"]["jdk17-version"]["user"] == raw[0]["user"]
+
+
+def test_non_zero_exit_codes_are_failures_and_parameters_are_levels(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = store_import(store, import_hyperfine([DATA / "hyperfine-exit-codes.json"]))
+    cells = store.cells(exp)
+    assert [c.levels for c in cells] == [{"code": "0"}, {"code": "3"}]
+    failed = [i for i in store.invocations(exp) if i.cell_id == cells[1].id]
+    assert len(failed) == 5 and {(i.status, i.reason) for i in failed} == {("failed", "exit code 3")}
+
+
+def test_cli_import_compare_and_gate(tmp_path: Path) -> None:
+    path = str(DATA / "hyperfine-java-version.json")
+    for _ in range(2):
+        proc = run_jvmlab("import", "hyperfine", path, "--store", "lab.db", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    gate = run_jvmlab("compare", "1", "2", "--store", "lab.db", "--fail-if", "wall_s > +3%", cwd=tmp_path)
+    assert gate.returncode == 0 and gate.stdout.startswith("jvmlab gate: pass"), gate.stdout + gate.stderr
+    bad = run_jvmlab("import", "hyperfine", str(DATA / "jmh-jdk17-serial.json"), "--store", "lab.db", cwd=tmp_path)
+    assert bad.returncode == 2 and "not a hyperfine --export-json file" in bad.stderr
