@@ -20,6 +20,7 @@ from jvmlab.execute.budget import FailureBudget
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
+from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
 from jvmlab.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
@@ -37,7 +38,7 @@ class RunOptions:
     until_rel: float | None = None  # stop when every CI half-width <= this share of the baseline mean
     max_invocations: int | None = None  # measured invocations, all cells together
     budget_s: float | None = None
-    metric: str = "wall_s"
+    metric: str | None = None  # None: the stored one on resume, else wall_s
 
 
 class RunObserver(Protocol):
@@ -55,6 +56,7 @@ class Executor(Protocol):
 # A function deciding, from the store, whether the comparisons are precise enough.
 # Whether the comparisons are precise enough; the answer may also carry an estimate of
 # invocations per cell still needed (``remaining_per_cell``) for the progress bar.
+BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
 PrecisionCheck = Callable[[SqlStore, int, str, float], object]
 
 
@@ -67,6 +69,7 @@ class _State:
     started: float = field(default_factory=time.monotonic)
     measured: int = 0
     environment: Environment | None = None
+    busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
 
 
 def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
@@ -89,6 +92,7 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
                   executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
+    options = _remember_options(store, state.experiment_id, options)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
                   for pc in plan.cells}
@@ -96,18 +100,34 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     state.measured = sum(1 for _, block in done if block >= 0)
     blocks = spec.run.invocations
     slots = schedule(len(plan.cells), spec.run.warmup, range(blocks), spec.run.order, spec.run.seed)
-    observer.planned(state.experiment_id, len(slots), sum(1 for s in slots if (s.cell_index, s.block) in done))
+    # Blocks an earlier --until session added beyond the planned ones (resume completes them).
+    added = sorted({block for _, block in done if block >= blocks})
+    slots += schedule(len(plan.cells), 0, added, spec.run.order, spec.run.seed) if added else []
+    observer.planned(state.experiment_id, len(slots), len(done), options.until_rel is not None)
     state.environment = environment
     try:
         _run_slots(plan, store, options, observer, executor, collectors, state, slots, done)
         if options.until_rel is not None and precision_check is not None:
-            _run_until(plan, store, options, observer, executor, collectors, state, blocks, precision_check)
+            _run_until(plan, store, options, observer, executor, collectors, state,
+                       max([blocks - 1, *added]) + 1, precision_check)
     except KeyboardInterrupt:
+        _busy_summary(observer, state)
         _interrupted(store, state, plan, options, 2)
     except Interrupted as err:
+        _busy_summary(observer, state)
         _interrupted(store, state, plan, options, err.signum)
+    _busy_summary(observer, state)
     store.set_status(state.experiment_id, "done", finished=True)
     return state.experiment_id
+
+
+def _remember_options(store: SqlStore, experiment_id: int, options: RunOptions) -> RunOptions:
+    """Merge how this run was started into the store; a resumed run takes what it was not given."""
+    stored = store.experiment(experiment_id).run_options
+    if options.resume:
+        options = merge_stored(options, stored)
+    store.set_run_options(experiment_id, {**stored, **options_record(options)})
+    return options
 
 
 def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State:
@@ -181,19 +201,53 @@ def _run_until(plan: Plan, store: SqlStore, options: RunOptions, observer: RunOb
     The rule looks only at CI width, never at significance, so it cannot chase a p-value."""
     block = first_block
     target = options.until_rel or 0.0
-    while not (precision := precision_check(store, state.experiment_id, options.metric, target)):
+    metric = options.metric or DEFAULT_METRIC
+    while not (precision := precision_check(store, state.experiment_id, metric, target)):
         if _out_of_budget(options, state):
             observer.extended(0, "budget spent before the target precision")
             _warn(store, observer, state, Hazard(hazards.PRECISION_NOT_REACHED,
                   f"stopped by the budget before every 95% CI was within {target:.1%}",
                   hint="raise --max-invocations or --budget"))
             return
+        unreachable = _unreachable(plan, state)
+        if unreachable:
+            observer.extended(0, "the target precision cannot be reached")
+            _warn(store, observer, state, Hazard(hazards.PRECISION_NOT_REACHED,
+                  f"stopped before every 95% CI was within {target:.1%}: {unreachable}",
+                  hint="see the failures with `jvmlab report`; fix the failing cell or drop it, then rerun"))
+            return
         slots = schedule(len(plan.cells), 0, range(block, block + 1), plan.spec.run.order, plan.spec.run.seed)
         remaining = getattr(precision, "remaining_per_cell", None)
         estimate = f"; about {remaining} more per cell expected" if remaining else ""
         observer.extended(len(slots), f"block {block + 1} for a CI within {target:.1%}{estimate}")
+        measured_before = state.measured
         _run_slots(plan, store, options, observer, executor, collectors, state, slots, set())
         block += 1
+        if state.measured == measured_before and not _out_of_budget(options, state):
+            # Nothing could run (every slot was skipped): another block would not either.
+            _warn(store, observer, state, Hazard(hazards.PRECISION_NOT_REACHED,
+                  f"stopped before every 95% CI was within {target:.1%}: block {block} measured nothing"))
+            return
+
+
+def _unreachable(plan: Plan, state: _State) -> str | None:
+    """Why no further block can bring every comparison to the target, or None.
+
+    The width rule needs every cell (each comparison is a cell against the baseline); a cell
+    stopped by the failure budget never gets another value, so its comparison, and thus the
+    rule, can never be satisfied. Measuring the healthy cells further would only spin."""
+    if state.budget.exhausted:
+        return (f"no comparison can reach it: {state.budget.total} failures reached the failure "
+                f"budget's limit of {state.budget.max_total}")
+    dead = [pc.cell.name for pc in plan.cells if state.budget.cell_stopped(pc.cell.index)]
+    if not dead:
+        return None
+    if len(dead) == len(plan.cells):
+        return "no comparison can reach it: every cell was stopped by the failure budget"
+    names = ", ".join(dead)
+    verb = "was" if len(dead) == 1 else "were"
+    return (f"no comparison can reach it while {names} {verb} stopped by the failure budget "
+            f"(its comparison with the baseline can never be made)")
 
 
 def _out_of_budget(options: RunOptions, state: _State) -> bool:
@@ -246,14 +300,31 @@ def _between_blocks(plan: Plan, store: SqlStore, observer: RunObserver, state: _
                     load: LoadWatch, block: int) -> None:
     share = load.other_share()
     if share is not None and share > BUSY_SHARE:
-        _warn(store, observer, state, Hazard(hazards.BUSY_MACHINE,
-              f"other processes used {share:.0%} of the CPU during block {block}",
-              hint="stop other work on this machine, or rerun; see `jvmlab doctor`"))
+        # Stored per block (the report counts them); told once, at the end of the run.
+        store.add_hazard(state.experiment_id, Hazard(hazards.BUSY_MACHINE,
+                         f"other processes used {share:.0%} of the CPU during {block_label(block)}",
+                         hint=BUSY_HINT))
+        state.busy_shares.append(share)
     now = fingerprint(plan.jdk_homes)
     for change in changes(state.fingerprint, now):
-        _warn(store, observer, state, Hazard(hazards.FINGERPRINT_CHANGED, f"after block {block}: {change}",
+        _warn(store, observer, state, Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",
               hint="results before and after the change are not comparable; rerun the experiment"))
     state.fingerprint = now
+
+
+def block_label(block: int) -> str:
+    """How people count blocks: the warm-up, then block 1, 2, ... (stored from 0; warm-ups < 0)."""
+    return "the warm-up" if block < 0 else f"block {block + 1}"
+
+
+def _busy_summary(observer: RunObserver, state: _State) -> None:
+    """One line for all busy blocks of this session instead of one line per block."""
+    if not state.busy_shares:
+        return
+    n = len(state.busy_shares)
+    observer.warn(Hazard(hazards.BUSY_MACHINE, f"other processes were busy during {n} block{'s' if n != 1 else ''} "
+                         f"(up to {max(state.busy_shares):.0%} of the CPU)", hint=BUSY_HINT))
+    state.busy_shares.clear()
 
 
 def _warn(store: SqlStore, observer: RunObserver, state: _State, hazard: Hazard) -> None:
@@ -265,4 +336,4 @@ def _interrupted(store: SqlStore, state: _State, plan: Plan, options: RunOptions
     store.set_status(state.experiment_id, "interrupted")
     spec_arg = str(plan.spec_path) if plan.spec_path else "SPEC"
     raise Interrupted(signum, f"interrupted; {state.measured} measured invocations are stored in "
-                              f"{store.url}; continue with: jvmlab run {spec_arg} --resume --store {store.url}")
+                              f"{store.url}; continue with: {resume_command(spec_arg, store.url, options)}")
