@@ -27,12 +27,22 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
-    typer.echo(f"{spec}: ok: {len(plan.cells)} cells, {parsed.run.invocations} invocations per cell "
-               f"(+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
+    typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "
+               f"per cell (+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
                f"{plan.cells[plan.baseline_index].cell.name!r}")
+    # What `run` will start, resolved exactly as `run` resolves it (before collectors add their flags).
+    typer.echo(f"  working directory: {plan.workdir}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+        typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
+        for warning in pc.check_warnings:
+            typer.echo(f"    warning: {warning}")
+
+
+def plural(n: int, word: str) -> str:
+    """``1 cell``, ``2 cells``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def parse_until(value: str | None) -> float | None:
@@ -128,7 +138,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     db = open_store(store_value)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        command_line=shlex.join(["jvmlab", *sys.argv[1:]]), collect_overrides=overrides or {},
+        command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
@@ -139,6 +149,11 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     else:
         render(summary, Console())
     return exp_id
+
+
+def provenance_command_line() -> str:
+    """How jvmlab was started, with the folder it was started in (relative paths depend on it)."""
+    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
 
 
 def default_artifacts(url: str) -> Path:

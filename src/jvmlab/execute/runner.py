@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -80,6 +80,8 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     from jvmlab.machine.environment import build_environment
 
     executor = executor or LocalExecutor()
+    # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
+    options = replace(options, artifacts_root=options.artifacts_root.absolute())
     environment = build_environment(plan, options.artifacts_root)
     try:
         plan = environment.setup(plan)
@@ -152,8 +154,9 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
         seed=spec.run.seed, command_line=options.command_line, jvmlab_version=__version__,
         artifacts_dir=str(options.artifacts_root))
     cell_ids = {}
+    settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     for pc in plan.cells:
-        example = pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args)
+        example = _first_block_argv(plan, pc, settings, options.artifacts_root / f"exp-{exp_id}")
         cell_ids[pc.cell.index] = store.add_cell(
             exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
             levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
@@ -167,6 +170,17 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
                                             f"diagnostic/experimental flags", cell=pc.cell.name))
     store.set_baseline(exp_id, plan.baseline_index)
     return _State(exp_id, cell_ids, print_fp, budget)
+
+
+def _first_block_argv(plan: Plan, pc: PreparedCell, settings: CollectSettings, exp_dir: Path) -> list[str]:
+    """The cell's command line as its first measured invocation runs it, with the flags the
+    collectors add (GC log, class-load log): what the provenance section shows."""
+    collectors = build_collectors(settings, pc.launch.progress_regex, plan.spec.workload.progress_mode)
+    ctx = ProbeContext(jdk=pc.jdk, cell_name=pc.cell.name, flags=pc.flags,
+                       artifacts_dir=exp_dir / f"cell-{pc.cell.index}" / "b0", final_flags=pc.final_flags,
+                       workload_kind=pc.launch.kind)
+    added = [arg for c in collectors for arg in c.probe(ctx).jvm_args()]
+    return pc.launch.argv(pc.jdk, [*pc.flags, *added], pc.cell.args)
 
 
 def _run_slots(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
@@ -264,13 +278,12 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
     artifacts = options.artifacts_root / f"exp-{state.experiment_id}" / f"cell-{pc.cell.index}" / tag
     artifacts.mkdir(parents=True, exist_ok=True)
     ctx = ProbeContext(jdk=pc.jdk, cell_name=pc.cell.name, flags=pc.flags, artifacts_dir=artifacts,
-                       final_flags=pc.final_flags)
+                       final_flags=pc.final_flags, workload_kind=pc.launch.kind)
     probes = [c.probe(ctx) for c in collectors[pc.cell.index]]
     jvm_flags = list(pc.flags) + [arg for p in probes for arg in p.jvm_args()]
     argv = pc.launch.argv(pc.jdk, jvm_flags, pc.cell.args)
     env = {**os.environ, **spec.workload.env, **dict(pc.cell.env), "JAVA_HOME": str(pc.jdk.home)}
-    cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
-        plan.spec_path.parent if plan.spec_path else Path.cwd())
+    cwd = plan.workdir or Path.cwd()
     invocation = InvocationPlan(
         argv=tuple(argv), env=env, cwd=cwd, timeout_s=spec.workload.timeout or spec.run.timeout,
         artifacts_dir=artifacts, ready_regex=spec.workload.ready,
