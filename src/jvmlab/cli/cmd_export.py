@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 
 
@@ -54,4 +54,4 @@ def compare_cmd(
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
-        render_comparison(result, Console())
+        render_comparison(result, stdout_console())

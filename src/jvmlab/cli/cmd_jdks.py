@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 
 
@@ -27,6 +27,6 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
         version = j.vendor_version or j.version
         table.add_row(str(j.feature), version, j.vendor, j.vm_kind, "yes" if j.has_javac else "no",
                       " ".join(j.gcs), str(j.home), ", ".join(j.sources))
-    Console().print(table)
+    stdout_console().print(table)
     if not found:
         typer.echo("no JDK found: install one, set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH", err=True)

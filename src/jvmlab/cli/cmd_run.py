@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
@@ -147,7 +148,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
     else:
-        render(summary, Console())
+        render(summary, stdout_console())
     return exp_id
 
 

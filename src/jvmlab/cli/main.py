@@ -7,6 +7,7 @@ to resume; anything else is a bug: one line, or a traceback with --debug.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -43,6 +44,16 @@ def _on_sigterm(signum: int, _frame: object) -> None:
     raise Interrupted(signum, "terminated")
 
 
+def _closed_pipe() -> int:
+    """The reader went away (``jvmlab report | head -1``): end quietly, as other tools do.
+
+    stdout is pointed at /dev/null so that the interpreter's final flush cannot complain;
+    the exit code is 128 + SIGPIPE, what a shell reports for ``yes | head -1``."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI and exit with its code."""
     _register()
@@ -64,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("jvmlab: interrupted", file=sys.stderr)
         code = EXIT_SIGINT
+    except BrokenPipeError:
+        code = _closed_pipe()
     except Exception as err:  # the boundary: a bug, reported in one line unless --debug
         if debug:
             raise
