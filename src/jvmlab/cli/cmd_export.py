@@ -11,6 +11,7 @@ import typer
 from jvmlab.cli.cmd_run import STORE_HELP
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
+from jvmlab.errors import UserError
 
 
 @app.command()
@@ -49,6 +50,9 @@ def compare_cmd(
     from jvmlab.report.compare import compare_experiments, render_comparison
     from jvmlab.store import open_store
 
+    if experiment_a == experiment_b:
+        raise UserError(f"compare needs two different experiments (got {experiment_a} twice); "
+                        f"`jvmlab results` lists them, `jvmlab report {experiment_a}` shows one")
     db = open_store(store, must_exist=True)
     result = compare_experiments(db, experiment_a, experiment_b, metric)
     if as_json:

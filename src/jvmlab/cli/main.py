@@ -27,14 +27,41 @@ app.add_typer(gc_app, name="gc")
 _debug = False
 
 
+def _version(value: bool) -> None:
+    if value:
+        from jvmlab import __version__
+
+        typer.echo(f"jvmlab {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors.")) -> None:
+def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors."),
+          version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                       help="Print jvmlab's version and exit.")) -> None:
     """jvmlab: fair, statistically honest JVM experiments."""
     global _debug
     _debug = debug
 
 
+def _plain_flags_in_help() -> None:
+    """`--json <bool>` in --help reads as if a value were expected: a flag takes none, so
+    typer's rich help shows no type for it (every flag, --help itself included)."""
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "_jvmlab", False):
+        return
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._jvmlab = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
 def _register() -> None:
+    _plain_flags_in_help()
     # Importing the command modules attaches their commands to `app` and `gc_app`.
     from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
     from jvmlab.cli import cmd_doctor  # noqa: F401
