@@ -36,3 +36,16 @@ def test_check_counts_in_words(tmp_path: Path, jdk17_home: Path) -> None:
     proc = run_jvmlab("check", "one.toml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "ok: 1 cell, 1 invocation per cell" in proc.stdout
+
+
+@pytest.mark.jvm
+def test_jdks_shows_the_selector_to_write(tmp_path: Path, jdk17_home: Path) -> None:
+    import json
+
+    proc = run_jvmlab("jdks", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    found = {j["home"]: j["selector"] for j in json.loads(proc.stdout)}
+    selector = found[str(jdk17_home)]
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{selector}"\n')
+    check = run_jvmlab("check", "s.toml", cwd=tmp_path)
+    assert check.returncode == 0 and str(jdk17_home) in check.stdout
