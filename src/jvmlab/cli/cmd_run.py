@@ -79,7 +79,8 @@ def run(
     until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
     max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
     budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
-    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare (`jvmlab metrics` lists them)."),
+    metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
+                                                       "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
@@ -94,7 +95,8 @@ def run(
 
     until_rel = parse_until(until)
     budget_s = _budget(budget)
-    registry.get(metric)
+    if metric is not None:
+        registry.get(metric)
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     parsed, text = load_spec(spec)
@@ -115,7 +117,7 @@ def _budget(value: str | None) -> float | None:
 
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
-             max_invocations: int | None = None, metric: str = "wall_s", artifacts: Path | None = None,
+             max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
@@ -144,6 +146,8 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
+    # On --resume without --metric the run compares what it was started to compare.
+    metric = metric or db.experiment(exp_id).run_options.get("metric") or "wall_s"
     summary = summarize(db, exp_id, metric)
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
