@@ -49,3 +49,17 @@ def test_jdks_shows_the_selector_to_write(tmp_path: Path, jdk17_home: Path) -> N
     (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{selector}"\n')
     check = run_jvmlab("check", "s.toml", cwd=tmp_path)
     assert check.returncode == 0 and str(jdk17_home) in check.stdout
+
+
+def test_demo_list_says_where_artifacts_go_and_agrees_with_the_readme(tmp_path: Path) -> None:
+    from conftest import REPO
+
+    proc = run_jvmlab("demo", "--list", "--store", "sb.db", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert f"outputs and logs to {tmp_path / 'sb-artifacts'}/" in proc.stdout
+    readme = (REPO / "README.md").read_text()
+    assert "`lab.db` -> `lab-artifacts/`" in readme
+    [all_line] = [line for line in proc.stdout.splitlines() if line.startswith("all ")]
+    [readme_all] = [line for line in readme.splitlines() if line.startswith("| `all` |")]
+    listed = all_line.split("(", 1)[1].rstrip(")")
+    assert listed in readme_all, (listed, readme_all)

@@ -81,7 +81,8 @@ def run(
     budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
     metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
                                                        "Default: wall_s, or on --resume the run's own."),
-    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
+    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
+                                                             "store, named after it: lab.db -> lab-artifacts/)."),
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -129,7 +130,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
 
     from jvmlab.store import check_free_space
 
-    artifacts_root = artifacts or default_artifacts(store_url(store_value))
+    artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
     try:
         artifacts_root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -188,6 +189,10 @@ def demo(
     if list_:
         for scenario, description in scenario_names().items():
             typer.echo(f"{scenario:12} {description}")
+        from jvmlab.store import store_url
+
+        url = store_url(store)
+        typer.echo(f"\nResults go to {url}; outputs and logs to {default_artifacts(url).absolute()}/")
         return
     try:
         runs = scenario_runs(name or "default", quick)
