@@ -37,7 +37,7 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
         typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
-        for warning in pc.check_warnings:
+        for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
 
 

@@ -165,6 +165,9 @@ def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State
             store.add_hazard(exp_id, Hazard(hazards.FLAG_NOT_IN_EFFECT, f"{warning} (the JVM said so when the "
                                             f"flags were checked)", hint="the flag is accepted but does not "
                                             "apply; fix the machine setting or drop the flag", cell=pc.cell.name))
+        for warning in pc.heap_warnings:
+            store.add_hazard(exp_id, Hazard(hazards.HEAP_EXCEEDS_MEMORY, warning, cell=pc.cell.name,
+                                            hint="lower -Xmx, or run on a machine with more memory"))
         if pc.added_unlocks:
             store.add_hazard(exp_id, Hazard(hazards.UNLOCK_ADDED, f"added {' '.join(pc.added_unlocks)} for "
                                             f"diagnostic/experimental flags", cell=pc.cell.name))

@@ -64,6 +64,7 @@ class FlagCheck:
     origins: dict[str, str]
     kinds: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    heap_warnings: tuple[str, ...] = ()  # jvmlab's: a maximum heap larger than the machine's memory
 
 
 def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = None) -> FlagCheck:
@@ -178,5 +179,6 @@ def _result(flags: list[str], added: list[str], run: JavaRun, heap_warnings: tup
         final_values=values,
         origins=origins,
         kinds={name: row.kind for name, row in rows.items()},
-        warnings=(*jvm_warnings(run), *heap_warnings),
+        warnings=jvm_warnings(run),
+        heap_warnings=heap_warnings,
     )

@@ -29,6 +29,7 @@ class PreparedCell:
     added_unlocks: tuple[str, ...]
     final_flags: dict[str, str]
     check_warnings: tuple[str, ...] = ()  # the JVM's own warnings for accepted flags
+    heap_warnings: tuple[str, ...] = ()  # a maximum heap larger than the machine's memory
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
+            heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
                 cells=tuple(prepared), baseline_index=baseline.index, workdir=workdir)
