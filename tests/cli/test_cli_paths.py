@@ -74,5 +74,7 @@ def test_provenance_names_the_folder_and_the_flags_jvmlab_adds(tmp_path: Path, j
     db = sqlite3.connect(tmp_path / "lab.db")
     [(command_line,)] = db.execute("SELECT command_line FROM experiment").fetchall()
     assert command_line.startswith(f"cd {tmp_path} && jvmlab run ")
+    [(options,)] = db.execute("SELECT run_options_json FROM experiment").fetchall()
+    assert json.loads(options)["workdir"] == str(tmp_path / "share"), "where the JVMs started"
     [(argv,)] = db.execute("SELECT argv_json FROM cell").fetchall()
     assert any(a.startswith("-Xlog:gc") and str(tmp_path / "lab-artifacts") in a for a in json.loads(argv))

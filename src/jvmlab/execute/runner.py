@@ -94,7 +94,7 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
                   executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
-    options = _remember_options(store, state.experiment_id, options)
+    options = _remember_options(store, state.experiment_id, options, plan)
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
                   for pc in plan.cells}
@@ -123,12 +123,14 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     return state.experiment_id
 
 
-def _remember_options(store: SqlStore, experiment_id: int, options: RunOptions) -> RunOptions:
-    """Merge how this run was started into the store; a resumed run takes what it was not given."""
+def _remember_options(store: SqlStore, experiment_id: int, options: RunOptions, plan: Plan) -> RunOptions:
+    """Merge how this run was started into the store; a resumed run takes what it was not given.
+    The JVMs' working directory is kept too (provenance: relative paths in arguments depend on it)."""
     stored = store.experiment(experiment_id).run_options
     if options.resume:
         options = merge_stored(options, stored)
-    store.set_run_options(experiment_id, {**stored, **options_record(options)})
+    workdir = {"workdir": str(plan.workdir)} if plan.workdir is not None else {}
+    store.set_run_options(experiment_id, {**stored, **options_record(options), **workdir})
     return options
 
 
