@@ -71,7 +71,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
     workdir = resolve_workdir(spec.workload.cwd, base_dir)
-    launches = {name: resolve_launch(spec.workload, jdk, base_dir) for name, jdk in jvms.items()}
+    launches = {name: resolve_launch(spec.workload, jdk, base_dir, workdir) for name, jdk in jvms.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
     prepared = []
     for cell in cells:
