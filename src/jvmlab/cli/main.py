@@ -93,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = 0
     except SystemExit as err:
         code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
+        if code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            # typer's own reaction to EPIPE from typer.echo: wrap stdout, exit 1. A closed
+            # pipe is the reader's choice, not a failure: end like any other closed pipe.
+            code = _closed_pipe()
     except UserError as err:
         print(f"jvmlab: error: {err}", file=sys.stderr)
         code = err.exit_code
