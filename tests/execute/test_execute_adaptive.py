@@ -121,3 +121,12 @@ def test_until_stops_when_one_comparison_can_never_be_made(tmp_path: Path, jdk17
     [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
     assert "speed=slower" in stop.detail and "budget" not in stop.hint
     assert len(store.invocations(exp)) == 6
+
+
+def test_until_stops_when_the_baseline_is_dead(tmp_path: Path, jdk17_home: Path) -> None:
+    text = DEAD.format(home=jdk17_home, base_exit="-Dfake.exit=2").replace(
+        "-Dfake.mean_s=1.03 -Dfake.cv=0.05 -Dfake.exit=1", "-Dfake.mean_s=1.03 -Dfake.cv=0.05")
+    store, exp, observer = _run_text(tmp_path, text, until_rel=0.01, max_invocations=300)
+    [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
+    assert "the baseline j speed=base was stopped" in stop.detail
+    assert len(store.invocations(exp)) == 6

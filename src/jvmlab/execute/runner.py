@@ -263,6 +263,10 @@ def _unreachable(plan: Plan, state: _State) -> str | None:
         return None
     if len(dead) == len(plan.cells):
         return "no comparison can reach it: every cell was stopped by the failure budget"
+    baseline = plan.cells[plan.baseline_index].cell.name
+    if baseline in dead:
+        return (f"no comparison can reach it: the baseline {baseline} was stopped by the failure budget, "
+                f"so no cell can be compared with it")
     names = ", ".join(dead)
     verb = "was" if len(dead) == 1 else "were"
     return (f"no comparison can reach it while {names} {verb} stopped by the failure budget "
