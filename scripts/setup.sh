@@ -23,8 +23,12 @@ apt_install() {
 }
 
 pick_python() {
+  # A pyenv shim exists for every version pyenv knows and fails noisily ("pyenv: python3.13:
+  # command not found", a dozen lines) when that version is not the active one: probe each
+  # candidate quietly and take the first that really runs 3.11+.
   for py in python3.13 python3.12 python3.11 python3; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    if command -v "$py" >/dev/null 2>&1 \
+        && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
       echo "$py"; return 0
     fi
   done

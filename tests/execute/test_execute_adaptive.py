@@ -77,3 +77,56 @@ def test_the_budget_stops_adaptive_runs_and_says_so(tmp_path: Path, jdk17_home: 
     assert len(store.invocations(exp)) == 30
     assert any(h.kind == "precision-not-reached" for h in observer.warnings)
     assert any(h.kind == "precision-not-reached" for h in store.hazards(exp))
+
+
+DEAD = '''
+[workload]
+builtin = "hello"
+[jvms]
+j = "{home}"
+[factors.speed]
+base = "-Dfake.mean_s=1.00 -Dfake.cv=0.05 {base_exit}"
+slower = "-Dfake.mean_s=1.03 -Dfake.cv=0.05 -Dfake.exit=1"
+[run]
+invocations = 3
+warmup = 0
+seed = 11
+max_consecutive_failures = 3
+'''
+
+
+def _run_text(tmp_path: Path, text: str, **options) -> tuple[SqlStore, int, Quiet]:
+    plan = prepare(parse_spec(text), text, None)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    observer = Quiet()
+    exp = run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art", **options), observer,
+                         executor=FakeExecutor(seed=3), precision_check=store_precision_reached)
+    return store, exp, observer
+
+
+def test_until_stops_when_no_cell_can_run(tmp_path: Path, jdk17_home: Path) -> None:
+    """Every cell stopped by the failure budget: nothing can ever run, so --until must stop at
+    once and say why (it used to spin forever; the time budget here is only a safety net)."""
+    text = DEAD.format(home=jdk17_home, base_exit="-Dfake.exit=1")
+    store, exp, observer = _run_text(tmp_path, text, until_rel=0.01, budget_s=20)
+    [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
+    assert "no comparison can reach" in stop.detail and "stopped by the failure budget" in stop.detail
+    assert len(store.invocations(exp)) == 6
+
+
+def test_until_stops_when_one_comparison_can_never_be_made(tmp_path: Path, jdk17_home: Path) -> None:
+    """One dead cell of two: measuring the healthy one further cannot make the comparison."""
+    text = DEAD.format(home=jdk17_home, base_exit="")
+    store, exp, observer = _run_text(tmp_path, text, until_rel=0.01, max_invocations=300)
+    [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
+    assert "speed=slower" in stop.detail and "budget" not in stop.hint
+    assert len(store.invocations(exp)) == 6
+
+
+def test_until_stops_when_the_baseline_is_dead(tmp_path: Path, jdk17_home: Path) -> None:
+    text = DEAD.format(home=jdk17_home, base_exit="-Dfake.exit=2").replace(
+        "-Dfake.mean_s=1.03 -Dfake.cv=0.05 -Dfake.exit=1", "-Dfake.mean_s=1.03 -Dfake.cv=0.05")
+    store, exp, observer = _run_text(tmp_path, text, until_rel=0.01, max_invocations=300)
+    [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
+    assert "the baseline j speed=base was stopped" in stop.detail
+    assert len(store.invocations(exp)) == 6

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 
 STYLE = {"ok": "green", "warn": "yellow", "info": "cyan"}
@@ -27,4 +27,4 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the checks 
         table.add_column(column, overflow="fold")
     for c in checks:
         table.add_row(c.name, c.value, f"[{STYLE[c.verdict]}]{c.verdict}[/]", c.hint)
-    Console().print(table)
+    stdout_console().print(table)

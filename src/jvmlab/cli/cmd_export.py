@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
+from jvmlab.errors import UserError
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
                 '"jmh.*"); exit 1 '
@@ -58,6 +59,9 @@ def compare_cmd(
     from jvmlab.report.compare import compare_experiments, render_comparison
     from jvmlab.store import open_store
 
+    if experiment_a == experiment_b:
+        raise UserError(f"compare needs two different experiments (got {experiment_a} twice); "
+                        f"`jvmlab results` lists them, `jvmlab report {experiment_a}` shows one")
     conditions = [parse_condition(text) for text in fail_if]
     db = open_store(store, must_exist=True)
     if conditions:
@@ -66,7 +70,7 @@ def compare_cmd(
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
-        render_comparison(result, Console())
+        render_comparison(result, stdout_console())
 
 
 

@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 from jvmlab.jdk.model import JdkInfo
 
@@ -25,25 +25,27 @@ FIELDS: list[tuple[str, Callable[[JdkInfo], str]]] = [
 ]
 
 
-def jdk_table(found: list[JdkInfo], width: int) -> Table:
+def jdk_table(found: list[JdkInfo], selectors: list[str], width: int) -> Table:
     """One row per JDK when every value fits on one line; otherwise one block per JDK
-    (field name, then its value wrapped at spaces), so no word is broken in two."""
-    rows = [[fn(j) for _, fn in FIELDS] for j in found]
-    widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, (h, _) in enumerate(FIELDS)]
+    (field name, then its value wrapped at spaces), so no word is broken in two. The first
+    column is the selector to write in ``[jvms]`` to get exactly that JDK."""
+    headers = ["selector", *(h for h, _ in FIELDS)]
+    rows = [[sel, *(fn(j) for _, fn in FIELDS)] for j, sel in zip(found, selectors)]
+    widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(headers)]
     if sum(w + 3 for w in widths) + 1 <= width:
         table = Table(header_style="bold")
-        for header, _ in FIELDS:
+        for header in headers:
             table.add_column(header, no_wrap=True)
         for row in rows:
             table.add_row(*row)
         return table
     table = Table(header_style="bold", show_header=False)
-    label = max(len(h) for h, _ in FIELDS)
+    label = max(len(h) for h in headers)
     table.add_column("field", style="bold", no_wrap=True, min_width=label)
     table.add_column("value", overflow="fold")
     for row in rows:
-        for k, (header, _) in enumerate(FIELDS):
-            table.add_row(header, row[k], end_section=k == len(FIELDS) - 1)
+        for k, header in enumerate(headers):
+            table.add_row(header, row[k], end_section=k == len(headers) - 1)
     return table
 
 
@@ -51,12 +53,14 @@ def jdk_table(found: list[JdkInfo], width: int) -> Table:
 def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list of JDK objects).")) -> None:
     """Find and identify JDKs (JAVA_HOME, PATH, /usr/lib/jvm, sdkman, JVMLAB_JDK_PATH, ...)."""
     from jvmlab.jdk import discover
+    from jvmlab.jdk.select import selector_for
 
     found = discover()
+    # What to write in [jvms] to get exactly this JDK.
+    selectors = [selector_for(j, found) for j in found]
     if as_json:
-        typer.echo(json.dumps([j.to_json() for j in found], indent=2))
+        typer.echo(json.dumps([{**j.to_json(), "selector": s} for j, s in zip(found, selectors)], indent=2))
         return
-    console = Console()
-    console.print(jdk_table(found, console.width))
+    stdout_console().print(jdk_table(found, selectors, stdout_console().width))
     if not found:
         typer.echo("no JDK found: install one, set JAVA_HOME, or add its folder to JVMLAB_JDK_PATH", err=True)

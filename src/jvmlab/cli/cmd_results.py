@@ -9,10 +9,10 @@ import webbrowser
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 
 
@@ -43,7 +43,7 @@ def results(
         created = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")
         table.add_row(str(r["id"]), r["name"], r["status"], created, str(r["cells"]), str(r["invocations"]),
                       str(r["failures"]))
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @app.command()
@@ -75,7 +75,7 @@ def report(
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
     else:
-        render(summary, Console())
+        render(summary, stdout_console())
 
 
 @app.command("metrics")
@@ -88,5 +88,5 @@ def list_metrics() -> None:
         table.add_column(col, no_wrap=col != "what")  # names whole; descriptions wrap at spaces
     for m in REGISTRY.values():
         table.add_row(m.name, m.unit, "lower" if m.lower_is_better else "higher", m.description)
-    Console().print(table)
+    stdout_console().print(table)
     typer.echo("Workload-reported metrics appear as workload.NAME.")

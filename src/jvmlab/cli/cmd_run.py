@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
@@ -27,12 +28,22 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
-    typer.echo(f"{spec}: ok: {len(plan.cells)} cells, {parsed.run.invocations} invocations per cell "
-               f"(+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
+    typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "
+               f"per cell (+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
                f"{plan.cells[plan.baseline_index].cell.name!r}")
+    # What `run` will start, resolved exactly as `run` resolves it (before collectors add their flags).
+    typer.echo(f"  working directory: {plan.workdir}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+        typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
+        for warning in (*pc.check_warnings, *pc.heap_warnings):
+            typer.echo(f"    warning: {warning}")
+
+
+def plural(n: int, word: str) -> str:
+    """``1 cell``, ``2 cells``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def parse_until(value: str | None) -> float | None:
@@ -68,8 +79,10 @@ def run(
     until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
     max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
     budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
-    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare (`jvmlab metrics` lists them)."),
-    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
+    metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
+                                                       "Default: wall_s, or on --resume the run's own."),
+    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
+                                                             "store, named after it: lab.db -> lab-artifacts/)."),
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -88,7 +101,8 @@ def run(
 
     until_rel = parse_until(until)
     budget_s = _budget(budget)
-    registry.get(metric)
+    if metric is not None:
+        registry.get(metric)
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
@@ -131,7 +145,7 @@ def _budget(value: str | None) -> float | None:
 
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
-             max_invocations: int | None = None, metric: str = "wall_s", artifacts: Path | None = None,
+             max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
@@ -143,7 +157,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
 
     from jvmlab.store import check_free_space
 
-    artifacts_root = artifacts or default_artifacts(store_url(store_value))
+    artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
     try:
         artifacts_root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -155,17 +169,24 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     db = open_store(store_value)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        command_line=shlex.join(["jvmlab", *sys.argv[1:]]), collect_overrides=overrides or {},
+        command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
+    # On --resume without --metric the run compares what it was started to compare.
+    metric = metric or db.experiment(exp_id).run_options.get("metric") or "wall_s"
     summary = summarize(db, exp_id, metric)
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
     else:
-        render(summary, Console())
+        render(summary, stdout_console())
     return exp_id
+
+
+def provenance_command_line() -> str:
+    """How jvmlab was started, with the folder it was started in (relative paths depend on it)."""
+    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
 
 
 def default_artifacts(url: str) -> Path:
@@ -195,6 +216,10 @@ def demo(
     if list_:
         for scenario, description in scenario_names().items():
             typer.echo(f"{scenario:12} {description}")
+        from jvmlab.store import store_url
+
+        url = store_url(store)
+        typer.echo(f"\nResults go to {url}; outputs and logs to {default_artifacts(url).absolute()}/")
         return
     if name == "size":  # staged: each step's spec is made from the previous step's result
         from jvmlab.cli.cmd_minheap import size_demo

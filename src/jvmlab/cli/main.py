@@ -7,6 +7,7 @@ to resume; anything else is a bug: one line, or a traceback with --debug.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -26,14 +27,41 @@ app.add_typer(gc_app, name="gc")
 _debug = False
 
 
+def _version(value: bool) -> None:
+    if value:
+        from jvmlab import __version__
+
+        typer.echo(f"jvmlab {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors.")) -> None:
+def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors."),
+          version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                       help="Print jvmlab's version and exit.")) -> None:
     """jvmlab: fair, statistically honest JVM experiments."""
     global _debug
     _debug = debug
 
 
+def _plain_flags_in_help() -> None:
+    """`--json <bool>` in --help reads as if a value were expected: a flag takes none, so
+    typer's rich help shows no type for it (every flag, --help itself included)."""
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "_jvmlab", False):
+        return
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._jvmlab = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
 def _register() -> None:
+    _plain_flags_in_help()
     # Importing the command modules attaches their commands to `app` and `gc_app`.
     from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
     from jvmlab.cli import cmd_doctor  # noqa: F401
@@ -43,6 +71,16 @@ def _register() -> None:
 
 def _on_sigterm(signum: int, _frame: object) -> None:
     raise Interrupted(signum, "terminated")
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``jvmlab report | head -1``): end quietly, as other tools do.
+
+    stdout is pointed at /dev/null so that the interpreter's final flush cannot complain;
+    the exit code is 128 + SIGPIPE, what a shell reports for ``yes | head -1``."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -57,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = 0
     except SystemExit as err:
         code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
+        if code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            # typer's own reaction to EPIPE from typer.echo: wrap stdout, exit 1. A closed
+            # pipe is the reader's choice, not a failure: end like any other closed pipe.
+            code = _closed_pipe()
     except UserError as err:
         print(f"jvmlab: error: {err}", file=sys.stderr)
         code = err.exit_code
@@ -66,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("jvmlab: interrupted", file=sys.stderr)
         code = EXIT_SIGINT
+    except BrokenPipeError:
+        code = _closed_pipe()
     except Exception as err:  # the boundary: a bug, reported in one line unless --debug
         if debug:
             raise

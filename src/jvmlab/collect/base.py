@@ -27,6 +27,7 @@ class ProbeContext:
     flags: tuple[str, ...]  # the cell's JVM flags (after flag checking)
     artifacts_dir: Path  # this invocation's own folder, already created
     final_flags: dict[str, str] = field(default_factory=dict)  # PrintFlagsFinal of the cell
+    workload_kind: str = ""  # builtin, main, jar or command: hints that apply to one kind only
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,14 @@ def gc_timelines(path: Path) -> dict[str, Timeline]:
     return out
 
 
+def _missing_hint(ctx: ProbeContext) -> str:
+    """Only a `command` workload can drop jvmlab's flags; any other JVM was told where to write."""
+    if ctx.workload_kind == "command":
+        return "a `command` workload must pass {jvm_args} to java; or switch the GC collector off"
+    return (f"the JVM was told to write it into {ctx.artifacts_dir}; check that the folder is writable "
+            f"and that no flag of the cell turns GC logging off (-Xlog:disable)")
+
+
 class GcProbe(NullProbe):
     """Adds the GC log flags; after the run, summarises the log."""
 
@@ -108,9 +116,7 @@ class GcProbe(NullProbe):
         if not logs:
             if result.status != Status.OK:
                 return Collected()
-            return Collected(hazards=[Hazard(
-                NO_GC_LOG, "the JVM wrote no GC log",
-                hint="a `command` workload must pass {jvm_args} to java; or switch the GC collector off")])
+            return Collected(hazards=[Hazard(NO_GC_LOG, "the JVM wrote no GC log", hint=_missing_hint(self.ctx))])
         own = self.ctx.artifacts_dir / f"gc-{self.pid}.log"
         path = own if own in logs else logs[0]
         self.log_path = path

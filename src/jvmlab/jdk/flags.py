@@ -25,6 +25,7 @@ from jvmlab.jdk.flagerrors import (
     read_rejection,
 )
 from jvmlab.jdk.flagtable import parse_flags_final
+from jvmlab.jdk.heap import judge_heap, machine_memory_bytes, without_pre_touch
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.jdk.proc import JavaRun, run_java
 
@@ -63,6 +64,7 @@ class FlagCheck:
     origins: dict[str, str]
     kinds: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    heap_warnings: tuple[str, ...] = ()  # jvmlab's: a maximum heap larger than the machine's memory
 
 
 def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = None) -> FlagCheck:
@@ -72,17 +74,23 @@ def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = 
     """
     given = list(flags)
     check_tokens(given)
+    heap = judge_heap(given, machine_memory_bytes())
+    if heap.error is not None:
+        raise UserError(f"{jdk.describe()}: {heap.error}")
     if jdk.vm_kind == "OpenJ9":  # no PrintFlagsFinal, and unknown -XX: options are ignored by default
         from jvmlab.jdk import openj9
 
         return openj9.check_flags(jdk, given, _run, rejection_line)
     current = list(given)
     added: list[str] = []
-    table_flag = [] if jdk.vm_kind == "OpenJ9" else ["-XX:+PrintFlagsFinal"]
+    hotspot = jdk.vm_kind != "OpenJ9"
+    table_flag = ["-XX:+PrintFlagsFinal"] if hotspot else []
     for _ in range(MAX_UNLOCK_RETRIES + 1):
-        run = _run(jdk, [*current, *table_flag, "-version"])
+        # Checked, never done: pre-touching a 4 GB heap to validate a flag takes a minute.
+        checked = without_pre_touch(current) if hotspot else current
+        run = _run(jdk, [*checked, *table_flag, "-version"])
         if run.ok:
-            return _result(current, added, run)
+            return _result(current, added, run, heap.warnings, pre_touch=checked != current)
         rejection = read_rejection(run, given, lambda: flag_names(jdk, cache=cache))
         if rejection.unlock is None or rejection.unlock in added:
             raise UserError(rejection_line(jdk, given, rejection))
@@ -162,13 +170,19 @@ def _run(jdk: JdkInfo, args: list[str]) -> JavaRun:
         return run_java(jdk.java, args, timeout_s=CHECK_TIMEOUT_S, cwd=Path(scratch))
 
 
-def _result(flags: list[str], added: list[str], run: JavaRun) -> FlagCheck:
+def _result(flags: list[str], added: list[str], run: JavaRun, heap_warnings: tuple[str, ...] = (),
+            pre_touch: bool = False) -> FlagCheck:
     rows = parse_flags_final(run.stdout)
+    values = {name: row.value for name, row in rows.items()}
+    origins = {name: row.origin for name, row in rows.items()}
+    if pre_touch:  # the check switched it off; the cell runs with it on, as the user asked
+        values["AlwaysPreTouch"], origins["AlwaysPreTouch"] = "true", "command line"
     return FlagCheck(
         flags=tuple(flags),
         added_unlocks=tuple(added),
-        final_values={name: row.value for name, row in rows.items()},
-        origins={name: row.origin for name, row in rows.items()},
+        final_values=values,
+        origins=origins,
         kinds={name: row.kind for name, row in rows.items()},
         warnings=jvm_warnings(run),
+        heap_warnings=heap_warnings,
     )

@@ -47,6 +47,9 @@ VENDOR_WORDS: dict[str, tuple[str, ...]] = {
 _FEATURE = re.compile(r"^(?:1\.)?(\d+)$")
 _VENDOR_FEATURE = re.compile(r"^([a-z][a-z0-9_.]*?)-(?:1\.)?(\d+)$", re.IGNORECASE)
 _VENDOR = re.compile(r"^[a-z][a-z0-9_.-]*$", re.IGNORECASE)
+# A full version as `java -version` prints it: "17.0.15", "17.0.15+6", "1.8.0_392".
+_FULL = re.compile(r"^\d+(?:[._]\d+)+(?:[+-][0-9A-Za-z.+-]*)?$|^\d+\+[0-9A-Za-z.+-]+$")
+_VENDOR_FULL = re.compile(r"^([a-z][a-z0-9_.]*?)-(\d+(?:[._]\d+)+(?:[+-][0-9A-Za-z.+-]*)?)$", re.IGNORECASE)
 
 
 def select(
@@ -69,6 +72,13 @@ def select(
     feature_match = _FEATURE.match(text)
     if feature_match:
         return _newest(text, [j for j in jdks if j.feature == int(feature_match.group(1))], jdks)
+    if _FULL.match(text):
+        return _newest(text, [j for j in jdks if version_matches(j, text)], jdks)
+    full_match = _VENDOR_FULL.match(text)
+    if full_match:
+        vendor, version = full_match.group(1), full_match.group(2)
+        matches = [j for j in jdks if version_matches(j, version) and matches_vendor(j, vendor)]
+        return _newest(text, matches, jdks, vendor=vendor)
     vendor_match = _VENDOR_FEATURE.match(text)
     if vendor_match:
         vendor, feature = vendor_match.group(1), int(vendor_match.group(2))
@@ -78,8 +88,30 @@ def select(
         return _newest(text, [j for j in jdks if matches_vendor(j, text)], jdks, vendor=text)
     raise UserError(
         f'cannot read JDK selector "{selector}"; use a feature number ("17"), vendor-feature '
-        '("temurin-25"), "default" or a path to a JDK home'
+        '("temurin-25"), a full version ("17.0.15"), "default" or a path to a JDK home'
     )
+
+
+def version_matches(jdk: JdkInfo, version: str) -> bool:
+    """"17.0.15" matches 17.0.15+6-Debian but not 17.0.150: a prefix ending at a number's end."""
+    full = jdk.version
+    return full == version or (full.startswith(version) and not full[len(version)].isdigit())
+
+
+def selector_for(jdk: JdkInfo, jdks: list[JdkInfo]) -> str:
+    """The shortest selector to write in [jvms] that picks exactly this JDK (for `jvmlab jdks`):
+    the feature, else vendor-feature, else the full version, else its home."""
+    vendors = dict.fromkeys([_vendor_label(jdk).lower().split()[0] if _vendor_label(jdk) else "",
+                             *VENDOR_WORDS])
+    candidates = [str(jdk.feature), *(f"{v}-{jdk.feature}" for v in vendors if v and _VENDOR.match(v)),
+                  re.split(r"[+-]", jdk.version)[0], jdk.version]
+    for candidate in candidates:
+        try:
+            if select(candidate, jdks) == jdk:
+                return candidate
+        except UserError:
+            continue
+    return str(jdk.home)
 
 
 def matches_vendor(jdk: JdkInfo, vendor: str) -> bool:

@@ -66,8 +66,7 @@ def build_environment(plan: Plan, artifacts_root: Path) -> Environment:
 def run_context(plan: Plan) -> archives.RunContext:
     """Training runs start like measured runs: same cwd, env and timeout."""
     spec = plan.spec
-    cwd = Path(spec.workload.cwd).expanduser() if spec.workload.cwd else (
-        plan.spec_path.parent if plan.spec_path else Path.cwd())
+    cwd = plan.workdir or Path.cwd()
     return archives.RunContext(cwd=cwd, env={**os.environ, **spec.workload.env},
                                timeout_s=spec.workload.timeout or spec.run.timeout)
 

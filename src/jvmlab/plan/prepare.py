@@ -5,6 +5,7 @@ cell accepted by its JDK. Any problem is a UserError (exit 2) and nothing is sto
 from __future__ import annotations
 
 import hashlib
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -71,6 +72,7 @@ class PreparedCell:
     final_flags: dict[str, str]
     check_warnings: tuple[str, ...] = ()  # the JVM's own warnings for accepted flags
     archive: ArchiveRecord | None = None  # set by the environment when it made one
+    heap_warnings: tuple[str, ...] = ()  # a maximum heap larger than the machine's memory
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Plan:
     spec_path: Path | None
     cells: tuple[PreparedCell, ...]
     baseline_index: int
+    workdir: Path | None = None  # absolute: where every JVM of the experiment starts
 
     @property
     def jdk_homes(self) -> list[Path]:
@@ -100,12 +103,18 @@ def resolve_jvms(spec: Spec) -> dict[str, JdkInfo]:
 
 
 def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = True) -> Plan:
-    """Expand the matrix, resolve JDKs and the workload, and check every cell's flags."""
+    """Expand the matrix, resolve JDKs and the workload, and check every cell's flags.
+
+    Every relative path of the spec (classpath, jar, cwd) is resolved here, once, against
+    one base: the spec file's folder (the current folder for a spec without a file). The
+    plan holds only absolute paths, so where jvmlab is started from changes nothing."""
     cells = expand(spec)
     baseline = find_baseline(spec, cells)
     jvms = resolve_jvms(spec)
+    spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
-    launches = {name: resolve_launch(spec.workload, jdk, base_dir) for name, jdk in jvms.items()}
+    workdir = resolve_workdir(spec.workload.cwd, base_dir)
+    launches = {name: resolve_launch(spec.workload, jdk, base_dir, workdir) for name, jdk in jvms.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
     prepared = []
     for cell in cells:
@@ -117,9 +126,21 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
+            heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
-                cells=tuple(prepared), baseline_index=baseline.index)
+                cells=tuple(prepared), baseline_index=baseline.index, workdir=workdir)
+
+
+def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
+    """[workload] cwd against the spec's folder (default: the spec's folder itself); it must exist."""
+    if cwd is None:
+        return base_dir
+    path = Path(cwd).expanduser()
+    path = path if path.is_absolute() else base_dir / path
+    if not path.is_dir():
+        raise UserError(f"[workload] cwd {cwd} is not a folder (looked at {path})")
+    return path
 
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]:

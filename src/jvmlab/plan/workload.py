@@ -74,8 +74,11 @@ def _expand_command(command: tuple[str, ...], java: str, flags: list[str], args:
     return out + list(args)
 
 
-def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
-    """Check that what the workload names exists, and compile built-ins for this JDK."""
+def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Path | None = None) -> Launch:
+    """Check that what the workload names exists, and compile built-ins for this JDK.
+
+    ``base_dir`` (the spec's folder) resolves classpath entries and jars to absolute paths;
+    a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
     if workload.builtin is not None:
         from jvmlab.workloads.builtin import prepare_builtin
@@ -100,8 +103,10 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path) -> Launch:
     command = tuple(workload.command or ())
     if not workload.shell and JAVA_PLACEHOLDER not in command[0]:
         first = Path(command[0])
+        if not first.is_absolute() and "/" in command[0]:
+            first = (workdir or base_dir) / first
         if first.is_absolute() and not first.exists():
-            raise UserError(f"[workload] command: {command[0]} does not exist")
+            raise UserError(f"[workload] command: {command[0]} does not exist (looked at {first})")
     return Launch("command", command=command, shell=workload.shell, args=args,
                   progress_regex=workload.progress)
 

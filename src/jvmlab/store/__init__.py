@@ -45,6 +45,7 @@ def _check_writable(path: Path) -> None:
     if path.is_dir():
         raise UserError(f"store {path} is a folder; give a file name such as {path / 'jvmlab.db'}")
     if path.exists():
+        _check_sqlite_header(path)
         if not os.access(path, os.W_OK):
             raise UserError(f"store {path} is not writable; fix its permissions or pass another --store")
         check_free_space(folder, "store")
@@ -54,6 +55,21 @@ def _check_writable(path: Path) -> None:
     if not os.access(folder, os.W_OK):
         raise UserError(f"cannot create store in {folder}: not writable; pass another --store")
     check_free_space(folder, "store")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_sqlite_header(path: Path) -> None:
+    """An existing file that is not SQLite (a log given as --store) is refused before any work."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError as err:
+        raise UserError(f"cannot read store {path}: {err.strerror}; pass another --store") from None
+    if head and head != SQLITE_HEADER:
+        raise UserError(f"store {path} is not an SQLite database (file is not a database); "
+                        f"pass another --store (a new file name makes a new store)")
 
 
 def check_free_space(folder: Path, what: str) -> None:

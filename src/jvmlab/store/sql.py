@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select, update
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from jvmlab.collect.base import Collected
 from jvmlab.errors import UserError
@@ -47,6 +47,8 @@ class SqlStore:
                 upgrade(conn, url)
         except OperationalError as err:
             raise UserError(f"cannot open store {url}: {err.orig}") from None
+        except DatabaseError as err:  # e.g. a log file given as --store
+            raise UserError(_not_a_database(url, self.engine.dialect.name, err)) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -263,6 +265,14 @@ class SqlStore:
             rows = conn.execute(select(t.hazard).where(t.hazard.c.experiment_id == experiment_id)
                                 .order_by(t.hazard.c.id)).all()
         return [StoredHazard(r.kind, r.detail, r.hint, r.cell, r.invocation_id) for r in rows]
+
+
+def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:
+    """One line for a --store that exists but is not a database jvmlab can read."""
+    if dialect == "sqlite":
+        return (f"store {url.removeprefix('sqlite:///')} is not an SQLite database ({err.orig}); "
+                f"pass another --store (a new file name makes a new store)")
+    return f"cannot open store {url}: {err.orig}"
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
