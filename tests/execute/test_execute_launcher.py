@@ -36,15 +36,17 @@ def _need_helper() -> Path:
 
 
 def test_reports_are_parsed_with_units() -> None:
-    assert launcher.parse_started("S 42 1500000000\n") == launcher.Started(42, 1.5)
-    assert launcher.parse_started("F 2\n") == 2
-    ended = launcher.parse_ended("E 2500000000 256 1500 250 36000 100 2 3 4\n")
-    assert ended.t_end == 2.5 and ended.wait_status == 256
+    assert launcher.parse_report("S 42 1500000000\n") == launcher.Started(42, 1.5)
+    assert launcher.parse_report("F 2\n") == 2
+    ended = launcher.parse_report("E 2500000000 256 1 1500 250 36000 100 2 3 4\n")
+    assert isinstance(ended, launcher.Ended)
+    assert ended.t_end == 2.5 and ended.wait_status == 256 and ended.timed_out
     assert ended.user_s == 0.0015 and ended.sys_s == 0.00025
     assert ended.max_rss_bytes == 36000 * 1024
     assert (ended.minor_faults, ended.major_faults, ended.vol_ctx_switches, ended.invol_ctx_switches) == (100, 2, 3, 4)
-    with pytest.raises(ValueError):
-        launcher.parse_ended("S 1 2\n")
+    for bad in ("S 1\n", "E 1 2 3\n", "X 1 2\n", "S x 2\n"):
+        with pytest.raises(ValueError):
+            launcher.parse_report(bad)
 
 
 def test_a_start_failure_names_the_errno(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ landed in the wall clock. jvmlab instead posix_spawns ``jvmlab-launch`` (source:
 ``launch.c`` next to this module, built once with the system C compiler into the cache),
 which forks the command from its own few hundred KiB, reads CLOCK_MONOTONIC next to fork and
 wait, and reports the child's rusage. See the C file for the protocol and the guarantees
-(setsid, parent-death kill of the whole group, no Python code between fork and exec).
+(own process group, parent-death kill of the whole group, no Python code between fork and exec).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from pathlib import Path
 
 SOURCE = Path(__file__).with_name("launch.c")
 REPORT_FD = 3
-_LAUNCH_FAILED = 125  # the helper's own exit codes 124-126: it could not do its job
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,7 @@ class Ended:
 
     t_end: float
     wait_status: int
+    timed_out: bool
     user_s: float
     sys_s: float
     max_rss_bytes: int
@@ -49,23 +49,20 @@ class Ended:
     invol_ctx_switches: int
 
 
-def parse_started(line: str) -> Started | int:
-    """A ``S pid t_ns`` line as :class:`Started`; an ``F errno`` line as the errno."""
+def parse_report(line: str) -> Started | Ended | int:
+    """One report line: ``S`` as :class:`Started`, ``E`` as :class:`Ended`, ``F errno`` as the errno."""
     parts = line.split()
-    if len(parts) == 2 and parts[0] == "F":
-        return int(parts[1])
-    if len(parts) != 3 or parts[0] != "S":
-        raise ValueError(f"unexpected launcher report {line!r}")
-    return Started(int(parts[1]), int(parts[2]) / 1e9)
-
-
-def parse_ended(line: str) -> Ended:
-    """An ``E t_ns status utime_us stime_us maxrss_kib minflt majflt nvcsw nivcsw`` line."""
-    parts = line.split()
-    if len(parts) != 10 or parts[0] != "E":
-        raise ValueError(f"unexpected launcher report {line!r}")
-    v = [int(p) for p in parts[1:]]
-    return Ended(v[0] / 1e9, v[1], v[2] / 1e6, v[3] / 1e6, v[4] * 1024, v[5], v[6], v[7], v[8])
+    try:
+        if len(parts) == 2 and parts[0] == "F":
+            return int(parts[1])
+        if len(parts) == 3 and parts[0] == "S":
+            return Started(int(parts[1]), int(parts[2]) / 1e9)
+        if len(parts) == 11 and parts[0] == "E":
+            v = [int(p) for p in parts[1:]]
+            return Ended(v[0] / 1e9, v[1], bool(v[2]), v[3] / 1e6, v[4] / 1e6, v[5] * 1024, v[6], v[7], v[8], v[9])
+    except ValueError:
+        pass
+    raise ValueError(f"unexpected launch helper report {line!r}")
 
 
 def _cache_dir() -> Path:
@@ -100,17 +97,18 @@ def launcher_path() -> Path | None:
     return None
 
 
-def spawn(helper: Path, argv: tuple[str, ...], env: dict[str, str], cwd: Path,
+def spawn(helper: Path, argv: tuple[str, ...], env: dict[str, str], cwd: Path, timeout_s: float,
           stdout_fd: int, stderr_fd: int, report_fd: int) -> int:
-    """Start the helper (vfork-like posix_spawn, own session): the command's parent. Its pid."""
+    """Start the helper (vfork-like posix_spawn, in jvmlab's process group and session, so the
+    command stays in jvmlab's scheduler autogroup): the command's parent. Its pid."""
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
         (os.POSIX_SPAWN_DUP2, stderr_fd, 2),
         (os.POSIX_SPAWN_DUP2, report_fd, REPORT_FD),
     ]
-    return os.posix_spawn(str(helper), [str(helper), str(os.getpid()), str(cwd), "--", *argv], env,
-                          file_actions=actions, setsid=True)
+    return os.posix_spawn(str(helper), [str(helper), str(os.getpid()), str(cwd), str(max(1, round(timeout_s * 1000))), "--", *argv], env,
+                          file_actions=actions)
 
 
 def high_fd(fd: int) -> int:

@@ -6,8 +6,9 @@ child with wait4, so the wall time, CPU times and peak RSS are the child's own: 
 fork cost, not Python's thread scheduling, not Python's 110 MB high-water RSS (which a child
 forked or vforked from jvmlab carries in ``ru_maxrss`` across exec).
 
-Guarantees: the child leads its own session and process group (a timeout kills everything it
-started); when jvmlab dies, even by SIGKILL, the helper's parent-death signal makes it kill the
+Guarantees: the child leads its own process group (a timeout kills everything it started),
+in jvmlab's session (a new session would also mean a new scheduler autogroup: a different
+CPU share on a busy machine than hyperfine's or a shell's children get); when jvmlab dies, even by SIGKILL, the helper's parent-death signal makes it kill the
 child's group, and the child's own parent-death SIGKILL covers a helper killed outright; both
 are set in C between fork and exec, never by a Python callback. Any exception in jvmlab while
 the child runs, Ctrl-C included, kills the child's group before propagating.
@@ -28,6 +29,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from jvmlab.collect.base import Probe
 from jvmlab.execute import launcher
@@ -59,7 +61,13 @@ class LocalExecutor:
 
 
 class _Launch:
-    """One invocation through the launch helper."""
+    """One invocation through the launch helper.
+
+    While the child runs, jvmlab sleeps in waitpid on the helper: the reader threads are
+    started before the spawn and wake only for output; the helper itself enforces the timeout.
+    Only when a probe or the ready marker needs the child's pid or start time (collectors on)
+    does jvmlab read the helper's start report as it comes.
+    """
 
     def __init__(self, plan: InvocationPlan, probes: Sequence[Probe], helper: Path) -> None:
         self.plan, self.probes, self.helper = plan, probes, helper
@@ -67,7 +75,7 @@ class _Launch:
         self.stderr_path = plan.artifacts_dir / "stderr.txt"
         self.ready = ReadyWatch(plan.ready_regex) if plan.ready_regex else None
         self.origin = ClockOrigin()
-        self.timed_out = threading.Event()
+        self.started: launcher.Started | None = None
 
     def run(self) -> ProcessResult:
         plan = self.plan
@@ -76,34 +84,26 @@ class _Launch:
         err_r, err_w = os.pipe()
         rep_r, rep_w = os.pipe()
         out_w, err_w, rep_w = (launcher.high_fd(fd) for fd in (out_w, err_w, rep_w))
+        readers = self._readers(out_r, err_r)  # before the spawn: no thread starts while the child runs
         try:
-            helper_pid = launcher.spawn(self.helper, plan.argv, plan.env, plan.cwd, out_w, err_w, rep_w)
+            helper_pid = launcher.spawn(self.helper, plan.argv, plan.env, plan.cwd, plan.timeout_s,
+                                        out_w, err_w, rep_w)
         except OSError as err:
-            for fd in (out_r, err_r, rep_r):
-                os.close(fd)
-            return _start_failed(plan, f"cannot start the launch helper {self.helper}: {err.strerror or err}",
-                                 started_at)
+            helper_pid = None
+            reason = f"cannot start the launch helper {self.helper}: {err.strerror or err}"
         finally:
             for fd in (out_w, err_w, rep_w):
                 os.close(fd)
-        readers = self._readers(out_r, err_r)
         with os.fdopen(rep_r, "rb") as report:
-            got, ended = self._watch(report, helper_pid)
-        _reap(helper_pid)
+            reports = self._watch(report, helper_pid) if helper_pid is not None else []
+        self.origin.set(self.started.t_start if self.started else time.perf_counter())
         for reader in readers:
             reader.join(timeout=10)
         for probe in self.probes:
             probe.on_exit()
-        if not isinstance(got, launcher.Started):
-            reason = (f"cannot start {plan.argv[0]}: {os.strerror(got)}" if isinstance(got, int)
-                      else "the launch helper ended without starting the command")
+        if helper_pid is None:
             return _start_failed(plan, reason, started_at)
-        if ended is None:
-            _kill_group(got.pid)
-            return ProcessResult(Status.SIGNALED, "the launch helper was killed while the command ran; "
-                                 "its process group was killed", None, None, None, got.pid, started_at,
-                                 self.stdout_path, self.stderr_path, readers[0].tail, readers[1].tail)
-        return self._result(got, ended, readers, started_at)
+        return self._outcome(reports, readers, started_at)
 
     def _readers(self, out_r: int, err_r: int) -> list[StreamReader]:
         plan = self.plan
@@ -115,57 +115,69 @@ class _Launch:
             reader.start()
         return readers
 
-    def _watch(self, report, helper_pid: int) -> tuple[launcher.Started | int | None, launcher.Ended | None]:
-        """Read the helper's two reports; start probes and the timeout in between."""
-        got: launcher.Started | int | None = None
-        timer: threading.Timer | None = None
+    def _watch(self, report: BinaryIO, helper_pid: int) -> list[launcher.Started | launcher.Ended | int]:
+        """Wait for the helper to exit (starting the probes first, if any); its reports."""
+        reports: list[launcher.Started | launcher.Ended | int] = []
         try:
-            first = report.readline()
-            got = launcher.parse_started(first.decode()) if first else None
-            if not isinstance(got, launcher.Started):
-                self.origin.set(time.perf_counter())
-                return got, None
-            self.origin.set(got.t_start)
-            pid = got.pid
-
-            def on_timeout() -> None:
-                self.timed_out.set()
-                _kill_group(pid)
-
-            timer = threading.Timer(self.plan.timeout_s, on_timeout)
-            timer.daemon = True
-            timer.start()
-            for probe in self.probes:
-                probe.on_start(pid)
-            last = report.readline()
-            return got, (launcher.parse_ended(last.decode()) if last else None)
-        except BaseException:
-            if isinstance(got, launcher.Started):
-                _kill_group(got.pid)
-            _kill(helper_pid)
+            if self.probes or self.ready is not None:
+                first = report.readline()
+                if first:
+                    reports.append(self._note(launcher.parse_report(first.decode())))
+                    if self.started is not None:
+                        for probe in self.probes:
+                            probe.on_start(self.started.pid)
             _reap(helper_pid)
+        except BaseException:
+            _stop(helper_pid, self.started)
             raise
-        finally:
-            if timer is not None:
-                timer.cancel()
+        reports.extend(self._note(launcher.parse_report(line.decode())) for line in report.read().splitlines())
+        return reports
 
-    def _result(self, got: launcher.Started, ended: launcher.Ended, readers: list[StreamReader],
-                started_at: float) -> ProcessResult:
+    def _note(self, got: launcher.Started | launcher.Ended | int) -> launcher.Started | launcher.Ended | int:
+        if isinstance(got, launcher.Started):
+            self.started = got
+            self.origin.set(got.t_start)
+        return got
+
+    def _outcome(self, reports: list, readers: list[StreamReader], started_at: float) -> ProcessResult:
+        plan = self.plan
+        failed = next((r for r in reports if isinstance(r, int)), None)
+        ended = next((r for r in reports if isinstance(r, launcher.Ended)), None)
+        if failed is not None:
+            return _start_failed(plan, f"cannot start {plan.argv[0]}: {os.strerror(failed)}", started_at)
+        if self.started is None:
+            return _start_failed(plan, "the launch helper ended without starting the command", started_at)
+        if ended is None:
+            _kill_group(self.started.pid)
+            return ProcessResult(Status.SIGNALED, "the launch helper was killed while the command ran; "
+                                 "its process group was killed", None, None, None, self.started.pid, started_at,
+                                 self.stdout_path, self.stderr_path, readers[0].tail, readers[1].tail)
         measures = ProcessMeasures(
-            wall_s=ended.t_end - got.t_start, user_s=ended.user_s, sys_s=ended.sys_s,
+            wall_s=ended.t_end - self.started.t_start, user_s=ended.user_s, sys_s=ended.sys_s,
             max_rss_bytes=ended.max_rss_bytes, minor_faults=ended.minor_faults,
             major_faults=ended.major_faults, vol_ctx_switches=ended.vol_ctx_switches,
             invol_ctx_switches=ended.invol_ctx_switches,
             ready_s=self.ready.ready_s if self.ready else None,
         )
-        status, reason, code, sig = _classify(ended.wait_status, self.timed_out.is_set(), self.plan.timeout_s,
+        status, reason, code, sig = _classify(ended.wait_status, ended.timed_out, plan.timeout_s,
                                               readers[1].tail, readers[0].tail)
         return ProcessResult(
             status=status, reason=reason, exit_code=code, signal=sig, measures=measures,
-            pid=got.pid, started_at=started_at, stdout_path=self.stdout_path, stderr_path=self.stderr_path,
-            stdout_tail=readers[0].tail, stderr_tail=readers[1].tail,
+            pid=self.started.pid, started_at=started_at, stdout_path=self.stdout_path,
+            stderr_path=self.stderr_path, stdout_tail=readers[0].tail, stderr_tail=readers[1].tail,
             output_truncated=any(r.dropped for r in readers),
         )
+
+
+def _stop(helper_pid: int, started: launcher.Started | None) -> None:
+    """jvmlab is leaving (exception, Ctrl-C): the helper kills the child's group and exits."""
+    try:
+        os.kill(helper_pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    if started is not None:
+        _kill_group(started.pid)
+    _reap(helper_pid)
 
 
 def _start_failed(plan: InvocationPlan, reason: str, started_at: float) -> ProcessResult:
@@ -183,7 +195,7 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
     t0 = time.perf_counter()
     try:
         proc = subprocess.Popen(argv, cwd=plan.cwd, env=plan.env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
     except OSError as err:
         return _start_failed(plan, f"cannot start {plan.argv[0]}: {err.strerror or err}", started_at)
     callbacks = [p.on_line for p in probes]
@@ -253,13 +265,6 @@ def _why(stderr_tail: str, stdout_tail: str) -> str:
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
