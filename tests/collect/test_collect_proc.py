@@ -115,3 +115,13 @@ def test_a_sub_second_jvm_gets_no_cpu_shares_but_the_reason(jdk17: JdkInfo, clas
     why = out.documents["proc"]["unmeasured"]
     assert why["cpu.gc_share"].startswith("fewer than 10 samples (")
     assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (")
+
+
+def test_the_interval_stretches_only_on_long_runs() -> None:
+    from jvmlab.collect.proc import stretched_interval
+
+    assert stretched_interval(0.1, 2.0) == 0.1
+    assert stretched_interval(0.1, 10.0) == pytest.approx(0.1)
+    assert stretched_interval(0.1, 50.0) == pytest.approx(0.5)
+    assert stretched_interval(0.1, 3600.0) == 1.0
+    assert stretched_interval(2.0, 3600.0) == 2.0, "a longer interval asked for is kept"

@@ -1,7 +1,8 @@
 """The /proc sampler: memory (RSS, PSS, AnonHugePages) and CPU per thread group over time.
 
 A daemon thread samples the child every ``interval_s`` (default 100 ms) until the child
-exits. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
+exits; on long runs the interval stretches to 1 % of the run's age, at most 1 s
+(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
 every read at offset 0, so descriptors are opened once and kept) plus one read of
 ``statm`` per process for RSS. PSS and AnonHugePages come from ``smaps_rollup``, which
 walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
@@ -61,9 +62,18 @@ ROLLUP_BUDGET = 0.005  # share of one core that reading smaps_rollup may use
 _ROLLUP_KEYS = {b"Rss:": "rss", b"Pss:": "pss", b"AnonHugePages:": "anon_huge"}
 _CPU_TIMELINES = {JIT: "cpu.jit_s", GC: "cpu.gc_s", APP: "cpu.app_s", VM: "cpu.vm_s"}
 _SHARE_METRICS = {JIT: "cpu.jit_share", GC: "cpu.gc_share", APP: "cpu.app_share", VM: "cpu.vm_share"}
+STRETCH = 0.01  # after 10 s at 100 ms, the interval grows to 1 % of the run's age ...
+MAX_INTERVAL_S = 1.0  # ... up to once a second
 MIN_SHARE_SAMPLES = 10  # CPU shares: at least this many samples ...
 MIN_ATTRIBUTED = 0.8  # ... attributing at least this share of the child's own CPU time
 MIN_MEMORY_SAMPLES = 5  # sampled memory peaks (RSS, PSS, AnonHugePages)
+
+
+def stretched_interval(interval_s: float, t_s: float) -> float:
+    """The wait before the next sample: ``interval_s``, stretched on long runs to ``STRETCH``
+    of the time elapsed (at most ``MAX_INTERVAL_S``). A 5 s run keeps 100 ms samples; an hour
+    long run is sampled once a second: its cost and its timelines' length stay bounded."""
+    return max(interval_s, min(MAX_INTERVAL_S, t_s * STRETCH))
 
 
 def proc_supported() -> bool:
@@ -272,8 +282,9 @@ class ProcProbe(NullProbe):
         t0 = time.perf_counter()
         try:
             for _ in range(int(_MAX_RUN_S / self.interval_s) + 1):
-                self.samples.append(sampler.sample(time.perf_counter() - t0))
-                if self._stop.wait(self.interval_s):
+                t_s = time.perf_counter() - t0
+                self.samples.append(sampler.sample(t_s))
+                if self._stop.wait(stretched_interval(self.interval_s, t_s)):
                     break
         finally:
             sampler.close()
