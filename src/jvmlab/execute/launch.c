@@ -96,6 +96,7 @@ static void child(const char *cwd, char **argv, pid_t launcher, int err_fd, sigs
     signal(SIGHUP, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGALRM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);  /* ignored here, and an ignored signal would stay so across exec */
     sigprocmask(SIG_SETMASK, old, NULL);
     if (chdir(cwd) == 0) execvp(argv[0], argv);
     code = errno;
@@ -127,6 +128,7 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);  /* a report nobody reads must not kill us before we kill the group */
     sa.sa_handler = on_timeout;
     sigaction(SIGALRM, &sa, NULL);
     prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -108,7 +109,8 @@ def spawn(helper: Path, argv: tuple[str, ...], env: dict[str, str], cwd: Path, t
         (os.POSIX_SPAWN_DUP2, report_fd, REPORT_FD),
     ]
     return os.posix_spawn(str(helper), [str(helper), str(os.getpid()), str(cwd), str(max(1, round(timeout_s * 1000))), "--", *argv], env,
-                          file_actions=actions)
+                          file_actions=actions, setsigmask=(),
+                          setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))  # Python ignores both
 
 
 def high_fd(fd: int) -> int:
