@@ -179,3 +179,25 @@ def test_the_child_starts_with_default_signals_and_an_empty_mask(tmp_path: Path)
     ignored = int(fields["SigIgn"], 16)  # glibc's internal signals 32 and 33 may show (as under hyperfine)
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
         assert not ignored & (1 << (sig - 1)), sig.name
+
+
+@pytest.mark.jvm
+@pytest.mark.slow
+@pytest.mark.skipif(not GNU_TIME.exists(), reason="/usr/bin/time missing (scripts/setup.sh installs `time`)")
+def test_the_hyperfine_export_carries_the_childs_own_peak_rss(tmp_path: Path, jdk17_home: Path) -> None:
+    """`run` then `export --format hyperfine`: memory_usage_byte is the JVM's, as GNU time sees it."""
+    import json
+
+    from cli_runner import run_jvmlab, run_spec_json
+
+    _need_helper()
+    run_spec_json(tmp_path, f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n'
+                            '[run]\ninvocations = 2\nwarmup = 0\n[collect]\ngc = false\nflag_effect = false\n')
+    proc = run_jvmlab("export", "--store", "lab.db", "--format", "hyperfine", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [result] = json.loads(proc.stdout)["results"]
+    jdk = identify(jdk17_home)
+    built = prepare_builtin("hello", jdk)
+    reference = _gnu_time_kib([str(jdk.java), "-cp", str(built.classpath), built.main_class], tmp_path) * 1024
+    for value in result["memory_usage_byte"]:
+        assert abs(value / reference - 1) <= 0.05, (value, reference)
