@@ -1,6 +1,6 @@
 """jvmlab against hyperfine on the same commands, interleaved, in one run.
 
-    .venv/bin/python bench/vs_hyperfine.py [--quick] [--rounds 10] [--batch 5]
+    .venv/bin/python bench/vs_hyperfine.py [--quick] [--rounds 16] [--batch 3]
                                            [--jdk17 HOME] [--jdk25 HOME]
 
 Commands: ``/bin/true``, and the built-in HelloWorld on JDK 17 and JDK 25, each with
@@ -189,14 +189,15 @@ def report(cmds: list[Command]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="4 rounds instead of 10")
+    parser.add_argument("--quick", action="store_true", help="6 rounds instead of 16")
     parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--batch", type=int, default=5, help="runs per tool per command per round")
+    parser.add_argument("--batch", type=int, default=3,
+                        help="runs per tool per command per round (small: the tools see the same load)")
     parser.add_argument("--jdk17", default="/usr/lib/jvm/java-17-openjdk-amd64")
     parser.add_argument("--jdk25", default="/usr/lib/jvm/temurin-25-jdk-amd64")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rounds = args.rounds or (4 if args.quick else 10)
+    rounds = args.rounds or (6 if args.quick else 16)
     hyperfine = ensure_hyperfine()
     cmds = commands(args.jdk17, args.jdk25)
     rng = random.Random(args.seed)
