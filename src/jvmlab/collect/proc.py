@@ -281,6 +281,10 @@ class ProcProbe(NullProbe):
         sampler = TreeSampler(pid)
         t0 = time.perf_counter()
         try:
+            # The first sample comes one interval in, not at once: at time zero the child has
+            # barely exec'd (nothing worth reading), and reading /proc then competes with its start.
+            if self._stop.wait(self.interval_s):
+                return
             for _ in range(int(_MAX_RUN_S / self.interval_s) + 1):
                 t_s = time.perf_counter() - t0
                 self.samples.append(sampler.sample(t_s))
