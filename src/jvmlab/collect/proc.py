@@ -209,7 +209,7 @@ class TreeSampler:
             self._last_tree = t_s
         self._grow_tree(every)
         rollup = t_s >= self._next_rollup
-        started = time.perf_counter()
+        started = time.thread_time()  # the budget is of CPU: preemption on a busy machine is not cost
         rss, pss, anon_huge = 0, 0, 0
         for proc in list(self.processes.values()):
             if not proc.alive:
@@ -224,7 +224,7 @@ class TreeSampler:
         if rollup:
             # Reading smaps_rollup of a big pre-touched heap takes milliseconds: space the
             # reads so they cost at most ROLLUP_BUDGET of one core.
-            self._next_rollup = t_s + (time.perf_counter() - started) / ROLLUP_BUDGET
+            self._next_rollup = t_s + (time.thread_time() - started) / ROLLUP_BUDGET
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
 
     def _see_task(self, proc: _Process, tid: int) -> None:
