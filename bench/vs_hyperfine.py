@@ -5,9 +5,10 @@
 
 Commands: ``/bin/true``, and the built-in HelloWorld on JDK 17 and JDK 25, each with
 ``-Xshare:auto`` and ``-Xshare:off``. Each round runs, for every command in a shuffled order,
-a batch of ``hyperfine -N`` runs, a batch through jvmlab's executor with no collector, and a
-batch with every collector on (GC log, /proc sampler, progress, workload metrics, flag
-effect; the JVM gets the GC log flags, as in ``jvmlab run``). Times of all rounds are pooled.
+a batch of ``hyperfine -N`` runs (after one warm-up run), a batch through jvmlab's executor
+with no collector, and a batch with every collector on (GC log, /proc sampler, progress,
+workload metrics, flag effect; the JVM gets the GC log flags, as in ``jvmlab run``), each
+also after one discarded run. Times of all rounds are pooled.
 
 Prints per command both tools' median and mean wall time, their ratios, peak RSS (jvmlab's
 ``max_rss_bytes`` next to ``/usr/bin/time -f %M``, as hyperfine 1.15 exports none), the ``-Xshare:off``/``auto`` ratio
@@ -80,7 +81,10 @@ def ensure_hyperfine() -> str:
 
 def run_hyperfine(hyperfine: str, cmd: Command, runs: int, tmp: Path) -> None:
     out = tmp / "hf.json"
-    subprocess.run([hyperfine, "-N", "--runs", str(runs), "--style", "none", "--export-json", str(out),
+    # --warmup 1: a fresh hyperfine's first run is slow (4.6 ms for /bin/true here, against
+    # 0.6); jvmlab's batches discard their first run too, so both tools are treated alike.
+    subprocess.run([hyperfine, "-N", "--warmup", "1", "--runs", str(runs), "--style", "none",
+                    "--export-json", str(out),
                     shlex.join(cmd.argv)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     [result] = json.loads(out.read_text())["results"]
     cmd.times["hyperfine"].extend(result["times"])
@@ -100,7 +104,7 @@ def run_gnu_time(cmd: Command, tmp: Path) -> None:
 def run_jvmlab(cmd: Command, runs: int, tmp: Path, collectors_on: bool) -> None:
     tool = "jvmlab+collectors" if collectors_on else "jvmlab"
     executor = LocalExecutor()
-    for i in range(runs):
+    for i in range(runs + 1):  # the first run of a batch is discarded, as hyperfine's warm-up
         folder = tmp / f"{tool}-{i}"
         folder.mkdir(parents=True, exist_ok=True)
         probes = []
@@ -117,10 +121,12 @@ def run_jvmlab(cmd: Command, runs: int, tmp: Path, collectors_on: bool) -> None:
             collected.merge(probe.finish(result))
         if result.status != "ok" or result.measures is None:
             sys.exit(f"{cmd.label}: {result.reason}")
+        shutil.rmtree(folder, ignore_errors=True)
+        if i == 0:
+            continue
         cmd.times[tool].append(result.measures.wall_s)
         if result.measures.max_rss_bytes is not None:
             cmd.rss[tool].append(result.measures.max_rss_bytes)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def commands(jdk17: str, jdk25: str) -> list[Command]:
