@@ -62,6 +62,15 @@ ensure_jdk() {
   apt_install openjdk-17-jdk-headless
 }
 
+ensure_measuring_tools() {
+  # cc + libc6-dev build jvmlab's launch helper (the child's own peak RSS and clock); GNU time
+  # is the reference the peak-RSS test compares with.
+  local missing=()
+  command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+  [ -x /usr/bin/time ] || missing+=(time)
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}" || say "without ${missing[*]}: peak RSS is not measured"
+}
+
 ensure_chromium() {
   if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then return 0; fi
   apt_install chromium chromium-driver || say "no Chromium: browser tests will be skipped"

@@ -21,7 +21,8 @@ def _pause_lines(log: Path) -> int:
 
 
 def test_flags_per_jdk_generation(jdk17: JdkInfo, tmp_path: Path) -> None:
-    [flag] = gc_log_args(jdk17, tmp_path)
+    async_flag, flag = gc_log_args(jdk17, tmp_path)
+    assert async_flag == "-Xlog:async", "JDK 17+ logs off the GC's pauses"
     assert flag == f'-Xlog:gc*,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0'
     jdk8 = JdkInfo(Path("/jdk8"), "1.8.0_392-b08", 8, "x", "OpenJDK 64-Bit Server VM", "HotSpot", True)
     assert gc_log_args(jdk8, tmp_path) == ["-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps",

@@ -22,19 +22,51 @@ def test_parse_rollup_reads_kib_as_bytes() -> None:
     assert parse_rollup(text) == {"rss": 1672 * 1024, "pss": 390 * 1024, "anon_huge": 2048 * 1024}
 
 
+def _samples(n: int, step_s: float = 0.1) -> list[ProcSample]:
+    """n samples of a process whose RSS grows, CPU 60 % app, 20 % JIT, 10 % GC, 10 % VM at the end."""
+    out = []
+    for i in range(1, n + 1):
+        f = i / n
+        cpu = {"jit": 0.2 * f, "gc": 0.1 * f, "vm": 0.1 * f, "app": 0.6 * f}
+        rolled = i % 2 == 0  # smaps_rollup read at every other sample
+        out.append(ProcSample(i * step_s, 100 * i, 90 * i if rolled else None, 4096 if rolled else None, cpu))
+    return out
+
+
 def test_summarize_shares_and_peaks() -> None:
-    cpu = [{"jit": 0.1, "gc": 0.0, "vm": 0.0, "app": 0.1}, {"jit": 0.2, "gc": 0.1, "vm": 0.1, "app": 0.6}]
-    samples = [ProcSample(0.1, 100, 90, 0, cpu[0]), ProcSample(0.2, 300, 250, 4096, cpu[1]),
-               ProcSample(0.3, 200, None, None, cpu[1])]  # no smaps_rollup read at this one
-    out = summarize(samples, shift_s=0.01)
-    assert out.metrics["mem.peak_rss_bytes"] == 300
-    assert out.metrics["mem.peak_pss_bytes"] == 250
+    out = summarize(_samples(12), shift_s=0.01, child_cpu_s=1.1)
+    assert out.metrics["mem.peak_rss_bytes"] == 1200
+    assert out.metrics["mem.peak_pss_bytes"] == 90 * 12
     assert out.metrics["mem.peak_anon_huge_bytes"] == 4096
     assert out.metrics["cpu.app_share"] == pytest.approx(0.6)
     assert out.metrics["cpu.jit_share"] == pytest.approx(0.2)
-    assert out.timelines["cpu.app_s"].values == (0.1, 0.6, 0.6)
-    assert out.timelines["mem.rss_bytes"].t_s == (0.11, 0.21, 0.31)
-    assert out.timelines["mem.pss_bytes"].t_s == (0.11, 0.21)
+    assert out.metrics["cpu.gc_share"] == pytest.approx(0.1)
+    assert out.timelines["cpu.app_s"].values[-1] == pytest.approx(0.6)
+    assert out.timelines["mem.rss_bytes"].t_s[:2] == (0.11, 0.21)
+    assert out.timelines["mem.pss_bytes"].t_s[:2] == (0.21, 0.41)
+    assert out.documents["proc"] == {"samples": 12, "rollup_samples": 6}
+
+
+def test_too_few_samples_give_no_figure_but_a_reason() -> None:
+    """A sub-second JVM sampled 3 times: shares and sampled peaks are None, with the reason."""
+    out = summarize(_samples(3), child_cpu_s=0.5)
+    for name in ("cpu.app_share", "cpu.gc_share", "cpu.jit_share", "cpu.vm_share",
+                 "mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes"):
+        assert name not in out.metrics
+    why = out.documents["proc"]["unmeasured"]
+    assert why["cpu.gc_share"] == "fewer than 10 samples (3 in 0.20 s)"
+    assert why["mem.peak_rss_bytes"] == "fewer than 5 samples (3 in 0.20 s)"
+    assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (1 in")
+    assert "mem.rss_bytes" in out.timelines, "the samples themselves are kept, with their times"
+
+
+def test_shares_that_miss_most_of_the_cpu_time_are_not_given() -> None:
+    # The samples attribute 1.0 s, but the child used 2.0 s (wait4): most went unseen.
+    out = summarize(_samples(12), child_cpu_s=2.0)
+    assert "cpu.app_share" not in out.metrics
+    assert out.documents["proc"]["unmeasured"]["cpu.app_share"] == (
+        "the samples attribute only 50% of the process's 2.00 s of CPU time (need 80%)")
+    assert out.metrics["mem.peak_rss_bytes"] == 1200, "memory peaks do not depend on CPU attribution"
 
 
 @pytest.mark.jvm
@@ -69,3 +101,27 @@ def test_jvm_started_by_a_launcher_is_sampled(jdk17: JdkInfo, classes: Path, tmp
     out = run.collected
     assert out.metrics["mem.peak_rss_bytes"] > 20 * 1024 * 1024  # a shell alone is a few MB
     assert out.timelines["cpu.app_s"].values[-1] >= 0.2
+
+
+@pytest.mark.jvm
+def test_a_sub_second_jvm_gets_no_cpu_shares_but_the_reason(jdk17: JdkInfo, classes: Path, tmp_path: Path,
+                                                            run_java) -> None:
+    run = run_java([ProcCollector()], jdk17, tmp_path, ["-XX:+UseSerialGC"], ["SpinThenSleep", "10", "0"],
+                   classpath=classes)
+    assert run.result.status == "ok", run.result.reason
+    out = run.collected
+    assert not any(name.startswith("cpu.") and name.endswith("_share") for name in out.metrics)
+    assert "mem.peak_pss_bytes" not in out.metrics
+    why = out.documents["proc"]["unmeasured"]
+    assert why["cpu.gc_share"].startswith("fewer than 10 samples (")
+    assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (")
+
+
+def test_the_interval_stretches_only_on_long_runs() -> None:
+    from jvmlab.collect.proc import stretched_interval
+
+    assert stretched_interval(0.1, 2.0) == 0.1
+    assert stretched_interval(0.1, 10.0) == pytest.approx(0.1)
+    assert stretched_interval(0.1, 50.0) == pytest.approx(0.5)
+    assert stretched_interval(0.1, 3600.0) == 1.0
+    assert stretched_interval(2.0, 3600.0) == 2.0, "a longer interval asked for is kept"

@@ -1,7 +1,8 @@
 """The /proc sampler: memory (RSS, PSS, AnonHugePages) and CPU per thread group over time.
 
 A daemon thread samples the child every ``interval_s`` (default 100 ms) until the child
-exits. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
+exits; on long runs the interval stretches to 1 % of the run's age, at most 1 s
+(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
 every read at offset 0, so descriptors are opened once and kept) plus one read of
 ``statm`` per process for RSS. PSS and AnonHugePages come from ``smaps_rollup``, which
 walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
@@ -23,6 +24,15 @@ a launcher shell, once a second for bigger ones) are sampled too, so a ``command
 whose launcher starts the JVM is still measured. Memory is then the sum over the tree.
 PSS is the figure to trust when a collector maps the heap several times (ZGC on JDK 17
 counts each page up to three times in RSS).
+
+A sampled figure is only given where enough samples stand behind it. The CPU shares need
+``MIN_SHARE_SAMPLES`` samples and must account for ``MIN_ATTRIBUTED`` of the child's own CPU
+time (wait4's user + sys): on a sub-second JVM the first sample sees a process that has just
+exec'd and the last one misses the final interval, so shares would read "app 100 %, GC 0 %"
+whatever happened. The sampled memory peaks need ``MIN_MEMORY_SAMPLES`` samples (the first
+ones see a JVM before its heap is touched). Otherwise the metric is absent (None) and
+``documents["proc"]["unmeasured"]`` says why, e.g. "fewer than 10 samples (3 in 0.21 s)".
+The exact peak RSS of the child is ``max_rss_bytes`` (wait4), not a sample.
 """
 
 from __future__ import annotations
@@ -52,6 +62,18 @@ ROLLUP_BUDGET = 0.005  # share of one core that reading smaps_rollup may use
 _ROLLUP_KEYS = {b"Rss:": "rss", b"Pss:": "pss", b"AnonHugePages:": "anon_huge"}
 _CPU_TIMELINES = {JIT: "cpu.jit_s", GC: "cpu.gc_s", APP: "cpu.app_s", VM: "cpu.vm_s"}
 _SHARE_METRICS = {JIT: "cpu.jit_share", GC: "cpu.gc_share", APP: "cpu.app_share", VM: "cpu.vm_share"}
+STRETCH = 0.01  # after 10 s at 100 ms, the interval grows to 1 % of the run's age ...
+MAX_INTERVAL_S = 1.0  # ... up to once a second
+MIN_SHARE_SAMPLES = 10  # CPU shares: at least this many samples ...
+MIN_ATTRIBUTED = 0.8  # ... attributing at least this share of the child's own CPU time
+MIN_MEMORY_SAMPLES = 5  # sampled memory peaks (RSS, PSS, AnonHugePages)
+
+
+def stretched_interval(interval_s: float, t_s: float) -> float:
+    """The wait before the next sample: ``interval_s``, stretched on long runs to ``STRETCH``
+    of the time elapsed (at most ``MAX_INTERVAL_S``). A 5 s run keeps 100 ms samples; an hour
+    long run is sampled once a second: its cost and its timelines' length stay bounded."""
+    return max(interval_s, min(MAX_INTERVAL_S, t_s * STRETCH))
 
 
 def proc_supported() -> bool:
@@ -187,7 +209,7 @@ class TreeSampler:
             self._last_tree = t_s
         self._grow_tree(every)
         rollup = t_s >= self._next_rollup
-        started = time.perf_counter()
+        started = time.thread_time()  # the budget is of CPU: preemption on a busy machine is not cost
         rss, pss, anon_huge = 0, 0, 0
         for proc in list(self.processes.values()):
             if not proc.alive:
@@ -202,7 +224,7 @@ class TreeSampler:
         if rollup:
             # Reading smaps_rollup of a big pre-touched heap takes milliseconds: space the
             # reads so they cost at most ROLLUP_BUDGET of one core.
-            self._next_rollup = t_s + (time.perf_counter() - started) / ROLLUP_BUDGET
+            self._next_rollup = t_s + (time.thread_time() - started) / ROLLUP_BUDGET
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
 
     def _see_task(self, proc: _Process, tid: int) -> None:
@@ -259,9 +281,14 @@ class ProcProbe(NullProbe):
         sampler = TreeSampler(pid)
         t0 = time.perf_counter()
         try:
+            # The first sample comes one interval in, not at once: at time zero the child has
+            # barely exec'd (nothing worth reading), and reading /proc then competes with its start.
+            if self._stop.wait(self.interval_s):
+                return
             for _ in range(int(_MAX_RUN_S / self.interval_s) + 1):
-                self.samples.append(sampler.sample(time.perf_counter() - t0))
-                if self._stop.wait(self.interval_s):
+                t_s = time.perf_counter() - t0
+                self.samples.append(sampler.sample(t_s))
+                if self._stop.wait(stretched_interval(self.interval_s, t_s)):
                     break
         finally:
             sampler.close()
@@ -286,31 +313,81 @@ class ProcProbe(NullProbe):
                                              hint="switch it off with `[collect] proc = false`")])
         samples = [s for s in self.samples if s.rss_bytes > 0]  # zero: not yet exec'd or a zombie
         if not samples:
-            return Collected()
+            return Collected(documents={"proc": {"samples": 0, "unmeasured": {
+                name: "no sample of the running process" for name in _SAMPLED_METRICS}}})
         shift = (self._started_epoch or result.started_at) - result.started_at
-        return summarize(samples, max(0.0, shift))
+        child_cpu_s = result.measures.cpu_s if result.measures else None
+        return summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s)
 
 
-def summarize(samples: list[ProcSample], shift_s: float = 0.0) -> Collected:
-    """Timelines and metrics from samples (``shift_s`` moves times to the executor's clock)."""
+_SAMPLED_METRICS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes",
+                    *_SHARE_METRICS.values())
+
+
+def _too_few(count: int, need: int, samples: list[ProcSample]) -> str | None:
+    """Why ``count`` samples are not enough (None when they are)."""
+    if count >= need:
+        return None
+    span = samples[-1].t_s - samples[0].t_s if samples else 0.0
+    return f"fewer than {need} samples ({count} in {span:.2f} s)"
+
+
+def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: float | None = None,
+              interval_s: float | None = None) -> Collected:
+    """Timelines and metrics from samples (``shift_s`` moves times to the executor's clock).
+
+    Timelines are kept whatever their length (their times say what they cover); metrics only
+    where enough samples stand behind them, else ``documents["proc"]["unmeasured"]`` says why.
+    """
     times = tuple(round(s.t_s + shift_s, 4) for s in samples)
     out = Collected()
+    unmeasured: dict[str, str] = {}
     out.timelines["mem.rss_bytes"] = Timeline(times, tuple(float(s.rss_bytes) for s in samples), "bytes")
-    out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
+    why = _too_few(len(samples), MIN_MEMORY_SAMPLES, samples)
+    if why:
+        unmeasured["mem.peak_rss_bytes"] = why
+    else:
+        out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
     rolled = [(t, s) for t, s in zip(times, samples) if s.pss_bytes is not None]
     for attr in ("pss_bytes", "anon_huge_bytes"):
-        if rolled:
-            values = tuple(float(getattr(s, attr)) for _, s in rolled)
-            out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
+        if not rolled:
+            continue
+        values = tuple(float(getattr(s, attr)) for _, s in rolled)
+        out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
+        why = _too_few(len(rolled), MIN_MEMORY_SAMPLES, [s for _, s in rolled])
+        if why:
+            unmeasured[f"mem.peak_{attr}"] = f"{why} of smaps_rollup"
+        else:
             out.metrics[f"mem.peak_{attr}"] = max(values)
     for group, name in _CPU_TIMELINES.items():
         out.timelines[name] = Timeline(times, tuple(s.cpu_s[group] for s in samples), "s")
-    last = samples[-1].cpu_s
-    total = sum(last.values())
-    if total > 0:
-        for group, name in _SHARE_METRICS.items():
-            out.metrics[name] = last[group] / total
+    why = _share_problem(samples, child_cpu_s)
+    for group, name in _SHARE_METRICS.items():
+        if why:
+            unmeasured[name] = why
+        else:
+            out.metrics[name] = samples[-1].cpu_s[group] / sum(samples[-1].cpu_s.values())
+    doc: dict[str, object] = {"samples": len(samples), "rollup_samples": len(rolled)}
+    if interval_s is not None:
+        doc["interval_s"] = interval_s
+    if unmeasured:
+        doc["unmeasured"] = unmeasured
+    out.documents["proc"] = doc
     return out
+
+
+def _share_problem(samples: list[ProcSample], child_cpu_s: float | None) -> str | None:
+    """Why the CPU shares would not mean what they say (None when they do)."""
+    why = _too_few(len(samples), MIN_SHARE_SAMPLES, samples)
+    if why:
+        return why
+    total = sum(samples[-1].cpu_s.values())
+    if total <= 0:
+        return "no CPU time attributed to any thread"
+    if child_cpu_s is not None and child_cpu_s > 0 and total < MIN_ATTRIBUTED * child_cpu_s:
+        return (f"the samples attribute only {total / child_cpu_s:.0%} of the process's "
+                f"{child_cpu_s:.2f} s of CPU time (need {MIN_ATTRIBUTED:.0%})")
+    return None
 
 
 class ProcCollector:

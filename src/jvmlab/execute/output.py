@@ -18,17 +18,19 @@ class StreamReader(threading.Thread):
 
     Bytes beyond ``cap_bytes`` are counted, not written; the last ``tail_bytes`` are kept
     for the store whatever the cap. Each line is passed, decoded, to the callbacks with
-    its arrival time in seconds since ``t0`` (a perf_counter reading).
+    its arrival time in seconds since the child's start: ``origin``, a perf_counter reading
+    (CLOCK_MONOTONIC, the launch helper's clock) that may become known just after the first
+    line arrived.
     """
 
     def __init__(self, name: str, pipe: BinaryIO, path: Path, cap_bytes: int, tail_bytes: int,
-                 t0: float, callbacks: list[LineCallback], ready: "ReadyWatch | None") -> None:
+                 origin: "float | ClockOrigin", callbacks: list[LineCallback], ready: "ReadyWatch | None") -> None:
         super().__init__(name=f"jvmlab-{name}", daemon=True)
         self.stream = name
         self.pipe = pipe
         self.path = path
         self.cap_bytes = cap_bytes
-        self.t0 = t0
+        self.origin = origin if isinstance(origin, ClockOrigin) else ClockOrigin(origin)
         self.callbacks = callbacks
         self.ready = ready
         self.written = 0
@@ -39,9 +41,13 @@ class StreamReader(threading.Thread):
 
     def run(self) -> None:
         with open(self.path, "wb") as out:
+            timed = bool(self.callbacks) or self.ready is not None  # else no clock, no wait for it
             for raw in iter(self.pipe.readline, b""):
-                t_s = time.perf_counter() - self.t0
+                arrived = time.perf_counter()
                 self._keep(raw, out)
+                if not timed:
+                    continue
+                t_s = arrived - self.origin.get()
                 line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 if self.ready is not None:
                     self.ready.see(line, t_s)
@@ -64,6 +70,32 @@ class StreamReader(threading.Thread):
     def tail(self) -> str:
         data = b"".join(self._tail)[-self._tail_cap:]
         return data.decode("utf-8", errors="replace")
+
+
+class ClockOrigin:
+    """The child's start time (perf_counter seconds), set once by the executor.
+
+    The launch helper reports it just after the child exec'd; a reader that sees a line
+    before that waits for it (briefly: at most ``wait_s``, then the reader's own clock).
+    """
+
+    def __init__(self, t0: float | None = None, wait_s: float = 5.0) -> None:
+        self._t0 = t0
+        self._known = threading.Event()
+        self._wait_s = wait_s
+        if t0 is not None:
+            self._known.set()
+
+    def set(self, t0: float) -> None:
+        self._t0 = t0
+        self._known.set()
+
+    def get(self) -> float:
+        if self._t0 is None:
+            self._known.wait(self._wait_s)
+        if self._t0 is None:
+            self._t0 = time.perf_counter()
+        return self._t0
 
 
 class ReadyWatch:
