@@ -16,7 +16,8 @@ from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
 STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
-COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect")
+COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect", "jfr", "startup")
+JFR_SETTINGS = ("default", "profile")
 
 
 @app.command()
@@ -48,11 +49,18 @@ def parse_until(value: str | None) -> float | None:
     return number / 100.0
 
 
-def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool]:
-    out: dict[str, bool] = {}
+def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | str]:
+    """``--collect gc``, ``--no-collect proc``; ``--collect jfr=profile`` picks JFR settings."""
+    out: dict[str, bool | str] = {}
     for names, value in ((enable, True), (disable, False)):
         for name in names:
-            key = name.replace("-", "_")
+            key, _, setting = name.replace("-", "_").partition("=")
+            if key == "jfr" and setting and value:
+                if setting not in JFR_SETTINGS:
+                    raise UserError(f"--collect jfr={setting}: choose {' or '.join(JFR_SETTINGS)}")
+                out["jfr_settings"] = setting
+            elif setting:
+                raise UserError(f"--collect {name}: only jfr takes a setting (jfr=default or jfr=profile)")
             if key not in COLLECTORS:
                 raise UserError(f"unknown collector {name!r}; choose from {', '.join(COLLECTORS)}")
             out[key] = value
@@ -70,7 +78,7 @@ def run(
     budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
     metric: str = typer.Option("wall_s", "--metric", help="Metric to compare (`jvmlab metrics` lists them)."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
-    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
+    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -105,7 +113,7 @@ def _budget(value: str | None) -> float | None:
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str = "wall_s", artifacts: Path | None = None,
-             overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
+             overrides: dict[str, bool | str] | None = None, quiet: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
