@@ -143,9 +143,14 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     summary = summarize(db, exp_id, metric)
     if as_json:
-        typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
+        from jvmlab.report.why import why_json
+
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
     else:
+        from jvmlab.report.why import render_why
+
         render(summary, Console())
+        render_why(summary, db, Console())
     return exp_id
 
 

@@ -1,7 +1,7 @@
 /**
  * A workload with known hot methods, for profile tests: for SECONDS seconds it calls
  * hotLoop (floating-point work, no allocation); with "extra" it spends about as much time
- * again in extraWork, which only that variant runs. Allocates a little so allocation
+ * again in extraWork, which only that variant runs (argument "extra" or -Djfrwork.extra=true). Allocates a little so allocation
  * samples exist. Prints "ready" once warm so the ready marker is seen.
  */
 public class JfrWork {
@@ -25,7 +25,7 @@ public class JfrWork {
 
     public static void main(String[] args) {
         double seconds = Double.parseDouble(args[0]);
-        boolean extra = args.length > 1 && args[1].equals("extra");
+        boolean extra = args.length > 1 && args[1].equals("extra") || Boolean.getBoolean("jfrwork.extra");
         long end = System.nanoTime() + (long) (seconds * 1e9);
         System.out.println("ready");
         while (System.nanoTime() < end) {

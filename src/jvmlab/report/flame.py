@@ -1,0 +1,133 @@
+"""Flame graphs of each cell's JFR samples, and differential ones against the baseline.
+
+A cell's profile is the merge of its measured invocations' ``jfr.profile`` documents
+(execution samples; allocation samples weighted by bytes). The flame graph is a plotly
+icicle (root at the top, as in a flame graph turned over) whose boxes are frames sized by
+their share; the differential graph has the cell's boxes coloured by the change of their
+share against the baseline (red grew, blue shrank; the number in percentage points is in
+the label). Frames are HTML-escaped for plotly's label subset; the page escapes the rest.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from jvmlab.profile import ProfileDiff, diff_profiles, diff_tree, flame_tree, merge_stacks
+from jvmlab.store.records import StoredCell, StoredInvocation
+
+KINDS = {"cpu": "execution samples", "alloc": "allocated bytes (allocation samples)"}
+TOP_CHANGES = 5
+FLAME_HEIGHT = 520
+
+
+@dataclass
+class CellProfiles:
+    """Merged stacks per cell name and kind, and the baseline's name."""
+
+    baseline: str | None
+    stacks: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # cell -> kind -> stacks
+    invocations: dict[str, int] = field(default_factory=dict)
+
+    def has_any(self) -> bool:
+        return any(s for kinds in self.stacks.values() for s in kinds.values())
+
+
+def load_profiles(store: Any, cells: list[StoredCell], invocations: list[StoredInvocation],
+                  baseline: str | None) -> CellProfiles:
+    """Merge the ``jfr.profile`` documents of each cell's successful invocations."""
+    ok = [i for i in invocations if i.status == "ok"]
+    docs = store.documents([i.id for i in ok], "jfr.profile") if ok else {}
+    out = CellProfiles(baseline)
+    for cell in cells:
+        mine = [docs[i.id] for i in ok if i.cell_id == cell.id and isinstance(docs.get(i.id), dict)]
+        if mine:
+            out.stacks[cell.name] = {k: merge_stacks(d.get(k) or {} for d in mine) for k in KINDS}
+            out.invocations[cell.name] = len(mine)
+    return out
+
+
+def profile_diffs(profiles: CellProfiles, top: int = TOP_CHANGES) -> list[ProfileDiff]:
+    """Each non-baseline cell against the baseline, per kind that both have."""
+    base = profiles.stacks.get(profiles.baseline or "")
+    if not base:
+        return []
+    out = []
+    for name, kinds in profiles.stacks.items():
+        if name == profiles.baseline:
+            continue
+        for kind in KINDS:
+            if base.get(kind) and kinds.get(kind):
+                out.append(diff_profiles(base[kind], kinds[kind], cell_name=name,
+                                         baseline_name=profiles.baseline or "", kind=kind, top=top))
+    return out
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _icicle(stacks: dict[str, float], title: str, colors: dict[str, float] | None = None) -> dict[str, Any] | None:
+    nodes = flame_tree(stacks)
+    if not nodes:
+        return None
+    labels, texts = [], []
+    for n in nodes:
+        labels.append(_esc(n.frame))
+        delta = colors.get(n.path, 0.0) if colors is not None else None
+        texts.append(f"{n.share * 100:.1f}%" + ("" if delta is None else f" ({delta * 100:+.1f} pp)"))
+    trace: dict[str, Any] = {
+        "type": "icicle", "ids": [_esc(n.path) for n in nodes], "parents": [_esc(n.parent) for n in nodes],
+        "labels": labels, "values": [n.weight for n in nodes], "branchvalues": "total", "text": texts,
+        "textinfo": "label+text", "tiling": {"orientation": "v"}, "maxdepth": 12,
+        "hovertemplate": "%{label}<br>%{text}<extra></extra>"}
+    if colors is not None:
+        values = [colors.get(n.path, 0.0) * 100 for n in nodes]
+        bound = max(1.0, max(abs(v) for v in values))
+        trace["marker"] = {"colors": values, "colorscale": "RdBu", "reversescale": True, "cmin": -bound,
+                           "cmax": bound, "colorbar": {"title": {"text": "pp"}}, "cmid": 0}
+    return {"data": [trace], "layout": {"title": {"text": _esc(title), "font": {"size": 14}, "x": 0.01},
+                                        "height": FLAME_HEIGHT, "margin": {"l": 8, "r": 8, "t": 40, "b": 8}}}
+
+
+def flame_figures(profiles: CellProfiles) -> list[dict[str, Any]]:
+    """One flame graph per cell and kind, then one differential graph per non-baseline cell and kind."""
+    figs: list[dict[str, Any] | None] = []
+    for name, kinds in profiles.stacks.items():
+        for kind, label in KINDS.items():
+            if kinds.get(kind):
+                figs.append(_icicle(kinds[kind], f"{name}: {label}, {profiles.invocations[name]} invocations"))
+    base = profiles.stacks.get(profiles.baseline or "", {})
+    for name, kinds in profiles.stacks.items():
+        if name == profiles.baseline:
+            continue
+        for kind, label in KINDS.items():
+            if kinds.get(kind) and base.get(kind):
+                figs.append(_icicle(kinds[kind], f"{name} vs {profiles.baseline}: {label} (colour: change of share)",
+                                    diff_tree(base[kind], kinds[kind])))
+    return [f for f in figs if f]
+
+
+def diff_rows(diffs: list[ProfileDiff]) -> list[list[str]]:
+    """Table rows: cell, kind, frame, baseline share, cell share, change (grew first)."""
+    rows = []
+    for d in diffs:
+        for change in [*d.grew, *d.shrank]:
+            rows.append([d.cell, d.kind, change.frame, f"{change.base_share * 100:.1f}%",
+                         f"{change.cell_share * 100:.1f}%", f"{change.delta * 100:+.1f} pp"])
+    return rows
+
+
+def render_terminal(diffs: list[ProfileDiff], console: Any) -> None:
+    """The frames that grew and shrank most, per cell (rich console)."""
+    from rich.table import Table
+
+    if not diffs:
+        return
+    table = Table(title="Profile vs baseline (JFR): frames whose share changed most", title_justify="left")
+    for col in ("cell", "samples", "frame", "baseline", "cell share", "change"):
+        table.add_column(col, justify="right" if col in ("baseline", "cell share", "change") else "left")
+    for row in diff_rows(diffs):
+        table.add_row(*row)
+    console.print(table)
