@@ -33,6 +33,9 @@ STACK_DEPTH = 64
 PRINT_TIMEOUT_S = 300.0
 _ISO = re.compile(r"^(-)?PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$")
 _MAX_UNIQUE_STACKS = 20_000
+OBSERVER_FRAME = "jdk.jfr.internal."
+_LAMBDA = re.compile(r"\$\$Lambda(?:\$\d+)?(?:[+.]0x[0-9a-f]+)?(?:\.\d+)?")
+_HIDDEN = re.compile(r"[+.]0x[0-9a-f]+(?:\.\d+)?")
 
 
 @dataclass
@@ -104,10 +107,18 @@ def print_json(tool: Path, recording: Path, timeout_s: float = PRINT_TIMEOUT_S) 
         raise ValueError(f"jfr print wrote no JSON: {err}") from None
 
 
+def class_name(raw: str) -> str:
+    """``pkg.Class``; hidden classes lose their per-run address and number
+    (``Foo$$Lambda$42+0x7f..`` / ``Foo$$Lambda/0x7f..`` -> ``Foo$$Lambda``) so equal code has
+    equal names in every invocation and cell."""
+    name = _LAMBDA.sub("$$Lambda", raw.replace("/", "."))
+    return _HIDDEN.sub("", name)
+
+
 def frame_name(frame: dict[str, Any]) -> str:
     """``pkg.Class.method`` of one frame (no descriptor: overloads share a frame)."""
     method = frame.get("method") or {}
-    cls = ((method.get("type") or {}).get("name") or "?").replace("/", ".")
+    cls = class_name((method.get("type") or {}).get("name") or "?")
     return f"{cls}.{method.get('name') or '?'}"
 
 
@@ -123,7 +134,9 @@ def collapsed(stack: dict[str, Any] | None) -> str | None:
 
 
 def _add(stacks: dict[str, float], key: str | None, weight: float) -> None:
-    if key is None:
+    """Count a stack; the recorder's own work (``jdk.jfr.internal`` frames) is the observer, not
+    the workload, and is left out."""
+    if key is None or OBSERVER_FRAME in key:
         return
     if key in stacks or len(stacks) < _MAX_UNIQUE_STACKS:
         stacks[key] = stacks.get(key, 0.0) + weight

@@ -120,14 +120,16 @@ def diff_rows(diffs: list[ProfileDiff]) -> list[list[str]]:
 
 
 def render_terminal(diffs: list[ProfileDiff], console: Any) -> None:
-    """The frames that grew and shrank most, per cell (rich console)."""
+    """The frames that grew and shrank most, one table per cell and kind (rich console)."""
     from rich.table import Table
 
-    if not diffs:
-        return
-    table = Table(title="Profile vs baseline (JFR): frames whose share changed most", title_justify="left")
-    for col in ("cell", "samples", "frame", "baseline", "cell share", "change"):
-        table.add_column(col, justify="right" if col in ("baseline", "cell share", "change") else "left")
-    for row in diff_rows(diffs):
-        table.add_row(*row)
-    console.print(table)
+    for d in diffs:
+        table = Table(title=f"{d.cell} vs {d.baseline}: {KINDS[d.kind]} (JFR), frames whose share changed most",
+                      title_justify="left")
+        table.add_column("frame", overflow="fold", ratio=1)
+        for col in ("baseline", "cell", "change"):
+            table.add_column(col, justify="right", no_wrap=True)
+        for change in [*d.grew, *d.shrank]:
+            table.add_row(change.frame, f"{change.base_share * 100:.1f}%", f"{change.cell_share * 100:.1f}%",
+                          f"{change.delta * 100:+.1f} pp")
+        console.print(table)
