@@ -58,3 +58,12 @@ def test_diff_names_the_extra_method_in_json_terminal_and_html(jdk17, jfr_classe
     assert "JfrWork.extraWork" in text.stdout and "Startup phases" in text.stdout
     page = (tmp_path / "r.html").read_text()
     assert 'id="why"' in page and "icicle" in page and "JfrWork.extraWork" in page
+
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios.why import frame_changes
+    from jvmlab.store import open_store
+
+    db = open_store(str(tmp_path / "lab.db"))
+    summary = summarize(db, db.latest_experiment().id)
+    (phrase,) = frame_changes(summary, db)
+    assert phrase.endswith("of samples in JfrWork.extraWork") and phrase.split(":")[1].strip().startswith("+")

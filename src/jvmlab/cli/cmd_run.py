@@ -192,6 +192,6 @@ def demo(
                        scenario_run.toml, None)
         exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric)
         if name is not None:
-            paragraph = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
-                                                                          scenario_run.metric))
+            db = open_store(store)
+            paragraph = scenario_verdict(scenario_run.scenario, summarize(db, exp_id, scenario_run.metric), db)
             typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}): {paragraph}\n", err=as_json)
