@@ -75,4 +75,4 @@ def test_minecraft_spec_or_a_clear_skip() -> None:
 
 
 def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
-    assert set(CLASSIC) | {"minecraft"} == set(SCENARIOS)
+    assert set(CLASSIC) | {"minecraft", "why"} == set(SCENARIOS)  # why: tests/jfr/test_why_scenario.py
