@@ -34,13 +34,13 @@ class JfrRun:
 
 
 def _run(collectors: Sequence[Collector], jdk: JdkInfo, folder: Path, main: Sequence[str],
-         classpath: Path) -> JfrRun:
+         classpath: Path, flags: Sequence[str] = ()) -> JfrRun:
     """One invocation through the real LocalExecutor, probes called as the runner does."""
     artifacts = folder / "artifacts"
     artifacts.mkdir(parents=True, exist_ok=True)
     ctx = ProbeContext(jdk=jdk, cell_name="cell", flags=(), artifacts_dir=artifacts)
     probes = [c.probe(ctx) for c in collectors]
-    argv = [str(jdk.java), *(a for p in probes for a in p.jvm_args()), "-cp", str(classpath), *main]
+    argv = [str(jdk.java), *flags, *(a for p in probes for a in p.jvm_args()), "-cp", str(classpath), *main]
     plan = InvocationPlan(argv=tuple(argv), env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=120,
                           artifacts_dir=artifacts)
     result = LocalExecutor().run(plan, probes)

@@ -56,3 +56,19 @@ def test_settings_are_checked() -> None:
     with pytest.raises(UserError, match="default or profile"):
         JfrCollector("verbose")
     assert hazards.JFR_UNUSABLE == "jfr-unusable"
+
+
+@pytest.mark.parametrize("jdk_name", ["jdk17", "jdk25"])
+def test_startup_counts_archive_classes_only_with_cds(request, jdk_name, jfr_classes, run_jvm,
+                                                      tmp_path: Path) -> None:
+    jdk = request.getfixturevalue(jdk_name)
+    on = run_jvm([StartupCollector()], jdk, tmp_path / "on", ["JfrWork", "0"], jfr_classes)
+    off = run_jvm([StartupCollector()], jdk, tmp_path / "off", ["JfrWork", "0"], jfr_classes, ["-Xshare:off"])
+    assert on.collected.metrics["startup.classes_archive"] > 100
+    assert off.collected.metrics["startup.classes_archive"] == 0
+    assert off.collected.metrics["startup.classes_jdk"] > on.collected.metrics["startup.classes_jdk"]
+    assert off.collected.metrics["startup.classes_app"] == on.collected.metrics["startup.classes_app"] >= 1
+    for run in (on, off):
+        m = run.collected.metrics
+        assert 0 < m["startup.jvm_init_s"] <= m["startup.to_main_s"]
+        assert "Create VM" in run.collected.documents["startup"]["phases_s"]

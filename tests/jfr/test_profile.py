@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from jvmlab.collect.jfr_parse import class_name, collapsed, iso_duration_s
+from jvmlab.collect.jfr_parse import bounded, class_name, collapsed, iso_duration_s
 from jvmlab.profile import diff_profiles, diff_tree, flame_tree, frame_shares, merge_stacks, top_frames
 
 
@@ -78,3 +78,10 @@ def test_jfr_text_helpers() -> None:
     assert collapsed({"frames": frames, "truncated": False}) == "p.Root.main;p.Leaf.m"
     assert collapsed({"frames": frames, "truncated": True}).startswith("[truncated];")
     assert collapsed(None) is None
+
+
+def test_stored_stacks_are_bounded_and_keep_the_total() -> None:
+    stacks = {f"main;f{i}": float(i + 1) for i in range(50)}
+    kept = bounded(stacks, keep=10)
+    assert len(kept) == 11 and kept["main;f49"] == 50.0 and "main;f0" not in kept
+    assert sum(kept.values()) == sum(stacks.values())

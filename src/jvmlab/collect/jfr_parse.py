@@ -32,7 +32,8 @@ EVENTS = ("jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.SafepointBeg
 STACK_DEPTH = 64
 PRINT_TIMEOUT_S = 300.0
 _ISO = re.compile(r"^(-)?PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$")
-_MAX_UNIQUE_STACKS = 20_000
+_MAX_UNIQUE_STACKS = 50_000  # while reading
+KEEP_STACKS = 1_000  # stored per invocation and kind: the heaviest; the rest folded into one
 OBSERVER_FRAME = "jdk.jfr.internal."
 _LAMBDA = re.compile(r"\$\$Lambda(?:\$\d+)?(?:[+.]0x[0-9a-f]+)?(?:\.\d+)?")
 _HIDDEN = re.compile(r"[+.]0x[0-9a-f]+(?:\.\d+)?")
@@ -158,6 +159,18 @@ def digest(document: dict[str, Any]) -> JfrDigest:
     _safepoints(out, by_type)
     _jit(out, by_type)
     _classes_locks_cpu(out, by_type)
+    out.cpu_stacks, out.alloc_stacks = bounded(out.cpu_stacks), bounded(out.alloc_stacks)
+    return out
+
+
+def bounded(stacks: dict[str, float], keep: int = KEEP_STACKS) -> dict[str, float]:
+    """The ``keep`` heaviest stacks; the others' weight under "[other stacks]" (so shares
+    still add up to the whole), which bounds what one invocation stores."""
+    if len(stacks) <= keep:
+        return stacks
+    ranked = sorted(stacks.items(), key=lambda kv: (-kv[1], kv[0]))
+    out = dict(ranked[:keep])
+    out["[other stacks]"] = out.get("[other stacks]", 0.0) + sum(w for _, w in ranked[keep:])
     return out
 
 
