@@ -98,7 +98,8 @@ def main() -> None:
     for arm in arms[1:]:
         ratios = [a / b for a, b in zip(rates[arm], rates[None])]
         startup = statistics.mean(walls[arm]) - statistics.mean(walls[None])
-        print(f"jfr {arm:11}: mean {statistics.mean(rates[arm]):.1f} chunks/s; ratio on/off mean "
+        print(f"jfr {arm:11}: mean {statistics.mean(rates[arm]):.1f} chunks/s; ratio of means "
+              f"{statistics.mean(rates[arm]) / off:.4f}; ratio on/off per round: mean "
               f"{statistics.mean(ratios):.4f} median {statistics.median(ratios):.4f} range "
               f"{min(ratios):.4f}..{max(ratios):.4f}; wall +{startup:.2f} s per invocation; "
               f"jfr print {statistics.mean(p for p, _ in parse[arm]):.2f} s for "

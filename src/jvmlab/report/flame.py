@@ -85,7 +85,7 @@ def _icicle(stacks: dict[str, float], title: str, colors: dict[str, float] | Non
     if colors is not None:
         values = [colors.get(n.path, 0.0) * 100 for n in nodes]
         bound = max(1.0, max(abs(v) for v in values))
-        trace["marker"] = {"colors": values, "colorscale": "RdBu", "reversescale": True, "cmin": -bound,
+        trace["marker"] = {"colors": values, "colorscale": "RdBu", "reversescale": False, "cmin": -bound,
                            "cmax": bound, "colorbar": {"title": {"text": "pp"}}, "cmid": 0}
     return {"data": [trace], "layout": {"title": {"text": _esc(title), "font": {"size": 14}, "x": 0.01},
                                         "height": FLAME_HEIGHT, "margin": {"l": 8, "r": 8, "t": 40, "b": 8}}}
@@ -104,7 +104,7 @@ def flame_figures(profiles: CellProfiles) -> list[dict[str, Any]]:
             continue
         for kind, label in KINDS.items():
             if kinds.get(kind) and base.get(kind):
-                figs.append(_icicle(kinds[kind], f"{name} vs {profiles.baseline}: {label} (colour: change of share)",
+                figs.append(_icicle(kinds[kind], f"{name} vs {profiles.baseline}: {label}, red grew, blue shrank",
                                     diff_tree(base[kind], kinds[kind])))
     return [f for f in figs if f]
 
