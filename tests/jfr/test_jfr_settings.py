@@ -53,3 +53,21 @@ def test_recording_path_is_absolute_and_extras_need_jdk17(tmp_path, monkeypatch)
                                          ("jar:file:/a.jar!/", "app"), ("__JVM_LookupDefineClass__", "other")])
 def test_class_sources(source: str, kind: str) -> None:
     assert class_source(source) == kind
+
+
+AOT_LOG = """[0.058s] java.lang.Object source: shared objects file
+[0.059s] sun.launcher.LauncherHelper source: shared objects file
+[0.059s] jdk.internal.misc.MethodFinder source: shared objects file
+[0.101s] JfrWork source: shared objects file
+[0.120s] JfrWork$$Lambda/0x01 source: JfrWork
+"""
+
+
+def test_time_to_main_with_the_main_class_in_an_aot_cache() -> None:
+    from jvmlab.collect.startup import StartupDigest, parse_class_load
+
+    digest = StartupDigest()
+    parse_class_load(AOT_LOG.splitlines(), digest)  # excerpt of a real JDK 25 -XX:AOTCache log
+    assert digest.to_main_s == 0.101
+    assert digest.classes == {"archive": 4, "other": 1}
+    assert digest.spans_s["archive"] == pytest.approx(0.043)

@@ -4,7 +4,8 @@
 ends VM init. ``-Xlog:class+load`` names every class with its source: the CDS or AOT
 archive ("shared objects file", "AOT cache"), the JDK's modules (``jrt:/``), the
 application's class path (``file:``/``jar:``), or generated at run time. The first class
-from the application's class path is the main class: its uptime is "time to main". The
+outside the JDK's packages after the launcher's ``LauncherHelper`` is the main class: its
+uptime is "time to main" (with an AOT cache the main class itself comes from the archive). The
 ``ready`` marker's time comes from the executor (``ready_s``) and is added by the report.
 
 Per source the collector gives the count of classes and the span of uptime between the
@@ -16,6 +17,7 @@ microseconds of formatting per thousand classes.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,8 @@ CLASS_LOG = "classload.log"
 _UPTIME = re.compile(r"^\[(\d+(?:\.\d+)?)s\]\s*(.*)$")
 _PHASE = re.compile(r"^(.*), (\d+(?:\.\d+)?) secs$")
 _MAX_LINES = 2_000_000
+LAUNCHER = "sun.launcher.LauncherHelper"
+JDK_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
 
 
 @dataclass
@@ -77,10 +81,17 @@ def parse_startuptime(text: str, digest: StartupDigest) -> None:
             digest.jvm_init_s = float(m.group(1))
 
 
-def parse_class_load(lines, digest: StartupDigest) -> None:
-    """Count classes per source; first/last uptime per source; first app class = main."""
+def parse_class_load(lines: Iterable[str], digest: StartupDigest) -> None:
+    """Count classes per source; first/last uptime per source; the main class's uptime.
+
+    The main class is the first class after ``sun.launcher.LauncherHelper`` outside the
+    JDK's packages (with an AOT cache it comes from the archive, not the class path); when
+    the launcher class is not seen, the first class from the class path.
+    """
     first: dict[str, float] = {}
     last: dict[str, float] = {}
+    launcher_seen = False
+    main_s: float | None = None
     for n, line in enumerate(lines):
         if n >= _MAX_LINES:
             break
@@ -88,12 +99,17 @@ def parse_class_load(lines, digest: StartupDigest) -> None:
         if not m or " source: " not in m.group(2):
             continue
         t = float(m.group(1))
-        source = class_source(m.group(2).split(" source: ", 1)[1])
+        name, text = m.group(2).split(" source: ", 1)
+        source = class_source(text)
         digest.classes[source] = digest.classes.get(source, 0) + 1
         first.setdefault(source, t)
         last[source] = t
+        if name == LAUNCHER:
+            launcher_seen = True
+        elif launcher_seen and main_s is None and not name.startswith(JDK_PACKAGES):
+            main_s = t
     digest.spans_s = {s: last[s] - first[s] for s in first}
-    digest.to_main_s = first.get("app")
+    digest.to_main_s = main_s if main_s is not None else first.get("app")
 
 
 def startup_args(artifacts_dir: Path) -> list[str]:
