@@ -58,6 +58,8 @@ def test_diff_names_the_extra_method_in_json_terminal_and_html(jdk17, jfr_classe
     assert "JfrWork.extraWork" in text.stdout and "Startup phases" in text.stdout
     page = (tmp_path / "r.html").read_text()
     assert 'id="why"' in page and "icicle" in page and "JfrWork.extraWork" in page
+    assert "JFR metrics (mean per invocation)" in page and "jfr.safepoint_count" in page
+    assert isinstance(why["missing"], list)
 
     from jvmlab.report.summary import summarize
     from jvmlab.scenarios.why import frame_changes

@@ -16,13 +16,17 @@ class WhyPart:
     profiles: CellProfiles
     diffs: list[ProfileDiff]
     startup: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    metric_header: list[str] = field(default_factory=list)
+    metric_rows: list[list[str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # "cell: metric: reason (n invocations)"
 
     def empty(self) -> bool:
-        return not self.profiles.has_any() and not self.startup
+        return not self.profiles.has_any() and not self.startup and not self.metric_rows
 
     def to_json(self) -> dict[str, Any]:
         return {"profile_diffs": [d.to_json() for d in self.diffs],
-                "startup_phases_s": {cell: dict(zip(("jvm_init", "init_to_main", "main_to_ready"), v))
+                "missing": self.missing,
+        "startup_phases_s": {cell: dict(zip(("jvm_init", "init_to_main", "main_to_ready"), v))
                                      for cell, v in self.startup.items()}}
 
 
@@ -31,7 +35,39 @@ def load_why(summary: Any, store: Any) -> WhyPart:
     cells = [cs.cell for cs in summary.cells]
     invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
     profiles = load_profiles(store, cells, invocations, summary.baseline)
-    return WhyPart(profiles, profile_diffs(profiles), phase_means(cells, invocations))
+    header, rows = jfr_metric_rows(summary)
+    return WhyPart(profiles, profile_diffs(profiles), phase_means(cells, invocations), header, rows,
+                   missing_reasons(summary, store, invocations))
+
+
+def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
+    """Mean per invocation of every jfr.* metric some cell has ("-": not measured)."""
+    from jvmlab import metrics as registry
+
+    names = [m for m in registry.REGISTRY if m.startswith("jfr.")
+             and any((st := cs.stats.get(m)) is not None and st.mean is not None for cs in summary.cells)]
+    if not names:
+        return [], []
+    rows = [[cs.cell.name, *(registry.get(m).format(st.mean if (st := cs.stats.get(m)) else None) for m in names)]
+            for cs in summary.cells]
+    return ["cell", *names], rows
+
+
+def missing_reasons(summary: Any, store: Any, invocations: list[Any]) -> list[str]:
+    """Why jfr metrics are missing, per cell: the reasons the collector stored, counted."""
+    ok = [i for i in invocations if i.status == "ok"]
+    docs = store.documents([i.id for i in ok], "jfr") if ok else {}
+    names = {cs.cell.id: cs.cell.name for cs in summary.cells}
+    counts: dict[tuple[str, str], int] = {}
+    for inv in ok:
+        doc = docs.get(inv.id)
+        if not isinstance(doc, dict):
+            continue
+        reasons = [("all jfr metrics", doc["error"])] if doc.get("error") else list((doc.get("missing") or {}).items())
+        for metric, reason in reasons:
+            key = (names.get(inv.cell_id, "?"), f"{metric}: {reason}")
+            counts[key] = counts.get(key, 0) + 1
+    return [f"{cell}: {text} ({n} invocation{'s' if n > 1 else ''})" for (cell, text), n in sorted(counts.items())]
 
 
 def why_context(part: WhyPart) -> dict[str, Any]:
@@ -44,7 +80,8 @@ def why_context(part: WhyPart) -> dict[str, Any]:
         "flame_figures": figure_entries(flame_figures(part.profiles), "flame"),
         "startup_figures": figure_entries([startup_figure(part.startup)], "startup"),
         "diff_header": ["cell", "samples", "frame", "baseline share", "cell share", "change"],
-        "diff_rows": diff_rows(part.diffs)}}
+        "diff_rows": diff_rows(part.diffs),
+        "metric_header": part.metric_header, "metric_rows": part.metric_rows, "missing": part.missing}}
 
 
 def why_json(summary: Any, store: Any) -> dict[str, Any]:
@@ -68,3 +105,5 @@ def render_why(summary: Any, store: Any, console: Any) -> None:
             table.add_row(cell, *("-" if v is None else f"{v * 1000:.1f}" for v in values))
         console.print(table)
     render_terminal(part.diffs, console)
+    for line in part.missing:
+        console.print(f"jfr, not measured: {line}", markup=False, highlight=False)
