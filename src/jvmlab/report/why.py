@@ -19,6 +19,8 @@ class WhyPart:
     metric_header: list[str] = field(default_factory=list)
     metric_rows: list[list[str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # "cell: metric: reason (n invocations)"
+    phase_header: list[str] = field(default_factory=list)
+    phase_rows: list[list[str]] = field(default_factory=list)
 
     def empty(self) -> bool:
         return not self.profiles.has_any() and not self.startup and not self.metric_rows
@@ -36,8 +38,36 @@ def load_why(summary: Any, store: Any) -> WhyPart:
     invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
     profiles = load_profiles(store, cells, invocations, summary.baseline)
     header, rows = jfr_metric_rows(summary)
-    return WhyPart(profiles, profile_diffs(profiles), phase_means(cells, invocations), header, rows,
-                   missing_reasons(summary, store, invocations))
+    ok = [i for i in invocations if i.status == "ok"]
+    docs = store.documents([i.id for i in ok], "jfr") if ok else {}
+    part = WhyPart(profiles, profile_diffs(profiles), phase_means(cells, invocations), header, rows,
+                   missing_reasons(summary, docs, ok))
+    part.phase_header, part.phase_rows = gc_phase_rows(summary, docs, ok)
+    return part
+
+
+def gc_phase_rows(summary: Any, docs: dict[int, Any], ok: list[Any], top: int = 10
+                  ) -> tuple[list[str], list[list[str]]]:
+    """Mean ms per invocation of the GC phases JFR timed, the ``top`` longest of any cell."""
+    sums: dict[int, dict[str, float]] = {}
+    counts: dict[int, int] = {}
+    for inv in ok:
+        doc = docs.get(inv.id)
+        phases = doc.get("gc_phases_ms") if isinstance(doc, dict) else None
+        if not isinstance(phases, dict):
+            continue
+        counts[inv.cell_id] = counts.get(inv.cell_id, 0) + 1
+        cell = sums.setdefault(inv.cell_id, {})
+        for name, ms in phases.items():
+            cell[name] = cell.get(name, 0.0) + float(ms)
+    means = {cid: {k: v / counts[cid] for k, v in cell.items()} for cid, cell in sums.items()}
+    names = sorted({k for m in means.values() for k in m}, key=lambda k: -max(m.get(k, 0.0) for m in means.values()))
+    if not names:
+        return [], []
+    names = names[:top]
+    rows = [[k, *(f"{means[cs.cell.id].get(k, 0.0):.1f}" if cs.cell.id in means else "-" for cs in summary.cells)]
+            for k in names]
+    return ["GC phase (JFR event: phase)", *(cs.cell.name for cs in summary.cells)], rows
 
 
 def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
@@ -53,10 +83,8 @@ def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
     return ["cell", *names], rows
 
 
-def missing_reasons(summary: Any, store: Any, invocations: list[Any]) -> list[str]:
+def missing_reasons(summary: Any, docs: dict[int, Any], ok: list[Any]) -> list[str]:
     """Why jfr metrics are missing, per cell: the reasons the collector stored, counted."""
-    ok = [i for i in invocations if i.status == "ok"]
-    docs = store.documents([i.id for i in ok], "jfr") if ok else {}
     names = {cs.cell.id: cs.cell.name for cs in summary.cells}
     counts: dict[tuple[str, str], int] = {}
     for inv in ok:
@@ -81,6 +109,7 @@ def why_context(part: WhyPart) -> dict[str, Any]:
         "startup_figures": figure_entries([startup_figure(part.startup)], "startup"),
         "diff_header": ["cell", "samples", "frame", "baseline share", "cell share", "change"],
         "diff_rows": diff_rows(part.diffs),
+        "phase_header": part.phase_header, "phase_rows": part.phase_rows,
         "metric_header": part.metric_header, "metric_rows": part.metric_rows, "missing": part.missing}}
 
 
