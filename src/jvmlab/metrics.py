@@ -132,6 +132,7 @@ _METRICS: list[Metric] = [
     Metric("progress.total_units", "count", False, "units of work reported"),
     # JFR collector (opt-in; see docs/jfr.md).
     Metric("jfr.exec_samples", "count", False, "JFR execution samples recorded"),
+    Metric("jfr.recording_start_s", "s", True, "JVM start to JFR recording start (VM init incl. JFR's own startup)"),
     Metric("jfr.alloc_total_bytes", "bytes", True, "bytes allocated (sum of JFR allocation-sample weights)"),
     Metric("jfr.alloc_rate_mb_s", "MB/s", False, "allocation rate over the recording (JFR)"),
     Metric("jfr.gc_count", "count", True, "garbage collections (JFR)"),

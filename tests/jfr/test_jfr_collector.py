@@ -28,6 +28,7 @@ def test_recording_gives_metrics_and_the_hot_method_on_top(request, jdk_name, jf
         metrics.get(name)  # every metric the collector writes is registered
     assert got.metrics["jfr.exec_samples"] > 20
     assert got.metrics["jfr.safepoint_count"] >= 1
+    assert 0 < got.metrics["jfr.recording_start_s"] < run.result.measures.wall_s
     for name, reason in got.documents["jfr"]["missing"].items():
         assert name not in got.metrics and reason
     cpu = got.documents["jfr.profile"]["cpu"]

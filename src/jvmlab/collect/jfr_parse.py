@@ -15,6 +15,7 @@ Every metric that the recording cannot give is left out and its reason put in
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import subprocess
@@ -70,8 +71,6 @@ def iso_duration_s(text: Any) -> float | None:
 
 def iso_instant_s(text: Any) -> float | None:
     """Epoch seconds of an ISO-8601 instant (``2026-11-23T11:52:22.975060353Z``), ns kept."""
-    import datetime as dt
-
     if not isinstance(text, str) or not text.endswith("Z"):
         return None
     head, _, frac = text[:-1].partition(".")
@@ -159,8 +158,22 @@ def digest(document: dict[str, Any]) -> JfrDigest:
     _safepoints(out, by_type)
     _jit(out, by_type)
     _classes_locks_cpu(out, by_type)
+    _recording_start(out, by_type)
     out.cpu_stacks, out.alloc_stacks = bounded(out.cpu_stacks), bounded(out.alloc_stacks)
     return out
+
+
+def _recording_start(out: JfrDigest, by_type: dict[str, list[dict[str, Any]]]) -> None:
+    """JVM start (``jdk.JVMInformation.jvmStartTime``) to the recording's start
+    (``jdk.ActiveRecording.recordingStart``): JFR starts as VM creation ends, so this is VM
+    init as JFR sees it, its own startup included. Both are in milliseconds."""
+    info, active = by_type.get("jdk.JVMInformation", []), by_type.get("jdk.ActiveRecording", [])
+    start = iso_instant_s(info[0].get("jvmStartTime")) if info else None
+    began = min((t for v in active if (t := iso_instant_s(v.get("recordingStart"))) is not None), default=None)
+    if start is None or began is None:
+        out.missing["jfr.recording_start_s"] = "no jdk.JVMInformation or jdk.ActiveRecording event"
+    else:
+        out.metrics["jfr.recording_start_s"] = max(0.0, began - start)
 
 
 def bounded(stacks: dict[str, float], keep: int = KEEP_STACKS) -> dict[str, float]:
