@@ -18,7 +18,7 @@ pytestmark = pytest.mark.jvm
 def test_recording_gives_metrics_and_the_hot_method_on_top(request, jdk_name, jfr_classes, run_jvm,
                                                            tmp_path: Path) -> None:
     jdk = request.getfixturevalue(jdk_name)
-    run = run_jvm([JfrCollector("profile"), StartupCollector()], jdk, tmp_path, ["JfrWork", "3"], jfr_classes)
+    run = run_jvm([JfrCollector("profile"), StartupCollector()], jdk, tmp_path, ["JfrWork", "2"], jfr_classes)
     assert run.result.status.value == "ok"
     got = run.collected
     assert "jfr" in got.documents and "error" not in got.documents["jfr"], got.documents.get("jfr")
