@@ -85,3 +85,27 @@ def test_stored_stacks_are_bounded_and_keep_the_total() -> None:
     kept = bounded(stacks, keep=10)
     assert len(kept) == 11 and kept["main;f49"] == 50.0 and "main;f0" not in kept
     assert sum(kept.values()) == sum(stacks.values())
+
+
+def test_share_change_interval_covers_the_true_change_in_seeded_simulations() -> None:
+    import numpy as np
+
+    from jvmlab.profile.interval import share_change_interval
+
+    covered = 0
+    reps = 60
+    for rep in range(reps):
+        base = [_simulate(rep * 1000 + i, 200, BASE) for i in range(8)]
+        cell = [_simulate(rep * 1000 + 500 + i, 200, EXTRA) for i in range(8)]
+        interval = share_change_interval(base, cell, "extra", np.random.default_rng(rep), n_boot=500)
+        assert interval is not None and interval[0] <= interval[1]
+        covered += interval[0] <= 0.3 <= interval[1]
+    assert covered / reps >= 0.88  # nominal 95% (expanded for n = 8); 60 seeded repetitions
+
+
+def test_share_change_interval_needs_two_invocations_per_cell() -> None:
+    import numpy as np
+
+    from jvmlab.profile.interval import share_change_interval
+
+    assert share_change_interval([{"a;b": 1.0}], [{"a;b": 1.0}, {"a": 1.0}], "b", np.random.default_rng(1)) is None

@@ -20,14 +20,15 @@ class FrameChange:
     frame: str
     base_share: float
     cell_share: float
+    ci95: tuple[float, float] | None = None  # of delta, bootstrap over invocations (profile.interval)
 
     @property
     def delta(self) -> float:
         return self.cell_share - self.base_share
 
-    def to_json(self) -> dict[str, float | str]:
+    def to_json(self) -> dict[str, object]:
         return {"frame": self.frame, "base_share": self.base_share, "cell_share": self.cell_share,
-                "delta_share": self.delta}
+                "delta_share": self.delta, "delta_ci95": list(self.ci95) if self.ci95 else None}
 
 
 @dataclass(frozen=True)

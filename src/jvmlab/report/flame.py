@@ -11,14 +11,17 @@ the label). Frames are HTML-escaped for plotly's label subset; the page escapes 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jvmlab.profile import ProfileDiff, diff_profiles, diff_tree, flame_tree, merge_stacks
+from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.profile import FrameChange, ProfileDiff, diff_profiles, diff_tree, flame_tree, merge_stacks
+from jvmlab.profile.interval import share_change_interval
 from jvmlab.store.records import StoredCell, StoredInvocation
 
 KINDS = {"cpu": "execution samples", "alloc": "allocated bytes (allocation samples)"}
 TOP_CHANGES = 5
+SEED = 1  # fixed: the same store gives the same intervals
 FLAME_HEIGHT = 520
 
 
@@ -28,6 +31,7 @@ class CellProfiles:
 
     baseline: str | None
     stacks: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # cell -> kind -> stacks
+    runs: dict[str, dict[str, list[dict[str, float]]]] = field(default_factory=dict)  # per invocation
     invocations: dict[str, int] = field(default_factory=dict)
 
     def has_any(self) -> bool:
@@ -44,6 +48,7 @@ def load_profiles(store: Any, cells: list[StoredCell], invocations: list[StoredI
         mine = [docs[i.id] for i in ok if i.cell_id == cell.id and isinstance(docs.get(i.id), dict)]
         if mine:
             out.stacks[cell.name] = {k: merge_stacks(d.get(k) or {} for d in mine) for k in KINDS}
+            out.runs[cell.name] = {k: [d.get(k) or {} for d in mine] for k in KINDS}
             out.invocations[cell.name] = len(mine)
     return out
 
@@ -59,9 +64,22 @@ def profile_diffs(profiles: CellProfiles, top: int = TOP_CHANGES) -> list[Profil
             continue
         for kind in KINDS:
             if base.get(kind) and kinds.get(kind):
-                out.append(diff_profiles(base[kind], kinds[kind], cell_name=name,
-                                         baseline_name=profiles.baseline or "", kind=kind, top=top))
+                diff = diff_profiles(base[kind], kinds[kind], cell_name=name,
+                                     baseline_name=profiles.baseline or "", kind=kind, top=top)
+                out.append(_with_intervals(diff, profiles))
     return out
+
+
+def _with_intervals(diff: ProfileDiff, profiles: CellProfiles) -> ProfileDiff:
+    """The diff with a bootstrap interval (over invocations) on every change."""
+    base_runs = profiles.runs.get(diff.baseline, {}).get(diff.kind, [])
+    cell_runs = profiles.runs.get(diff.cell, {}).get(diff.kind, [])
+
+    def one(change: FrameChange) -> FrameChange:
+        rng = rng_for(SEED, diff.cell, diff.kind, change.frame)
+        return replace(change, ci95=share_change_interval(base_runs, cell_runs, change.frame, rng))
+
+    return replace(diff, grew=tuple(one(c) for c in diff.grew), shrank=tuple(one(c) for c in diff.shrank))
 
 
 def _esc(text: str) -> str:
@@ -109,13 +127,21 @@ def flame_figures(profiles: CellProfiles) -> list[dict[str, Any]]:
     return [f for f in figs if f]
 
 
+def change_text(change: FrameChange) -> str:
+    """"+35.3 pp [+33.0 … +37.5]" (the 95% interval when each cell has two invocations or more)."""
+    text = f"{change.delta * 100:+.1f} pp"
+    if change.ci95 is not None:
+        text += f" [{change.ci95[0] * 100:+.1f} … {change.ci95[1] * 100:+.1f}]"
+    return text
+
+
 def diff_rows(diffs: list[ProfileDiff]) -> list[list[str]]:
     """Table rows: cell, kind, frame, baseline share, cell share, change (grew first)."""
     rows = []
     for d in diffs:
         for change in [*d.grew, *d.shrank]:
             rows.append([d.cell, d.kind, change.frame, f"{change.base_share * 100:.1f}%",
-                         f"{change.cell_share * 100:.1f}%", f"{change.delta * 100:+.1f} pp"])
+                         f"{change.cell_share * 100:.1f}%", change_text(change)])
     return rows
 
 
@@ -131,5 +157,5 @@ def render_terminal(diffs: list[ProfileDiff], console: Any) -> None:
             table.add_column(col, justify="right", no_wrap=True)
         for change in [*d.grew, *d.shrank]:
             table.add_row(change.frame, f"{change.base_share * 100:.1f}%", f"{change.cell_share * 100:.1f}%",
-                          f"{change.delta * 100:+.1f} pp")
+                          change_text(change))
         console.print(table)
