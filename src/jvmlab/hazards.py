@@ -42,3 +42,4 @@ GC_LOG_UNREADABLE = "gc-log-unreadable"
 COLLECTOR_UNSUPPORTED = "collector-unsupported"
 IMPORTED = "imported"  # results imported from JMH/hyperfine files: what they cannot tell is unknown
 HEAP_EXCEEDS_MEMORY = "heap-exceeds-memory"
+JFR_UNUSABLE = "jfr-unusable"

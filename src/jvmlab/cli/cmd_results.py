@@ -73,9 +73,14 @@ def report(
         if open_:
             webbrowser.open(written.resolve().as_uri())
     if as_json:
-        typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
+        from jvmlab.report.why import why_json
+
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
     else:
+        from jvmlab.report.why import render_why
+
         render(summary, stdout_console())
+        render_why(summary, db, stdout_console())
 
 
 @app.command("metrics")

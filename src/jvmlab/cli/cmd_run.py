@@ -17,7 +17,8 @@ from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
 STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
-COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect")
+COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect", "jfr", "startup")
+JFR_SETTINGS = ("default", "profile")
 
 
 @app.command()
@@ -59,11 +60,18 @@ def parse_until(value: str | None) -> float | None:
     return number / 100.0
 
 
-def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool]:
-    out: dict[str, bool] = {}
+def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | str]:
+    """``--collect gc``, ``--no-collect proc``; ``--collect jfr=profile`` picks JFR settings."""
+    out: dict[str, bool | str] = {}
     for names, value in ((enable, True), (disable, False)):
         for name in names:
-            key = name.replace("-", "_")
+            key, _, setting = name.replace("-", "_").partition("=")
+            if key == "jfr" and setting and value:
+                if setting not in JFR_SETTINGS:
+                    raise UserError(f"--collect jfr={setting}: choose {' or '.join(JFR_SETTINGS)}")
+                out["jfr_settings"] = setting
+            elif setting:
+                raise UserError(f"--collect {name}: only jfr takes a setting (jfr=default or jfr=profile)")
             if key not in COLLECTORS:
                 raise UserError(f"unknown collector {name!r}; choose from {', '.join(COLLECTORS)}")
             out[key] = value
@@ -83,7 +91,7 @@ def run(
                                                        "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
-    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
+    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     baseline_experiment: int = typer.Option(None, "--baseline-experiment",
@@ -146,7 +154,7 @@ def _budget(value: str | None) -> float | None:
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
-             overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
+             overrides: dict[str, bool | str] | None = None, quiet: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
@@ -178,9 +186,14 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     metric = metric or db.experiment(exp_id).run_options.get("metric") or "wall_s"
     summary = summarize(db, exp_id, metric)
     if as_json:
-        typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
+        from jvmlab.report.why import why_json
+
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
     else:
+        from jvmlab.report.why import render_why
+
         render(summary, stdout_console())
+        render_why(summary, db, stdout_console())
     return exp_id
 
 
@@ -236,6 +249,6 @@ def demo(
                        scenario_run.toml, None)
         exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric)
         if name is not None:
-            paragraph = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
-                                                                          scenario_run.metric))
+            db = open_store(store)
+            paragraph = scenario_verdict(scenario_run.scenario, summarize(db, exp_id, scenario_run.metric), db)
             typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}): {paragraph}\n", err=as_json)

@@ -18,9 +18,12 @@ class CollectSettings:
     workload_metrics: bool = True
     flag_effect: bool = True
     keep_gc_logs: bool = True
+    jfr: bool = False
+    jfr_settings: str = "default"
+    startup: bool = False
 
     @classmethod
-    def from_spec(cls, collect: Collect, overrides: dict[str, bool] | None = None) -> "CollectSettings":
+    def from_spec(cls, collect: Collect, overrides: dict[str, bool | str] | None = None) -> "CollectSettings":
         values = {name: getattr(collect, name) for name in cls.__dataclass_fields__}
         values.update(overrides or {})
         return cls(**values)
@@ -63,6 +66,14 @@ def build_collectors(settings: CollectSettings, progress_regex: str | None,
         from jvmlab.collect.progress import ProgressCollector
 
         collectors.append(ProgressCollector(progress_regex, progress_mode))
+    if settings.jfr:
+        from jvmlab.collect.jfr import JfrCollector
+
+        collectors.append(JfrCollector(settings.jfr_settings))
+    if settings.startup:
+        from jvmlab.collect.startup import StartupCollector
+
+        collectors.append(StartupCollector())
     if settings.flag_effect:
         from jvmlab.collect.flag_effect import FlagEffectCollector
 

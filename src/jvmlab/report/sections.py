@@ -274,7 +274,10 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
     effects_rows, effects_figs = effects_part(summary)
     warmup_header, warmup_rows = warmup_part(tl, summary)
     failures, hidden, outputs = output_parts(summary, invocations)
-    return {
+    from jvmlab.report.why import load_why, why_context
+
+    why = why_context(load_why(summary, store))
+    return {**why,
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
         "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),

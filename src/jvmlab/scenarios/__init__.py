@@ -22,6 +22,7 @@ SCENARIOS = {
     "cds": "hello and hellostream x -Xshare:off / default CDS / AppCDS / AOT cache (JDK 24+): startup ms",
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
     "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
+    "why": "G1 vs ZGC on chunkgen with JFR on: the verdict and the profile/JFR differences that explain it",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
@@ -43,7 +44,7 @@ def _check(name: str) -> None:
 
 def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
     """The experiments of a scenario, in the order to run them."""
-    from jvmlab.scenarios import cds, gc, largepages, pretouch, ramdisk
+    from jvmlab.scenarios import cds, gc, largepages, pretouch, ramdisk, why
 
     _check(name)
     if name == "default":
@@ -62,7 +63,7 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
 
         return jmh.runs(jdks, quick)
     builders = {"pretouch": pretouch.runs, "largepages": largepages.runs, "gc": gc.runs, "cds": cds.runs,
-                "ramdisk": ramdisk.runs}
+                "ramdisk": ramdisk.runs, "why": why.runs}
     if name != "all":
         return builders[name](jdks, quick)
     out: list[ScenarioRun] = []
@@ -79,10 +80,15 @@ def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
     return [(run.title, run.toml) for run in scenario_runs(name, quick)]
 
 
-def scenario_verdict(name: str, summary) -> str:
-    """One paragraph with CIs from a run's Summary; ``name`` may be "all" (read from the run's name)."""
+def scenario_verdict(name: str, summary, store=None) -> str:
+    """One paragraph with CIs from a run's Summary; ``name`` may be "all" (read from the run's name).
+    ``store`` lets the `why` scenario read the runs' profiles."""
     from jvmlab.scenarios.verdict import verdict_for
 
+    if name == "why":
+        from jvmlab.scenarios import why
+
+        return why.verdict(summary, store)
     return verdict_for(name, summary)
 
 

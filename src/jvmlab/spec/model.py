@@ -164,6 +164,9 @@ class Collect(_Strict):
     workload_metrics: bool = True
     flag_effect: bool = True
     keep_gc_logs: bool = True
+    jfr: bool = False  # opt-in: a Flight Recording per invocation (docs/jfr.md)
+    jfr_settings: Literal["default", "profile"] = "default"
+    startup: bool = False  # opt-in: -Xlog:startuptime and -Xlog:class+load phases
     output_cap_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
 
 

@@ -1,0 +1,101 @@
+"""The JFR collector: a Flight Recording per invocation, read after the child has exited.
+
+Opt-in (``[collect] jfr = true`` or ``--collect jfr``): JFR costs startup time (its own
+classes load while the VM is created) and a little throughput (``bench/jfr_overhead.py``).
+Each invocation writes ``<artifacts>/recording.jfr`` (absolute path) with the JDK's
+``default`` or ``profile`` settings, plus safepoint and deoptimization events (JDK 17+
+accepts per-event settings on the command line). After exit the JDK's own ``jfr`` tool
+prints the events we read (:mod:`jvmlab.collect.jfr_parse`). The results are ``jfr.*``
+metrics, ``documents["jfr"]`` (GC phase totals, reasons for missing metrics) and
+``documents["jfr.profile"]`` (collapsed execution and allocation stacks, aggregated per
+cell by :mod:`jvmlab.profile`).
+
+A run that ends before the recording is usable (killed, too short to dump, no ``jfr``
+tool) keeps its other data: the jfr metrics are ``None`` and a ``jfr-unusable`` hazard says why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jvmlab import hazards
+from jvmlab.collect.base import Collected, NullProbe, ProbeContext
+from jvmlab.errors import UserError
+from jvmlab.execute.records import ProcessResult
+from jvmlab.hazards import Hazard
+
+SETTINGS = ("default", "profile")
+RECORDING = "recording.jfr"
+# Events the stock settings leave off or filter by a threshold; cheap (a few per second).
+EXTRA_EVENTS = ("jdk.SafepointBegin#enabled=true", "jdk.SafepointBegin#threshold=0ms",
+                "jdk.SafepointStateSynchronization#enabled=true",
+                "jdk.SafepointStateSynchronization#threshold=0ms",
+                "jdk.Deoptimization#enabled=true", "jdk.Deoptimization#stackTrace=false")
+
+
+def recording_args(feature: int, settings: str, path: Path) -> list[str]:
+    """``-XX:StartFlightRecording`` writing ``path`` (absolute) at exit with ``settings``."""
+    parts = [f"filename={path.resolve()}", f"settings={settings}", "dumponexit=true"]
+    if feature >= 17:
+        parts.extend(EXTRA_EVENTS)
+    return ["-XX:StartFlightRecording:" + ",".join(parts)]
+
+
+class JfrProbe(NullProbe):
+    """Adds the recording flag; after the run, digests the recording."""
+
+    def __init__(self, ctx: ProbeContext, settings: str, keep: bool) -> None:
+        self.ctx = ctx
+        self.settings = settings
+        self.keep = keep
+        self.path = ctx.artifacts_dir / RECORDING
+
+    def jvm_args(self) -> list[str]:
+        if self.ctx.jdk.vm_kind == "OpenJ9" or self.ctx.jdk.feature < 11:
+            return []
+        return recording_args(self.ctx.jdk.feature, self.settings, self.path)
+
+    def finish(self, result: ProcessResult) -> Collected:
+        if self.ctx.jdk.vm_kind == "OpenJ9" or self.ctx.jdk.feature < 11:
+            return _unusable(f"{self.ctx.jdk.vm_kind} {self.ctx.jdk.feature} has no Flight Recorder",
+                             hazards.COLLECTOR_UNSUPPORTED)
+        if not self.path.is_file() or self.path.stat().st_size == 0:
+            return _unusable(f"no recording was written ({result.status.value}: the run ended before "
+                             f"JFR could dump it)")
+        try:
+            return self._digest()
+        except (ValueError, UserError) as err:
+            return _unusable(f"{self.path.name}: {err}")
+        finally:
+            if not self.keep:
+                self.path.unlink(missing_ok=True)
+
+    def _digest(self) -> Collected:
+        from jvmlab.collect.jfr_parse import digest, jfr_tool, print_json
+
+        found = digest(print_json(jfr_tool(self.ctx.jdk.home), self.path))
+        doc = found.to_json()
+        doc.update({"settings": self.settings, "file": str(self.path) if self.keep else None})
+        return Collected(metrics=found.metrics, documents={
+            "jfr": doc, "jfr.profile": {"cpu": found.cpu_stacks, "alloc": found.alloc_stacks}})
+
+
+def _unusable(reason: str, kind: str = hazards.JFR_UNUSABLE) -> Collected:
+    return Collected(documents={"jfr": {"error": reason}},
+                     hazards=[Hazard(kind, f"jfr: {reason}",
+                                     hint="jfr metrics of this invocation are not measured")])
+
+
+class JfrCollector:
+    """Makes one :class:`JfrProbe` per invocation."""
+
+    name = "jfr"
+
+    def __init__(self, settings: str = "default", keep_recordings: bool = True) -> None:
+        if settings not in SETTINGS:
+            raise UserError(f"[collect] jfr_settings = {settings!r}: choose {' or '.join(SETTINGS)}")
+        self.settings = settings
+        self.keep = keep_recordings
+
+    def probe(self, ctx: ProbeContext) -> JfrProbe:
+        return JfrProbe(ctx, self.settings, self.keep)

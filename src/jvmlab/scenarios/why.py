@@ -1,0 +1,106 @@
+"""`why`: G1 against ZGC on the chunk generator with JFR on, then the verdict and the
+largest differences that explain it: the frames whose share of execution samples grew most
+in the ZGC cell, and the JFR metrics (stalls, GC phases, safepoints, CPU) that moved most.
+
+It runs on the newest JDK here that has ZGC (one JDK: the question is "why", not "which JDK").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jvmlab.errors import UserError
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios import gc
+from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.model import ScenarioRun
+from jvmlab.scenarios.stats import mean_ci
+
+# JFR metrics that can explain a throughput gap between collectors, with how to print them.
+EXPLAINING = (("jfr.alloc_stall_total_ms", "allocation stalls", "{:.0f} ms"),
+              ("jfr.gc_pause_total_ms", "GC pauses", "{:.0f} ms"),
+              ("jfr.gc_concurrent_total_ms", "concurrent GC phases", "{:.0f} ms"),
+              ("jfr.safepoint_total_ms", "time in safepoints", "{:.0f} ms"),
+              ("jfr.cpu_jvm_share", "JVM CPU load", "{:.0%}"),
+              ("jfr.jit_compile_total_ms", "JIT compile time", "{:.0f} ms"),
+              ("jfr.alloc_rate_mb_s", "allocation rate", "{:.0f} MB/s"))
+MIN_RELATIVE = 0.10  # a metric must move by 10% (or from zero) to be named
+
+
+def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
+    with_z = [j for j in jdks if not j.gcs or "ZGC" in j.gcs]
+    if not with_z:
+        raise UserError("demo why needs a JDK with ZGC (15+); `jvmlab jdks` lists the JDKs found")
+    jdk = max(with_z, key=lambda j: j.feature)
+    seconds = 10  # the steady-state detector needs at least 6 one-second windows
+    text = f'''name = "demo why: G1 vs ZGC on chunk generation, with JFR"
+description = "Which collector generates more chunks per second, and why (JFR profiles and events)?"
+
+[workload]
+builtin = "chunkgen"
+args = ["--threads", "2", "--seconds", "{seconds}", "--retain-mb", "64", "--chunk-kb", "64"]
+
+[jvms]
+{jvms_table([jdk])}
+
+{factor_table("heap", {"h256m": ["-Xms256m", "-Xmx256m"]})}
+{factor_table("gc", {"G1": [GC_FLAGS["G1"]], "ZGC": [GC_FLAGS["ZGC"]]})}
+[matrix]
+baseline = {{ jvm = "{jvm_name(jdk)}", gc = "G1" }}
+
+[collect]
+jfr = true
+jfr_settings = "default"
+
+{run_table(2 if quick else 3, 0, f"{seconds * 4 + 60}s")}'''
+    # The run's table compares the mean rate (always there); the verdict prefers the steady one.
+    return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK)]
+
+
+def metric_changes(summary: Any, top: int = 2) -> list[str]:
+    """The JFR metrics whose cell mean moved most against the baseline's, as phrases.
+    ZGC allocation stalls have no G1 counterpart: a cell with stalls is named first."""
+    base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
+    if base is None:
+        return []
+    found: list[tuple[float, str]] = []
+    for cs in summary.cells:
+        if cs is base:
+            continue
+        who = cs.cell.levels.get("gc", cs.cell.name)
+        for metric, label, fmt in EXPLAINING:
+            b, c = mean_ci(base, metric), mean_ci(cs, metric)
+            if c is None:
+                continue
+            if b is None:
+                if metric == "jfr.alloc_stall_total_ms" and c[0] > 0:
+                    found.append((float("inf"), f"{who}: {label} {fmt.format(c[0])} per run"))
+                continue
+            rel = abs(c[0] - b[0]) / abs(b[0]) if b[0] else (1e9 if c[0] else 0.0)
+            if rel >= MIN_RELATIVE:
+                found.append((rel, f"{who}: {label} {fmt.format(b[0])} → {fmt.format(c[0])}"))
+    found.sort(key=lambda x: -x[0])
+    return [text for _, text in found[:top]]
+
+
+def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
+    """The frames whose share of execution samples grew most in each non-baseline cell."""
+    from jvmlab.report.why import load_why
+
+    out = []
+    for diff in load_why(summary, store).diffs:
+        if diff.kind != "cpu":
+            continue
+        cell = next((cs for cs in summary.cells if cs.cell.name == diff.cell), None)
+        label = cell.cell.levels.get("gc", diff.cell) if cell else diff.cell
+        out.extend(f"{label}: {c.delta * 100:+.1f} pp of samples in {c.frame}" for c in diff.grew[:top])
+    return out
+
+
+def verdict(summary: Any, store: Any | None = None) -> str:
+    """The gc verdict, then the two or three largest differences that explain it."""
+    text = gc.verdict(summary)
+    reasons = [*(frame_changes(summary, store) if store is not None else []), *metric_changes(summary)]
+    if not reasons:
+        return text + " JFR found no difference large enough to name (was the jfr collector on?)."
+    return text + " Largest differences (JFR): " + "; ".join(reasons) + "."
