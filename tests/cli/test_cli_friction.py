@@ -52,7 +52,7 @@ def test_jdks_shows_the_selector_to_write(tmp_path: Path, jdk17_home: Path) -> N
 
 
 def test_demo_list_says_where_artifacts_go_and_agrees_with_the_readme(tmp_path: Path) -> None:
-    from conftest import REPO
+    REPO = Path(__file__).resolve().parents[2]
 
     proc = run_jvmlab("demo", "--list", "--store", "sb.db", cwd=tmp_path)
     assert proc.returncode == 0
