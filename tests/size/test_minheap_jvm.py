@@ -31,6 +31,7 @@ timeout = "60s"
 
 class CountingExecutor(LocalExecutor):
     def __init__(self) -> None:
+        super().__init__()
         self.runs = 0
 
     def run(self, plan, probes=()):  # type: ignore[no-untyped-def]

@@ -87,6 +87,10 @@ class ForkCheck:
     own_prefix: str | None = None  # flags naming this folder are jvmlab's collectors' (GC log ...)
 
 
+# Flags jvmlab's collectors add that name no file of the invocation (the GC log's writer thread).
+PATHLESS_COLLECTOR_FLAGS = frozenset({"-Xlog:async"})
+
+
 def short_name(benchmark: str) -> str:
     """``org.openjdk.jmh.samples.JMHSample_35_Profilers.Atomic.test`` -> ``JMHSample_35_Profilers.Atomic.test``:
     the package (its lower-case leading parts) dropped, as JMH's own table shows it."""
@@ -206,7 +210,7 @@ def check_fork(entry: JmhBenchmark, expected: ForkCheck) -> str | None:
     if entry.vm_version and entry.vm_version != expected.jdk_version:
         return f"{entry.metric}: the fork ran JDK {entry.vm_version}, not the cell's {expected.jdk_version}"
     folder = expected.own_prefix.rstrip("/") + "/" if expected.own_prefix else None
-    own = [a for a in entry.jvm_args if folder and folder in a]
+    own = [a for a in entry.jvm_args if folder and folder in a or a in PATHLESS_COLLECTOR_FLAGS]
     theirs = tuple(a for a in entry.jvm_args if a not in own)
     if theirs != expected.flags:
         missing = [f for f in expected.flags if f not in theirs]
