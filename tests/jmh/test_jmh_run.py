@@ -17,6 +17,7 @@ from jvmlab.report.jmh import jmh_table
 from jvmlab.report.summary import summarize
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
+from jvmlab.workloads.jmh import PATHLESS_COLLECTOR_FLAGS
 
 pytestmark = pytest.mark.jvm
 DATA = Path(__file__).resolve().parents[1] / "importers" / "data"
@@ -62,7 +63,8 @@ def test_a_jmh_sample_runs_one_fork_per_invocation_on_a_real_jvm(tmp_path: Path,
         result = json.loads((Path(inv.artifacts_dir) / "jmh-result.json").read_text())
         assert result[0]["forks"] == 1 and len(result[0]["primaryMetric"]["rawData"]) == 1
         cell = next(c for c in store.cells(exp) if c.id == inv.cell_id)
-        assert [a for a in result[0]["jvmArgs"] if inv.artifacts_dir not in a] == cell.flags
+        jvmlab_own = [a for a in result[0]["jvmArgs"] if inv.artifacts_dir in a or a in PATHLESS_COLLECTOR_FLAGS]
+        assert [a for a in result[0]["jvmArgs"] if a not in jvmlab_own] == cell.flags
         assert inv.metrics[metric] == pytest.approx(result[0]["primaryMetric"]["score"])
     table = jmh_table(summarize(store, exp, metric))
     assert table is not None and [r.metric for r in table.rows] == [metric]
