@@ -22,6 +22,7 @@ COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect")
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     """Validate a spec without running it: syntax, matrix, JDKs, workload, every flag on its JDK."""
+    from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
@@ -33,6 +34,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+    power = plan_power(plan)
+    if power.warn:
+        typer.echo(f"warning: {power.message()}")
 
 
 def parse_until(value: str | None) -> float | None:
@@ -68,7 +72,8 @@ def run(
     until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
     max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
     budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
-    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare (`jvmlab metrics` lists them)."),
+    metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them; "
+                                                     "default wall_s). `report` remembers it."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside the store)."),
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
@@ -76,6 +81,7 @@ def run(
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
+    from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
@@ -83,6 +89,8 @@ def run(
 
     until_rel = parse_until(until)
     budget_s = _budget(budget)
+    metric_reason = run_metric_reason(metric or "wall_s", given=metric is not None)
+    metric = metric or "wall_s"
     registry.get(metric)
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
@@ -90,7 +98,7 @@ def run(
     plan = prepare(parsed, text, spec)
     run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
              max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-             quiet=quiet)
+             quiet=quiet, metric_reason=metric_reason)
 
 
 def _budget(value: str | None) -> float | None:
@@ -105,7 +113,7 @@ def _budget(value: str | None) -> float | None:
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str = "wall_s", artifacts: Path | None = None,
-             overrides: dict[str, bool] | None = None, quiet: bool = False) -> int:
+             overrides: dict[str, bool] | None = None, quiet: bool = False, metric_reason: str = "") -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
@@ -126,10 +134,12 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
     check_free_space(artifacts_root, "artifacts")
     db = open_store(store_value)
+    _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
         command_line=shlex.join(["jvmlab", *sys.argv[1:]]), collect_overrides=overrides or {},
-        until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
+        until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
+        metric_reason=metric_reason)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
@@ -139,6 +149,15 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     else:
         render(summary, Console())
     return exp_id
+
+
+def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> None:
+    """Say before any JVM starts when no verdict of this plan can be significant."""
+    from jvmlab.plan.power import plan_power
+
+    check = plan_power(plan, until=until_rel is not None, max_invocations=max_invocations)
+    if check.warn:
+        typer.echo(f"jvmlab: warning: {check.message()}", err=True)
 
 
 def default_artifacts(url: str) -> Path:
@@ -177,7 +196,8 @@ def demo(
     for scenario_run in runs:
         plan = prepare(parse_spec(scenario_run.toml, f"scenario {name or 'default'}: {scenario_run.title}"),
                        scenario_run.toml, None)
-        exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric)
+        exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric,
+                          metric_reason=scenario_run.metric_reason)
         if name is not None:
             paragraph = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
                                                                           scenario_run.metric))

@@ -23,6 +23,7 @@ from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
 from jvmlab.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.plan.metric_choice import MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.plan.schedule import Slot, schedule
 from jvmlab.store.sql import SqlStore
@@ -38,6 +39,7 @@ class RunOptions:
     max_invocations: int | None = None  # measured invocations, all cells together
     budget_s: float | None = None
     metric: str = "wall_s"
+    metric_reason: str = ""  # recorded with the metric so `report` compares the same one
 
 
 class RunObserver(Protocol):
@@ -89,6 +91,7 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
                   executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
+    remember_metric(store, state.experiment_id, MetricChoice(options.metric, options.metric_reason or "recorded"))
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode)
                   for pc in plan.cells}

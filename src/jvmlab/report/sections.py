@@ -249,7 +249,8 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
     return {
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
-        "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
+        "metric_description": registry.get(summary.metric).description, "metric_reason": summary.metric_reason,
+        "n_invocations": len(ok),
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
         "cell_header": header, "cell_rows": rows,

@@ -18,6 +18,7 @@ from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalys
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
+from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
@@ -51,6 +52,7 @@ class Summary:
     units: dict[str, str] = field(default_factory=dict)
     warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
     invocations: tuple[StoredInvocation, ...] = ()  # every measured invocation, failures included
+    metric_reason: str = ""  # why this metric: "--metric given", "as the run was made: scenario gc: ..."
 
     def to_json(self) -> dict[str, Any]:
         return summary_json(self)
@@ -61,13 +63,19 @@ def load_values(invocations: list[StoredInvocation], metric: str) -> CellData:
     return CellData.of([np.nan if v is None else v for v in values], [inv.block for inv in invocations])
 
 
-def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed: int | None = None) -> Summary:
-    """Statistics of every cell and every stored metric, comparisons on ``metric``."""
+def summarize(store: SqlStore, experiment_id: int, metric: str | None = None, seed: int | None = None) -> Summary:
+    """Statistics of every cell and every stored metric, comparisons on ``metric``.
+
+    Without ``metric``, the metric the run recorded (``run --metric``, a scenario's own
+    metric) is compared, else ``wall_s``; ``Summary.metric_reason`` says which and why.
+    """
     experiment = store.experiment(experiment_id)
+    units = store.metric_units(experiment_id)
+    choice = _choose(experiment, metric, units)
+    metric = choice.metric
     registry.get(metric)  # unknown metric: one clear error before any work
     cells = store.cells(experiment_id)
     invocations = store.invocations(experiment_id)
-    units = store.metric_units(experiment_id)
     if metric not in PROCESS_METRICS and metric not in units:
         stored = ", ".join(sorted(units)) or "none besides the process measures"
         raise UserError(f"experiment {experiment_id} has no values of {metric!r}; its stored metrics are: "
@@ -104,7 +112,18 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
     hazards = _hazards(stored_hazards, cell_summaries, analysis)
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
                    analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
-                   warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations))
+                   warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations),
+                   metric_reason=choice.reason)
+
+
+def _choose(experiment: StoredExperiment, given: str | None, units: dict[str, str]) -> MetricChoice:
+    """The metric to compare; a recorded metric without values (a scenario's throughput
+    when no run printed progress) falls back to wall_s, saying so."""
+    choice = choose_metric(experiment.run_options, given)
+    if given is None and choice.metric not in PROCESS_METRICS and choice.metric not in units:
+        return MetricChoice(DEFAULT_METRIC, f"{choice.reason}, but no invocation has a value of "
+                                            f"{choice.metric}, so {DEFAULT_METRIC} instead")
+    return choice
 
 
 def _warmup_classes(store: SqlStore, cells: list[StoredCell],
@@ -213,6 +232,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
         "status": s.experiment.status,
         "created_at": s.experiment.created_at,
         "metric": s.metric,
+        "metric_reason": s.metric_reason,
         "unit": registry.get(s.metric).unit,
         "lower_is_better": registry.get(s.metric).lower_is_better,
         "baseline": s.baseline,

@@ -39,6 +39,8 @@ def render(summary: Summary, console: Console) -> None:
     metric = summary.metric
     console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
+    if summary.metric_reason:
+        console.print(Text(f"Compared on {metric}: {summary.metric_reason}", style="dim"))
     console.print(_cells_table(summary, console.width))
     if summary.analysis.comparisons:
         console.print(Text("Verdicts", style="bold"))

@@ -11,7 +11,12 @@ class ScenarioRun:
     title: str
     toml: str
     metric: str = "wall_s"
+    metric_why: str = ""  # what the metric measures here, e.g. "steady-state throughput"
 
+    @property
+    def metric_reason(self) -> str:
+        """Recorded with the run, so `jvmlab report` compares what the scenario is about."""
+        return f"scenario {self.scenario}: {self.metric_why or self.metric}"
 
 
 class ScenarioSkipped(Exception):
