@@ -31,5 +31,5 @@ def test_cds_quick_on_hello(tmp_path: Path) -> None:
             assert Path(flag.split("=", 1)[1]).is_file()
             assert not any(f.startswith("@") for f in cs.cell.flags)
     assert any(level == "aot" for _, level in by_level) == any(j.feature >= 24 for j in demo_jdks())
-    text = scenario_verdict(run.scenario, summary)
+    text = str(scenario_verdict(run.scenario, summary))
     assert text.startswith("Startup of hello") and "95% CI" in text and "appcds" in text

@@ -199,6 +199,6 @@ def demo(
         exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric,
                           metric_reason=scenario_run.metric_reason)
         if name is not None:
-            paragraph = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
-                                                                          scenario_run.metric))
-            typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}): {paragraph}\n", err=as_json)
+            table = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
+                                                                      scenario_run.metric))
+            typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}):\n{table}\n", err=as_json)

@@ -69,8 +69,10 @@ def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
     return [(run.title, run.toml) for run in scenario_runs(name, quick)]
 
 
-def scenario_verdict(name: str, summary) -> str:
-    """One paragraph with CIs from a run's Summary; ``name`` may be "all" (read from the run's name)."""
+def scenario_verdict(name: str, summary):
+    """A run's verdict: a small table with CIs and one sentence (a ScenarioVerdict; ``str()``
+    renders it), or the Summary's own sentences for specs that are not a scenario's.
+    ``name`` may be "all" (then read from the run's name)."""
     from jvmlab.scenarios.verdict import verdict_for
 
     return verdict_for(name, summary)

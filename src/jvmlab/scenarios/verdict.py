@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jvmlab.scenarios import cds, gc, largepages, pretouch, ramdisk
+from jvmlab.scenarios.table import ScenarioVerdict
 
 VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
             "cds": cds.verdict, "ramdisk": ramdisk.verdict}
@@ -19,11 +20,11 @@ def scenario_of(summary: Any) -> str | None:
     return name.removeprefix(NAME_PREFIX).split(":", 1)[0].strip()
 
 
-def verdict_for(name: str, summary: Any) -> str:
+def verdict_for(name: str, summary: Any) -> ScenarioVerdict | str:
     if name in ("all", "default") or name not in VERDICTS and name != "minecraft":
         name = scenario_of(summary) or name
     if name == "minecraft":
-        return gc.verdict(summary).replace("chunks/s", "chunks/s (Minestom)")
+        return gc.verdict(summary, unit="chunks/s (Minestom)")
     fn = VERDICTS.get(name)
     return fn(summary) if fn is not None else generic(summary)
 
