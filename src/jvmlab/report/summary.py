@@ -19,6 +19,7 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
+from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
@@ -109,9 +110,11 @@ def summarize(store: SqlStore, experiment_id: int, metric: str | None = None, se
             not_in_effect=tuple(sorted({h.detail for h in stored_hazards
                                         if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name})),
             ok_invocations=tuple(ok[c.id])))
-    hazards = _hazards(stored_hazards, cell_summaries, analysis)
+    hazards = _hazards(stored_hazards, cell_summaries, analysis) + small_sample_hazards(analysis)
+    blocks = {inv.block for inv in invocations if inv.status == "ok" and inv.block >= 0}
+    disturbed = interference(analysis, stored_hazards, len(blocks))
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
-                   analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
+                   analysis=analysis, verdicts=_verdicts(analysis, cells, disturbed), hazards=hazards, units=units,
                    warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations),
                    metric_reason=choice.reason)
 
@@ -153,11 +156,14 @@ def _metric_names(ok: dict[int, list[StoredInvocation]]) -> list[str]:
     return names + [m for m in extra if m not in names]
 
 
-def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell]) -> dict[str, str]:
+def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell],
+              disturbed: dict[str, str] | None = None) -> dict[str, str]:
     from jvmlab.report.verdicts import verdict
 
     metric = registry.get(analysis.metric)
-    return {c.cell: verdict(c, metric) for c in analysis.comparisons}
+    disturbed = disturbed or {}
+    return {c.cell: verdict(c, metric, interference=disturbed.get(c.cell) or disturbed.get(ALL_CELLS))
+            for c in analysis.comparisons}
 
 
 def _hazards(stored: list[Any], cells: list[CellSummary], analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
@@ -217,6 +223,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
             entry[m] = _moments(cs.stats[m]) if m in cs.stats else None
         entry["metrics"] = {m: _moments(st) for m, st in cs.stats.items() if st.n}
         entry["ci95"] = {m: list(st.mean_ci95) if st.mean_ci95 else None for m, st in cs.stats.items() if st.n}
+        entry["ci95_kind"] = {m: st.mean_ci_kind for m, st in cs.stats.items() if st.n}
         entry["flags_not_in_effect"] = list(cs.not_in_effect)
         entry["outlier_invocations"] = list(cs.outliers)
         cells.append(entry)

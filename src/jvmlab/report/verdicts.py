@@ -16,6 +16,7 @@ more/fewer.
 from __future__ import annotations
 
 from jvmlab.analyze.model import Comparison, Effect, Interval
+from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
 from jvmlab.metrics import Metric
 
 LARGE_RATIO = 2.0
@@ -76,10 +77,25 @@ def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric)
 
 
 def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
-            baseline_label: str | None = None) -> str:
+            baseline_label: str | None = None, interference: str | None = None) -> str:
     """One sentence for a comparison, e.g. "AlwaysPreTouch=on is 4.6x slower than
     baseline (95% CI 4.3-4.9x)". ``label``/``baseline_label`` default to the cell names;
-    pass ``baseline_label=""`` to leave out the "than ..." part."""
+    pass ``baseline_label=""`` to leave out the "than ..." part.
+
+    ``interference`` (what disturbed the run: drift, a busy machine; see
+    :mod:`jvmlab.report.trust`) turns a significant result into "not called a
+    difference": on a disturbed run a small apparent change is as likely the machine's.
+    A small-sample (t-based) interval is marked as such.
+    """
+    text = _sentence(comparison, metric, label, baseline_label)
+    if comparison.ci_kind == SMALL_N_KIND:
+        text += f" [small sample, n={min(comparison.n_cell, comparison.n_baseline)}: t-based interval]"
+    if interference and comparison.significant:
+        text += f"; but not called a difference: {interference} during the run; rerun on a quiet machine"
+    return text
+
+
+def _sentence(comparison: Comparison, metric: Metric, label: str | None, baseline_label: str | None) -> str:
     subject = label if label is not None else comparison.cell
     base = comparison.baseline if baseline_label is None else baseline_label
     if comparison.ratio is None or comparison.ci95 is None:
