@@ -95,3 +95,19 @@ def test_largepages_full_mode_sorts_512_mb_on_every_jdk() -> None:
         assert run.metric == "workload.heapsort_ms" and run.metric_reason == "scenario largepages: heap-sort phase time"
     assert largepages.hugetlbfs_reserved("HugePages_Total:       0\n") is False
     assert largepages.hugetlbfs_reserved("HugePages_Total:      16\n") is True
+
+
+def test_cheap_scenarios_size_themselves_with_until_in_full_mode() -> None:
+    """Full cds and ramdisk add blocks until every CI is within 2% (bounded); quick modes
+    and explicit invocation counts keep a fixed size."""
+    from jvmlab.plan.power import power_check
+
+    for name in ("cds", "ramdisk"):
+        for run in scenario_runs(name, quick=False):
+            assert run.until_rel == 0.02 and run.max_blocks is not None
+            assert run.max_invocations(4) == 4 * run.max_blocks
+        for run in scenario_runs(name, quick=True):
+            assert run.until_rel is None and run.max_invocations(4) is None
+            cells = expand(parse_spec(run.toml))
+            check = power_check(len(cells), parse_spec(run.toml).run.invocations)
+            assert check.reachable, (name, run.title, check.message())  # quick, but not hopeless

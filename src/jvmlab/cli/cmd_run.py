@@ -197,7 +197,8 @@ def demo(
         plan = prepare(parse_spec(scenario_run.toml, f"scenario {name or 'default'}: {scenario_run.title}"),
                        scenario_run.toml, None)
         exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric,
-                          metric_reason=scenario_run.metric_reason)
+                          metric_reason=scenario_run.metric_reason, until_rel=scenario_run.until_rel,
+                          max_invocations=scenario_run.max_invocations(len(plan.cells)))
         if name is not None:
             table = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
                                                                       scenario_run.metric))

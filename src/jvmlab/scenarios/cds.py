@@ -10,6 +10,12 @@ from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, mean_ci, pair
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 AOT_FEATURE = 24
+# Full mode: blocks are added until every startup comparison's 95% CI is within +-2% of the
+# default-CDS startup (about +-1.2 ms on a 60 ms HelloWorld: AppCDS saves more than that), at
+# most 60 blocks; a row still unclear then says how many invocations it would need.
+FULL_FIRST_BLOCKS = 10
+FULL_UNTIL = 0.02
+FULL_MAX_BLOCKS = 60
 LEVELS = {"off": ["-Xshare:off"], "default": [], "appcds": ["@cds-archive"], "aot": ["@aot-cache"]}
 
 
@@ -34,8 +40,10 @@ builtin = "{workload}"
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
 {exclude_rules(excludes)}
-{run_table(invocations or (5 if quick else 20), 1, "60s")}'''
-        out.append(ScenarioRun("cds", workload, text, "wall_s", "startup wall time"))
+{run_table(invocations or (5 if quick else FULL_FIRST_BLOCKS), 1, "60s")}'''
+        sized = not quick and invocations is None
+        out.append(ScenarioRun("cds", workload, text, "wall_s", "startup wall time",
+                               until_rel=FULL_UNTIL if sized else None, max_blocks=FULL_MAX_BLOCKS if sized else None))
     return out
 
 

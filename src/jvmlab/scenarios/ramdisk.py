@@ -8,6 +8,10 @@ from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
+# Full mode: add blocks until every comparison's 95% CI is within +-2% (a cold page cache costs
+# tens of ms on a JVM start, tmpfs a few), at most 40 blocks.
+FULL_UNTIL = 0.02
+FULL_MAX_BLOCKS = 40
 WORKLOADS = {"hello": "", "integral": 'args = ["--steps", "20000000"]\n'}
 
 
@@ -32,7 +36,8 @@ page_cache = ["warm", "cold"]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "warm" }}
 
 {run_table(5 if quick else 10, 1, "60s")}'''
-        out.append(ScenarioRun("ramdisk", workload, text, "wall_s", "wall time"))
+        out.append(ScenarioRun("ramdisk", workload, text, "wall_s", "wall time",
+                               until_rel=None if quick else FULL_UNTIL, max_blocks=None if quick else FULL_MAX_BLOCKS))
     return out
 
 
