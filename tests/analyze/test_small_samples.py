@@ -131,3 +131,16 @@ def test_drift_turns_a_significant_result_into_not_called() -> None:
     assert interference(analysis, busy, 15)[ALL_CELLS] == ("other processes were busy during 5 of 15 blocks, "
                                                            "up to 80% of the CPU")
     assert ALL_CELLS not in interference(analysis, busy[:3], 15)
+
+
+def test_factorial_effects_from_few_invocations_are_marked() -> None:
+    from jvmlab.report.verdicts import effect_verdict
+
+    rng = np.random.default_rng(5)
+    cells = {f"{a}{b}": rng.lognormal(0, 0.1, 3) for a in "xy" for b in "pq"}
+    factors = {name: {"f": name[0], "g": name[1]} for name in cells}
+    analysis = analyze_metric(cells, "xp", "wall_s", factors, seed=3)
+    assert analysis.effects and all(e.ci_kind == small.PERCENTILE_SMALL_N for e in analysis.effects)
+    assert effect_verdict(analysis.effects[0], registry.get("wall_s")).endswith("below 6 per cell]")
+    big = {k: rng.lognormal(0, 0.1, 8) for k in cells}
+    assert all(e.ci_kind == small.PERCENTILE for e in analyze_metric(big, "xp", "wall_s", factors).effects)

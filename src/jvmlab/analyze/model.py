@@ -125,6 +125,7 @@ class Effect:
     level2: str | None = None
     reference2: str | None = None
     n_combinations: int = 0  # combinations of the other factors averaged over
+    ci_kind: str | None = None  # "percentile", or "percentile-small-n" (marked: coverage not verified)
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

@@ -34,7 +34,8 @@ COVERAGE_FLOOR = 0.90  # never show an interval below this simulated coverage un
 
 # Interval kinds, as stored in CellStats/Comparison and shown by the renderers.
 BCA = "bca"
-PERCENTILE = "percentile"  # the median's exact bootstrap percentile interval
+PERCENTILE = "percentile"  # the median's exact bootstrap percentile interval; factorial effects
+PERCENTILE_SMALL_N = "percentile-small-n"  # marked: effects from fewer than MEAN_BCA_FROM_N per cell
 T_LARGE_N = "t"  # secondary metrics from 30 invocations on (describe(quick=True))
 T_SMALL_N = "t-small-n"  # marked: fewer invocations than the bootstrap needs
 ORDER_STAT = "order-statistic"  # exact, distribution-free (median, small n)

@@ -20,7 +20,7 @@ from typing import Any
 
 from jvmlab import hazards as hz
 from jvmlab.analyze.model import MetricAnalysis
-from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, RATIO_BCA_FROM_N, T_SMALL_N
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
 
 SMALL_SAMPLE = "small-sample"
 DRIFT_P = 0.01
@@ -32,15 +32,17 @@ def small_sample_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
     """One warning naming the cells (and comparisons) whose intervals are small-sample t ones."""
     cells = sorted(name for name, st in analysis.stats.items() if st.mean_ci_kind == T_SMALL_N)
     comps = sorted(c.cell for c in analysis.comparisons if c.ci_kind == T_SMALL_N)
-    if not cells and not comps:
+    effects = any(e.ci_kind == PERCENTILE_SMALL_N for e in analysis.effects)
+    if not cells and not comps and not effects:
         return ()
-    n = min([analysis.stats[c].n for c in cells] or [min(c.n_cell, c.n_baseline) for c in analysis.comparisons])
+    n = min([analysis.stats[c].n for c in cells] or [min(c.n_cell, c.n_baseline) for c in analysis.comparisons]
+            or [st.n for st in analysis.stats.values()])
     return (hz.Hazard(
         SMALL_SAMPLE,
         f"only {n} invocation(s) in {len(cells) or len(comps)} cell(s): below {MEAN_BCA_FROM_N} per cell a "
         f"bootstrap interval of the mean covers the truth only 50-90% of the time (about 75% at n=3; "
         f"{RATIO_BCA_FROM_N} for a ratio), so these 95% CIs are wider Student-t intervals, marked "
-        f"t-small-n; they are approximate",
+        f"t-small-n; they are approximate" + ("; factorial effect intervals are marked too" if effects else ""),
         f"run at least {MEAN_BCA_FROM_N} invocations per cell (30 for skewed timings) or use --until"),)
 
 

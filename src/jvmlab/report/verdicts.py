@@ -16,6 +16,7 @@ more/fewer.
 from __future__ import annotations
 
 from jvmlab.analyze.model import Comparison, Effect, Interval
+from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
 from jvmlab.metrics import Metric
 
@@ -139,7 +140,15 @@ def is_improvement(comparison: Comparison, metric: Metric) -> bool | None:
 
 
 def effect_verdict(effect: Effect, metric: Metric) -> str:
-    """A sentence for a factorial effect; "significant" here means the CI excludes 1."""
+    """A sentence for a factorial effect; "significant" here means the CI excludes 1. An
+    interval from too few invocations per cell is marked."""
+    text = _effect_sentence(effect, metric)
+    if effect.ci_kind == EFFECT_SMALL_N_KIND:
+        text += " [small sample: bootstrap interval, coverage not verified below 6 per cell]"
+    return text
+
+
+def _effect_sentence(effect: Effect, metric: Metric) -> str:
     if effect.ratio is None or effect.ci95 is None:
         return f"{effect.factor}={effect.level}: not enough data for this effect"
     clear = not (effect.ci95[0] <= 1.0 <= effect.ci95[1])
