@@ -131,6 +131,8 @@ def test_drift_turns_a_significant_result_into_not_called() -> None:
     assert interference(analysis, busy, 15)[ALL_CELLS] == ("other processes were busy during 5 of 15 blocks, "
                                                            "up to 80% of the CPU")
     assert ALL_CELLS not in interference(analysis, busy[:3], 15)
+    warmup = type("H", (), {"kind": "busy-machine", "detail": "other processes used 90% of the CPU during block -1"})()
+    assert interference(analysis, [*busy[:3], warmup], 15).get(ALL_CELLS) is None  # warm-up blocks do not count
 
 
 def test_factorial_effects_from_few_invocations_are_marked() -> None:

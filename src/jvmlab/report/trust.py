@@ -46,6 +46,12 @@ def small_sample_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
         f"run at least {MEAN_BCA_FROM_N} invocations per cell (30 for skewed timings) or use --until"),)
 
 
+def _warmup_block(detail: str) -> bool:
+    """Busy during a warm-up block (negative id): not a measured block."""
+    m = re.search(r"block (-?\d+)", detail)
+    return m is not None and int(m.group(1)) < 0
+
+
 def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: int) -> dict[str, str]:
     """cell -> what disturbed it (drift of the cell or of the baseline); ``ALL_CELLS`` when
     other processes were busy in at least a quarter of the blocks."""
@@ -58,7 +64,7 @@ def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: 
         if d is not None:
             out[comp.cell] = (f"{d.cell} drifted across blocks ({d.slope_rel_per_block:+.2%} per block, "
                               f"Spearman p={d.p_value:.2g})")
-    busy = {h.detail for h in stored_hazards if h.kind == hz.BUSY_MACHINE}
+    busy = {h.detail for h in stored_hazards if h.kind == hz.BUSY_MACHINE and not _warmup_block(h.detail)}
     if n_blocks and len(busy) >= BUSY_BLOCK_SHARE * n_blocks:
         shares = [int(m.group(1)) for d in busy if (m := re.search(r"used (\d+)%", d))]
         worst = f", up to {max(shares)}% of the CPU" if shares else ""
