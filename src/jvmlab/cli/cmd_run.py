@@ -143,7 +143,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
-    summary = summarize(db, exp_id, metric)
+    summary = summarize(db, exp_id)  # the metric just recorded, with its reason
     if as_json:
         typer.echo(json.dumps(summary.to_json(), indent=2, default=str))
     else:
@@ -200,6 +200,5 @@ def demo(
                           metric_reason=scenario_run.metric_reason, until_rel=scenario_run.until_rel,
                           max_invocations=scenario_run.max_invocations(len(plan.cells)))
         if name is not None:
-            table = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id,
-                                                                      scenario_run.metric))
+            table = scenario_verdict(scenario_run.scenario, summarize(open_store(store), exp_id))
             typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}):\n{table}\n", err=as_json)
