@@ -146,3 +146,23 @@ def test_factorial_effects_from_few_invocations_are_marked() -> None:
     assert effect_verdict(analysis.effects[0], registry.get("wall_s")).endswith("below 6 per cell]")
     big = {k: rng.lognormal(0, 0.1, 8) for k in cells}
     assert all(e.ci_kind == small.PERCENTILE for e in analyze_metric(big, "xp", "wall_s", factors).effects)
+
+
+def test_summary_of_three_invocations_marks_and_warns(tmp_path) -> None:
+    """Through the real store: 3 invocations per cell -> every output says it."""
+    from rich.console import Console
+
+    from jvmlab.report.summary import summarize
+    from jvmlab.report.synthetic import SyntheticSpec, generate
+    from jvmlab.report.terminal import render
+    from jvmlab.store.sql import SqlStore
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    s = summarize(store, generate(store, SyntheticSpec(invocations=3, failures=0)))
+    doc = s.to_json()
+    assert {c["ci95_kind"]["wall_s"] for c in doc["cells"]} == {small.T_SMALL_N}
+    assert any(w["kind"] == "small-sample" for w in doc["warnings"])
+    console = Console(record=True, width=220)
+    render(s, console)
+    text = console.export_text()
+    assert "(t, small n)" in text and "[small-sample] only 3 invocation(s)" in text

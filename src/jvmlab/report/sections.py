@@ -19,7 +19,7 @@ from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.report import plots
 from jvmlab.report.html import figure_entries
-from jvmlab.report.summary import Summary, effect_label, load_values, vs_baseline
+from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
 from jvmlab.store.records import StoredInvocation
@@ -78,7 +78,7 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
                                            if cs.not_in_effect else "")
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), _mean_sd(m, st),
                      _fmt(m, st.median if st else None),
-                     f"{_fmt(m, ci[0])} … {_fmt(m, ci[1])}" if ci else "-",
+                     f"{_fmt(m, ci[0])} … {_fmt(m, ci[1])}{ci_mark(st)}" if ci else "-",
                      f"{_fmt(m, st.min if st else None)} … {_fmt(m, st.max if st else None)}",
                      _mean_sd("user_s", cs.stats.get("user_s")), _mean_sd("sys_s", cs.stats.get("sys_s")),
                      _mean_sd("max_rss_bytes", cs.stats.get("max_rss_bytes")), rel, flags or "(none)"])

@@ -18,6 +18,7 @@ from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalys
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
+from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
@@ -27,6 +28,7 @@ SCHEMA = "jvmlab.summary/1"
 CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
 DRIFT_P = 0.01
 DESCRIBE_RESAMPLES = 1000
+SMALL_N_MARK = " (t, small n)"
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,11 @@ def vs_baseline(s: Summary, cell: str, digits: str = ".3f", brackets: str = "[]"
         return "-"
     ci = f" {brackets[0]}{comp.ci95[0]:{digits}}{sep}{comp.ci95[1]:{digits}}{brackets[1]}" if comp.ci95 else ""
     return f"{comp.ratio:{digits}}x{ci}"
+
+
+def ci_mark(stats: CellStats | None) -> str:
+    """" (t, small n)" after an interval that is a small-sample t interval, for the renderers."""
+    return SMALL_N_MARK if stats is not None and stats.mean_ci_kind == T_SMALL_N else ""
 
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:

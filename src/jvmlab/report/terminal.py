@@ -8,7 +8,7 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
-from jvmlab.report.summary import Summary, effect_label, vs_baseline
+from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -103,7 +103,7 @@ def _cells_table(summary: Summary, width: int = 200) -> Table:
         }
         name = cs.cell.name + (" (!)" if cs.not_in_effect else "")
         row = [name, str(cs.n)] + ([str(cs.failures) if cs.failures else ""] if any_failed else [])
-        row += [_mean_sd(metric, st), _range(metric, *ci95) if ci95 else "-"]
+        row += [_mean_sd(metric, st), _range(metric, *ci95) + ci_mark(st) if ci95 else "-"]
         row += [values[c] for c in ("median", "min–max", "user", "sys", "peak RSS") if c in shown]
         table.add_row(*row, rel)
     return table
