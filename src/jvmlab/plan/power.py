@@ -12,9 +12,13 @@ the run can only ever print "no clear difference", whatever the JVMs do. ``check
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jvmlab.analyze.model import Correction
 from jvmlab.analyze.reachable import blocks_needed, smallest_adjusted, smallest_p_value
+
+if TYPE_CHECKING:
+    from jvmlab.plan.prepare import Plan
 
 ALPHA = 0.05
 
@@ -79,7 +83,7 @@ def power_check(n_cells: int, blocks: int, *, has_baseline: bool = True, correct
         until=until, max_blocks=max_blocks)
 
 
-def plan_power(plan, until: bool = False, max_invocations: int | None = None) -> PowerCheck:
+def plan_power(plan: Plan, until: bool = False, max_invocations: int | None = None) -> PowerCheck:
     """The check for a prepared :class:`jvmlab.plan.prepare.Plan` (every cell, one baseline)."""
     return power_check(len(plan.cells), plan.spec.run.invocations, has_baseline=len(plan.cells) > 1,
                        until=until, max_invocations=max_invocations)

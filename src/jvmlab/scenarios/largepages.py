@@ -98,7 +98,7 @@ def _conclusion(heap: list[tuple[str, str, Estimate, bool]]) -> str:
     text = ("Heap sort (random access, TLB-bound): " + ", ".join(clear)) if clear else \
         "Heap sort (random access, TLB-bound): no page size gave a clear change"
     if unclear:
-        needs = [e.answer().split("~", 1)[-1].split(" ", 1)[0] for _, _, e in unclear if "~" in e.answer()]
+        needs = [n for _, _, e in unclear if (n := e.needed()) is not None]
         text += (f"; not resolved for {', '.join(f'{p} on {j}' for j, p, _ in unclear)}"
-                 + (f" (about {max(int(n) for n in needs)} invocations per cell would be needed)" if needs else ""))
+                 + (f" (about {max(needs)} invocations per cell would be needed)" if needs else ""))
     return text + "."

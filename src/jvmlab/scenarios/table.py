@@ -40,17 +40,22 @@ class Estimate:
             return f"{self.fmt.format(est)} (no CI)"
         return f"{self.fmt.format(est)} [{self.fmt.format(lo)} … {self.fmt.format(hi)}]"
 
+    def needed(self) -> int | None:
+        """Invocations per cell that would resolve an unclear effect of this size (None when
+        clear, unmeasured, without a CI, or with no effect to resolve)."""
+        if self.value is None or self.clear:
+            return None
+        est, lo, hi = self.value
+        return invocations_to_resolve(self.n, (hi - lo) / 2.0, est) if math.isfinite(hi - lo) else None
+
     def answer(self) -> str:
         """"clear", or how far from clear: "not clear: ~24 per cell would resolve it"."""
         if self.value is None:
             return "not measured"
         if self.clear:
             return CLEAR
-        est, lo, hi = self.value
-        need = invocations_to_resolve(self.n, (hi - lo) / 2.0, est) if math.isfinite(hi - lo) else None
-        if need is None:
-            return "no effect seen"
-        return f"not clear: ~{need} per cell would resolve it"
+        need = self.needed()
+        return "no effect seen" if need is None else f"not clear: ~{need} per cell would resolve it"
 
 
 @dataclass(frozen=True)
