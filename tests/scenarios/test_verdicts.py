@@ -103,7 +103,8 @@ def test_gc_verdict_ranks_by_throughput_higher_first() -> None:
     v = scenario_verdict("gc", summary("demo gc: chunk generation x collector", cells))
     assert [r[1] for r in v.rows] == ["Parallel", "ZGC", "G1"]
     assert v.rows[0][3] == "leader" and v.rows[0][4] == "20.0 ms"
-    assert v.conclusion.startswith("Parallel is ahead of ZGC by +26.3% on jdk25")
+    assert v.conclusion.startswith("Parallel leads on jdk25; ZGC, the runner-up, is -20.8% behind it")
+    assert v.rows[1][3].startswith("-20.8% [")  # the same figure as the runner-up's row
 
 
 def test_cds_verdict_in_milliseconds() -> None:

@@ -111,7 +111,7 @@ def invocations_remaining(analysis: MetricAnalysis, target_rel: float,
     return remaining
 
 
-def invocations_to_resolve(n: int, half_width: float, effect: float, max_factor: float = 100.0) -> int | None:
+def invocations_to_resolve(n: int, half_width: float, effect: float, max_factor: float = 1000.0) -> int | None:
     """Invocations per cell at which an interval of this half-width around ``effect``
     would exclude zero, extrapolating half-widths like 1/sqrt(n): ``n (hw / |effect|)^2``.
 

@@ -63,9 +63,9 @@ def verdict(summary, unit: str = "chunks/s") -> ScenarioVerdict:
             vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
             rows.append((jvm, str(c.cell.levels.get("gc")), Estimate(mean_ci(c, metric), "{:.0f}").text(),
                          vs.text() if vs else "leader", _pause(c), vs.answer() if vs else ""))
-        if len(ranked) > 1:
-            lead = Estimate(ratio_pct(ranked[0], ranked[1], metric), "{:+.1f}%", pair_n(ranked[0], ranked[1], metric))
-            leads.append((jvm, ranked[0].cell.levels.get("gc"), ranked[1].cell.levels.get("gc"), lead))
+        if len(ranked) > 1:  # the runner-up against the leader: the same figure as its row
+            behind = Estimate(ratio_pct(ranked[1], ranked[0], metric), "{:+.1f}%", pair_n(ranked[1], ranked[0], metric))
+            leads.append((jvm, ranked[0].cell.levels.get("gc"), ranked[1].cell.levels.get("gc"), behind))
     header = ("JDK", "GC", unit, "vs leader", "p99 pause", "answer")
     return ScenarioVerdict(title, header, tuple(rows), _conclusion(leads, by_jvm))
 
@@ -75,9 +75,9 @@ def _conclusion(leads: list, by_jvm: dict) -> str:
         jvm, cells = next(iter(by_jvm.items()))
         return f"Only {cells[0].cell.levels.get('gc')} ran on {jvm}: nothing to rank."
     parts = []
-    for jvm, first, second, lead in leads:
-        if lead.clear and lead.value is not None:
-            parts.append(f"{first} is ahead of {second} by {lead.value[0]:+.1f}% on {jvm}")
+    for jvm, first, second, behind in leads:
+        if behind.clear and behind.value is not None:
+            parts.append(f"{first} leads on {jvm}; {second}, the runner-up, is {behind.value[0]:+.1f}% behind it")
         else:
-            parts.append(f"{first} is not clearly ahead of {second} on {jvm} ({lead.answer()})")
+            parts.append(f"{first} leads on {jvm} but not clearly ahead of {second} ({behind.answer()})")
     return "; ".join(parts) + "."
