@@ -12,6 +12,9 @@ from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
 METRIC = "progress.steady_rate"
 FALLBACK = "progress.mean_rate"  # when no run reached a steady state
+# Full mode: 6 per cell, the fewest at which the bootstrap intervals are trustworthy
+# (jvmlab.analyze.smallsample) and 6 comparisons under Holm can reach significance.
+FULL_INVOCATIONS = 6
 
 
 def runs(jdks: list[JdkInfo], quick: bool, seconds: int | None = None, workload: str | None = None,
@@ -36,7 +39,7 @@ description = "Which collector generates the most chunks per second, and at what
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", gc = "G1" }}
 {exclude_rules(gc_excludes(jdks, gcs))}
-{run_table(invocations or (2 if quick else 3), 0, f"{seconds * 4 + 60}s")}'''
+{run_table(invocations or (2 if quick else FULL_INVOCATIONS), 0, f"{seconds * 4 + 60}s")}'''
     return [ScenarioRun(scenario, "collectors", text, METRIC, "steady-state throughput")]
 
 
