@@ -13,11 +13,15 @@ PHASES = ("workload.heapsort_ms", "workload.arrayssort_ms")
 PAGES = {"default": [], "thp": ["-XX:+UseTransparentHugePages"], "largepages": ["-XX:+UseLargePages"]}
 # Where the effect lives: by hand on this 2-core machine a 512 MB heap sort was 6.6% (JDK 17) and
 # 11.4% (JDK 25) faster with THP, while 64-128 MB runs gave +-15% intervals. One 512 MB run takes
-# 1-2 minutes (heap sort ~100 s on a busy machine), so the full mode runs 5 blocks: with the heap
-# sort's in-process CV of ~1-2% the ratio's 95% CI is about +-3% at n = 5, enough for a 6% effect;
-# when it is not (a noisy machine), the verdict says how many invocations would resolve it.
+# 60-90 s on a quiet machine. The full mode runs 8 blocks: from 8 shared blocks the comparison is
+# paired by block (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS), so a slow spell of the machine that
+# hits both cells of a block cancels out. A first run here with 5 blocks, while the load average
+# fell from 18 to 1, gave heap sorts of 56-390 s and intervals of -79% ... +203%: unpaired, that
+# drift swamps a 6-11% effect. With the heap sort's in-process CV of ~2% on a quiet machine the
+# paired CI is about +-2-3% at 8 blocks; when it is not (a noisy machine) the verdict says how many
+# invocations would resolve it.
 SIZES_QUICK = ((64, 3),)
-SIZES_FULL = ((512, 5),)
+SIZES_FULL = ((512, 8),)
 FULL_HEAPSORT_CV = 0.02  # the planning figure behind SIZES_FULL
 
 
