@@ -129,3 +129,14 @@ def test_estimate_answers() -> None:
     assert Estimate((-2.0, -5.0, 1.0), "{:+.1f}%", 5).answer() == "not clear: ~12 per cell would resolve it"
     assert Estimate((0.01, -3.0, 3.0), "{:+.1f}%", 5).answer() == "no effect seen"
     assert Estimate(None, "{}").text() == "-"
+
+
+def test_tables_from_few_invocations_say_so() -> None:
+    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"), cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
+    for cs, n in zip(cells, (3, 3), strict=True):
+        cs.n = n
+    v = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))
+    assert v.notes and v.notes[-1].startswith("only 3 invocation(s) in some cells: below 6")
+    for cs in cells:
+        cs.n = 6
+    assert not scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells)).notes

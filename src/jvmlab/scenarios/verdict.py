@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 
 from jvmlab.scenarios import cds, gc, largepages, pretouch, ramdisk
 from jvmlab.scenarios.table import ScenarioVerdict
@@ -24,9 +27,18 @@ def verdict_for(name: str, summary: Any) -> ScenarioVerdict | str:
     if name in ("all", "default") or name not in VERDICTS and name != "minecraft":
         name = scenario_of(summary) or name
     if name == "minecraft":
-        return gc.verdict(summary, unit="chunks/s (Minestom)")
+        return _small_sample_note(gc.verdict(summary, unit="chunks/s (Minestom)"), summary)
     fn = VERDICTS.get(name)
-    return fn(summary) if fn is not None else generic(summary)
+    return _small_sample_note(fn(summary), summary) if fn is not None else generic(summary)
+
+
+def _small_sample_note(v: ScenarioVerdict, summary: Any) -> ScenarioVerdict:
+    """Say under the table when its intervals come from too few invocations to be bootstrap ones."""
+    counts = [n for cs in summary.cells if (n := getattr(cs, "n", None))]
+    if not counts or min(counts) >= MEAN_BCA_FROM_N:
+        return v
+    return replace(v, notes=(*v.notes, f"only {min(counts)} invocation(s) in some cells: below {MEAN_BCA_FROM_N} "
+                                        "per cell the intervals are wider small-sample t intervals (approximate)"))
 
 
 def generic(summary: Any) -> str:
