@@ -20,8 +20,10 @@ def test_cds_quick_on_hello(tmp_path: Path) -> None:
     (run,) = cds.runs(demo_jdks(), quick=True, workloads=("hello",), invocations=2)
     plan = prepare(parse_spec(run.toml), run.toml, None)
     store = str(tmp_path / "lab.db")
-    exp_id = run_plan(plan, store, artifacts=tmp_path / "artifacts", quiet=True)
-    summary = summarize(open_store(store), exp_id, run.metric)
+    exp_id = run_plan(plan, store, artifacts=tmp_path / "artifacts", quiet=True, metric=run.metric,
+                      metric_reason=run.metric_reason)
+    summary = summarize(open_store(store), exp_id)  # `report N`: the scenario's metric, remembered
+    assert summary.metric == "wall_s" and summary.metric_reason == "as the run was made: scenario cds: startup wall time"
     by_level = {(cs.cell.jvm, cs.cell.levels["cds"]): cs for cs in summary.cells}
     for (jvm, level), cs in by_level.items():
         assert cs.n == 2 and cs.failures == 0, (jvm, level)
@@ -31,5 +33,5 @@ def test_cds_quick_on_hello(tmp_path: Path) -> None:
             assert Path(flag.split("=", 1)[1]).is_file()
             assert not any(f.startswith("@") for f in cs.cell.flags)
     assert any(level == "aot" for _, level in by_level) == any(j.feature >= 24 for j in demo_jdks())
-    text = scenario_verdict(run.scenario, summary)
+    text = str(scenario_verdict(run.scenario, summary))
     assert text.startswith("Startup of hello") and "95% CI" in text and "appcds" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.errors import UserError
 from jvmlab.plan.matrix import expand
 from jvmlab.scenarios import SCENARIOS, demo_spec, scenario_names, scenario_runs, scenario_specs
@@ -76,3 +77,39 @@ def test_minecraft_spec_or_a_clear_skip() -> None:
 
 def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
     assert set(CLASSIC) | {"minecraft", "size", "jmh", "why"} == set(SCENARIOS)  # jmh, why: tests/jmh, tests/jfr
+
+
+def test_largepages_full_mode_sorts_512_mb_on_every_jdk() -> None:
+    """Full mode goes where the effect lives (512 MB heap sort) on both JDKs; the hugetlbfs
+    level only when hugetlbfs pages are reserved (else it cannot be in effect)."""
+    from jvmlab.scenarios import largepages
+
+    jdks = demo_jdks()
+    for hugetlbfs in (False, True):
+        (run,) = largepages.runs(jdks, quick=False, hugetlbfs=hugetlbfs)
+        spec = parse_spec(run.toml)
+        assert spec.workload.args == ["--mb", "512", "--seed", "42"]
+        assert spec.run.invocations == MIN_PAIRED_BLOCKS  # paired by block: machine drift cancels
+        cells = expand(spec)
+        assert {c.jvm for c in cells} == {f"jdk{j.feature}" for j in jdks}
+        assert {c.level("pages") for c in cells} == ({"default", "thp", "largepages"} if hugetlbfs
+                                                     else {"default", "thp"})
+        assert run.metric == "workload.heapsort_ms" and run.metric_reason == "scenario largepages: heap-sort phase time"
+    assert largepages.hugetlbfs_reserved("HugePages_Total:       0\n") is False
+    assert largepages.hugetlbfs_reserved("HugePages_Total:      16\n") is True
+
+
+def test_cheap_scenarios_size_themselves_with_until_in_full_mode() -> None:
+    """Full cds and ramdisk add blocks until every CI is within 2% (bounded); quick modes
+    and explicit invocation counts keep a fixed size."""
+    from jvmlab.plan.power import power_check
+
+    for name in ("cds", "ramdisk"):
+        for run in scenario_runs(name, quick=False):
+            assert run.until_rel == 0.02 and run.max_blocks is not None
+            assert run.max_invocations(4) == 4 * run.max_blocks
+        for run in scenario_runs(name, quick=True):
+            assert run.until_rel is None and run.max_invocations(4) is None
+            cells = expand(parse_spec(run.toml))
+            check = power_check(len(cells), parse_spec(run.toml).run.invocations)
+            assert check.reachable, (name, run.title, check.message())  # quick, but not hopeless

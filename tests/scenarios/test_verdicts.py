@@ -9,6 +9,7 @@ import pytest
 from jvmlab.analyze.model import CellStats
 from jvmlab.scenarios import scenario_verdict
 from jvmlab.scenarios.stats import diff_ci, ratio_pct
+from jvmlab.scenarios.table import Estimate
 
 
 def stats(mean: float, half: float) -> CellStats:
@@ -52,14 +53,20 @@ def test_diff_and_ratio_come_from_the_invocations() -> None:
     assert diff_ci(same, same, "m") == (0.0, 0.0, 0.0)
 
 
-def test_pretouch_verdict_gives_seconds_per_gb() -> None:
+def test_pretouch_verdict_is_a_table_in_seconds_per_gb() -> None:
     gib = float(1 << 30)
     cells = [cell("jdk17", {"wall_s": (0.5, 0.01), "max_rss_bytes": (0.1 * gib, 0)},
                   heap="h4g", pretouch="off", thp="off", gc="G1"),
              cell("jdk17", {"wall_s": (1.5, 0.01), "max_rss_bytes": (4.1 * gib, 0)},
                   heap="h4g", pretouch="on", thp="off", gc="G1")]
-    text = scenario_verdict("pretouch", summary("demo pretouch: x", cells))
-    assert "+0.250 s" in text and "per GB" in text and "committing 1.00 (95% CI 1.00 ... 1.00) GiB of RSS per GB" in text
+    v = scenario_verdict("pretouch", summary("demo pretouch: x", cells))
+    assert v.header == ("JDK", "GC", "THP", "heap", "s per GB", "RSS GiB per GB", "answer")
+    [row] = v.rows
+    assert row[:4] == ("jdk17", "G1", "off", "4g")
+    assert row[4].startswith("+0.250 [") and row[5] == "1.00 [1.00 … 1.00]" and row[6] == "clear"
+    assert v.conclusion.startswith("Pre-touching costs 0.25 s per GB") and v.conclusion.count(".") <= 3
+    text = str(v)
+    assert text.splitlines()[0].startswith("AlwaysPreTouch") and "+0.250" in text
 
 
 def test_largepages_verdict_reports_a_flag_not_in_effect() -> None:
@@ -67,30 +74,69 @@ def test_largepages_verdict_reports_a_flag_not_in_effect() -> None:
              cell("jdk17", {"workload.heapsort_ms": (800, 10), "workload.arrayssort_ms": (500, 5)}, pages="thp"),
              cell("jdk17", {"workload.heapsort_ms": (1001, 10), "workload.arrayssort_ms": (500, 5)},
                   not_in_effect=("-XX:+UseLargePages: no hugetlbfs pages",), pages="largepages")]
-    text = scenario_verdict("all", summary("demo largepages: tlbsort 64 MB x page size", cells))
-    assert "Sorting 64 MB" in text
-    assert "thp vs default pages on jdk17: heapsort -20.0%" in text
-    assert "NOT in effect" in text and "not a clear difference" in text
+    v = scenario_verdict("all", summary("demo largepages: tlbsort 64 MB x page size", cells))
+    assert v.title.startswith("Sorting 64 MB")
+    thp, large = v.rows
+    assert thp[:2] == ("jdk17", "thp") and thp[2].startswith("-20.0% [") and thp[4] == "clear"
+    assert large[1] == "largepages" and large[4] == "flag NOT in effect"
+    assert v.conclusion == "Heap sort (random access, TLB-bound): thp -20.0% on jdk17."
+    assert "NOT in effect" in v.notes[0]
+
+
+def test_largepages_unresolved_says_how_many_invocations() -> None:
+    """A -2% change with a CI of about +-5% at n = 5 is not clear; resolving it needs about
+    5 (5/2)^2 ~ 31 per cell: the verdict says so instead of a bare "no difference"."""
+    cells = [cell("jdk25", {"workload.heapsort_ms": (1000, 40)}, pages="default"),
+             cell("jdk25", {"workload.heapsort_ms": (980, 40)}, pages="thp")]
+    v = scenario_verdict("largepages", summary("demo largepages: tlbsort 512 MB x page size", cells))
+    [row] = v.rows
+    assert row[4].startswith("not clear: ~") and row[4].endswith("per cell would resolve it")
+    need = int(row[4].split("~")[1].split()[0])
+    assert 6 <= need <= 100
+    assert f"about {need} invocations per cell would be needed" in v.conclusion
 
 
 def test_gc_verdict_ranks_by_throughput_higher_first() -> None:
     cells = [cell("jdk25", {"progress.steady_rate": (900, 10), "gc.pause_p99_ms": (5, 1)}, gc="G1"),
              cell("jdk25", {"progress.steady_rate": (1200, 10), "gc.pause_p99_ms": (20, 1)}, gc="Parallel"),
              cell("jdk25", {"progress.steady_rate": (950, 100)}, gc="ZGC")]
-    text = scenario_verdict("gc", summary("demo gc: chunk generation x collector", cells))
-    assert text.index("Parallel 1200") < text.index("ZGC 950") < text.index("G1 900")
-    assert "Parallel is ahead of ZGC" in text and "p99 pause 20.0 ms" in text
+    v = scenario_verdict("gc", summary("demo gc: chunk generation x collector", cells))
+    assert [r[1] for r in v.rows] == ["Parallel", "ZGC", "G1"]
+    assert v.rows[0][3] == "leader" and v.rows[0][4] == "20.0 ms"
+    assert v.conclusion.startswith("Parallel leads on jdk25; ZGC, the runner-up, is -20.8% behind it")
+    assert v.rows[1][3].startswith("-20.8% [")  # the same figure as the runner-up's row
 
 
 def test_cds_verdict_in_milliseconds() -> None:
     cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"),
              cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot"),
              cell("jdk25", {"wall_s": (0.101, 0.004)}, cds="off")]
-    text = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))
-    assert "default CDS 100 ms" in text and "aot -40 ms" in text
-    assert "off +1 ms" in text and "not a clear difference" in text
+    v = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))
+    rows = {r[1]: r for r in v.rows}
+    assert rows["default"][2].startswith("100 ms [")
+    assert rows["aot"][3].startswith("-40 ms [") and rows["aot"][4] == "clear"
+    assert rows["off"][3].startswith("+1 ms [") and rows["off"][4] != "clear"
+    assert v.conclusion == "The best clear saving on hello: aot on jdk25, -40 ms against the default CDS archive."
 
 
 def test_verdict_without_measurements_says_so() -> None:
-    text = scenario_verdict("gc", summary("demo gc: x", [cell("jdk25", {}, gc="G1")]))
+    text = str(scenario_verdict("gc", summary("demo gc: x", [cell("jdk25", {}, gc="G1")])))
     assert "no collector" in text
+
+
+def test_estimate_answers() -> None:
+    assert Estimate((-6.6, -9.0, -4.0), "{:+.1f}%", 5).answer() == "clear"
+    assert Estimate((-2.0, -5.0, 1.0), "{:+.1f}%", 5).answer() == "not clear: ~12 per cell would resolve it"
+    assert Estimate((0.01, -3.0, 3.0), "{:+.1f}%", 5).answer() == "no effect seen"
+    assert Estimate(None, "{}").text() == "-"
+
+
+def test_tables_from_few_invocations_say_so() -> None:
+    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"), cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
+    for cs, n in zip(cells, (3, 3), strict=True):
+        cs.n = n
+    v = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))
+    assert v.notes and v.notes[-1].startswith("only 3 invocation(s) in some cells: below 6")
+    for cs in cells:
+        cs.n = 6
+    assert not scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells)).notes

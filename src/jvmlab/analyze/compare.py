@@ -34,6 +34,7 @@ from jvmlab.analyze.bootstrap import (
     resample_means,
 )
 from jvmlab.analyze.model import Clean, Comparison, Interval
+from jvmlab.analyze.smallsample import BCA, RATIO_BCA_FROM_N, T_SMALL_N, ratio_t_interval
 
 DEFAULT_PERMUTATIONS = 5000
 MIN_PAIRED_BLOCKS = 8  # below this a paired test cannot reach small p-values (2/2^K)
@@ -88,7 +89,8 @@ def _ratio(num: FloatArray | float, den: FloatArray | float) -> FloatArray:
 
 def ratio_unpaired(a: FloatArray, b: FloatArray, rng: np.random.Generator,
                    n_boot: int = DEFAULT_RESAMPLES) -> tuple[float | None, Interval | None]:
-    """mean(a)/mean(b) and its BCa interval, resampling a and b independently."""
+    """mean(a)/mean(b) and its BCa interval, resampling a and b independently; below
+    ``RATIO_BCA_FROM_N`` values per side, the wider t interval of the log ratio instead."""
     if a.size == 0 or b.size == 0:
         return None, None
     ma, mb = float(a.mean()), float(b.mean())
@@ -97,6 +99,8 @@ def ratio_unpaired(a: FloatArray, b: FloatArray, rng: np.random.Generator,
         return None, None
     if a.size < 2 or b.size < 2:
         return ratio, None
+    if min(a.size, b.size) < RATIO_BCA_FROM_N:  # the bootstrap under-covers here (smallsample)
+        return ratio, ratio_t_interval(a, b)
     boot = _ratio(resample_means(a, rng, n_boot), resample_means(b, rng, n_boot))
     accel = acceleration([_ratio(jackknife_means(a), mb), _ratio(ma, jackknife_means(b))])
     level = expanded_level(min(a.size, b.size))
@@ -195,13 +199,15 @@ def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: st
         ratio, ci = ratio_paired(sums, rng, n_boot)
         p = permutation_p_paired(sums, rng, n_perm)
         n_cell, n_base = int(sums.cell_n.sum()), int(sums.base_n.sum())
+        kind = BCA
     else:
         ratio, ci = ratio_unpaired(cell.values, base.values, rng, n_boot)
         p = permutation_p_unpaired(cell.values, base.values, rng, n_perm)
         n_cell, n_base = int(cell.values.size), int(base.values.size)
+        kind = None if ci is None else T_SMALL_N if min(n_cell, n_base) < RATIO_BCA_FROM_N else BCA
     return Comparison(
         cell=cell_name, baseline=base_name, metric=metric, ratio=ratio, ci95=ci,
         rel_diff_pct=None if ratio is None else (ratio - 1.0) * 100.0,
         p_value=p, p_adjusted=None, significant=False,
-        n_cell=n_cell, n_baseline=n_base, paired=sums is not None,
+        n_cell=n_cell, n_baseline=n_base, paired=sums is not None, ci_kind=kind,
     )

@@ -3,24 +3,35 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import t as student_t
 
+from jvmlab.analyze import smallsample as small
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, mean_ci, median_ci
-from jvmlab.analyze.model import CellStats, Clean
-
+from jvmlab.analyze.model import CellStats, Clean, Interval
+from jvmlab.analyze.smallsample import t_interval
 
 QUICK_T_FROM_N = 30
+__all__ = ["QUICK_T_FROM_N", "describe", "t_interval"]
 
 
-def t_interval(x: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
-    """Student-t interval of the mean (the classical one; by the CLT close to the bootstrap's
-    for n >= 30 on moderately skewed data, at a fraction of the cost)."""
+def _mean_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int,
+                   quick: bool) -> tuple[Interval | None, str | None]:
+    """The mean's interval and its kind: t below the bootstrap's trustworthy n (marked),
+    BCa in between, t from QUICK_T_FROM_N on for secondary metrics (the CLT holds)."""
     n = x.size
     if n < 2:
-        return None
-    half = float(student_t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n)
-    mean = float(x.mean())
-    return (mean - half, mean + half)
+        return None, None
+    if n < small.MEAN_BCA_FROM_N:
+        return t_interval(x), small.T_SMALL_N
+    if quick and n >= QUICK_T_FROM_N:
+        return t_interval(x), small.T_LARGE_N
+    return mean_ci(x, rng, n_boot), small.BCA
+
+
+def _median_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int) -> tuple[Interval | None, str | None]:
+    if x.size < small.MEDIAN_BOOT_FROM_N:
+        ci, _ = small.median_order_interval(x)
+        return ci, small.ORDER_STAT if ci is not None else None
+    return median_ci(x, rng, n_boot), small.PERCENTILE
 
 
 def describe(cell: str, data: Clean, rng: np.random.Generator,
@@ -41,10 +52,11 @@ def describe(cell: str, data: Clean, rng: np.random.Generator,
     median = float(np.median(x))
     sd = float(x.std(ddof=1)) if n >= 2 else None
     cv = sd / abs(mean) if sd is not None and mean != 0 else None
+    mean_ci95, mean_kind = _mean_interval(x, rng, n_boot, quick)
+    median_ci95, median_kind = (None, None) if quick else _median_interval(x, rng, n_boot)
     return CellStats(
         cell=cell, n=n, n_dropped=data.n_dropped, mean=mean, sd=sd, cv=cv,
         median=median, mad=float(np.median(np.abs(x - median))),
         min=float(x.min()), max=float(x.max()),
-        mean_ci95=(t_interval(x) if quick and n >= QUICK_T_FROM_N else mean_ci(x, rng, n_boot)),
-        median_ci95=None if quick else median_ci(x, rng, n_boot),
+        mean_ci95=mean_ci95, median_ci95=median_ci95, mean_ci_kind=mean_kind, median_ci_kind=median_kind,
     )

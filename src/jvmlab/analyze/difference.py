@@ -19,6 +19,7 @@ from jvmlab.analyze.bootstrap import (
 )
 from jvmlab.analyze.compare import BlockSums, block_sums
 from jvmlab.analyze.model import Clean, Interval
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, diff_t_interval
 
 
 def _paired_difference(s: BlockSums, idx: np.ndarray | slice) -> np.ndarray:
@@ -47,6 +48,8 @@ def mean_difference(cell: Clean, base: Clean, rng: np.random.Generator,
     diff = float(a.mean() - b.mean())
     if a.size < 2 or b.size < 2:
         return diff, None
+    if min(a.size, b.size) < MEAN_BCA_FROM_N:  # the bootstrap under-covers here: Welch t
+        return diff, diff_t_interval(a, b)
     boot = resample_means(a, rng, n_boot) - resample_means(b, rng, n_boot)
     accel = acceleration([jackknife_means(a) - b.mean(), a.mean() - jackknife_means(b)])
     return diff, bca_interval(diff, boot, accel, expanded_level(min(a.size, b.size)))

@@ -38,6 +38,7 @@ from jvmlab.analyze.bootstrap import (
 )
 from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.analyze.model import Clean, Effect
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE, PERCENTILE_SMALL_N
 
 Levels = tuple[str, ...]
 
@@ -131,6 +132,7 @@ def factorial_effects(cells: Mapping[str, Clean], factors: Mapping[str, Mapping[
     col = {cell: i for i, cell in enumerate(order)}
     point, boot, n_eff = _log_means([cells[c] for c in order], rng, n_boot)
     level = expanded_level(n_eff)
+    kind = PERCENTILE if n_eff >= MEAN_BCA_FROM_N else PERCENTILE_SMALL_N
     pos = {f: all_names.index(f) for f in names}
 
     def cell_at(fixed: dict[str, str], rest: Levels) -> int | None:
@@ -143,14 +145,15 @@ def factorial_effects(cells: Mapping[str, Clean], factors: Mapping[str, Mapping[
         for lv in levels[f][1:]:
             terms = _terms(grid, cell_at, [(f, lv, ref)], pos)
             ratio, ci = _estimate(point, boot, terms, level)
-            effects.append(Effect(f, lv, ref, ratio, ci, "main", n_combinations=len(terms)))
+            effects.append(Effect(f, lv, ref, ratio, ci, "main", n_combinations=len(terms),
+                                  ci_kind=kind if ci else None))
     for f, g in combinations(names, 2):
         for lv in levels[f][1:]:
             for lv2 in levels[g][1:]:
                 terms = _terms(grid, cell_at, [(f, lv, levels[f][0]), (g, lv2, levels[g][0])], pos)
                 ratio, ci = _estimate(point, boot, terms, level)
                 effects.append(Effect(f, lv, levels[f][0], ratio, ci, "interaction",
-                                      g, lv2, levels[g][0], len(terms)))
+                                      g, lv2, levels[g][0], len(terms), ci_kind=kind if ci else None))
     return tuple(effects)
 
 

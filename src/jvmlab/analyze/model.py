@@ -67,6 +67,10 @@ class CellStats:
     max: float | None
     mean_ci95: Interval | None
     median_ci95: Interval | None
+    # How each interval was made (jvmlab.analyze.smallsample): "bca", "t" (n >= 30, secondary
+    # metrics), "t-small-n" (marked: too few values for the bootstrap), "order-statistic".
+    mean_ci_kind: str | None = None
+    median_ci_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -94,6 +98,7 @@ class Comparison:
     n_cell: int
     n_baseline: int
     paired: bool
+    ci_kind: str | None = None  # "bca", or "t-small-n" (marked) below RATIO_BCA_FROM_N per cell
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -120,6 +125,7 @@ class Effect:
     level2: str | None = None
     reference2: str | None = None
     n_combinations: int = 0  # combinations of the other factors averaged over
+    ci_kind: str | None = None  # "percentile", or "percentile-small-n" (marked: coverage not verified)
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

@@ -109,3 +109,17 @@ def invocations_remaining(analysis: MetricAnalysis, target_rel: float,
         need = max(min_n, invocations_needed(s.cv, target_rel))
         remaining = max(remaining or 0, need - s.n)
     return remaining
+
+
+def invocations_to_resolve(n: int, half_width: float, effect: float, max_factor: float = 1000.0) -> int | None:
+    """Invocations per cell at which an interval of this half-width around ``effect``
+    would exclude zero, extrapolating half-widths like 1/sqrt(n): ``n (hw / |effect|)^2``.
+
+    None when the effect is (nearly) zero, i.e. more than ``max_factor`` times ``n``
+    would be needed: there is no visible effect to resolve. An estimate of the order of
+    magnitude, not a promise: the effect itself is uncertain.
+    """
+    if n < 1 or not math.isfinite(half_width) or not math.isfinite(effect) or effect == 0:
+        return None
+    need = math.ceil(n * (half_width / abs(effect)) ** 2)
+    return None if need > max_factor * n else max(need, n + 1)

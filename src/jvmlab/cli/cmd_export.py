@@ -25,7 +25,8 @@ def export(
     fmt: str = typer.Option("json", "--format", "-f", help="json, csv, markdown or hyperfine."),
     output: Path = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
     store: str = typer.Option(None, "--store", help=STORE_HELP),
-    metric: str = typer.Option("wall_s", "--metric", help="Metric the summary compares."),
+    metric: str = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
+                                                     "else wall_s)."),
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
     from jvmlab.report.export import check_format, export_text

@@ -50,7 +50,8 @@ def results(
 def report(
     experiment: int = typer.Argument(None, help="Experiment id (default: the latest)."),
     store: str = typer.Option(None, "--store", help=STORE_HELP),
-    metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
+    metric: str = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
+                                                     "else wall_s)."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary."),
     html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML report to this file."),
     open_: bool = typer.Option(False, "--open", help="Open the HTML report in a browser (a temporary file "

@@ -24,6 +24,7 @@ JFR_SETTINGS = ("default", "profile")
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     """Validate a spec without running it: syntax, matrix, JDKs, workload, every flag on its JDK."""
+    from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
@@ -40,6 +41,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
         typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
         for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
+    power = plan_power(plan)
+    if power.warn:
+        typer.echo(f"warning: {power.message()}")
 
 
 def plural(n: int, word: str) -> str:
@@ -102,6 +106,7 @@ def run(
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
+    from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
@@ -111,6 +116,9 @@ def run(
     budget_s = _budget(budget)
     if metric is not None:
         registry.get(metric)
+    # Recorded with the metric so `report` compares the same one; a bare --resume keeps the
+    # reason recorded when the run started.
+    metric_reason = run_metric_reason(metric or "wall_s", given=metric is not None) if metric or not resume else ""
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
@@ -118,7 +126,7 @@ def run(
     plan = prepare(parsed, text, spec)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet)
+                      quiet=quiet, metric_reason=metric_reason)
     if conditions:
         from jvmlab.cli.cmd_export import run_gate
         from jvmlab.store import open_store
@@ -154,7 +162,8 @@ def _budget(value: str | None) -> float | None:
 def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
-             overrides: dict[str, bool | str] | None = None, quiet: bool = False) -> int:
+             overrides: dict[str, bool | str] | None = None, quiet: bool = False,
+             metric_reason: str = "") -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
@@ -175,15 +184,16 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
     check_free_space(artifacts_root, "artifacts")
     db = open_store(store_value)
+    _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
-        until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric)
+        until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
+        metric_reason=metric_reason)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
-    # On --resume without --metric the run compares what it was started to compare.
-    metric = metric or db.experiment(exp_id).run_options.get("metric") or "wall_s"
+    # The metric just recorded (on --resume without --metric: the run's own), with its reason.
     summary = summarize(db, exp_id, metric)
     if as_json:
         from jvmlab.report.why import why_json
@@ -200,6 +210,15 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
 def provenance_command_line() -> str:
     """How jvmlab was started, with the folder it was started in (relative paths depend on it)."""
     return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
+
+
+def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> None:
+    """Say before any JVM starts when no verdict of this plan can be significant."""
+    from jvmlab.plan.power import plan_power
+
+    check = plan_power(plan, until=until_rel is not None, max_invocations=max_invocations)
+    if check.warn:
+        typer.echo(f"jvmlab: warning: {check.message()}", err=True)
 
 
 def default_artifacts(url: str) -> Path:
@@ -247,8 +266,10 @@ def demo(
     for scenario_run in runs:
         plan = prepare(parse_spec(scenario_run.toml, f"scenario {name or 'default'}: {scenario_run.title}"),
                        scenario_run.toml, None)
-        exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric)
+        exp_id = run_plan(plan, store, as_json=as_json, metric=scenario_run.metric,
+                          metric_reason=scenario_run.metric_reason, until_rel=scenario_run.until_rel,
+                          max_invocations=scenario_run.max_invocations(len(plan.cells)))
         if name is not None:
             db = open_store(store)
-            paragraph = scenario_verdict(scenario_run.scenario, summarize(db, exp_id, scenario_run.metric), db)
-            typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}): {paragraph}\n", err=as_json)
+            table = scenario_verdict(scenario_run.scenario, summarize(db, exp_id), db)
+            typer.echo(f"\nVerdict ({scenario_run.scenario}, {scenario_run.title}):\n{table}\n", err=as_json)

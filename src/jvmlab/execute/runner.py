@@ -24,6 +24,7 @@ from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, 
 from jvmlab.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.plan.metric_choice import MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot, schedule
 from jvmlab.store.sql import SqlStore
@@ -39,6 +40,7 @@ class RunOptions:
     max_invocations: int | None = None  # measured invocations, all cells together
     budget_s: float | None = None
     metric: str | None = None  # None: the stored one on resume, else wall_s
+    metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
 
 
 class RunObserver(Protocol):
@@ -98,6 +100,8 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
         store.put_experiment_document(state.experiment_id, "archives", archives)
     options = _remember_options(store, state.experiment_id, options, plan)
+    if options.metric_reason:
+        remember_metric(store, state.experiment_id, MetricChoice(options.metric or "wall_s", options.metric_reason))
     settings = CollectSettings.from_spec(spec.collect, options.collect_overrides)
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, spec.workload.progress_mode,
                                                   jmh=pc.launch.kind == "jmh")

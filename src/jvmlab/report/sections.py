@@ -19,7 +19,7 @@ from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.html import figure_entries
-from jvmlab.report.summary import Summary, effect_label, load_values, vs_baseline
+from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
 from jvmlab.store.records import StoredInvocation
@@ -85,7 +85,7 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
         mean = st.mean if st else None
         ci = st.mean_ci95 if st else None
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
-                     notation.interval(metric, *ci, like=mean) if ci else "-",
+                     notation.interval(metric, *ci, like=mean) + ci_mark(st) if ci else "-",
                      vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", "),
                      notation.value(metric, st.median if st else None, like=mean),
                      notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
@@ -280,9 +280,8 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
     return {**why,
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
-        "metric_description": registry.get(summary.metric).description, "n_invocations": len(ok),
-        # Why this metric (issue 11 adds Summary.metric_reason); shown when the summary has it.
-        "metric_reason": getattr(summary, "metric_reason", None) or "",
+        "metric_description": registry.get(summary.metric).description, "metric_reason": summary.metric_reason,
+        "n_invocations": len(ok),
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
         "archive_header": archives_view.HEADER, "archive_rows": archives_view.rows(summary.archives),

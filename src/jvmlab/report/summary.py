@@ -18,6 +18,9 @@ from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalys
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
+from jvmlab.analyze.smallsample import T_SMALL_N
+from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
+from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
@@ -25,6 +28,7 @@ SCHEMA = "jvmlab.summary/1"
 CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
 DRIFT_P = 0.01
 DESCRIBE_RESAMPLES = 1000
+SMALL_N_MARK = " (t, small n)"
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Summary:
     warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
     invocations: tuple[StoredInvocation, ...] = ()  # every measured invocation, failures included
     archives: tuple[dict[str, Any], ...] = ()  # CDS/AOT archives made for cells (ArchiveRecord JSON)
+    metric_reason: str = ""  # why this metric: "--metric given", "as the run was made: scenario gc: ..."
 
     def to_json(self) -> dict[str, Any]:
         return summary_json(self)
@@ -62,13 +67,19 @@ def load_values(invocations: list[StoredInvocation], metric: str) -> CellData:
     return CellData.of([np.nan if v is None else v for v in values], [inv.block for inv in invocations])
 
 
-def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed: int | None = None) -> Summary:
-    """Statistics of every cell and every stored metric, comparisons on ``metric``."""
+def summarize(store: SqlStore, experiment_id: int, metric: str | None = None, seed: int | None = None) -> Summary:
+    """Statistics of every cell and every stored metric, comparisons on ``metric``.
+
+    Without ``metric``, the metric the run recorded (``run --metric``, a scenario's own
+    metric) is compared, else ``wall_s``; ``Summary.metric_reason`` says which and why.
+    """
     experiment = store.experiment(experiment_id)
+    units = store.metric_units(experiment_id)
+    choice = _choose(experiment, metric, units)
+    metric = choice.metric
     registry.get(metric)  # unknown metric: one clear error before any work
     cells = store.cells(experiment_id)
     invocations = store.invocations(experiment_id)
-    units = store.metric_units(experiment_id)
     if metric not in PROCESS_METRICS and metric not in units:
         stored = ", ".join(sorted(units)) or "none besides the process measures"
         raise UserError(f"experiment {experiment_id} has no values of {metric!r}; its stored metrics are: "
@@ -102,11 +113,24 @@ def summarize(store: SqlStore, experiment_id: int, metric: str = "wall_s", seed:
             not_in_effect=tuple(sorted({h.detail for h in stored_hazards
                                         if h.kind == hz.FLAG_NOT_IN_EFFECT and h.cell == c.name})),
             ok_invocations=tuple(ok[c.id])))
-    hazards = _hazards(stored_hazards, cell_summaries, analysis)
+    hazards = _hazards(stored_hazards, cell_summaries, analysis) + small_sample_hazards(analysis)
+    blocks = {inv.block for inv in invocations if inv.status == "ok" and inv.block >= 0}
+    disturbed = interference(analysis, stored_hazards, len(blocks))
     return Summary(experiment=experiment, metric=metric, baseline=baseline, cells=tuple(cell_summaries),
-                   analysis=analysis, verdicts=_verdicts(analysis, cells), hazards=hazards, units=units,
+                   analysis=analysis, verdicts=_verdicts(analysis, cells, disturbed), hazards=hazards, units=units,
                    warmup_classes=_warmup_classes(store, cells, ok), invocations=tuple(invocations),
+                   metric_reason=choice.reason,
                    archives=tuple((store.experiment_document(experiment_id, "archives") or {}).get("archives", [])))
+
+
+def _choose(experiment: StoredExperiment, given: str | None, units: dict[str, str]) -> MetricChoice:
+    """The metric to compare; a recorded metric without values (a scenario's throughput
+    when no run printed progress) falls back to wall_s, saying so."""
+    choice = choose_metric(experiment.run_options, given)
+    if given is None and choice.metric not in PROCESS_METRICS and choice.metric not in units:
+        return MetricChoice(DEFAULT_METRIC, f"{choice.reason}, but no invocation has a value of "
+                                            f"{choice.metric}, so {DEFAULT_METRIC} instead")
+    return choice
 
 
 def _warmup_classes(store: SqlStore, cells: list[StoredCell],
@@ -136,11 +160,14 @@ def _metric_names(ok: dict[int, list[StoredInvocation]]) -> list[str]:
     return names + [m for m in extra if m not in names]
 
 
-def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell]) -> dict[str, str]:
+def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell],
+              disturbed: dict[str, str] | None = None) -> dict[str, str]:
     from jvmlab.report.verdicts import verdict
 
     metric = registry.get(analysis.metric)
-    return {c.cell: verdict(c, metric) for c in analysis.comparisons}
+    disturbed = disturbed or {}
+    return {c.cell: verdict(c, metric, interference=disturbed.get(c.cell) or disturbed.get(ALL_CELLS))
+            for c in analysis.comparisons}
 
 
 def _hazards(stored: list[Any], cells: list[CellSummary], analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
@@ -207,6 +234,7 @@ def _summary_json(s: Summary) -> dict[str, Any]:
             entry[m] = _moments(cs.stats[m]) if m in cs.stats else None
         entry["metrics"] = {m: _moments(st) for m, st in cs.stats.items() if st.n}
         entry["ci95"] = {m: list(st.mean_ci95) if st.mean_ci95 else None for m, st in cs.stats.items() if st.n}
+        entry["ci95_kind"] = {m: st.mean_ci_kind for m, st in cs.stats.items() if st.n}
         entry["flags_not_in_effect"] = list(cs.not_in_effect)
         entry["outlier_invocations"] = list(cs.outliers)
         cells.append(entry)
@@ -222,6 +250,7 @@ def _summary_json(s: Summary) -> dict[str, Any]:
         "status": s.experiment.status,
         "created_at": s.experiment.created_at,
         "metric": s.metric,
+        "metric_reason": s.metric_reason,
         "unit": registry.get(s.metric).unit,
         "lower_is_better": registry.get(s.metric).lower_is_better,
         "baseline": s.baseline,
@@ -252,6 +281,11 @@ def vs_baseline(s: Summary, cell: str, digits: str = ".3f", brackets: str = "[]"
         return "-"
     ci = f" {brackets[0]}{comp.ci95[0]:{digits}}{sep}{comp.ci95[1]:{digits}}{brackets[1]}" if comp.ci95 else ""
     return f"{comp.ratio:{digits}}x{ci}"
+
+
+def ci_mark(stats: CellStats | None) -> str:
+    """" (t, small n)" after an interval that is a small-sample t interval, for the renderers."""
+    return SMALL_N_MARK if stats is not None and stats.mean_ci_kind == T_SMALL_N else ""
 
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:

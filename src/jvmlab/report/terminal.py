@@ -11,7 +11,7 @@ from jvmlab.analyze import CellStats
 from jvmlab.report import archives_view, notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
-from jvmlab.report.summary import Summary, effect_label, vs_baseline
+from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -90,7 +90,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
         col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name, digits="#.3g",
                                                                brackets="[]", sep=", ")),
-        col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean)
+        col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean) + ci_mark(st)
             if st and st.mean_ci95 else "-"),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,

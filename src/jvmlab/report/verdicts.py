@@ -16,6 +16,8 @@ more/fewer.
 from __future__ import annotations
 
 from jvmlab.analyze.model import Comparison, Effect, Interval
+from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
+from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
 from jvmlab.metrics import Metric
 
 LARGE_RATIO = 2.0
@@ -76,10 +78,25 @@ def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric)
 
 
 def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
-            baseline_label: str | None = None) -> str:
+            baseline_label: str | None = None, interference: str | None = None) -> str:
     """One sentence for a comparison, e.g. "AlwaysPreTouch=on is 4.6x slower than
     baseline (95% CI 4.3-4.9x)". ``label``/``baseline_label`` default to the cell names;
-    pass ``baseline_label=""`` to leave out the "than ..." part."""
+    pass ``baseline_label=""`` to leave out the "than ..." part.
+
+    ``interference`` (what disturbed the run: drift, a busy machine; see
+    :mod:`jvmlab.report.trust`) turns a significant result into "not called a
+    difference": on a disturbed run a small apparent change is as likely the machine's.
+    A small-sample (t-based) interval is marked as such.
+    """
+    text = _sentence(comparison, metric, label, baseline_label)
+    if comparison.ci_kind == SMALL_N_KIND:
+        text += f" [small sample, n={min(comparison.n_cell, comparison.n_baseline)}: t-based interval]"
+    if interference and comparison.significant:
+        text += f"; but not called a difference: {interference} during the run; rerun on a quiet machine"
+    return text
+
+
+def _sentence(comparison: Comparison, metric: Metric, label: str | None, baseline_label: str | None) -> str:
     subject = label if label is not None else comparison.cell
     base = comparison.baseline if baseline_label is None else baseline_label
     if comparison.ratio is None or comparison.ci95 is None:
@@ -123,7 +140,15 @@ def is_improvement(comparison: Comparison, metric: Metric) -> bool | None:
 
 
 def effect_verdict(effect: Effect, metric: Metric) -> str:
-    """A sentence for a factorial effect; "significant" here means the CI excludes 1."""
+    """A sentence for a factorial effect; "significant" here means the CI excludes 1. An
+    interval from too few invocations per cell is marked."""
+    text = _effect_sentence(effect, metric)
+    if effect.ci_kind == EFFECT_SMALL_N_KIND:
+        text += " [small sample: bootstrap interval, coverage not verified below 6 per cell]"
+    return text
+
+
+def _effect_sentence(effect: Effect, metric: Metric) -> str:
     if effect.ratio is None or effect.ci95 is None:
         return f"{effect.factor}={effect.level}: not enough data for this effect"
     clear = not (effect.ci95[0] <= 1.0 <= effect.ci95[1])

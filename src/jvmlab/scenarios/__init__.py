@@ -80,9 +80,11 @@ def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
     return [(run.title, run.toml) for run in scenario_runs(name, quick)]
 
 
-def scenario_verdict(name: str, summary, store=None) -> str:
-    """One paragraph with CIs from a run's Summary; ``name`` may be "all" (read from the run's name).
-    ``store`` lets the `why` scenario read the runs' profiles."""
+def scenario_verdict(name: str, summary, store=None):
+    """A run's verdict: a small table with CIs and one sentence (a ScenarioVerdict; ``str()``
+    renders it), or the Summary's own sentences for specs that are not a scenario's.
+    ``name`` may be "all" (then read from the run's name); ``store`` lets the `why` scenario
+    read the runs' profiles."""
     from jvmlab.scenarios.verdict import verdict_for
 
     if name == "why":

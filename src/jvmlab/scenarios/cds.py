@@ -12,9 +12,16 @@ from __future__ import annotations
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import exclude_rules, factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import clearly, diff_ci, fmt_interval, index_cells, key_with, mean_ci
+from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, mean_ci, pair_n
+from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 AOT_FEATURE = 24
+# Full mode: blocks are added until every startup comparison's 95% CI is within +-2% of the
+# default-CDS startup (about +-1.2 ms on a 60 ms HelloWorld: AppCDS saves more than that), at
+# most 60 blocks; a row still unclear then says how many invocations it would need.
+FULL_FIRST_BLOCKS = 10
+FULL_UNTIL = 0.02
+FULL_MAX_BLOCKS = 60
 LEVELS = {"off": ["-Xshare:off"], "default": [], "appcds": ["@cds-archive"], "aot": ["@aot-cache"]}
 OPENJ9_LEVELS = {"scc-off": ["-Xshareclasses:none"], "scc": ["@shared-classes"],
                  "virtualized": ["-Xtune:virtualized"], "quickstart": ["-Xquickstart"]}
@@ -62,28 +69,43 @@ builtin = "{workload}"
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
 {exclude_rules(excludes)}
-{run_table(invocations or (5 if quick else 20), 1, "60s")}'''
-        out.append(ScenarioRun("cds", workload, text, "wall_s"))
+{run_table(invocations or (5 if quick else FULL_FIRST_BLOCKS), 1, "60s")}'''
+        sized = not quick and invocations is None
+        out.append(ScenarioRun("cds", workload, text, "wall_s", "startup wall time",
+                               until_rel=FULL_UNTIL if sized else None, max_blocks=FULL_MAX_BLOCKS if sized else None))
     return out
 
 
-def verdict(summary) -> str:
+def verdict(summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("cds: ", 1)[-1].split(" x", 1)[0]
-    parts = []
+    title = f"Startup of {workload} (wall time, change against the default CDS archive, 95% CI, negative is faster)"
+    rows, best = [], []
     for key, default in sorted(cells.items()):
-        if dict(key).get("cds") != "default" or mean_ci(default, "wall_s") is None:
-            continue
         base = mean_ci(default, "wall_s")
-        text = [f"on {dict(key)['jvm']} default CDS {fmt_interval(tuple(v * 1000 for v in base), '{:.0f} ms')}"]
+        if dict(key).get("cds") != "default" or base is None:
+            continue
+        jvm = dict(key)["jvm"]
+        rows.append((jvm, "default", Estimate(tuple(v * 1000 for v in base), "{:.0f} ms").text(), "", ""))
         for level in COMPARED:
             other = cells.get(key_with(key, cds=level))
-            delta = diff_ci(other, default, "wall_s", scale=1000.0) if other is not None else None
-            if delta is not None:
-                word = "" if clearly(delta) else " (not a clear difference)"
-                text.append(f"{level} {fmt_interval(delta, '{:+.0f} ms')}{word}")
-        parts.append(", ".join(text))
-    if not parts:
-        return f"cds ({workload}): no cell had measurements, so nothing can be said."
-    return (f"Startup of {workload} (wall time; each level as a change against the default CDS archive, "
-            "95% CI, negative is faster): " + "; ".join(parts) + ".")
+            if other is None:
+                continue
+            delta = Estimate(diff_ci(other, default, "wall_s", scale=1000.0), "{:+.0f} ms",
+                             pair_n(other, default, "wall_s"))
+            if delta.value is not None:
+                rows.append((jvm, level, "", delta.text(), delta.answer()))
+                best.append((delta, level, jvm))
+    if not rows:
+        return empty(title, f"cds ({workload}): no cell had measurements, so nothing can be said.")
+    header = ("JDK", "sharing", "startup", "vs default", "answer")
+    return ScenarioVerdict(title, header, tuple(rows), _conclusion(workload, best))
+
+
+def _conclusion(workload: str, deltas: list) -> str:
+    """The largest clear saving, and what sharing off costs."""
+    saving = [(d.value[0], level, jvm) for d, level, jvm in deltas if d.clear and d.value[0] < 0]
+    if not saving:
+        return f"No sharing level clearly sped up the startup of {workload}."
+    ms, level, jvm = min(saving)
+    return f"The best clear saving on {workload}: {level} on {jvm}, {ms:+.0f} ms against the default CDS archive."

@@ -6,11 +6,15 @@ from __future__ import annotations
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import clearly, fmt_interval, mean_ci, ratio_pct
+from jvmlab.scenarios.stats import mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
 METRIC = "progress.steady_rate"
 FALLBACK = "progress.mean_rate"  # when no run reached a steady state
+# Full mode: 6 per cell, the fewest at which the bootstrap intervals are trustworthy
+# (jvmlab.analyze.smallsample) and 6 comparisons under Holm can reach significance.
+FULL_INVOCATIONS = 6
 
 
 def runs(jdks: list[JdkInfo], quick: bool, seconds: int | None = None, workload: str | None = None,
@@ -35,41 +39,48 @@ description = "Which collector generates the most chunks per second, and at what
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", gc = "G1" }}
 {exclude_rules(gc_excludes(jdks, gcs))}
-{run_table(invocations or (2 if quick else 3), 0, f"{seconds * 4 + 60}s")}'''
-    return [ScenarioRun(scenario, "collectors", text, METRIC)]
+{run_table(invocations or (2 if quick else FULL_INVOCATIONS), 0, f"{seconds * 4 + 60}s")}'''
+    return [ScenarioRun(scenario, "collectors", text, METRIC, "steady-state throughput")]
 
 
-def _extra(cell) -> str:
-    bits = []
-    for metric, label in (("gc.pause_p99_ms", "p99 pause {:.1f} ms"), ("gc.stall_total_ms", "stalls {:.0f} ms"),
-                          ("gc.pacing_total_ms", "pacing {:.0f} ms")):
-        value = mean_ci(cell, metric)
-        if value is not None and (metric == "gc.pause_p99_ms" or value[0] > 0):
-            bits.append(label.format(value[0]))
-    return f" [{', '.join(bits)}]" if bits else ""
+def _pause(cell) -> str:
+    value = mean_ci(cell, "gc.pause_p99_ms")
+    return f"{value[0]:.1f} ms" if value is not None else "-"
 
 
-def verdict(summary) -> str:
+def verdict(summary, unit: str = "chunks/s") -> ScenarioVerdict:
     metric = METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK
+    what = ("steady-state throughput (after warm-up)" if metric == METRIC else
+            "mean throughput over the whole run (no run reached a steady state: run longer)")
+    title = f"Collectors ranked by {what}, {unit}, 95% CI; higher is better"
     by_jvm: dict[str, list] = {}
     for cs in summary.cells:
         if mean_ci(cs, metric) is not None:
             by_jvm.setdefault(cs.cell.jvm, []).append(cs)
     if not by_jvm:
-        return "gc: no collector reported throughput (progress lines), so no ranking can be given."
-    parts = []
+        return empty(title, "gc: no collector reported throughput (progress lines), so no ranking can be given.")
+    rows, leads = [], []
     for jvm, cells in by_jvm.items():
         ranked = sorted(cells, key=lambda c: -mean_ci(c, metric)[0])
-        rows = [f"{c.cell.levels.get('gc')} {fmt_interval(mean_ci(c, metric), '{:.0f}')} chunks/s{_extra(c)}"
-                for c in ranked]
-        text = f"on {jvm}: " + " > ".join(rows)
-        if len(ranked) > 1:
-            lead = ratio_pct(ranked[0], ranked[1], metric)
-            if lead is not None:
-                word = "ahead" if clearly(lead) else "not clearly ahead"
-                text += (f"; {ranked[0].cell.levels.get('gc')} is {word} of {ranked[1].cell.levels.get('gc')} "
-                         f"by {fmt_interval(lead, '{:+.1f}%')}")
-        parts.append(text)
-    what = ("steady-state throughput (mean chunks/s after warm-up" if metric == METRIC else
-            "mean throughput over the whole run (no run reached a steady state: run longer; chunks/s")
-    return f"Collectors ranked by {what}, 95% CI; higher is better): " + "; ".join(parts) + "."
+        for k, c in enumerate(ranked):
+            vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
+            rows.append((jvm, str(c.cell.levels.get("gc")), Estimate(mean_ci(c, metric), "{:.0f}").text(),
+                         vs.text() if vs else "leader", _pause(c), vs.answer() if vs else ""))
+        if len(ranked) > 1:  # the runner-up against the leader: the same figure as its row
+            behind = Estimate(ratio_pct(ranked[1], ranked[0], metric), "{:+.1f}%", pair_n(ranked[1], ranked[0], metric))
+            leads.append((jvm, ranked[0].cell.levels.get("gc"), ranked[1].cell.levels.get("gc"), behind))
+    header = ("JDK", "GC", unit, "vs leader", "p99 pause", "answer")
+    return ScenarioVerdict(title, header, tuple(rows), _conclusion(leads, by_jvm))
+
+
+def _conclusion(leads: list, by_jvm: dict) -> str:
+    if not leads:
+        jvm, cells = next(iter(by_jvm.items()))
+        return f"Only {cells[0].cell.levels.get('gc')} ran on {jvm}: nothing to rank."
+    parts = []
+    for jvm, first, second, behind in leads:
+        if behind.clear and behind.value is not None:
+            parts.append(f"{first} leads on {jvm}; {second}, the runner-up, is {behind.value[0]:+.1f}% behind it")
+        else:
+            parts.append(f"{first} leads on {jvm} but not clearly ahead of {second} ({behind.answer()})")
+    return "; ".join(parts) + "."

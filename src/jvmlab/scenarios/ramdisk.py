@@ -5,8 +5,13 @@ from __future__ import annotations
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import clearly, diff_ci, fmt_interval, index_cells, key_with
+from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
+from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
+# Full mode: add blocks until every comparison's 95% CI is within +-2% (a cold page cache costs
+# tens of ms on a JVM start, tmpfs a few), at most 40 blocks.
+FULL_UNTIL = 0.02
+FULL_MAX_BLOCKS = 40
 WORKLOADS = {"hello": "", "integral": 'args = ["--steps", "20000000"]\n'}
 
 
@@ -31,14 +36,16 @@ page_cache = ["warm", "cold"]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "warm" }}
 
 {run_table(5 if quick else 10, 1, "60s")}'''
-        out.append(ScenarioRun("ramdisk", workload, text, "wall_s"))
+        out.append(ScenarioRun("ramdisk", workload, text, "wall_s", "wall time",
+                               until_rel=None if quick else FULL_UNTIL, max_blocks=None if quick else FULL_MAX_BLOCKS))
     return out
 
 
-def verdict(summary) -> str:
+def verdict(summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
-    parts = []
+    title = f"{workload} wall time: change per comparison (95% CI, negative is faster)"
+    rows, found = [], []
     for key, cell in sorted(cells.items()):
         levels = dict(key)
         if levels.get("jdk_location") != "disk" or levels.get("page_cache") != "warm":
@@ -49,12 +56,16 @@ def verdict(summary) -> str:
                   key_with(key, jdk_location="tmpfs")))
         for label, a, b in pairs:
             if a in cells and b in cells:
-                delta = diff_ci(cells[a], cells[b], "wall_s", scale=1000.0)
-                if delta is not None:
-                    word = "" if clearly(delta) else " (not a clear difference)"
-                    parts.append(f"{label} on {levels['jvm']} {fmt_interval(delta, '{:+.0f} ms')}{word}")
-    if not parts:
-        return f"ramdisk ({workload}): no pair had measurements, so nothing can be said."
-    evict_note = (" A cold page cache on tmpfs is not cold: its files live in RAM (see the page-cache warnings)."
-                  if any(h.kind == "page-cache" for h in summary.hazards) else "")
-    return (f"{workload} wall time (95% CI, negative is faster): " + "; ".join(parts) + "." + evict_note)
+                delta = Estimate(diff_ci(cells[a], cells[b], "wall_s", scale=1000.0), "{:+.0f} ms",
+                                 pair_n(cells[a], cells[b], "wall_s"))
+                if delta.value is not None:
+                    rows.append((levels["jvm"], label, delta.text(), delta.answer()))
+                    found.append((label, delta))
+    if not rows:
+        return empty(title, f"ramdisk ({workload}): no pair had measurements, so nothing can be said.")
+    clear = [f"{label} {d.value[0]:+.0f} ms" for label, d in found if d.clear and d.value]
+    conclusion = (f"Clear on {workload}: " + ", ".join(clear) + "." if clear else
+                  f"Neither tmpfs nor a cold page cache clearly changed the time of {workload}.")
+    notes = (("A cold page cache on tmpfs is not cold: its files live in RAM (see the page-cache warnings).",)
+             if any(h.kind == "page-cache" for h in summary.hazards) else ())
+    return ScenarioVerdict(title, ("JDK", "comparison", "change", "answer"), tuple(rows), conclusion, notes)

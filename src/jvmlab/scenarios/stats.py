@@ -82,3 +82,8 @@ def fmt_interval(value: Interval3, fmt: str) -> str:
 def clearly(value: Interval3) -> bool:
     """The interval excludes zero."""
     return math.isfinite(value[1]) and math.isfinite(value[2]) and (value[1] > 0 or value[2] < 0)
+
+
+def pair_n(a: Any, b: Any, metric: str) -> int:
+    """Invocations behind a pair's interval: the smaller cell's count of values."""
+    return min(_values(a, metric).values.size, _values(b, metric).values.size)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk
+from jvmlab.scenarios.table import ScenarioVerdict
 
 VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
             "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict}
@@ -19,13 +22,24 @@ def scenario_of(summary: Any) -> str | None:
     return name.removeprefix(NAME_PREFIX).split(":", 1)[0].strip()
 
 
-def verdict_for(name: str, summary: Any) -> str:
+def verdict_for(name: str, summary: Any) -> ScenarioVerdict | str:
     if name in ("all", "default") or name not in VERDICTS and name != "minecraft":
         name = scenario_of(summary) or name
     if name == "minecraft":
-        return gc.verdict(summary).replace("chunks/s", "chunks/s (Minestom)")
+        return _small_sample_note(gc.verdict(summary, unit="chunks/s (Minestom)"), summary)
     fn = VERDICTS.get(name)
-    return fn(summary) if fn is not None else generic(summary)
+    return _small_sample_note(fn(summary), summary) if fn is not None else generic(summary)
+
+
+def _small_sample_note(v: ScenarioVerdict | str, summary: Any) -> ScenarioVerdict | str:
+    """Say under the table when its intervals come from too few invocations to be bootstrap ones."""
+    if isinstance(v, str):  # a verdict in prose (jmh) carries its own wording
+        return v
+    counts = [n for cs in summary.cells if (n := getattr(cs, "n", None))]
+    if not counts or min(counts) >= MEAN_BCA_FROM_N:
+        return v
+    return replace(v, notes=(*v.notes, f"only {min(counts)} invocation(s) in some cells: below {MEAN_BCA_FROM_N} "
+                                        "per cell the intervals are wider small-sample t intervals (approximate)"))
 
 
 def generic(summary: Any) -> str:

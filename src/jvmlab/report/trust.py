@@ -1,0 +1,72 @@
+"""When a number must not be read at face value: small samples and a disturbed machine.
+
+* **Small samples.** Below the n at which the bootstrap interval is trustworthy (found
+  by the seeded coverage simulation, :mod:`jvmlab.analyze.smallsample`) the statistics
+  show a wider t-based interval marked ``t-small-n``; this module turns those marks into
+  one warning per experiment, with the figures, so every output (terminal, JSON, HTML)
+  says it.
+* **Interference.** A significant difference measured while the cell or its baseline
+  drifted across blocks (Spearman p < 0.01), or while other processes were busy in at
+  least a quarter of the blocks, is not called a difference: the verdict says what
+  disturbed the run instead (:func:`jvmlab.report.verdicts.verdict`). Randomised blocks
+  keep a comparison fair against slow, even drift, but a real A/A run on a busy machine
+  showed that the occasional false call comes exactly from such runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jvmlab import hazards as hz
+from jvmlab.analyze.model import MetricAnalysis
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
+
+SMALL_SAMPLE = "small-sample"
+DRIFT_P = 0.01
+BUSY_BLOCK_SHARE = 0.25
+ALL_CELLS = "*"
+
+
+def small_sample_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
+    """One warning naming the cells (and comparisons) whose intervals are small-sample t ones."""
+    cells = sorted(name for name, st in analysis.stats.items() if st.mean_ci_kind == T_SMALL_N)
+    comps = sorted(c.cell for c in analysis.comparisons if c.ci_kind == T_SMALL_N)
+    effects = any(e.ci_kind == PERCENTILE_SMALL_N for e in analysis.effects)
+    if not cells and not comps and not effects:
+        return ()
+    n = min([analysis.stats[c].n for c in cells] or [min(c.n_cell, c.n_baseline) for c in analysis.comparisons]
+            or [st.n for st in analysis.stats.values()])
+    return (hz.Hazard(
+        SMALL_SAMPLE,
+        f"only {n} invocation(s) in {len(cells) or len(comps)} cell(s): below {MEAN_BCA_FROM_N} per cell a "
+        f"bootstrap interval of the mean covers the truth only 50-90% of the time (about 75% at n=3; "
+        f"{RATIO_BCA_FROM_N} for a ratio), so these 95% CIs are wider Student-t intervals, marked "
+        f"t-small-n; they are approximate" + ("; factorial effect intervals are marked too" if effects else ""),
+        f"run at least {MEAN_BCA_FROM_N} invocations per cell (30 for skewed timings) or use --until"),)
+
+
+def _warmup_block(detail: str) -> bool:
+    """Busy during a warm-up block (negative id): not a measured block."""
+    m = re.search(r"block (-?\d+)", detail)
+    return m is not None and int(m.group(1)) < 0
+
+
+def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: int) -> dict[str, str]:
+    """cell -> what disturbed it (drift of the cell or of the baseline); ``ALL_CELLS`` when
+    other processes were busy in at least a quarter of the blocks."""
+    out: dict[str, str] = {}
+    drifting = {name: d for name, d in analysis.drift.items()
+                if d.p_value is not None and d.p_value < DRIFT_P and d.slope_rel_per_block is not None}
+    base = drifting.get(analysis.baseline or "")
+    for comp in analysis.comparisons:
+        d = drifting.get(comp.cell) or base
+        if d is not None:
+            out[comp.cell] = (f"{d.cell} drifted across blocks ({d.slope_rel_per_block:+.2%} per block, "
+                              f"Spearman p={d.p_value:.2g})")
+    busy = {h.detail for h in stored_hazards if h.kind == hz.BUSY_MACHINE and not _warmup_block(h.detail)}
+    if n_blocks and len(busy) >= BUSY_BLOCK_SHARE * n_blocks:
+        shares = [int(m.group(1)) for d in busy if (m := re.search(r"used (\d+)%", d))]
+        worst = f", up to {max(shares)}% of the CPU" if shares else ""
+        out[ALL_CELLS] = f"other processes were busy during {len(busy)} of {n_blocks} blocks{worst}"
+    return out
