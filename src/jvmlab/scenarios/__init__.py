@@ -117,7 +117,7 @@ on = "-Xms1g -Xmx1g -XX:+AlwaysPreTouch"
 baseline = {{ jvm = "jdk{jdks[0].feature}", pretouch = "off" }}
 
 [run]
-invocations = {3 if quick else 5}
+invocations = {3 if quick else 6}
 warmup = 1
 order = "random-blocks"
 seed = 7
