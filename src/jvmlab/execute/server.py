@@ -77,6 +77,7 @@ class ServerExecutor:
             thread.join(_START_WAIT_S)
             return holder.get("r") or _lost(plan)
         outcome = _drive(self.setup, plan, port, watch, alive)
+        outcome.collected.documents["server"] = {"port": port, "pid": watch.pid, "readiness": server.readiness}
         stop = stop_server(watch.pid or 0, lambda t: (thread.join(t), not thread.is_alive())[1],
                            server.stop_command and [_fill(a, port, watch.pid) for a in server.stop_command],
                            server.stop_signal, server.stop_grace)

@@ -68,7 +68,7 @@ def parse_wrk(text: str) -> ClientReport:
     for line in text.splitlines():
         if (m := _WRK_PCT.match(line)) is not None:
             key = {"50": "latency_p50_ms", "90": "latency_p90_ms", "99": "latency_p99_ms",
-                   "99.9": "latency_p999_ms"}.get(m["pct"].rstrip("0").rstrip(".") or m["pct"])
+                   "99.9": "latency_p999_ms"}.get(f"{float(m['pct']):g}")
             if key:
                 report.values[key] = _ms(m["value"], m["unit"])
         elif (m := _WRK_RPS.match(line)) is not None:
