@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk
+from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk, server
 
 VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
-            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict}
+            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
 NAME_PREFIX = "demo "
 
 
