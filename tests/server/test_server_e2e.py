@@ -4,6 +4,7 @@ failure mode recorded with its reason while the matrix goes on; nothing left lis
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -139,3 +140,13 @@ def test_client_exiting_non_zero_is_recorded_with_its_output(tmp_path: Path) -> 
     assert rows[0]["status"] == "failed"
     assert "exited with code 3" in rows[0]["reason"] and "boom" in rows[0]["reason"]
     assert rows[0]["metrics"]["server.stop_s"] < 2.0  # the server itself stopped on SIGTERM
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="the Jetty recipe is built with Maven")
+def test_jetty_recipe_under_builtin_load(tmp_path: Path) -> None:
+    text = _spec('ready_log = "jvmlab-jetty ready"', MEASURE).replace('builtin = "httpserver"', 'builtin = "jetty"')
+    rows = _run(tmp_path, text.replace('"20s"', '"60s"'))
+    assert rows[0]["status"] == "ok", rows[0]["reason"]
+    assert 200 <= rows[0]["metrics"]["load.throughput_rps"] <= 330
+    assert rows[0]["metrics"]["server.ready_s"] > 0

@@ -13,8 +13,8 @@ GCS = ("G1", "Parallel", "ZGC")
 HEAPS = ("128m", "512m")
 METRIC = "load.latency_p99_ms"
 RATE = 1500  # requests/s in total: well under what 2 cores serve, so latency (not saturation) is compared
-_COLUMNS = (("load.throughput_rps", "{:.0f} req/s"), ("load.latency_p99_ms", "p99 {:.2f} ms"),
-            ("mem.peak_rss_bytes", "RSS {:.0f} MiB"), ("gc.pause_p99_ms", "p99 pause {:.1f} ms"))
+_COLUMNS = (("load.throughput_rps", "", "{:.0f}", "req/s"), ("load.latency_p99_ms", "p99 ", "{:.2f}", "ms"),
+            ("mem.peak_rss_bytes", "RSS ", "{:.0f}", "MiB"), ("gc.pause_p99_ms", "p99 pause ", "{:.1f}", "ms"))
 
 
 def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
@@ -58,12 +58,12 @@ args = ["--connections", "4", "--rate", "{RATE}"]
 
 def _describe(cell) -> str:
     bits = []
-    for metric, fmt in _COLUMNS:
+    for metric, label, fmt, unit in _COLUMNS:
         value = mean_ci(cell, metric)
         if value is None:
             continue
         scaled = tuple(v / (1 << 20) for v in value) if metric == "mem.peak_rss_bytes" else value
-        bits.append(fmt_interval(scaled, fmt))
+        bits.append(f"{label}{fmt_interval(scaled, fmt)} {unit}")
     return ", ".join(bits) or "no load metrics"
 
 
