@@ -1,6 +1,6 @@
 """jvmlab's built-in load generator against wrk, and coordinated omission made visible.
 
-Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
+Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--rounds 3] [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
 
 1. Throughput: the built-in server (JvmlabHttpServer), then wrk (Debian package `wrk`,
    installed with apt-get here if missing) and jvmlab's generator in closed loop, each for the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -80,7 +81,7 @@ def run_jvmlab(base: list[str], port: int, seconds: float, connections: int, rat
 
 
 def run_wrk(wrk: str, port: int, seconds: float, connections: int) -> dict[str, float]:
-    out = subprocess.run([wrk, "--latency", "-t", str(min(2, connections)), "-c", str(connections), "-d",
+    out = subprocess.run([wrk, "--latency", "-t", str(connections), "-c", str(connections), "-d",
                           f"{seconds:g}s", f"http://127.0.0.1:{port}/work"],
                          capture_output=True, text=True, timeout=seconds + 120, check=True).stdout
     return parse_wrk(out).values
@@ -90,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jdk", type=Path, default=Path("/usr/lib/jvm/java-17-openjdk-amd64"))
     args = parser.parse_args()
     wrk = ensure_wrk()
@@ -100,16 +102,20 @@ def main() -> None:
     s, c = args.seconds, args.connections
 
     server = Server(str(jdk.java), server_classes, [])
+    wrk_rps, jvmlab_rps = [], []
     try:
-        run_jvmlab(base, server.port, 3, c, 0)  # warm the server's JIT once for both clients
-        w = run_wrk(wrk, server.port, s, c)
-        j_rps, j_hist = run_jvmlab(base, server.port, s, c, 0)
+        run_jvmlab(base, server.port, 5, c, 0)  # warm the server's JIT once for both clients
+        for _ in range(args.rounds):  # alternated, so a drifting machine hurts both alike
+            w = run_wrk(wrk, server.port, s, c)
+            wrk_rps.append(w["throughput_rps"])
+            j_rps, j_hist = run_jvmlab(base, server.port, s, c, 0)
+            jvmlab_rps.append(j_rps)
     finally:
         server.stop()
-    print(f"1. throughput, {c} connections, {s:g} s, closed loop, same server:")
-    print(f"   wrk        {w['throughput_rps']:10.0f} req/s   p99 {w.get('latency_p99_ms', float('nan')):.2f} ms")
-    print(f"   jvmlab     {j_rps:10.0f} req/s   p99 {(j_hist.percentile_us(99) or 0) / 1000:.2f} ms")
-    ratio = j_rps / w["throughput_rps"]
+    print(f"1. throughput, {c} connections, {s:g} s x {args.rounds} alternated rounds, closed loop, same server:")
+    print(f"   wrk        median {statistics.median(wrk_rps):10.0f} req/s   rounds {[round(x) for x in wrk_rps]}")
+    print(f"   jvmlab     median {statistics.median(jvmlab_rps):10.0f} req/s   rounds {[round(x) for x in jvmlab_rps]}")
+    ratio = statistics.median(jvmlab_rps) / statistics.median(wrk_rps)
     print(f"   ratio jvmlab/wrk = {ratio:.3f}  (target 0.90 .. 1.10: {'met' if 0.9 <= ratio <= 1.1 else 'NOT met'})")
 
     stall = Server(str(jdk.java), server_classes, ["--stall-ms", "200", "--stall-every-ms", "2000"])
