@@ -109,8 +109,13 @@ def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, a
         return _Outcome(out, why, died=not alive())
     out.metrics["server.ready_s"] = time.perf_counter() - watch.t0
     url = _first_url(setup, port, watch.pid)
-    if url is not None and first_request(url, server.ready_timeout, alive):
+    if url is None:
+        out.documents["server_notes"] = {"first_request_s": "not measured: no HTTP URL to ask (set [server] "
+                                                            "first_request_url or ready_url)"}
+    elif first_request(url, server.ready_timeout, alive):
         out.metrics["server.first_request_s"] = time.perf_counter() - watch.t0
+    else:
+        out.documents["server_notes"] = {"first_request_s": f"not measured: {url} gave no 2xx answer in time"}
     rss = rss_bytes(watch.pid or 0)
     if rss is not None:
         out.metrics["server.rss_at_ready_bytes"] = float(rss)

@@ -137,7 +137,6 @@ class Load(_Strict):
     parser: Literal["jvmlab", "wrk", "k6", "regex"] = "jvmlab"
     regex: str | None = None
     units: dict[str, str] = Field(default_factory=dict)
-    lower_is_better: dict[str, bool] = Field(default_factory=dict)
     java_home: str | None = None
     client_timeout: Seconds = 60.0  # beyond a phase's duration
 
