@@ -121,7 +121,8 @@ def main() -> None:
     stall = Server(str(jdk.java), server_classes, ["--stall-ms", "200", "--stall-every-ms", "2000"])
     try:
         closed_rps, closed = run_jvmlab(base, stall.port, s, c, 0)
-        rate = max(100.0, min(2000.0, closed_rps * 0.5))  # half the closed-loop rate: the server keeps up between stalls
+        # Half the closed-loop rate: the server keeps up between stalls.
+        rate = max(100.0, min(2000.0, closed_rps * 0.5))
         fixed_rps, fixed = run_jvmlab(base, stall.port, s, c, rate)
         w2 = run_wrk(wrk, stall.port, s, c)
     finally:

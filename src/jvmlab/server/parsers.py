@@ -129,4 +129,5 @@ def parse_regex(text: str, regex: str, units: dict[str, str]) -> ClientReport:
 
 def _units(report: ClientReport) -> None:
     for name in report.values:
-        report.units[name] = "req/s" if name == "throughput_rps" else "count" if name in ("requests", "errors") else "ms"
+        counted = "count" if name in ("requests", "errors") else "ms"
+        report.units[name] = "req/s" if name == "throughput_rps" else counted
