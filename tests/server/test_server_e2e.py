@@ -150,3 +150,18 @@ def test_jetty_recipe_under_builtin_load(tmp_path: Path) -> None:
     assert rows[0]["status"] == "ok", rows[0]["reason"]
     assert 200 <= rows[0]["metrics"]["load.throughput_rps"] <= 330
     assert rows[0]["metrics"]["server.ready_s"] > 0
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian package wrk)")
+def test_wrk_as_the_client(tmp_path: Path) -> None:
+    load = """parser = "wrk"
+[[load.phases]]
+name = "measure"
+duration = "1s"
+command = ["wrk", "--latency", "-t", "1", "-c", "2", "-d", "{duration_s}s", "http://127.0.0.1:{port}/work"]
+"""
+    rows = _run(tmp_path, _spec("", load))
+    assert rows[0]["status"] == "ok", rows[0]["reason"]
+    m = rows[0]["metrics"]
+    assert m["load.throughput_rps"] > 0 and 0 < m["load.latency_p50_ms"] <= m["load.latency_p99_ms"]
+    assert m["client.cpu_s"] > 0  # wrk's own CPU, apart from the server's
