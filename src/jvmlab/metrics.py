@@ -168,12 +168,27 @@ _METRICS: list[Metric] = [
     Metric("startup.load_span_jdk_s", "s", True, "uptime from first to last class from the JDK's modules"),
     Metric("startup.load_span_app_s", "s", True, "uptime from first to last class from the class path"),
     Metric("startup.load_span_other_s", "s", True, "uptime from first to last generated class"),
+    # Servers under load (docs/servers.md): the server's readiness and stop, the clients' view.
+    Metric("server.ready_s", "s", True, "time from the server's start until it was ready"),
+    Metric("server.first_request_s", "s", True, "time from the server's start to its first successful request"),
+    Metric("server.rss_at_ready_bytes", "bytes", True, "server RSS when its first request succeeded"),
+    Metric("server.stop_s", "s", True, "time from the stop request to the server's exit"),
+    Metric("load.throughput_rps", "req/s", False, "successful requests per second in the measured phases"),
+    Metric("load.latency_p50_ms", "ms", True, "median request latency (fixed rate: from intended start)"),
+    Metric("load.latency_p90_ms", "ms", True, "90th percentile request latency"),
+    Metric("load.latency_p99_ms", "ms", True, "99th percentile request latency"),
+    Metric("load.latency_p999_ms", "ms", True, "99.9th percentile request latency"),
+    Metric("load.latency_max_ms", "ms", True, "longest request latency"),
+    Metric("load.requests", "count", False, "successful requests in the measured phases"),
+    Metric("load.errors", "count", True, "failed requests (non-2xx, connection errors)"),
+    Metric("client.cpu_s", "s", True, "CPU time of the load clients (kept apart from the server's)"),
+    Metric("client.max_rss_bytes", "bytes", True, "peak RSS of the largest load client"),
 ]
 
 REGISTRY: dict[str, Metric] = {m.name: m for m in _METRICS}
 
 # Prefix -> default direction for metrics created at run time.
-_DYNAMIC_PREFIXES = {"workload.": True, "gc.": True, "jmh.": True}
+_DYNAMIC_PREFIXES = {"workload.": True, "gc.": True, "jmh.": True, "load.": True}
 JMH_PREFIX = "jmh."
 
 

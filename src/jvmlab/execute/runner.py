@@ -82,6 +82,10 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     from jvmlab.machine.environment import build_environment
 
     executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
+    if plan.spec.load is not None:  # a server under load (docs/servers.md): checked before anything runs
+        from jvmlab.execute.server import wrap_server
+
+        executor = wrap_server(plan, executor)
     # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
     options = replace(options, artifacts_root=options.artifacts_root.absolute())
     environment = build_environment(plan, options.artifacts_root)
@@ -316,6 +320,8 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
         collected.merge(limited)
     for probe in probes:
         collected.merge(probe.finish(result))
+    if isinstance(server_part := result.extra.get("server_collected"), Collected):  # load, readiness, stop
+        collected.merge(server_part)
     if collected.failure and result.status == Status.OK:  # ran, but its result was refused
         result = replace(result, status=Status.INVALID, reason=collected.failure)
     hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)

@@ -94,7 +94,7 @@ def find_baseline(spec: Spec, cells: list[Cell]) -> Cell:
 
 def _cell(index: int, coords: dict[str, str], spec: Spec) -> Cell:
     levels = tuple((f, coords[f]) for f in coords if f != JVM_FACTOR)
-    flags: list[str] = []
+    flags: list[str] = list(spec.workload.jvm_args)  # common to every cell: not in its name
     args: list[str] = []
     env: dict[str, str] = {}
     for factor, level in levels:

@@ -19,6 +19,7 @@ from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.html import figure_entries
+from jvmlab.report.latency import latency_figures
 from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
@@ -192,6 +193,8 @@ def timeline_figures(tl: TimelineSet, rate_unit: str | None = None) -> list[dict
         plots.pause_timeline(pauses),
         plots.histogram("GC pause durations", [(c, i, v) for (c, i), v in per_cell.items()], "pause (ms)"),
         plots.lines("Heap after GC", [("", tl.get("gc.heap_after_mb"))], "MB", mode="markers"),
+        plots.lines("Requests per second (seconds since the load phase started)",
+                    [("", tl.get("load.throughput_rps"))], "req/s"),
     ]
     return figure_entries(figs, "tl")
 
@@ -292,7 +295,7 @@ def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
         "warmup_header": warmup_header, "warmup_rows": warmup_rows,
         "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)), "metric_tables": metric_tables(summary),
         "failures": failures, "failures_hidden": hidden, "outputs": outputs,
-        "command_line": exp.command_line,
+        "command_line": exp.command_line, "latency_figures": latency_figures(store, summary),
         "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}
                           for cs in summary.cells],
         "fingerprint_rows": _fingerprint_rows(exp.fingerprint), "spec_text": exp.spec_text,

@@ -25,6 +25,7 @@ SCENARIOS = {
     "why": "G1 vs ZGC on chunkgen with JFR on: the verdict and the profile/JFR differences that explain it",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
+    "server": "the built-in HTTP server under fixed-rate load x G1/Parallel/ZGC x two heaps: p99 latency, RSS",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
@@ -53,6 +54,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
         from jvmlab.scenarios import minecraft
 
         return minecraft.runs(quick)
+    if name == "server":
+        from jvmlab.scenarios import server
+
+        return server.runs(demo_jdks(), quick)
     if name == "size":
         from jvmlab.scenarios import size
 

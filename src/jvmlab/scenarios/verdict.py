@@ -6,11 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
-from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk
+from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk, server
 from jvmlab.scenarios.table import ScenarioVerdict
 
 VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
-            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict}
+            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
 NAME_PREFIX = "demo "
 
 

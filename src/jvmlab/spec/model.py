@@ -83,6 +83,7 @@ class Workload(_Strict):
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     timeout: Seconds | None = None
+    jvm_args: Flags = Field(default_factory=list)  # flags common to every cell (not in cell names)
     ready: str | None = None
     progress: str | None = None
     progress_mode: Literal["cumulative", "per-line"] = "cumulative"
@@ -192,6 +193,9 @@ class Environment(_Strict):
         return value
 
 
+from jvmlab.spec.server import Load, Server  # noqa: E402  (server/load parts, docs/servers.md)
+
+
 class Spec(_Strict):
     name: str | None = None
     description: str | None = None
@@ -202,6 +206,16 @@ class Spec(_Strict):
     run: Run = Field(default_factory=Run)
     collect: Collect = Field(default_factory=Collect)
     environment: Environment = Field(default_factory=Environment)
+    server: Server | None = None
+    load: Load | None = None
+
+    @model_validator(mode="after")
+    def _server_load(self) -> "Spec":
+        if self.load is not None and self.workload.jmh is not None:
+            raise ValueError("[load] drives a server workload; a jmh workload cannot be one")
+        if self.server is not None and self.load is None:
+            raise ValueError("[server] needs a [load] part (the client phases to run against it)")
+        return self
 
     @field_validator("jvms")
     @classmethod

@@ -73,6 +73,14 @@ _SPECS: tuple[BuiltinSpec, ...] = (
                 "holds a known live set (--live-mb, default 64) and allocates --alloc-mb of short-lived "
                 "garbage around it: minimum heap and heap sweeps; metric hold_ms",
                 ("--live-mb", "64", "--alloc-mb", "2048")),
+    BuiltinSpec("httpserver", "JvmlabHttpServer",
+                "HTTP server on 127.0.0.1 (com.sun.net.httpserver): GET /work allocates --alloc-kb and keeps a "
+                "capped retained set, /health answers ok; a server workload for [load] (docs/servers.md)",
+                ("--port", "{port}")),
+    BuiltinSpec("loadgen", "JvmlabLoad",
+                "jvmlab's HTTP/1.1 load generator (keep-alive, closed-loop or fixed-rate with coordinated-"
+                "omission correction, log-bucketed histograms); the default client of [load] phases",
+                ("--url", "http://127.0.0.1:{port}/work", "--duration-s", "5")),
     BuiltinSpec("busy", "JvmlabBusy",
                 "test helper: sleeps/spins --ms, optional --ready-after-ms, --exit CODE, --hang, --oom; "
                 "metric busy_ms", ("--ms", "100")),

@@ -1,0 +1,91 @@
+"""`server`: the built-in HTTP server under fixed-rate load from the built-in generator, across
+G1 / Parallel / ZGC and two heap sizes; verdict on throughput, p99 latency, RSS and p99 pause,
+each against G1 at the same heap, with 95% CIs."""
+
+from __future__ import annotations
+
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.model import ScenarioRun
+from jvmlab.scenarios.stats import clearly, fmt_interval, mean_ci, ratio_pct
+
+GCS = ("G1", "Parallel", "ZGC")
+HEAPS = ("128m", "512m")
+METRIC = "load.latency_p99_ms"
+RATE = 1500  # requests/s in total: well under what 2 cores serve, so latency (not saturation) is compared
+_COLUMNS = (("load.throughput_rps", "", "{:.0f}", "req/s"), ("load.latency_p99_ms", "p99 ", "{:.2f}", "ms"),
+            ("mem.peak_rss_bytes", "RSS ", "{:.0f}", "MiB"), ("gc.pause_p99_ms", "p99 pause ", "{:.1f}", "ms"))
+
+
+def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
+    jdk = jdks[-1]  # the newest JDK: ZGC is generational there (JDK 21+)
+    gcs = [gc for gc in GCS if not jdk.gcs or gc in jdk.gcs]
+    measure_s = 3 if quick else 6
+    text = f'''name = "demo server: built-in HTTP server x collector x heap under fixed-rate load"
+description = "Which collector serves {RATE} requests/s with the lowest tail latency, RSS and pauses?"
+
+[workload]
+builtin = "httpserver"
+args = ["--port", "{{port}}", "--threads", "4", "--alloc-kb", "64", "--retain-mb", "48"]
+
+[jvms]
+{jvms_table([jdk])}
+
+{factor_table("gc", {gc: [GC_FLAGS[gc]] for gc in gcs})}
+{factor_table("heap", {f"h{h}": [f"-Xms{h}", f"-Xmx{h}"] for h in HEAPS})}
+[matrix]
+baseline = {{ jvm = "{jvm_name(jdk)}", gc = "G1", heap = "h{HEAPS[0]}" }}
+
+{run_table(2 if quick else 3, 0, "120s")}
+[server]
+ready_url = "http://127.0.0.1:{{port}}/health"
+ready_timeout = "30s"
+stop_grace = "5s"
+
+[load]
+[[load.phases]]
+name = "warmup"
+duration = "{2 if quick else 4}s"
+args = ["--connections", "4", "--rate", "{RATE}"]
+
+[[load.phases]]
+name = "measure"
+duration = "{measure_s}s"
+args = ["--connections", "4", "--rate", "{RATE}"]
+'''
+    return [ScenarioRun("server", "collectors under load", text, METRIC)]
+
+
+def _describe(cell) -> str:
+    bits = []
+    for metric, label, fmt, unit in _COLUMNS:
+        value = mean_ci(cell, metric)
+        if value is None:
+            continue
+        scaled = tuple(v / (1 << 20) for v in value) if metric == "mem.peak_rss_bytes" else value
+        bits.append(f"{label}{fmt_interval(scaled, fmt)} {unit}")
+    return ", ".join(bits) or "no load metrics"
+
+
+def verdict(summary) -> str:
+    """Per heap: each collector's figures, and how it differs from G1 at that heap."""
+    by_heap: dict[str, dict[str, object]] = {}
+    for cs in summary.cells:
+        by_heap.setdefault(cs.cell.levels.get("heap", ""), {})[cs.cell.levels.get("gc", "")] = cs
+    parts = []
+    for heap, cells in by_heap.items():
+        rows = [f"{gc}: {_describe(cell)}" for gc, cell in cells.items()]
+        base = cells.get("G1")
+        for gc, cell in cells.items():
+            if gc == "G1" or base is None:
+                continue
+            for metric, what in ((METRIC, "p99 latency"), ("load.throughput_rps", "throughput"),
+                                 ("mem.peak_rss_bytes", "RSS")):
+                change = ratio_pct(cell, base, metric)
+                if change is not None and clearly(change):
+                    rows.append(f"{gc} vs G1 {what} {fmt_interval(change, '{:+.1f}%')}")
+        parts.append(f"heap {heap.removeprefix('h')}: " + "; ".join(rows))
+    if not parts:
+        return "server: no cell reported load metrics (see the failures)."
+    return (f"Built-in server at a fixed {RATE} req/s (latency from each request's intended start; "
+            "means with 95% CIs; only differences whose CI excludes 0 are named): " + " | ".join(parts) + ".")

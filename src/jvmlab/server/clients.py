@@ -1,0 +1,122 @@
+"""Running one load phase: its client processes (each in its own process group, argv only),
+bounded by the phase's duration plus a timeout, each measured alone with wait4.
+
+The client's resource use is kept apart from the server's: it is recorded as ``client.*``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmlab.spec.server import PORT_PLACEHOLDER, Phase
+
+SUMMARY_PLACEHOLDER = "{summary}"  # k6 --summary-export target, one file per client
+
+
+@dataclass(frozen=True)
+class ClientRun:
+    """One client process of a phase, as it ended."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None  # None: killed by a signal or by jvmlab at its timeout
+    reason: str | None  # why it failed, None when it exited 0
+    output_path: Path
+    summary_path: Path
+    cpu_s: float
+    max_rss_bytes: int
+    wall_s: float
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+    def tail(self, n_bytes: int = 2000) -> str:
+        try:
+            data = self.output_path.read_bytes()
+        except OSError:
+            return ""
+        return data[-n_bytes:].decode(errors="replace")
+
+
+def phase_argv(phase: Phase, client_base: list[str], port: int, url_path: str) -> list[str]:
+    """The argv of one client of ``phase``: the built-in generator with the phase's duration or
+    count, or the phase's own command with ``{port}``, ``{duration_s}``, ``{count}`` filled in."""
+    if phase.builtin:
+        bound = (["--duration-s", f"{phase.duration:g}"] if phase.duration is not None
+                 else ["--requests", str(phase.count)])
+        return [*client_base, "--url", f"http://127.0.0.1:{port}{url_path}", *bound, *phase.args]
+    values = {PORT_PLACEHOLDER: str(port), "{duration_s}": f"{phase.duration or 0:g}",
+              "{count}": str(phase.count or 0)}
+    out = []
+    for part in [*(phase.command or []), *phase.args]:
+        for key, value in values.items():
+            part = part.replace(key, value)
+        out.append(part)
+    return out
+
+
+def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: float,
+              env: dict[str, str]) -> list[ClientRun]:
+    """Start every client of the phase at once, wait for all (each bounded by ``timeout_s``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = []
+    for i, argv in enumerate(argvs):
+        out_path = folder / f"{phase.name}-client{i}.txt"
+        summary = folder / f"{phase.name}-client{i}-summary.json"
+        argv = [a.replace(SUMMARY_PLACEHOLDER, str(summary)) for a in argv]
+        with out_path.open("wb") as out:
+            try:
+                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                        start_new_session=True, close_fds=True, env=env)
+            except OSError as err:
+                out.write(f"cannot start {argv[0]}: {err}\n".encode())
+                started.append((argv, None, out_path, summary, time.perf_counter()))
+                continue
+        started.append((argv, proc, out_path, summary, time.perf_counter()))
+    deadline = time.monotonic() + timeout_s
+    return [_wait(argv, proc, out_path, summary, t0, deadline) for argv, proc, out_path, summary, t0 in started]
+
+
+def _wait(argv: list[str], proc: subprocess.Popen[bytes] | None, out_path: Path, summary: Path,
+          t0: float, deadline: float) -> ClientRun:
+    if proc is None:
+        return ClientRun(tuple(argv), None, f"cannot start {argv[0]}", out_path, summary, 0.0, 0, 0.0)
+    timed_out = False
+    status, rusage = 0, None
+    for _ in range(1_000_000):  # bounded: ends at the deadline at the latest
+        pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            break
+        if time.monotonic() >= deadline:
+            timed_out = True
+            _kill_group(proc.pid)
+            _, status, rusage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.02)
+    proc.returncode = 0  # reaped by wait4
+    _kill_group(proc.pid)  # anything it left in its group
+    wall = time.perf_counter() - t0
+    cpu = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0
+    rss = rusage.ru_maxrss * 1024 if rusage else 0
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    if timed_out:
+        reason = f"client {argv[0]} did not finish within its timeout; killed"
+    elif code is None:
+        reason = f"client {argv[0]} killed by signal {os.WTERMSIG(status)}"
+    elif code != 0:
+        reason = f"client {argv[0]} exited with code {code}"
+    else:
+        reason = None
+    return ClientRun(tuple(argv), code, reason, out_path, summary, cpu, rss, wall)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

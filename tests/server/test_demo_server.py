@@ -1,0 +1,40 @@
+"""`jvmlab demo server`: its spec (parsed like any spec) and its verdict on a Summary with
+known statistics (deterministic, no JVM)."""
+
+from __future__ import annotations
+
+from jvmlab.jdk.model import JdkInfo
+from jvmlab.scenarios import scenario_verdict
+from jvmlab.scenarios.server import runs
+from jvmlab.spec.load import parse_spec
+
+from scenarios.test_verdicts import cell, summary
+
+
+def test_spec_is_fixed_rate_over_three_collectors_and_two_heaps(jdk17: JdkInfo) -> None:
+    (run,) = runs([jdk17], quick=True)
+    spec = parse_spec(run.toml)
+    assert set(spec.factors["gc"]) == {"G1", "Parallel", "ZGC"} and set(spec.factors["heap"]) == {"h128m", "h512m"}
+    assert spec.load is not None and all("--rate" in p.args for p in spec.load.phases)
+    assert [p.measured for p in spec.load.phases] == [False, True]
+    assert run.metric == "load.latency_p99_ms"
+
+
+def _cells(zgc_p99: float) -> list:
+    mib = float(1 << 20)
+    out = []
+    for heap in ("h128m", "h512m"):
+        for gc, p99, rss in (("G1", 40.0, 200 * mib), ("Parallel", 60.0, 180 * mib), ("ZGC", zgc_p99, 260 * mib)):
+            out.append(cell("jdk17", {"load.throughput_rps": (1500.0, 1.0), "load.latency_p99_ms": (p99, 2.0),
+                                      "mem.peak_rss_bytes": (rss, 1 * mib), "gc.pause_p99_ms": (5.0, 0.5)},
+                            gc=gc, heap=heap))
+    return out
+
+
+def test_verdict_names_every_figure_and_clear_differences_only() -> None:
+    text = scenario_verdict("server", summary("demo server: x", _cells(zgc_p99=20.0)))
+    assert "heap 128m" in text and "heap 512m" in text
+    assert "p99 40.00" in text and "RSS 200" in text and "p99 pause 5.0" in text and "1500" in text
+    assert "ZGC vs G1 p99 latency -50.0%" in text and "ZGC vs G1 RSS +30.0%" in text
+    same = scenario_verdict("server", summary("demo server: x", _cells(zgc_p99=40.0)))
+    assert "ZGC vs G1 p99 latency" not in same  # no clear difference, none named
