@@ -199,6 +199,7 @@ class Spec(_Strict):
     run: Run = Field(default_factory=Run)
     collect: Collect = Field(default_factory=Collect)
     environment: Environment = Field(default_factory=Environment)
+    tune: dict[str, Any] | None = None  # read by jvmlab.tune.space.parse_tune (docs/tuning.md)
 
     @field_validator("jvms")
     @classmethod

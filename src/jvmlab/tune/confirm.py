@@ -20,7 +20,12 @@ MIN_BLOCKS = 5
 
 def confirm(session: Session, label: str, winner: Config, baseline: Config, defaults: Config) -> Confirmation:
     cfg = session.config
-    others = {"baseline": baseline} if baseline.key == defaults.key else {"baseline": baseline, "defaults": defaults}
+    if winner.key == baseline.key:  # the baseline stayed best: nothing else to confirm
+        out = Confirmation(label, winner, 0)
+        out.verdicts["baseline"] = "no candidate beat the baseline with a CI to show for it: keep the baseline"
+        return out
+    others = ({"baseline": baseline} if defaults.key in (baseline.key, winner.key)
+              else {"baseline": baseline, "defaults": defaults})
     configs = [winner, *others.values()]
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
     blocks = 0

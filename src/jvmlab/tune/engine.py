@@ -60,7 +60,8 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
     inc = Incumbent(baseline, {k: list(v) for k, v in base.samples.items()})
     sampler = Sampler(config, sampler_kind)
     trials: list[Trial] = []
-    seen: dict[str, tuple[float, ...] | None] = {}
+    seen: dict[str, tuple[float, ...] | None] = {
+        baseline.key: tuple(base.estimate(o.metric) for o in config.objectives)}
     repeats, stopped = 0, "budget"
     while not session.out_of_budget(len(trials)):
         values = sampler.ask()
