@@ -79,6 +79,26 @@ def run_and_show(db, plan, exp_id: int, artifacts: Path, html: Path | None, quie
         typer.echo(f"HTML report: {html}")
 
 
+def tune_demo(quick: bool, store: str | None) -> None:
+    """`jvmlab demo tune`: tune the built-in spec, then print the confirmed winner's `apply`."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.scenarios.tune import tune_spec
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import open_store, store_url
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+
+    text = tune_spec(quick)
+    plan = prepare(parse_spec(text, "scenario tune"), text, None)
+    check_space(read_config(plan), FlagChecker(plan), next(iter(plan.spec.jvms)))
+    db = open_store(store)
+    artifacts = default_artifacts(store_url(store)).absolute()
+    exp_id = _experiment(db, plan, artifacts, resume=False)
+    run_and_show(db, plan, exp_id, artifacts, None, quiet=False)
+    typer.echo(f"\n$ jvmlab apply {exp_id}")
+    typer.echo(apply_for(db, exp_id))
+
+
 @app.command("apply")
 def apply_cmd(
     experiment: int = typer.Argument(..., help="A tuning experiment's id (`jvmlab results`)."),

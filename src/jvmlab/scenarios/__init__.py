@@ -24,6 +24,7 @@ SCENARIOS = {
     "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
+    "tune": "tune hellostream's flags (collector x tiered level x heap), confirm the winner, print `apply`",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
