@@ -92,3 +92,13 @@ def test_several_objectives_give_a_pareto_front_each_point_confirmed():
     walls = [true_metrics(c.flags)["wall_s"] for c in result.pareto]
     rss = [true_metrics(c.flags)["max_rss_bytes"] for c in result.pareto]
     assert len(set(zip(walls, rss))) == len(result.pareto)
+
+
+def test_guardrails_make_trials_infeasible_and_the_winner_keeps_them():
+    cfg = dataclasses.replace(_cfg(seed=4, trials=25), guardrails=sim_config(
+        guardrails=["max_rss_bytes <= 1.2x baseline"]).guardrails)
+    result = tune(cfg, SimMeasurer(4), "default", do_confirm=False)
+    broken = [t for t in result.trials if t.state == "infeasible"]
+    assert broken and all("guardrail" in t.reason for t in broken)
+    baseline_rss = true_metrics(())["max_rss_bytes"]
+    assert true_metrics(result.winner.flags)["max_rss_bytes"] <= 1.2 * baseline_rss * 1.03

@@ -18,7 +18,7 @@ import numpy as np
 from jvmlab.errors import UserError
 from jvmlab.tune.confirm import confirm
 from jvmlab.tune.model import Config, Confirmation, Measurer, Trial
-from jvmlab.tune.racing import Incumbent, race
+from jvmlab.tune.racing import Incumbent, RaceResult, guard, race
 from jvmlab.tune.sampler import Sampler
 from jvmlab.tune.session import Session
 from jvmlab.tune.space import TuneConfig
@@ -122,6 +122,7 @@ def _paired_with_baseline(session: Session, number: int, cfg: Config, base: Incu
     """Several objectives: min_blocks paired blocks against the baseline, a ratio per objective."""
     objs = session.config.objectives
     logs: dict[str, list[float]] = {o.metric: [] for o in objs}
+    cand = Incumbent(cfg)
     for _ in range(session.config.min_blocks):
         got_c, got_b = session.run_block([cfg, base.config])
         if isinstance(got_c, str):
@@ -129,10 +130,15 @@ def _paired_with_baseline(session: Session, number: int, cfg: Config, base: Incu
         if isinstance(got_b, str):
             continue
         base.add(got_b)
+        cand.add(got_c)
         for o in objs:
             logs[o.metric].append(math.log(max(got_c[o.metric], 1e-12)) - math.log(max(got_b[o.metric], 1e-12)))
     if not logs[objs[0].metric]:
         return Trial(number, cfg, "infeasible", 0, None, None, None, "the baseline failed in every block")
+    means = {k: float(np.mean(v)) for k, v in cand.samples.items()}
+    guarded = guard(session, RaceResult("measured", len(logs[objs[0].metric]), None, None, means), base)
+    if guarded.state == "infeasible":
+        return Trial(number, cfg, "infeasible", guarded.blocks, None, None, None, guarded.reason)
     estimate = tuple(base.estimate(o.metric) * math.exp(float(np.mean(logs[o.metric]))) for o in objs)
     ratio = math.exp(float(np.mean(logs[objs[0].metric])))
     return Trial(number, cfg, "measured", len(logs[objs[0].metric]), ratio, None, estimate)

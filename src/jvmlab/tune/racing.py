@@ -70,10 +70,10 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
         if lo > 0:
             return _result("worse", diffs, cand_samples, sign)
         if hi < 0:
-            return _guarded(session, _result("promoted", diffs, cand_samples, sign), baseline)
+            return guard(session, _result("promoted", diffs, cand_samples, sign), baseline)
         if np.mean(diffs) >= 0 or session.out_of_budget(0, reserve=2):
             break
-    return _guarded(session, _result("not-better", diffs, cand_samples, sign), baseline)
+    return guard(session, _result("not-better", diffs, cand_samples, sign), baseline)
 
 
 def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sign: float) -> RaceResult:
@@ -86,7 +86,7 @@ def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sig
                       means, samples=samples)
 
 
-def _guarded(session: Session, result: RaceResult, baseline: Incumbent) -> RaceResult:
+def guard(session: Session, result: RaceResult, baseline: Incumbent) -> RaceResult:
     for g in session.config.guardrails:
         value = result.means.get(g.metric)
         base = float(np.mean(baseline.samples[g.metric])) if baseline.samples.get(g.metric) else None
