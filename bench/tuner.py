@@ -121,6 +121,7 @@ values = {{ c1 = "-XX:TieredStopAtLevel=1", c2 = "-XX:TieredStopAtLevel=4" }}
 
 def real(quick: bool) -> None:
     from jvmlab.execute.windows import default_executor
+    from jvmlab.machine.fingerprint import fingerprint
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import parse_spec
     from jvmlab.store import open_store
@@ -138,8 +139,8 @@ def real(quick: bool) -> None:
     cfg = read_config(plan)
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(str(Path(tmp) / "lab.db"))
-        exp = store.create_experiment(name="bench", spec_text=text, spec_hash="x", spec_path=None, fingerprint={},
-                                      seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
+        exp = store.create_experiment(name="bench", spec_text=text, spec_hash="x", spec_path=None,
+                                      fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
         measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
         t0 = time.monotonic()
         result = tune(cfg, measurer, "default")
@@ -156,10 +157,11 @@ def real(quick: bool) -> None:
 
 def _grid(cfg, plan, store, tmp: str, per_cell: int) -> dict[str, float]:
     from jvmlab.execute.windows import default_executor
+    from jvmlab.machine.fingerprint import fingerprint
     from jvmlab.tune.jvm import JvmMeasurer
 
-    exp = store.create_experiment(name="grid", spec_text="", spec_hash="y", spec_path=None, fingerprint={},
-                                  seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
+    exp = store.create_experiment(name="grid", spec_text="", spec_hash="y", spec_path=None,
+                                  fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
     measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
     configs = [make_config(cfg, {"gc": g, "heap": h, "tier": t}, "default")
                for g in cfg.params[0].choices for h in cfg.params[1].choices for t in cfg.params[2].choices]

@@ -18,6 +18,7 @@ from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.records import InvocationPlan, Status
 from jvmlab.jdk.flags import check_flags
+from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.prepare import Plan
 from jvmlab.store.sql import SqlStore
 from jvmlab.tune.model import Metrics
@@ -64,17 +65,26 @@ class JvmMeasurer(FlagChecker):
         for inv in store.invocations(experiment_id):
             key = (inv.block, inv.position, by_id.get(inv.cell_id, ""))
             self.history[key] = _metrics_of(inv) if inv.status == str(Status.OK) else (inv.reason or inv.status)
+        self.fingerprint = store.experiment(experiment_id).fingerprint
+        self.said: set[str] = set()
         self.replayed = 0
         self.measured = 0
         self.watch = LoadWatch()
         self.watch.start()
 
     def block_hazards(self) -> list[str]:
+        """Busy (other processes' CPU share in the block) and fingerprint changes since the
+        experiment started (a JDK upgraded or THP switched mid-run), each change said once."""
+        out = []
         share = self.watch.other_share()
         self.watch.start()
         if share is not None and share > BUSY_SHARE:
-            return [f"machine busy: other processes used {share:.0%} of the CPU during the block"]
-        return []
+            out.append(f"machine busy: other processes used {share:.0%} of the CPU during the block")
+        for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
+            if change not in self.said:
+                self.said.add(change)
+                out.append(f"machine changed: {change}")
+        return out
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
         key = f"{jvm}|{' '.join(flags)}"
