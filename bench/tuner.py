@@ -140,7 +140,8 @@ def real(quick: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(str(Path(tmp) / "lab.db"))
         exp = store.create_experiment(name="bench", spec_text=text, spec_hash="x", spec_path=None,
-                                      fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
+                                      fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
+                                  jvmlab_version="bench", artifacts_dir=tmp)
         measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
         t0 = time.monotonic()
         result = tune(cfg, measurer, "default")
@@ -161,7 +162,8 @@ def _grid(cfg, plan, store, tmp: str, per_cell: int) -> dict[str, float]:
     from jvmlab.tune.jvm import JvmMeasurer
 
     exp = store.create_experiment(name="grid", spec_text="", spec_hash="y", spec_path=None,
-                                  fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench", jvmlab_version="bench", artifacts_dir=tmp)
+                                  fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
+                                  jvmlab_version="bench", artifacts_dir=tmp)
     measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
     configs = [make_config(cfg, {"gc": g, "heap": h, "tier": t}, "default")
                for g in cfg.params[0].choices for h in cfg.params[1].choices for t in cfg.params[2].choices]
