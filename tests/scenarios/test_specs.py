@@ -75,4 +75,4 @@ def test_minecraft_spec_or_a_clear_skip() -> None:
 
 
 def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
-    assert set(CLASSIC) | {"minecraft", "size", "jmh"} == set(SCENARIOS)  # jmh: tests/jmh/test_jmh_demo.py
+    assert set(CLASSIC) | {"minecraft", "size", "jmh", "tune"} == set(SCENARIOS)  # jmh: tests/jmh/test_jmh_demo.py

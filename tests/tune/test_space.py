@@ -47,3 +47,12 @@ def test_bad_spaces_are_one_line_errors(change, words):
     with pytest.raises(UserError) as err:
         parse_tune({**SIM_TUNE, **change})
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_demo_spec_parses_into_a_conditional_space():
+    from jvmlab.scenarios import scenario_specs
+    from jvmlab.spec.load import parse_spec
+
+    (_, text), = scenario_specs("tune", quick=True)
+    cfg = parse_tune(parse_spec(text).tune)
+    assert [p.name for p in cfg.params] == ["gc", "tier", "heap", "pause"] and cfg.params[3].when == {"gc": ("g1",)}

@@ -53,6 +53,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
         from jvmlab.scenarios import minecraft
 
         return minecraft.runs(quick)
+    if name == "tune":  # `jvmlab demo tune` runs it through the tuner (cli/cmd_tune.py)
+        from jvmlab.scenarios.tune import tune_spec
+
+        return [ScenarioRun("tune", "tune hellostream's startup flags", tune_spec(quick))]
     if name == "size":
         from jvmlab.scenarios import size
 
