@@ -15,7 +15,7 @@ from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.session import Session
 from jvmlab.tune.stats import bootstrap_ratio, half_width_pct
 
-MIN_BLOCKS = 5
+MIN_BLOCKS = 10  # fewer: a lucky small spread stops early and the CI undercovers
 
 
 def confirm(session: Session, label: str, winner: Config, baseline: Config, defaults: Config) -> Confirmation:
