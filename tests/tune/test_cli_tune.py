@@ -79,3 +79,43 @@ def test_apply_on_an_experiment_that_is_not_a_tuning_run_exits_2(tmp_path):
                             command_line="", jvmlab_version="t", artifacts_dir=str(tmp_path))
     proc = run_jvmlab("apply", "1", "--store", "lab.db", cwd=tmp_path)
     assert proc.returncode == 2 and "not a tuning run" in proc.stderr
+
+
+@pytest.mark.jvm
+@pytest.mark.slow
+def test_a_killed_tune_resumes_and_measures_nothing_twice(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    spec = tmp_path / "tune.toml"
+    spec.write_text(SPEC.format(objective="wall_s", values=GCS).replace("trials = 3", "trials = 5"))
+    proc = subprocess.Popen([sys.executable, "-m", "jvmlab", "tune", str(spec), "--store", "lab.db", "-q"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    count = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+        if (tmp_path / "lab.db").exists():
+            with sqlite3.connect(tmp_path / "lab.db") as db:
+                try:
+                    count = db.execute("select count(*) from invocation").fetchone()[0]
+                except sqlite3.OperationalError:
+                    count = 0
+            if count >= 8:
+                break
+    assert proc.poll() is None, "finished before it could be killed"
+    os.kill(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=60)
+    with sqlite3.connect(tmp_path / "lab.db") as db:
+        stored_at_kill = db.execute("select count(*) from invocation").fetchone()[0]
+    resumed = run_jvmlab("tune", str(spec), "--store", "lab.db", "--resume", "-q", cwd=tmp_path, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({stored_at_kill} read back from the store)" in resumed.stdout
+    with sqlite3.connect(tmp_path / "lab.db") as db:
+        dupes = db.execute("select count(*) from (select cell_id, block, position, count(*) c from invocation "
+                           "group by cell_id, block, position having c > 1)").fetchone()[0]
+        experiments = db.execute("select count(*) from experiment").fetchone()[0]
+    assert dupes == 0 and experiments == 1
