@@ -258,6 +258,11 @@ def demo(
 
         size_demo(quick, store, as_json)
         return
+    if name == "tune":  # a search, not a fixed matrix: see jvmlab.cli.cmd_tune
+        from jvmlab.cli.cmd_tune import tune_demo
+
+        tune_demo(quick, store)
+        return
     try:
         runs = scenario_runs(name or "default", quick)
     except ScenarioSkipped as skipped:

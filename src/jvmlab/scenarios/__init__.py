@@ -26,6 +26,7 @@ SCENARIOS = {
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
     "server": "the built-in HTTP server under fixed-rate load x G1/Parallel/ZGC x two heaps: p99 latency, RSS",
+    "tune": "tune hellostream's flags (collector x tiered level x heap), confirm the winner, print `apply`",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
@@ -58,6 +59,10 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
         from jvmlab.scenarios import server
 
         return server.runs(demo_jdks(), quick)
+    if name == "tune":  # `jvmlab demo tune` runs it through the tuner (cli/cmd_tune.py)
+        from jvmlab.scenarios.tune import tune_spec
+
+        return [ScenarioRun("tune", "tune hellostream's startup flags", tune_spec(quick))]
     if name == "size":
         from jvmlab.scenarios import size
 

@@ -206,6 +206,7 @@ class Spec(_Strict):
     run: Run = Field(default_factory=Run)
     collect: Collect = Field(default_factory=Collect)
     environment: Environment = Field(default_factory=Environment)
+    tune: dict[str, Any] | None = None  # read by jvmlab.tune.space.parse_tune (docs/tuning.md)
     server: Server | None = None
     load: Load | None = None
 

@@ -1,0 +1,143 @@
+"""`jvmlab tune SPEC [--resume]` and `jvmlab apply EXP`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from jvmlab.cli.cmd_run import STORE_HELP, default_artifacts, provenance_command_line
+from jvmlab.cli.main import app
+from jvmlab.errors import UserError
+
+
+@app.command("tune")
+def tune_cmd(
+    spec: Path = typer.Argument(..., help="A spec with a [tune] section (docs/tuning.md)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    resume: bool = typer.Option(False, "--resume", help="Continue the newest tuning run of this spec."),
+    html: Path = typer.Option(None, "--html", help="Also write the tuning report (history, Pareto, importances)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
+) -> None:
+    """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.spec.load import load_spec
+    from jvmlab.store import open_store, store_url
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+
+    parsed, text = load_spec(spec)
+    if parsed.tune is None:
+        raise UserError(f"{spec} has no [tune] section (see docs/tuning.md)")
+    plan = prepare(parsed, text, spec)
+    config = read_config(plan)
+    db = open_store(store)
+    check_space(config, FlagChecker(plan), next(iter(parsed.jvms)))  # bad input: before anything runs
+    artifacts = default_artifacts(store_url(store)).absolute()
+    exp_id = _experiment(db, plan, artifacts, resume)
+    run_and_show(db, plan, exp_id, artifacts, html, quiet)
+
+
+def _experiment(db, plan, artifacts: Path, resume: bool) -> int:  # type: ignore[no-untyped-def]
+    from jvmlab import __version__
+    from jvmlab.machine.fingerprint import fingerprint
+
+    if resume:
+        found = db.find_resumable(plan.spec_hash)
+        if found is None:
+            raise UserError("nothing to resume: no tuning run of this exact spec in the store")
+        return found.id
+    return db.create_experiment(
+        name=plan.spec.name or "tune", spec_text=plan.spec_text, spec_hash=plan.spec_hash,
+        spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=fingerprint(plan.jdk_homes),
+        seed=plan.spec.run.seed, command_line=provenance_command_line(), jvmlab_version=__version__,
+        artifacts_dir=str(artifacts))
+
+
+def run_and_show(db, plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:  # type: ignore[no-untyped-def]
+    """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout."""
+    from jvmlab.execute.windows import default_executor
+    from jvmlab.report.tune_html import write_tune_html
+    from jvmlab.tune.flow import run_tune
+    from jvmlab.tune.summary import progress_line, summary_text
+
+    err = Console(stderr=True)
+    started = time.monotonic()
+
+    def on_trial(trial, session) -> None:  # type: ignore[no-untyped-def]
+        if not quiet:
+            err.print(progress_line(trial, session, time.monotonic() - started), highlight=False)
+
+    config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial)
+    db.set_status(exp_id, "done", finished=True)
+    typer.echo(summary_text(config, result, exp_id, measurer.replayed))
+    if html is not None:
+        doc = db.experiment_document(exp_id, "tune")
+        write_tune_html(html, doc, plan.spec.name or "tune")
+        typer.echo(f"HTML report: {html}")
+
+
+def tune_demo(quick: bool, store: str | None) -> None:
+    """`jvmlab demo tune`: tune the built-in spec, then print the confirmed winner's `apply`."""
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.scenarios.tune import tune_spec
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import open_store, store_url
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+
+    text = tune_spec(quick)
+    plan = prepare(parse_spec(text, "scenario tune"), text, None)
+    check_space(read_config(plan), FlagChecker(plan), next(iter(plan.spec.jvms)))
+    db = open_store(store)
+    artifacts = default_artifacts(store_url(store)).absolute()
+    exp_id = _experiment(db, plan, artifacts, resume=False)
+    run_and_show(db, plan, exp_id, artifacts, None, quiet=False)
+    typer.echo(f"\n$ jvmlab apply {exp_id}")
+    typer.echo(apply_for(db, exp_id))
+
+
+@app.command("apply")
+def apply_cmd(
+    experiment: int = typer.Argument(..., help="A tuning experiment's id (`jvmlab results`)."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+) -> None:
+    """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
+    from jvmlab.store import open_store
+
+    typer.echo(apply_for(open_store(store, must_exist=True), experiment))
+
+
+def apply_for(db, experiment: int) -> str:  # type: ignore[no-untyped-def]
+    from jvmlab.tune.apply import apply_text
+
+    db.experiment(experiment)
+    doc = db.experiment_document(experiment, "tune")
+    cells = db.cells(experiment)
+    java, args = "java", []
+    if doc:
+        key = f"{doc['winner']['jvm']}|{' '.join(doc['winner']['flags'])}"
+        for cell in cells:
+            if cell.levels.get("config") == key:
+                doc["winner"]["run_flags"] = cell.flags
+                java = str(Path(cell.jdk.get("home", "")) / "bin" / "java") if cell.jdk.get("home") else "java"
+        args = _app_args(db, experiment, cells, key)
+    return apply_text(doc, java, args, experiment)
+
+
+def _app_args(db, experiment: int, cells, key: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
+    cell = next((c for c in cells if c.levels.get("config") == key), None)
+    if cell is None:
+        return []
+    inv = next((i for i in db.invocations(experiment) if i.cell_id == cell.id), None)
+    if inv is None:
+        return []
+    argv = list(inv.argv)
+    rest = argv[1:]
+    for i, arg in enumerate(rest):
+        if not arg.startswith("-") or arg in ("-cp", "-classpath", "-jar", "--class-path"):
+            return rest[i:]
+    return []

@@ -1,0 +1,84 @@
+"""The tuning report as one self-contained HTML file: optimisation history, Pareto front
+and parameter importances (plotly figures from plain dicts), confirmation verdicts.
+
+Every text from the spec or the store is escaped: flags and reasons are user input.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from plotly.offline import get_plotlyjs
+
+from jvmlab.errors import UserError
+
+
+def _history(doc: dict[str, Any]) -> dict[str, Any]:
+    trials = [t for t in doc["trials"] if t["estimate"]]
+    obj = doc["objectives"][0]["metric"]
+    text = [html.escape(" ".join(t["config"]["flags"])) for t in trials]
+    return {"data": [
+        {"type": "scatter", "mode": "markers", "name": "trial (estimate)", "x": [t["number"] + 1 for t in trials],
+         "y": [t["estimate"][0] for t in trials], "text": text},
+        {"type": "scatter", "mode": "lines", "name": "incumbent", "line": {"shape": "hv"},
+         "x": [t["number"] + 1 for t in doc["trials"]], "y": [t["best_after"] for t in doc["trials"]]}],
+        "layout": {"title": {"text": f"Optimisation history ({html.escape(obj)})"},
+                   "xaxis": {"title": {"text": "trial"}}, "yaxis": {"title": {"text": html.escape(obj)}}}}
+
+
+def _pareto(doc: dict[str, Any]) -> dict[str, Any] | None:
+    objs = [o["metric"] for o in doc["objectives"]]
+    if len(objs) < 2:
+        return None
+    trials = [t for t in doc["trials"] if t["estimate"]]
+    front = {" ".join(p["flags"]) for p in doc["pareto"]}
+    on = [t for t in trials if " ".join(t["config"]["flags"]) in front]
+    return {"data": [
+        {"type": "scatter", "mode": "markers", "name": "trials", "x": [t["estimate"][0] for t in trials],
+         "y": [t["estimate"][1] for t in trials], "text": [html.escape(" ".join(t["config"]["flags"])) for t in trials]},
+        {"type": "scatter", "mode": "markers", "name": "Pareto front", "marker": {"size": 12, "color": "crimson"},
+         "x": [t["estimate"][0] for t in on], "y": [t["estimate"][1] for t in on]}],
+        "layout": {"title": {"text": "Pareto front"}, "xaxis": {"title": {"text": html.escape(objs[0])}},
+                   "yaxis": {"title": {"text": html.escape(objs[1])}}}}
+
+
+def _importances(doc: dict[str, Any]) -> dict[str, Any] | None:
+    imp = doc.get("importances") or {}
+    if not imp:
+        return None
+    names = sorted(imp, key=lambda k: imp[k])
+    return {"data": [{"type": "bar", "orientation": "h", "x": [imp[n] for n in names],
+                      "y": [html.escape(n) for n in names]}],
+            "layout": {"title": {"text": "Parameter importances (fANOVA)"}}}
+
+
+def tune_html(doc: dict[str, Any], title: str) -> str:
+    figures = [f for f in (_history(doc), _pareto(doc), _importances(doc)) if f is not None]
+    divs = []
+    for i, fig in enumerate(figures):
+        body = json.dumps(fig).replace("</", "<\\/")  # no "</script>" inside a script
+        divs.append(f'<div id="fig{i}" style="height:420px"></div><script>'
+                    f'(function(f){{Plotly.newPlot("fig{i}", f.data, f.layout);}})({body});</script>')
+    verdicts = "".join(
+        f"<li><b>{html.escape(c['label'])}</b> <code>{html.escape(' '.join(c['config']['flags']) or '(defaults)')}</code>"
+        f"<ul>{''.join(f'<li>vs {html.escape(k)}: {html.escape(v)}</li>' for k, v in c['verdicts'].items())}</ul></li>"
+        for c in doc.get("confirmations", []))
+    plotly_js = get_plotlyjs().replace("</script", "<\\/script")
+    hazards = "".join(f"<li>{html.escape(h)}</li>" for h in doc.get("hazards", []))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<script>{plotly_js}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
+            f"<p>{len(doc['trials'])} trials, {doc['invocations']} invocations.</p>"
+            f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}"
+            + (f"<h2>Warnings</h2><ul>{hazards}</ul>" if hazards else "") + "</body></html>")
+
+
+def write_tune_html(path: Path, doc: dict[str, Any] | None, title: str) -> None:
+    if not doc:
+        raise UserError("no tune result to report")
+    try:
+        path.write_text(tune_html(doc, title), encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"cannot write {path}: {err.strerror}") from None

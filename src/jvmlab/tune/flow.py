@@ -1,0 +1,73 @@
+"""`jvmlab tune SPEC`: read `[tune]`, check everything that can be checked before a JVM
+runs, open (or resume) the experiment, run the engine, store the result document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jvmlab.errors import UserError
+from jvmlab.plan.prepare import Plan
+from jvmlab.store.sql import SqlStore
+from jvmlab.tune.engine import TuneResult, tune
+from jvmlab.tune.jvm import JvmMeasurer
+from jvmlab.tune.model import Measurer, Trial
+from jvmlab.tune.session import Session
+from jvmlab.tune.space import TuneConfig, parse_tune
+
+DOC_KIND = "tune"
+
+
+def read_config(plan: Plan) -> TuneConfig:
+    config = parse_tune(plan.spec.tune, tuple(plan.spec.jvms))
+    if plan.spec.factors:
+        raise UserError("[tune] and [factors] do not mix: the tuner makes its own cells from [tune.params]")
+    metrics = {o.metric for o in config.objectives} | {g.metric for g in config.guardrails}
+    if "ready_s" in metrics and not plan.spec.workload.ready:
+        raise UserError("[tune] uses ready_s but the workload has no `ready` regex, so it is not measured")
+    return config
+
+
+def check_space(config: TuneConfig, measurer: Measurer, default_jvm: str) -> None:  # before any trial
+    """A parameter none of whose values a JDK accepts is a spec mistake: say so before running."""
+    for p in config.params:
+        if p.kind == "jdk":
+            continue
+        values = p.grid(2) if p.kind in ("int", "size") else p.grid()
+        reasons = [measurer.rejected(default_jvm, p.flags(v)) for v in values]
+        if all(r is not None for r in reasons):
+            raise UserError(f"[tune.params.{p.name}]: every value fails on {default_jvm}: {reasons[0]}")
+
+
+def result_document(config: TuneConfig, result: TuneResult) -> dict[str, Any]:
+    """JSON for the store (`apply`, `report`): trials, winner, Pareto points, confirmations."""
+    def cfg(c: Any) -> dict[str, Any]:
+        return {"values": c.values, "jvm": c.jvm, "flags": list(c.flags)}
+    return {
+        "objectives": [dataclasses.asdict(o) for o in config.objectives],
+        "guardrails": [g.text for g in config.guardrails],
+        "trials": [{"number": t.number, "config": cfg(t.config), "state": t.state, "blocks": t.blocks,
+                    "ratio": t.ratio, "ci": t.ci, "estimate": t.estimate, "reason": t.reason,
+                    "best_after": t.best_after, "best_ci": t.best_ci} for t in result.trials],
+        "winner": cfg(result.winner), "baseline": cfg(result.baseline),
+        "pareto": [cfg(c) for c in result.pareto],
+        "confirmations": [{"label": c.label, "config": cfg(c.config), "blocks": c.blocks,
+                           "against": c.against, "verdicts": c.verdicts, "side_effects": c.side_effects}
+                          for c in result.confirmations],
+        "importances": result.importances, "invocations": result.invocations,
+        "hazards": result.hazards, "stopped_because": result.stopped_because,
+    }
+
+
+def run_tune(plan: Plan, store: SqlStore, experiment_id: int, artifacts: Path, executor: Any,
+             on_trial: Callable[[Trial, Session], None] | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+    config = read_config(plan)
+    default_jvm = next(iter(plan.spec.jvms))
+    measurer = JvmMeasurer(plan, store, experiment_id, artifacts, executor)
+    check_space(config, measurer, default_jvm)
+    result = tune(config, measurer, default_jvm, on_trial=on_trial)
+    store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result))
+    return config, result, measurer

@@ -1,0 +1,99 @@
+"""A candidate races the incumbent in paired blocks (SMAC-style intensification).
+
+Each block runs both, in random order. After ``min_blocks`` the paired t interval of the
+per-block log ratios decides: entirely worse -> dropped (like Optuna's WilcoxonPruner, a
+paired test prunes); entirely better -> promoted; a point estimate that is not better ->
+stopped without spending more. A candidate that looks better keeps racing up to
+``max_blocks``. A failed launch makes the trial infeasible; guardrails are checked on the
+candidate's means against the baseline's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from jvmlab.tune.model import Config, Metrics
+from jvmlab.tune.session import Session
+from jvmlab.tune.stats import t_interval
+
+
+@dataclass
+class Incumbent:
+    config: Config
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, m: Metrics) -> None:
+        for k, v in m.items():
+            self.samples.setdefault(k, []).append(v)
+
+    def estimate(self, metric: str) -> float:
+        """Geometric mean: the scale paired log ratios live on."""
+        vals = self.samples.get(metric) or [math.nan]
+        return float(math.exp(np.mean(np.log(np.maximum(vals, 1e-12)))))
+
+
+@dataclass
+class RaceResult:
+    state: str
+    blocks: int
+    ratio: float | None
+    ci: tuple[float, float] | None
+    means: dict[str, float]
+    reason: str | None = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+
+def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) -> RaceResult:
+    """Race ``cand`` against ``inc``; incumbent samples taken here are added to ``inc``."""
+    cfg = session.config
+    obj = cfg.objectives[0]
+    sign = 1.0 if obj.minimize else -1.0
+    diffs: list[float] = []
+    cand_samples: dict[str, list[float]] = {}
+    for _ in range(cfg.max_blocks):
+        got_c, got_i = session.run_block([cand, inc.config])
+        if isinstance(got_c, str):
+            return RaceResult("infeasible", len(diffs) + 1, None, None, {}, got_c)
+        if isinstance(got_i, str):  # the incumbent failed once: a hazard, skip the block
+            session.hazards.append(f"block {session.block}: incumbent failed: {got_i}")
+            continue
+        inc.add(got_i)
+        for k, v in got_c.items():
+            cand_samples.setdefault(k, []).append(v)
+        diffs.append(sign * (math.log(max(got_c[obj.metric], 1e-12)) - math.log(max(got_i[obj.metric], 1e-12))))
+        if len(diffs) < cfg.min_blocks:
+            continue
+        lo, hi = t_interval(diffs)
+        if lo > 0:
+            return _result("worse", diffs, cand_samples, sign)
+        if hi < 0:
+            return guard(session, _result("promoted", diffs, cand_samples, sign), baseline)
+        if np.mean(diffs) >= 0 or session.out_of_budget(0, reserve=2):
+            break
+    return guard(session, _result("not-better", diffs, cand_samples, sign), baseline)
+
+
+def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sign: float) -> RaceResult:
+    lo, hi = t_interval(diffs)
+    means = {k: float(np.mean(v)) for k, v in samples.items()}
+    if not diffs:
+        return RaceResult(state, 0, None, None, means, samples=samples)
+    ci = tuple(sorted((math.exp(sign * lo), math.exp(sign * hi))))
+    return RaceResult(state, len(diffs), math.exp(sign * float(np.mean(diffs))), ci,  # type: ignore[arg-type]
+                      means, samples=samples)
+
+
+def guard(session: Session, result: RaceResult, baseline: Incumbent) -> RaceResult:
+    for g in session.config.guardrails:
+        value = result.means.get(g.metric)
+        base = float(np.mean(baseline.samples[g.metric])) if baseline.samples.get(g.metric) else None
+        if value is None:
+            return RaceResult("infeasible", result.blocks, result.ratio, result.ci, result.means,
+                              f"guardrail {g.text}: {g.metric} not measured", result.samples)
+        if not g.holds(value, base):
+            return RaceResult("infeasible", result.blocks, result.ratio, result.ci, result.means,
+                              f"guardrail {g.text} broken ({g.metric} = {value:.4g})", result.samples)
+    return result

@@ -1,0 +1,88 @@
+"""Optuna through ask/tell: the sampler proposes, jvmlab measures and remembers.
+
+The study lives in memory only and is rebuilt from the store's history on every start, so
+the tuner keeps no state of its own: with a seeded sampler the same history gives the same
+next proposal, which is what makes `tune --resume` continue exactly where a kill stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from typing import Any
+
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
+
+from jvmlab.tune.space import Param, TuneConfig
+
+optuna.logging.set_verbosity(logging.WARNING)
+
+
+def distribution(p: Param) -> BaseDistribution:
+    if p.kind in ("categorical", "jdk"):
+        return CategoricalDistribution(list(p.choices))
+    if p.kind == "bool":
+        return CategoricalDistribution([False, True])
+    if p.log:
+        return IntDistribution(p.low, p.high, log=True)
+    return IntDistribution(p.low, p.high, step=p.step)
+
+
+class Sampler:
+    """TPE for one objective, NSGA-II for several; ``ask`` -> values, ``tell`` -> result."""
+
+    def __init__(self, config: TuneConfig, kind: str = "tpe") -> None:
+        self.config = config
+        directions = ["minimize" if o.minimize else "maximize" for o in config.objectives]
+        if kind == "random":
+            sampler: optuna.samplers.BaseSampler = optuna.samplers.RandomSampler(seed=config.seed)
+        elif config.multi:
+            sampler = optuna.samplers.NSGAIISampler(seed=config.seed, population_size=8)
+        else:
+            with warnings.catch_warnings():  # multivariate/group are "experimental" in Optuna
+                warnings.simplefilter("ignore")
+                sampler = optuna.samplers.TPESampler(seed=config.seed, n_startup_trials=8, multivariate=True,
+                                                     group=True)
+        self.study = optuna.create_study(directions=directions, sampler=sampler)
+        self._open: optuna.trial.Trial | None = None
+
+    def ask(self) -> dict[str, Any]:
+        """The next configuration: conditional parameters only when their condition holds."""
+        trial = self.study.ask()
+        values: dict[str, Any] = {}
+        for p in self.config.params:
+            if p.active(values):
+                values[p.name] = _suggest(trial, p)
+        self._open = trial
+        return values
+
+    def tell(self, objective: tuple[float, ...] | None) -> None:
+        """The open trial's estimated objective(s); None: infeasible (failed or guardrail)."""
+        assert self._open is not None
+        if objective is None:
+            self.study.tell(self._open, state=optuna.trial.TrialState.FAIL)
+        else:
+            self.study.tell(self._open, list(objective) if self.config.multi else objective[0])
+        self._open = None
+
+    def importances(self) -> dict[str, float]:
+        """fANOVA importances (Optuna's own implementation); {} when too few trials."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return dict(optuna.importance.get_param_importances(
+                    self.study, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0),
+                    target=(lambda t: t.values[0]) if self.config.multi else None))
+        except (ValueError, RuntimeError, ImportError, ZeroDivisionError):
+            return {}
+
+
+def _suggest(trial: optuna.trial.Trial, p: Param) -> Any:
+    if p.kind in ("categorical", "jdk"):
+        return trial.suggest_categorical(p.name, list(p.choices))
+    if p.kind == "bool":
+        return trial.suggest_categorical(p.name, [False, True])
+    if p.log:
+        return trial.suggest_int(p.name, p.low, p.high, log=True)
+    return trial.suggest_int(p.name, p.low, p.high, step=p.step)

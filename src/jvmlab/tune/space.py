@@ -1,0 +1,278 @@
+"""The `[tune]` section: objectives, guardrails, a typed search space and a budget.
+
+The spec model keeps `[tune]` as a raw table; it is read here, once, into frozen records so
+that every mistake (an empty space, a condition on an unknown parameter, a metric the tuner
+cannot measure) is one line and exit 2 before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jvmlab import metrics
+from jvmlab.errors import UserError
+from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+
+# What one invocation measured from the child alone (rusage, ready marker): the tuner's metrics.
+TUNABLE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes", "ready_s")
+Kind = Literal["categorical", "int", "size", "bool", "jdk"]
+_GUARD = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
+                    r"\s*(?P<rel>x\s*baseline)?\s*(?P<unit>ms|s|[kmg]b?|bytes)?\s*$")
+
+
+@dataclass(frozen=True)
+class Objective:
+    metric: str
+    minimize: bool
+
+
+@dataclass(frozen=True)
+class Guardrail:
+    """``metric <= value`` (absolute, in the metric's unit) or ``<= factor x baseline``."""
+
+    metric: str
+    at_most: bool
+    value: float
+    relative: bool
+    text: str
+
+    def holds(self, value: float, baseline: float | None) -> bool:
+        bound = self.value * baseline if self.relative and baseline is not None else self.value
+        return value <= bound if self.at_most else value >= bound
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter and how its value becomes flags."""
+
+    name: str
+    kind: Kind
+    choices: tuple[str, ...] = ()  # categorical / jdk: value names
+    choice_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    low: int = 0
+    high: int = 0
+    log: bool = False
+    step: int = 1
+    template: str = ""  # int/size: "-Xmx{}"; bool: the flag when true
+    off_flag: str = ""  # bool: the flag when false ("" = nothing)
+    when: dict[str, tuple[str, ...]] = field(default_factory=dict)  # other param -> allowed values
+
+    def active(self, values: dict[str, Any]) -> bool:
+        return all(value_text(values.get(p)) in allowed for p, allowed in self.when.items())
+
+    def flags(self, value: Any) -> tuple[str, ...]:
+        if self.kind == "categorical":
+            return self.choice_flags[str(value)]
+        if self.kind == "jdk":
+            return ()
+        if self.kind == "bool":
+            flag = self.template if value else self.off_flag
+            return (flag,) if flag else ()
+        text = size_text(int(value)) if self.kind == "size" else str(int(value))
+        return (self.template.replace("{}", text),)
+
+    def grid(self, points: int = 6) -> list[Any]:
+        """Values a full grid would try (categoricals all; ranges ``points`` log/linear steps)."""
+        if self.kind in ("categorical", "jdk"):
+            return list(self.choices)
+        if self.kind == "bool":
+            return [False, True]
+        if self.log:
+            raw = [self.low * (self.high / self.low) ** (i / (points - 1)) for i in range(points)]
+        else:
+            raw = [self.low + (self.high - self.low) * i / (points - 1) for i in range(points)]
+        return sorted({self.low + round((v - self.low) / self.step) * self.step for v in raw})
+
+
+@dataclass(frozen=True)
+class Budget:
+    trials: int | None
+    invocations: int | None
+    wall_s: float | None
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    objectives: tuple[Objective, ...]
+    guardrails: tuple[Guardrail, ...]
+    params: tuple[Param, ...]
+    budget: Budget
+    baseline_flags: tuple[str, ...]
+    seed: int = 1
+    min_blocks: int = 3
+    max_blocks: int = 30
+    confirm_max_blocks: int = 40
+    confirm_ci_pct: float = 2.0
+
+    @property
+    def multi(self) -> bool:
+        return len(self.objectives) > 1
+
+    def flags(self, values: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(f for p in self.params if p.name in values for f in p.flags(values[p.name]))
+
+
+def size_text(n_bytes: int) -> str:
+    """A byte count as a JVM size: whole gigabytes as ``2g``, else megabytes (``768m``)."""
+    mb = max(1, round(n_bytes / (1 << 20)))
+    return f"{mb // 1024}g" if mb % 1024 == 0 else f"{mb}m"
+
+
+def parse_tune(table: dict[str, Any] | None, jvm_names: tuple[str, ...] = ("default",)) -> TuneConfig:
+    """Read `[tune]` into a TuneConfig or raise one UserError line."""
+    if not table:
+        raise UserError("the spec has no [tune] section: add objective, [tune.params.*] and a budget "
+                        "(see docs/tuning.md)")
+    known = {"objective", "direction", "guardrails", "params", "budget", "baseline", "seed",
+             "min_blocks", "max_blocks", "confirm_max_blocks", "confirm_ci_pct"}
+    extra = set(table) - known
+    if extra:
+        raise UserError(f"[tune]: unknown key {sorted(extra)[0]!r}; known: {', '.join(sorted(known))}")
+    objectives = _objectives(table.get("objective", "wall_s"), table.get("direction"))
+    guardrails = tuple(_guardrail(g) for g in _as_list(table.get("guardrails", [])))
+    params = _params(table.get("params") or {}, jvm_names)
+    budget = _budget(table.get("budget") or {})
+    baseline = table.get("baseline", "")
+    base_flags = tuple(baseline.split() if isinstance(baseline, str) else baseline)
+    ints = {k: int(table[k]) for k in ("seed", "min_blocks", "max_blocks", "confirm_max_blocks") if k in table}
+    if ints.get("min_blocks", 3) < 2 or ints.get("max_blocks", 30) < ints.get("min_blocks", 3):
+        raise UserError("[tune]: need 2 <= min_blocks <= max_blocks")
+    return TuneConfig(objectives, guardrails, params, budget, base_flags,
+                      confirm_ci_pct=float(table.get("confirm_ci_pct", 2.0)), **ints)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _check_metric(name: str, where: str) -> str:
+    if name not in metrics.REGISTRY and not name.startswith("workload."):
+        metrics.get(name)  # raises the registry's "unknown metric" line
+    if name not in TUNABLE_METRICS:
+        raise UserError(f"[tune] {where} {name!r} is not measured by the tuner (it measures "
+                        f"{', '.join(TUNABLE_METRICS)} from each child process)")
+    return name
+
+
+def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
+    names = _as_list(objective)
+    dirs = _as_list(direction) if direction is not None else [None] * len(names)
+    if not names or len(dirs) != len(names):
+        raise UserError("[tune] objective and direction must have the same length")
+    out = []
+    for name, d in zip(names, dirs):
+        _check_metric(str(name), "objective")
+        if d not in (None, "minimize", "maximize"):
+            raise UserError(f"[tune] direction {d!r}: use \"minimize\" or \"maximize\"")
+        minimize = metrics.get(name).lower_is_better if d is None else d == "minimize"
+        out.append(Objective(str(name), minimize))
+    return tuple(out)
+
+
+def _guardrail(text: Any) -> Guardrail:
+    m = _GUARD.match(str(text))
+    if not m:
+        raise UserError(f"[tune] guardrail {text!r}: write e.g. \"max_rss_bytes <= 1.1x baseline\" "
+                        "or \"wall_s <= 5\"")
+    metric = _check_metric(m["metric"], "guardrail on")
+    value = float(m["value"])
+    unit = (m["unit"] or "").lower()
+    if unit in ("k", "kb", "m", "mb", "g", "gb"):
+        value = float(parse_size_bytes(f"{m['value']}{unit[0]}"))
+    elif unit == "ms":
+        value /= 1000.0
+    return Guardrail(metric, m["op"] == "<=", value, bool(m["rel"]), str(text))
+
+
+def _budget(table: dict[str, Any]) -> Budget:
+    extra = set(table) - {"trials", "invocations", "wall"}
+    if extra:
+        raise UserError(f"[tune.budget]: unknown key {sorted(extra)[0]!r}; use trials, invocations, wall")
+    budget = Budget(int(table["trials"]) if "trials" in table else None,
+                    int(table["invocations"]) if "invocations" in table else None,
+                    parse_duration_s(table["wall"]) if "wall" in table else None)
+    if budget == Budget(None, None, None):
+        raise UserError("[tune.budget] is empty: give trials, invocations or wall (e.g. trials = 30)")
+    return budget
+
+
+def _params(table: dict[str, Any], jvm_names: tuple[str, ...]) -> tuple[Param, ...]:
+    if not table:
+        raise UserError("[tune.params] is empty: nothing to search")
+    params = [_param(name, body, jvm_names) for name, body in table.items()]
+    names = {p.name: p for p in params}
+    for p in params:
+        for other, allowed in p.when.items():
+            if other not in names or other == p.name:
+                raise UserError(f"[tune.params.{p.name}] when: unknown parameter {other!r}")
+            possible = {value_text(v) for v in names[other].grid()}
+            if not set(allowed) & possible:
+                raise UserError(f"[tune.params.{p.name}] when {other} = {list(allowed)}: "
+                                f"{other} never takes that value, so {p.name} is never used")
+    return tuple(params)
+
+
+def _param(name: str, body: Any, jvm_names: tuple[str, ...]) -> Param:
+    if not isinstance(body, dict) or "type" not in body:
+        raise UserError(f"[tune.params.{name}] needs a type (categorical, int, size, bool, jdk)")
+    kind = body["type"]
+    when = {k: tuple(str(x).lower() if isinstance(x, bool) else str(x) for x in _as_list(v))
+            for k, v in (body.get("when") or {}).items()}
+    if kind in ("categorical", "jdk"):
+        values = body.get("values") or (list(jvm_names) if kind == "jdk" else None)
+        if not values:
+            raise UserError(f"[tune.params.{name}] has no values")
+        if isinstance(values, dict):
+            flags = {str(k): tuple(v.split() if isinstance(v, str) else v) for k, v in values.items()}
+        else:
+            flags = {str(v): () for v in values}
+        if kind == "jdk" and (bad := [v for v in flags if v not in jvm_names]):
+            raise UserError(f"[tune.params.{name}] JDK {bad[0]!r} is not in [jvms] ({', '.join(jvm_names)})")
+        return Param(name, kind, tuple(flags), flags, when=when)
+    if kind == "bool":
+        flag = body.get("flag")
+        if not flag:
+            raise UserError(f"[tune.params.{name}] bool needs flag = \"-XX:+Something\"")
+        off = body.get("off", flag.replace("-XX:+", "-XX:-", 1) if flag.startswith("-XX:+") else "")
+        return Param(name, "bool", template=flag, off_flag=off, when=when)
+    if kind in ("int", "size"):
+        return _range(name, kind, body, when)
+    raise UserError(f"[tune.params.{name}] type {kind!r}: use categorical, int, size, bool or jdk")
+
+
+def _range(name: str, kind: Kind, body: dict[str, Any], when: dict[str, tuple[str, ...]]) -> Param:
+    template = body.get("flag", "")
+    if "{}" not in template:
+        raise UserError(f"[tune.params.{name}] needs flag with {{}} for the value, e.g. \"-Xmx{{}}\"")
+    conv = (lambda v: parse_size_bytes(str(v))) if kind == "size" else int
+    try:
+        low, high = conv(body["low"]), conv(body["high"])
+    except KeyError as err:
+        raise UserError(f"[tune.params.{name}] needs {err.args[0]}") from None
+    step = int(conv(body["step"])) if "step" in body else (1 << 20 if kind == "size" else 1)
+    log = bool(body.get("log", False))
+    if low >= high or (log and low <= 0):
+        raise UserError(f"[tune.params.{name}] range {body['low']}..{body['high']} is empty"
+                        + (" or not positive (log scale)" if log else ""))
+    if log and step != 1 and kind == "int":
+        raise UserError(f"[tune.params.{name}] log scale takes no step")
+    return Param(name, kind, low=int(low), high=int(high), log=log, step=max(1, step),
+                 template=template, when=when)
+
+
+def grid_size(config: TuneConfig, points: int = 6) -> int:
+    """How many cells a full grid of the space holds (conditions respected)."""
+    combos: list[dict[str, Any]] = [{}]
+    for p in config.params:
+        nxt = []
+        for c in combos:
+            nxt.extend({**c, p.name: v} for v in p.grid(points)) if p.active(c) else nxt.append(c)
+        combos = nxt
+    return len(combos)
+
+
+def value_text(value: Any) -> str:
+    """A parameter value as conditions and keys spell it (booleans lower-case)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

@@ -1,0 +1,42 @@
+"""Paired statistics on per-block log ratios: the racing test and the confirmation CI.
+
+Within a block the candidate and the incumbent run back to back in random order, so the
+block's log ratio cancels what drifted between blocks. Racing uses Student's t on those
+ratios (conservative for few blocks); confirmation resamples blocks (paired bootstrap by
+block, as `analyze` does for `run`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+Z_CONF = 0.95
+
+
+def t_interval(diffs: Sequence[float]) -> tuple[float, float]:
+    """95% t interval of the mean of per-block log ratios (needs 2+ blocks)."""
+    d = np.asarray(diffs, dtype=float)
+    if d.size < 2:
+        return (-math.inf, math.inf)
+    half = stats.t.ppf(0.5 + Z_CONF / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+    return (float(d.mean() - half), float(d.mean() + half))
+
+
+def bootstrap_ratio(diffs: Sequence[float], seed: int, resamples: int = 4000) -> tuple[float, tuple[float, float]]:
+    """Ratio (geometric mean of paired ratios) and its 95% percentile CI, blocks resampled."""
+    d = np.asarray(diffs, dtype=float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, d.size, size=(resamples, d.size))
+    means = d[idx].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - Z_CONF) / 2, (1 + Z_CONF) / 2])
+    # a bootstrap of few blocks is too narrow: never narrower than the t interval
+    tlo, thi = t_interval(d)
+    return float(math.exp(d.mean())), (float(math.exp(min(lo, tlo))), float(math.exp(max(hi, thi))))
+
+
+def half_width_pct(ci: tuple[float, float]) -> float:
+    return (ci[1] - ci[0]) / 2 * 100.0

@@ -1,0 +1,74 @@
+"""Words for a tuning run: the live progress line and the terminal summary."""
+
+from __future__ import annotations
+
+from jvmlab import metrics
+from jvmlab.tune.confirm import side_effect_words
+from jvmlab.tune.engine import TuneResult
+from jvmlab.tune.model import Trial
+from jvmlab.tune.session import Session
+from jvmlab.tune.space import TuneConfig
+
+
+def _fmt(metric: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    unit = metrics.get(metric).unit
+    return f"{value / (1 << 20):.0f} MB" if unit == "bytes" else f"{value:.4g} {unit}"
+
+
+def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
+    """``trial 7 promoted  best 1.234 s (95% CI 1.21 ... 1.26)  53 invocations  ETA 3m``."""
+    obj = session.config.objectives[0].metric
+    best = _fmt(obj, trial.best_after)
+    ci = f" (CI {trial.best_ci[0]:.3g}..{trial.best_ci[1]:.3g})" if trial.best_ci else ""
+    return (f"trial {trial.number + 1} {trial.state:<10} best {best}{ci} {session.invocations} inv."
+            f" ETA {_eta(session, trial.number + 1, elapsed_s)}")
+
+
+def _eta(session: Session, trials: int, elapsed_s: float) -> str:
+    b = session.config.budget
+    shares = []
+    if b.trials:
+        shares.append(trials / b.trials)
+    if b.invocations:
+        shares.append(session.invocations / b.invocations)
+    if b.wall_s:
+        shares.append(session.spent_wall_s / b.wall_s)
+    done = max(shares or [0.0])
+    if done <= 0:
+        return "?"
+    left = max(0.0, elapsed_s / done - elapsed_s)
+    return f"{left / 60:.0f}m" if left >= 90 else f"{left:.0f}s"
+
+
+def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, replayed: int = 0) -> str:
+    obj = config.objectives[0]
+    states: dict[str, int] = {}
+    for t in result.trials:
+        states[t.state] = states.get(t.state, 0) + 1
+    lines = [f"Tuning experiment {experiment_id}: {len(result.trials)} trials "
+             f"({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), {result.invocations} invocations"
+             + (f" ({replayed} read back from the store)" if replayed else "")
+             + f"; stopped: {result.stopped_because}",
+             f"Objective: {'minimize' if obj.minimize else 'maximize'} "
+             + ", ".join(o.metric for o in config.objectives)
+             + (f"; guardrails: {', '.join(g.text for g in config.guardrails)}" if config.guardrails else "")]
+    for c in result.confirmations:
+        lines.append(f"{c.label}: {' '.join(c.config.flags) or '(JDK defaults)'} on {c.config.jvm} "
+                     f"({c.blocks} confirmation blocks)")
+        for against, words in c.verdicts.items():
+            tail = side_effect_words(c.side_effects) if against == "baseline" else ""
+            lines.append(f"  vs {against}: {words}{tail}")
+    infeasible = [t for t in result.trials if t.state == "infeasible"][:3]
+    for t in infeasible:
+        lines.append(f"infeasible trial {t.number + 1}: {' '.join(t.config.flags)}: {t.reason}")
+    if result.importances:
+        top = sorted(result.importances.items(), key=lambda kv: -kv[1])
+        lines.append("Parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in top))
+    for h in result.hazards[:5]:
+        lines.append(f"warning: {h}")
+    if len(result.hazards) > 5:
+        lines.append(f"warning: ... and {len(result.hazards) - 5} more")
+    lines.append(f"`jvmlab apply {experiment_id}` prints the winner's flags ready to deploy.")
+    return "\n".join(lines)

@@ -1,0 +1,45 @@
+"""`apply` text and the tuning HTML from a stored result document (hostile text escaped)."""
+
+import pytest
+
+from jvmlab.errors import UserError
+from jvmlab.report.tune_html import tune_html
+from jvmlab.tune.apply import apply_text
+
+DOC = {
+    "objectives": [{"metric": "wall_s", "minimize": True}],
+    "trials": [{"number": 0, "config": {"flags": ["-XX:+UseSerialGC", "-Dx=</script><script>alert(1)</script>"]},
+                "state": "promoted", "blocks": 4, "ratio": 0.9, "ci": [0.85, 0.95], "estimate": [1.0],
+                "reason": None, "best_after": 1.0, "best_ci": [0.95, 1.05]}],
+    "winner": {"values": {}, "jvm": "default",
+               "flags": ["-XX:+UseSerialGC", "-XX:SharedArchiveFile=/tmp/app.jsa", "-Dq=\"x y\""],
+               "run_flags": ["-XX:+UnlockDiagnosticVMOptions", "-XX:+UseSerialGC",
+                             "-XX:SharedArchiveFile=/tmp/app.jsa", "-Dq=\"x y\""]},
+    "pareto": [],
+    "confirmations": [{"label": "winner", "config": {"flags": ["-XX:+UseSerialGC", "-XX:SharedArchiveFile=/tmp/app.jsa",
+                                                              "-Dq=\"x y\""]},
+                       "blocks": 12, "verdicts": {"baseline": "12.4% faster (95% CI 10.1% ... 14.6%)"}}],
+    "importances": {"gc": 0.8, "<b>heap</b>": 0.2}, "invocations": 40, "hazards": ["<i>busy</i>"],
+}
+
+
+def test_apply_prints_every_deployment_form_with_unlocks_and_archive_commands():
+    text = apply_text(DOC, "/jdk/bin/java", ["-cp", "/app", "Main"], 3)
+    assert "12.4% faster" in text
+    assert "needs unlocking (-XX:+UnlockDiagnosticVMOptions)" in text
+    assert "/jdk/bin/java -XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC" in text
+    assert "export JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions" in text and "export JDK_JAVA_OPTIONS=" in text
+    assert 'ENV JAVA_TOOL_OPTIONS="-XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC' in text and '\\"x y\\"' in text
+    assert "[Service]\nEnvironment=\"JAVA_TOOL_OPTIONS=" in text
+    assert "-XX:ArchiveClassesAtExit=/tmp/app.jsa -cp /app Main" in text
+
+
+def test_apply_without_a_tune_result_is_a_user_error():
+    with pytest.raises(UserError, match="not a tuning run"):
+        apply_text(None, "java", [], 7)
+
+
+def test_html_has_history_and_importances_and_escapes_everything():
+    page = tune_html(DOC, "<t>")
+    assert "Optimisation history" in page and "Parameter importances" in page and "12.4% faster" in page
+    assert "<script>alert(1)" not in page and "<i>busy</i>" not in page and "&lt;t&gt;" in page

@@ -1,0 +1,58 @@
+"""The [tune] section: typed parameters, conditions, guardrails, budgets, bad input."""
+
+import pytest
+
+from jvmlab.errors import UserError
+from jvmlab.tune.space import grid_size, parse_tune, size_text
+from jvmlab.tune.sim import SIM_TUNE, sim_config
+
+
+def test_sim_space_parses_with_types_conditions_and_flags():
+    cfg = sim_config()
+    params = {p.name: p for p in cfg.params}
+    assert params["heap"].kind == "size" and params["heap"].low == 256 << 20 and params["heap"].log
+    assert params["pause"].when == {"gc": ("g1",)}
+    assert not params["pause"].active({"gc": "serial"}) and params["pause"].active({"gc": "g1"})
+    flags = cfg.flags({"gc": "parallel", "heap": 2 << 30, "threads": 3, "pretouch": False})
+    assert flags == ("-XX:+UseParallelGC", "-Xmx2g", "-XX:ParallelGCThreads=3", "-XX:-AlwaysPreTouch")
+    assert cfg.guardrails[0].relative and cfg.guardrails[0].value == pytest.approx(1.6)
+    # the pause goal only exists under G1: 6 heaps x 6 thread counts x 2 booleans x (6 pauses + 1 + 1)
+    assert grid_size(cfg) == 6 * 6 * 2 * 8
+
+
+def test_sizes_and_absolute_guardrails():
+    assert size_text(768 << 20) == "768m" and size_text(2 << 30) == "2g"
+    cfg = parse_tune({**SIM_TUNE, "guardrails": ["wall_s <= 500ms", "max_rss_bytes <= 512m"]})
+    assert cfg.guardrails[0].value == pytest.approx(0.5) and not cfg.guardrails[0].relative
+    assert cfg.guardrails[1].value == 512 << 20
+    assert cfg.guardrails[1].holds(100 << 20, None) and not cfg.guardrails[1].holds(600 << 20, None)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"params": {}}, "[tune.params] is empty"),
+    ({"budget": {}}, "[tune.budget] is empty"),
+    ({"objective": "gc.pause_p99_ms"}, "is not measured by the tuner"),
+    ({"objective": "no_such_metric"}, "unknown metric"),
+    ({"guardrails": ["nonsense_metric <= 2x baseline"]}, "unknown metric"),
+    ({"guardrails": ["wall_s is small"]}, "guardrail"),
+    ({"params": {"a": {"type": "int", "low": 10, "high": 5, "flag": "-XX:X={}"}}}, "is empty"),
+    ({"params": {"a": {"type": "int", "low": 1, "high": 5, "flag": "-XX:X={}", "when": {"b": "x"}}}},
+     "unknown parameter 'b'"),
+    ({"params": {"gc": {"type": "categorical", "values": {"g1": "-XX:+UseG1GC"}},
+                 "p": {"type": "int", "low": 1, "high": 5, "flag": "-XX:X={}", "when": {"gc": "zgc"}}}},
+     "never takes that value"),
+    ({"params": {"j": {"type": "jdk", "values": ["nope"]}}}, "not in [jvms]"),
+])
+def test_bad_spaces_are_one_line_errors(change, words):
+    with pytest.raises(UserError) as err:
+        parse_tune({**SIM_TUNE, **change})
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_demo_spec_parses_into_a_conditional_space():
+    from jvmlab.scenarios import scenario_specs
+    from jvmlab.spec.load import parse_spec
+
+    (_, text), = scenario_specs("tune", quick=True)
+    cfg = parse_tune(parse_spec(text).tune)
+    assert [p.name for p in cfg.params] == ["gc", "tier", "heap", "pause"] and cfg.params[3].when == {"gc": ("g1",)}
