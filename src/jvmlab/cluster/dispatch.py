@@ -1,0 +1,199 @@
+"""The client side of a cluster run: whole blocks to nodes, one slot in flight per node, each
+result stored the moment it arrives, a slot lost with its node re-queued once elsewhere.
+
+Why one slot in flight per node (not the whole block submitted at once): the order inside a block
+is the randomized order, and a node lost mid-block gives back exactly the slots it had not run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from jvmlab import hazards
+from jvmlab.cluster.nodes import check_nodes, check_store
+from jvmlab.cluster.task import NodeResult, ProbeRecipe, run_slot
+from jvmlab.collect.base import Collected
+from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.execute.runner import SlotWork, _warn, block_label, finish_probes, prepare_slot, record_slot
+from jvmlab.hazards import Hazard
+from jvmlab.plan.schedule import Slot
+
+POLL_S = 0.2
+MAX_REQUEUES = 1  # a slot whose node died is run once more, on another node; then it is a failure
+
+
+@dataclass
+class _Node:
+    name: str
+    block: deque[SlotWork] = field(default_factory=deque)
+    future: Any = None
+    work: SlotWork | None = None
+
+
+@dataclass
+class Dispatcher:
+    """Runs the pending blocks on the accepted nodes; ``run`` returns when all are stored."""
+
+    client: Any
+    ctx: Any  # the runner's context: plan, store, options, observer, collectors, state
+    executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    refused: set[str] = field(default_factory=set)
+    requeued: dict[tuple[int, int], int] = field(default_factory=dict)
+    pending: deque[list[Slot]] = field(default_factory=deque)
+    started: float = field(default_factory=time.monotonic)
+    completed: int = 0
+
+    def run(self, blocks: list[list[Slot]]) -> None:
+        self.pending.extend(b for b in blocks if b)
+        last_check = 0.0
+        try:
+            while self.pending or any(n.future is not None or n.block for n in self.nodes.values()):
+                if time.monotonic() - last_check > 1.0:
+                    self._refresh_nodes()
+                    last_check = time.monotonic()
+                self._assign()
+                self._wait()
+        except BaseException:
+            self.cancel()
+            raise
+
+    def cancel(self) -> None:
+        """Ctrl-C: drop every outstanding task; what finished is already stored."""
+        futures = [n.future for n in self.nodes.values() if n.future is not None]
+        if futures:
+            self.client.cancel(futures, force=True)
+
+    # -- nodes ---------------------------------------------------------------------------
+    def _refresh_nodes(self) -> None:
+        live = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        ctx = self.ctx
+        check_store(ctx.store.url, live)
+        for name in [n for n in self.nodes if n not in live]:
+            self._lost(self.nodes.pop(name))
+        new = [a for a in live if a not in self.nodes and a not in self.refused]
+        if new:
+            homes = [str(h) for h in ctx.plan.jdk_homes]
+            for check in check_nodes(self.client, new, homes):
+                ctx.store.put_node(ctx.state.experiment_id, check.name, check.identity, check.refused)
+                if check.refused:
+                    self.refused.add(check.name)
+                    _warn(ctx.store, ctx.observer, ctx.state, Hazard(hazards.NODE_REFUSED,
+                          f"node {check.name} refused: {check.refused}",
+                          hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
+                else:
+                    self.nodes[check.name] = _Node(check.name)
+        if not self.nodes and self.pending:
+            from jvmlab.errors import UserError
+
+            reasons = "; ".join(sorted(self.refused)) or "no workers"
+            raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
+        self._progress()
+
+    def _lost(self, node: _Node) -> None:
+        """A node vanished: its in-flight slot is re-queued once, the rest of its block goes back whole."""
+        if node.future is not None:
+            self.client.cancel([node.future], force=True)
+        self._requeue(node.name, node.work, [w.slot for w in node.block])
+        node.block.clear()
+        node.future = node.work = None
+
+    def _requeue(self, name: str, work: SlotWork | None, rest: list[Slot]) -> None:
+        if work is not None:
+            key = (work.slot.cell_index, work.slot.block)
+            if self.requeued.get(key, 0) >= MAX_REQUEUES:
+                self._store(work, _lost_result(name), Collected(), name)
+            else:
+                self.requeued[key] = self.requeued.get(key, 0) + 1
+                rest.insert(0, work.slot)
+                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(
+                    hazards.NODE_LOST, f"node {name} was lost while running {work.cell.cell.name} "
+                    f"({block_label(work.slot.block)}); re-queued on another node", cell=work.cell.cell.name))
+        if rest:
+            self.pending.appendleft(rest)
+
+    # -- slots ---------------------------------------------------------------------------
+    def _assign(self) -> None:
+        ctx = self.ctx
+        for node in self.nodes.values():
+            if node.future is not None:
+                continue
+            if not node.block and self.pending:
+                node.block.extend(prepare_slot(ctx.plan, ctx.options, ctx.collectors, ctx.state, s)
+                                  for s in self.pending.popleft())
+            if node.block:
+                node.work = node.block.popleft()
+                ctx.observer.starting(node.work.cell, node.work.slot)
+                node.future = self.client.submit(
+                    run_slot, node.work.invocation, self._recipe(node.work), self.executor, workers=[node.name],
+                    allow_other_workers=False, resources={"jvm": 1}, pure=False)
+
+    def _recipe(self, work: SlotWork) -> ProbeRecipe:
+        launch = work.cell.launch
+        return ProbeRecipe(self.ctx.settings, launch.progress_regex, self.ctx.plan.spec.workload.progress_mode,
+                           launch.kind == "jmh", work.ctx)
+
+    def _wait(self) -> None:
+        from distributed import wait
+
+        futures = [n.future for n in self.nodes.values() if n.future is not None]
+        if not futures:
+            time.sleep(POLL_S) if self.pending else None
+            return
+        wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED") if _all_pending(futures) else None
+        for node in self.nodes.values():
+            future = node.future
+            if future is None or future.status == "pending":
+                continue
+            work, node.future, node.work = node.work, None, None
+            if future.status == "finished":
+                outcome: NodeResult = future.result()
+                self._store(work, outcome.result, outcome.collected, node.name, outcome)
+            elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
+                self._requeue(node.name, work, [w.slot for w in node.block])
+                node.block.clear()
+            else:
+                reason = f"the task failed on node {node.name}: {future.exception()!r}"
+                self._store(work, _failed_result(reason), Collected(), node.name)
+        self._progress()
+
+    def _store(self, work: SlotWork, result: ProcessResult, collected: Collected, node: str,
+               outcome: NodeResult | None = None) -> None:
+        ctx = self.ctx
+        if outcome is not None:
+            _write_back(work, outcome)
+        result, collected = finish_probes(replace(work, probes=[]), result, collected)
+        record_slot(ctx.store, ctx.observer, ctx.state, work, result, collected, node=node)
+        self.completed += 1
+
+    def _progress(self) -> None:
+        tell = getattr(self.ctx.observer, "nodes", None)
+        if tell is None:
+            return
+        busy = sum(1 for n in self.nodes.values() if n.future is not None)
+        elapsed = time.monotonic() - self.started
+        tell(busy, len(self.nodes) - busy, self.completed / elapsed if elapsed > 0 else None)
+
+
+def _all_pending(futures: list) -> bool:
+    return all(f.status == "pending" for f in futures)
+
+
+def _write_back(work: SlotWork, outcome: NodeResult) -> None:
+    """Artifacts came back with the result: write those the client does not have (remote node)."""
+    for rel, content in outcome.artifacts.items():
+        path = work.artifacts / rel
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+
+
+def _failed_result(reason: str) -> ProcessResult:
+    return ProcessResult(Status.FAILED, reason, None, None, None, None, time.time())
+
+
+def _lost_result(node: str) -> ProcessResult:
+    return _failed_result(f"lost twice: node {node} died while running it, after one re-queue")
