@@ -143,7 +143,11 @@ class Dispatcher:
         if not futures:
             time.sleep(POLL_S) if self.pending else None
             return
-        wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED") if _all_pending(futures) else None
+        if _all_pending(futures):
+            try:
+                wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # nothing finished yet: look at the nodes again
+                pass
         for node in self.nodes.values():
             future = node.future
             if future is None or future.status == "pending":
