@@ -22,6 +22,7 @@ from jvmlab.hazards import Hazard
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2
+DEPTH = 2  # slots submitted per node: the next one waits on the node for its `jvm` slot, hiding the round trip
 MAX_REQUEUES = 1  # a slot whose node died is run once more, on another node; then it is a failure
 
 
@@ -29,8 +30,14 @@ MAX_REQUEUES = 1  # a slot whose node died is run once more, on another node; th
 class _Node:
     name: str
     block: deque[SlotWork] = field(default_factory=deque)
-    future: Any = None
-    work: SlotWork | None = None
+    inflight: deque[tuple[SlotWork, Any]] = field(default_factory=deque)  # submitted, oldest (running) first
+
+    def give_back(self) -> list[Slot]:
+        """The slots submitted after the running one and those not yet submitted, in order."""
+        rest = [w.slot for w, _ in list(self.inflight)[1:]] + [w.slot for w in self.block]
+        self.inflight.clear()
+        self.block.clear()
+        return rest
 
 
 @dataclass
@@ -51,7 +58,7 @@ class Dispatcher:
         self.pending.extend(b for b in blocks if b)
         last_check = 0.0
         try:
-            while self.pending or any(n.future is not None or n.block for n in self.nodes.values()):
+            while self.pending or any(n.inflight or n.block for n in self.nodes.values()):
                 if time.monotonic() - last_check > 1.0:
                     self._refresh_nodes()
                     last_check = time.monotonic()
@@ -63,7 +70,7 @@ class Dispatcher:
 
     def cancel(self) -> None:
         """Ctrl-C: drop every outstanding task; what finished is already stored."""
-        futures = [n.future for n in self.nodes.values() if n.future is not None]
+        futures = [f for n in self.nodes.values() for _, f in n.inflight]
         if futures:
             self.client.cancel(futures, force=True)
 
@@ -95,11 +102,10 @@ class Dispatcher:
 
     def _lost(self, node: _Node) -> None:
         """A node vanished: its in-flight slot is re-queued once, the rest of its block goes back whole."""
-        if node.future is not None:
-            self.client.cancel([node.future], force=True)
-        self._requeue(node.name, node.work, [w.slot for w in node.block])
-        node.block.clear()
-        node.future = node.work = None
+        running = node.inflight[0][0] if node.inflight else None
+        if node.inflight:
+            self.client.cancel([f for _, f in node.inflight], force=True)
+        self._requeue(node.name, running, node.give_back())
 
     def _requeue(self, name: str, work: SlotWork | None, rest: list[Slot]) -> None:
         if work is not None:
@@ -119,17 +125,17 @@ class Dispatcher:
     def _assign(self) -> None:
         ctx = self.ctx
         for node in self.nodes.values():
-            if node.future is not None:
-                continue
-            if not node.block and self.pending:
-                node.block.extend(prepare_slot(ctx.plan, ctx.options, ctx.collectors, ctx.state, s)
-                                  for s in self.pending.popleft())
-            if node.block:
-                node.work = node.block.popleft()
-                ctx.observer.starting(node.work.cell, node.work.slot)
-                node.future = self.client.submit(
-                    run_slot, node.work.invocation, self._recipe(node.work), self.executor, workers=[node.name],
-                    allow_other_workers=False, resources={"jvm": 1}, pure=False)
+            while len(node.inflight) < DEPTH:
+                if not node.block and self.pending:  # the next block is queued behind the last slots
+                    node.block.extend(prepare_slot(ctx.plan, ctx.options, ctx.collectors, ctx.state, s)
+                                      for s in self.pending.popleft())
+                if not node.block:
+                    break
+                work = node.block.popleft()
+                ctx.observer.starting(work.cell, work.slot)
+                node.inflight.append((work, self.client.submit(
+                    run_slot, work.invocation, self._recipe(work), self.executor, workers=[node.name],
+                    allow_other_workers=False, resources={"jvm": 1}, pure=False)))
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
@@ -139,30 +145,31 @@ class Dispatcher:
     def _wait(self) -> None:
         from distributed import wait
 
-        futures = [n.future for n in self.nodes.values() if n.future is not None]
-        if not futures:
+        heads = [n.inflight[0][1] for n in self.nodes.values() if n.inflight]
+        if not heads:
             time.sleep(POLL_S) if self.pending else None
             return
-        if _all_pending(futures):
+        if _all_pending(heads):
             try:
-                wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED")
+                wait(heads, timeout=POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:  # nothing finished yet: look at the nodes again
                 pass
         for node in self.nodes.values():
-            future = node.future
-            if future is None or future.status == "pending":
-                continue
-            work, node.future, node.work = node.work, None, None
-            if future.status == "finished":
-                outcome: NodeResult = future.result()
-                self._store(work, outcome.result, outcome.collected, node.name, outcome)
-            elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
-                self._requeue(node.name, work, [w.slot for w in node.block])
-                node.block.clear()
-            else:
-                reason = f"the task failed on node {node.name}: {future.exception()!r}"
-                self._store(work, _failed_result(reason), Collected(), node.name)
+            while node.inflight and node.inflight[0][1].status != "pending":
+                work, future = node.inflight.popleft()
+                self._finished(node, work, future)
         self._progress()
+
+    def _finished(self, node: _Node, work: SlotWork, future: Any) -> None:
+        if future.status == "finished":
+            outcome: NodeResult = future.result()
+            self._store(work, outcome.result, outcome.collected, node.name, outcome)
+        elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
+            node.inflight.appendleft((work, future))
+            self._requeue(node.name, work, node.give_back())
+        else:
+            reason = f"the task failed on node {node.name}: {future.exception()!r}"
+            self._store(work, _failed_result(reason), Collected(), node.name)
 
     def _store(self, work: SlotWork, result: ProcessResult, collected: Collected, node: str,
                outcome: NodeResult | None = None) -> None:
@@ -177,7 +184,7 @@ class Dispatcher:
         tell = getattr(self.ctx.observer, "nodes", None)
         if tell is None:
             return
-        busy = sum(1 for n in self.nodes.values() if n.future is not None)
+        busy = sum(1 for n in self.nodes.values() if n.inflight)
         elapsed = time.monotonic() - self.started
         tell(busy, len(self.nodes) - busy, self.completed / elapsed if elapsed > 0 else None)
 
