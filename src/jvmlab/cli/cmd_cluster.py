@@ -61,6 +61,8 @@ def render_nodes(db, experiment_id: int, metric: str, console: Console) -> None:
         f"{escape(n)} {c}" for n, c in sorted(result.nodes.items())))
     for node, why in sorted(result.refused.items()):
         console.print(f"  refused {escape(node)}: {escape(why)}")
+    if not any(o.ci is not None for o in result.offsets):
+        console.print("  node offsets: not judged (needs 2 or more nodes with 2 or more blocks each)")
     for o in result.offsets:
         if o.ci is not None:
             mark = "  [red]systematic offset[/red]" if o.systematic else ""
