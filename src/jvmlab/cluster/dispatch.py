@@ -48,7 +48,7 @@ class Dispatcher:
     ctx: Any  # the runner's context: plan, store, options, observer, collectors, state
     executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
     nodes: dict[str, _Node] = field(default_factory=dict)
-    refused: set[str] = field(default_factory=set)
+    refused: dict[str, str] = field(default_factory=dict)  # node -> why
     requeued: dict[tuple[int, int], int] = field(default_factory=dict)
     pending: deque[list[Slot]] = field(default_factory=deque)
     started: float = field(default_factory=time.monotonic)
@@ -87,7 +87,7 @@ class Dispatcher:
             for check in check_nodes(self.client, new, homes):
                 ctx.store.put_node(ctx.state.experiment_id, check.name, check.identity, check.refused)
                 if check.refused:
-                    self.refused.add(check.name)
+                    self.refused[check.name] = check.refused
                     _warn(ctx.store, ctx.observer, ctx.state, Hazard(hazards.NODE_REFUSED,
                           f"node {check.name} refused: {check.refused}",
                           hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
@@ -96,7 +96,7 @@ class Dispatcher:
         if not self.nodes and self.pending:
             from jvmlab.errors import UserError
 
-            reasons = "; ".join(sorted(self.refused)) or "no workers"
+            reasons = "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
             raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
         self._progress()
 
@@ -132,10 +132,25 @@ class Dispatcher:
                 if not node.block:
                     break
                 work = node.block.popleft()
+                if not self._budget_allows(work):
+                    continue
                 ctx.observer.starting(work.cell, work.slot)
                 node.inflight.append((work, self.client.submit(
                     run_slot, work.invocation, self._recipe(work), self.executor, workers=[node.name],
                     allow_other_workers=False, resources={"jvm": 1}, pure=False)))
+
+    def _budget_allows(self, work: SlotWork) -> bool:
+        """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
+        budget = self.ctx.state.budget
+        if budget.exhausted:
+            if self.pending or any(n.block for n in self.nodes.values()):
+                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(hazards.FAILURE_BUDGET,
+                      f"{budget.total} failures reached the limit of {budget.max_total}; stopped"))
+            self.pending.clear()
+            for node in self.nodes.values():
+                node.block.clear()
+            return False
+        return not budget.cell_stopped(work.slot.cell_index)
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
@@ -166,6 +181,9 @@ class Dispatcher:
             self._store(work, outcome.result, outcome.collected, node.name, outcome)
         elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
+            later = [f for _, f in list(node.inflight)[1:]]
+            if later:
+                self.client.cancel(later, force=True)
             self._requeue(node.name, work, node.give_back())
         else:
             reason = f"the task failed on node {node.name}: {future.exception()!r}"

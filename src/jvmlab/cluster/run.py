@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from jvmlab.cluster.dispatch import Dispatcher
+from jvmlab.cluster.nodes import check_store
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.runner import RunObserver, RunOptions, _interrupted, _open_experiment, _remember_options
@@ -57,6 +58,17 @@ def node_blocks(plan: Plan, done: set[tuple[int, int]]) -> list[list[Slot]]:
     return out
 
 
+def _wait_for_workers(client: Any, store: SqlStore, timeout_s: float = 60.0) -> None:
+    """Some worker must be there, and an SQLite store only with local workers: checked before the
+    experiment is created, so a refusal leaves nothing behind."""
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except TimeoutError:
+        raise UserError(f"no Dask worker joined the scheduler within {timeout_s:.0f} s; start one per machine "
+                        f"with `dask worker SCHEDULER --nthreads 1 --resources jvm=1`") from None
+    check_store(store.url, list(client.scheduler_info(n_workers=-1)["workers"]))
+
+
 def run_on_cluster(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver, client: Any,
                    executor: object | None = None) -> int:
     """Run (or resume) the plan's experiment on the cluster; return its id.
@@ -65,6 +77,7 @@ def run_on_cluster(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     if options.until_rel is not None:
         raise UserError("--until is not supported with --cluster yet: give a number of invocations")
     options = replace(options, artifacts_root=options.artifacts_root.absolute())
+    _wait_for_workers(client, store)
     state = _open_experiment(plan, store, options)
     options = _remember_options(store, state.experiment_id, options, plan)
     settings = CollectSettings.from_spec(plan.spec.collect, options.collect_overrides)
