@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jvmlab import hazards
 from jvmlab.cluster.nodes import check_nodes, check_store
-from jvmlab.cluster.task import NodeResult, ProbeRecipe, run_slot
+from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
 from jvmlab.collect.base import Collected
 from jvmlab.execute.records import ProcessResult, Status
 from jvmlab.execute.runner import SlotWork, _warn, block_label, finish_probes, prepare_slot, record_slot
@@ -53,6 +54,7 @@ class Dispatcher:
     pending: deque[list[Slot]] = field(default_factory=deque)
     started: float = field(default_factory=time.monotonic)
     completed: int = 0
+    packed: dict[str, dict[str, bytes]] = field(default_factory=dict)  # built-in classes, read once
 
     def run(self, blocks: list[list[Slot]]) -> None:
         self.pending.extend(b for b in blocks if b)
@@ -136,7 +138,8 @@ class Dispatcher:
                     continue
                 ctx.observer.starting(work.cell, work.slot)
                 node.inflight.append((work, self.client.submit(
-                    run_slot, work.invocation, self._recipe(work), self.executor, workers=[node.name],
+                    run_slot, work.invocation, self._recipe(work), self.executor, self._shipped(work),
+                    workers=[node.name],
                     allow_other_workers=False, resources={"jvm": 1}, pure=False)))
 
     def _budget_allows(self, work: SlotWork) -> bool:
@@ -151,6 +154,15 @@ class Dispatcher:
                 node.block.clear()
             return False
         return not budget.cell_stopped(work.slot.cell_index)
+
+    def _shipped(self, work: SlotWork) -> dict[str, dict[str, bytes]]:
+        """A built-in workload's classes travel with its slots: a node without jvmlab's cache gets them."""
+        if work.cell.launch.kind != "builtin":
+            return {}
+        folder = work.cell.launch.classpath[0]
+        if folder not in self.packed:
+            self.packed[folder] = pack_folder(Path(folder))
+        return {folder: self.packed[folder]}
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch

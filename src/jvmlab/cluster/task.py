@@ -76,7 +76,32 @@ def read_artifacts(folder: Path) -> tuple[dict[str, bytes], tuple[str, ...]]:
     return out, tuple(left)
 
 
-def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object | None = None) -> NodeResult:
+def pack_folder(folder: Path) -> dict[str, bytes]:
+    """A built-in workload's compiled classes (a few kB), to ship to nodes that lack the cache."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
+    """On the node: write each shipped folder where the client's cache has it, if it is missing.
+    Written beside, then renamed, so a half-written folder is never used."""
+    for folder, files in shipped.items():
+        target = Path(folder)
+        if target.exists():
+            continue
+        staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        for rel, content in files.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_bytes(content)
+        try:
+            staging.rename(target)
+        except OSError:  # another worker on this machine was first: use its copy
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object | None = None,
+             shipped: dict[str, dict[str, bytes]] | None = None) -> NodeResult:
     """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource)."""
     from distributed import get_worker
 
@@ -84,6 +109,7 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object |
 
     node = get_worker().address
     invocation = _on_node(invocation)
+    ensure_shipped(shipped or {})
     os.makedirs(invocation.artifacts_dir, exist_ok=True)
     probes = recipe.probes()
     result = (executor or default_executor()).run(invocation, probes)
