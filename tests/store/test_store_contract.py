@@ -215,6 +215,8 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:  # turn it back into a version-1 database
         conn.execute("drop table experiment_document")
         conn.execute("alter table experiment drop column run_options_json")
+        conn.execute("drop table node")  # version 3 (cluster nodes)
+        conn.execute("alter table invocation drop column node")
         conn.execute("delete from schema_version")
         conn.execute("insert into schema_version values (1, 0, 'initial schema')")
     db = SqlStore(f"sqlite:///{path}")
@@ -226,4 +228,4 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
-        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2]
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3]

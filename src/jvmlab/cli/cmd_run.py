@@ -103,6 +103,8 @@ def run(
     fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
     summary_md: Path = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
+    cluster: str = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
+                                                        "(see docs/cluster.md)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -126,7 +128,7 @@ def run(
     plan = prepare(parsed, text, spec)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason)
+                      quiet=quiet, metric_reason=metric_reason, cluster=cluster)
     if conditions:
         from jvmlab.cli.cmd_export import run_gate
         from jvmlab.store import open_store
@@ -163,7 +165,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | str] | None = None, quiet: bool = False,
-             metric_reason: str = "") -> int:
+             metric_reason: str = "", cluster: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
@@ -192,7 +194,12 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         metric_reason=metric_reason)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
-        exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
+        if cluster is not None:
+            from jvmlab.cli.cmd_cluster import run_cluster_plan
+
+            exp_id = run_cluster_plan(plan, db, options, observer, cluster)
+        else:
+            exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.
     summary = summarize(db, exp_id, metric)
     if as_json:
@@ -204,6 +211,10 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
 
         render(summary, stdout_console())
         render_why(summary, db, stdout_console())
+        if cluster is not None:
+            from jvmlab.cli.cmd_cluster import render_nodes
+
+            render_nodes(db, exp_id, summary.metric, stdout_console())
     return exp_id
 
 

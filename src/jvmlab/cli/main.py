@@ -68,6 +68,7 @@ def _register() -> None:
     from jvmlab.cli import cmd_minheap  # noqa: F401
     from jvmlab.cli import cmd_import  # noqa: F401
     from jvmlab.cli import cmd_tune  # noqa: F401
+    from jvmlab.cli import cmd_cluster  # noqa: F401
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:

@@ -36,6 +36,7 @@ class ProgressObserver:
         self._estimated = False
         self.open_ended = False
         self.rule_note = ""
+        self.node_note = ""  # cluster runs: nodes busy / idle and the cluster's rate
 
     def __enter__(self) -> "ProgressObserver":
         self.progress.start()
@@ -104,8 +105,17 @@ class ProgressObserver:
             total = (self.progress.tasks[self.task].total or 0) + added
             self.progress.update(self.task, total=total, note=self._note())
 
+    def nodes(self, busy: int, idle: int, rate_per_s: float | None) -> None:
+        """A cluster run: nodes busy / idle and the cluster's own rate (the bar's ETA follows that rate)."""
+        rate = f", {rate_per_s:.2f}/s" if rate_per_s else ""
+        self.node_note = f"nodes {busy} busy / {idle} idle{rate}"
+        if self.task is not None:
+            self.progress.update(self.task, note=self._note())
+
     def _note(self) -> str:
         parts = [self.rule_note] if self.rule_note else []
+        if self.node_note:
+            parts.append(self.node_note)
         if self.failures:
             parts.append(f"{self.failures} failed")
         return escape("; ".join(parts))

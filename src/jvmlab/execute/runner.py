@@ -293,6 +293,37 @@ def _out_of_budget(options: RunOptions, state: _State) -> bool:
 
 def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
              executor: Executor, collectors: dict[int, list[Collector]], state: _State, slot: Slot) -> None:
+    work = prepare_slot(plan, options, collectors, state, slot)
+    observer.starting(work.cell, slot)
+    env_hazards = state.environment.before(work.cell) if state.environment is not None else []
+    invocation = work.invocation
+    if state.environment is not None:  # CPU/memory limits: the same JVM argv, run inside a cgroup
+        invocation = replace(invocation, argv=tuple(state.environment.wrap_argv(work.cell, list(invocation.argv))))
+    result = executor.run(invocation, work.probes)
+    collected = Collected()
+    if state.environment is not None:
+        result, limited = state.environment.after(work.cell, result)
+        collected.merge(limited)
+    result, collected = finish_probes(work, result, collected, env_hazards)
+    record_slot(store, observer, state, work, result, collected)
+
+
+@dataclass(frozen=True)
+class SlotWork:
+    """One slot made ready to run: what the executor gets, and what recording it needs.
+    (Split out so a cluster executor can run the middle part on another node.)"""
+
+    cell: PreparedCell
+    slot: Slot
+    invocation: InvocationPlan
+    probes: list
+    argv: list[str]
+    artifacts: Path
+    ctx: ProbeContext | None = None  # what the probes were made from (a node makes its own)
+
+
+def prepare_slot(plan: Plan, options: RunOptions, collectors: dict[int, list[Collector]], state: _State,
+                 slot: Slot) -> SlotWork:
     pc = plan.cells[slot.cell_index]
     spec = plan.spec
     tag = f"w{-slot.block}" if slot.warmup else f"b{slot.block}"
@@ -309,27 +340,30 @@ def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObse
         argv=tuple(argv), env=env, cwd=cwd, timeout_s=spec.workload.timeout or spec.run.timeout,
         artifacts_dir=artifacts, ready_regex=spec.workload.ready,
         output_cap_bytes=spec.collect.output_cap_bytes)
-    observer.starting(pc, slot)
-    env_hazards = state.environment.before(pc) if state.environment is not None else []
-    if state.environment is not None:  # CPU/memory limits: the same JVM argv, run inside a cgroup
-        invocation = replace(invocation, argv=tuple(state.environment.wrap_argv(pc, list(invocation.argv))))
-    result = executor.run(invocation, probes)
-    collected = Collected()
-    if state.environment is not None:
-        result, limited = state.environment.after(pc, result)
-        collected.merge(limited)
-    for probe in probes:
+    return SlotWork(pc, slot, invocation, probes, argv, artifacts, ctx)
+
+
+def finish_probes(work: SlotWork, result: ProcessResult, collected: Collected,
+                  env_hazards: list[Hazard] = ()) -> tuple[ProcessResult, Collected]:
+    """Turn the probes' files and samples into measurements; a refused result becomes INVALID."""
+    for probe in work.probes:
         collected.merge(probe.finish(result))
     if isinstance(server_part := result.extra.get("server_collected"), Collected):  # load, readiness, stop
         collected.merge(server_part)
     if collected.failure and result.status == Status.OK:  # ran, but its result was refused
         result = replace(result, status=Status.INVALID, reason=collected.failure)
-    hazards_found = [Hazard(h.kind, h.detail, h.hint, h.cell or pc.cell.name)
-                     for h in [*env_hazards, *collected.hazards]]
-    collected.hazards = hazards_found
+    collected.hazards = [Hazard(h.kind, h.detail, h.hint, h.cell or work.cell.cell.name)
+                         for h in [*env_hazards, *collected.hazards]]
+    return result, collected
+
+
+def record_slot(store: SqlStore, observer: RunObserver, state: _State, work: SlotWork, result: ProcessResult,
+                collected: Collected, node: str | None = None) -> None:
+    """Store one finished slot, count it, tell the observer and the failure budget."""
+    pc, slot = work.cell, work.slot
     store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
-                            position=slot.position, result=result, collected=collected, argv=argv,
-                            artifacts_dir=str(artifacts))
+                            position=slot.position, result=result, collected=collected, argv=work.argv,
+                            artifacts_dir=str(work.artifacts), node=node)
     if not slot.warmup:
         state.measured += 1
     observer.finished(pc, slot, result)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, inspect, select, text
 
 from jvmlab.errors import UserError
-from jvmlab.store.schema import experiment_document, metadata, schema_version
+from jvmlab.store.schema import experiment_document, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -20,6 +20,7 @@ MIGRATIONS: list[Migration] = [
     (1, "initial schema: experiment, cell, invocation, metric, timeline, document, hazard",
      lambda conn: None),
     (2, "experiment.run_options_json and experiment_document", lambda conn: _v2(conn)),
+    (3, "invocation.node and the node table (cluster runs)", lambda conn: _v3(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -27,6 +28,11 @@ LATEST = MIGRATIONS[-1][0]
 def _v2(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE experiment ADD COLUMN run_options_json TEXT"))
     experiment_document.create(conn, checkfirst=True)
+
+
+def _v3(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE invocation ADD COLUMN node VARCHAR(200)"))
+    node.create(conn, checkfirst=True)
 
 
 def current_version(conn: Connection) -> int | None:

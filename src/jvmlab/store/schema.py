@@ -86,6 +86,7 @@ invocation = Table(
     Column("stdout_tail", Text),
     Column("stderr_tail", Text),
     Column("artifacts_dir", Text),
+    Column("node", String(200)),  # the cluster node (Dask worker) that ran it; None on one machine
     UniqueConstraint("experiment_id", "cell_id", "block"),
 )
 Index("ix_invocation_experiment", invocation.c.experiment_id)
@@ -125,3 +126,12 @@ hazard = Table(
     Column("hint", Text),
 )
 Index("ix_hazard_experiment", hazard.c.experiment_id)
+
+# One row per cluster node of an experiment: its machine fingerprint and JDK builds (schema v3).
+node = Table(
+    "node", metadata,
+    Column("experiment_id", Integer, ForeignKey("experiment.id"), primary_key=True),
+    Column("name", String(200), primary_key=True),
+    Column("fingerprint_json", Text, nullable=False),
+    Column("refused", Text),  # why the node was refused (different JDK build...), None when used
+)

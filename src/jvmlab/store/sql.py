@@ -163,15 +163,16 @@ class SqlStore:
     # -- invocations -------------------------------------------------------------------
     def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
                           result: ProcessResult, collected: Collected, argv: list[str],
-                          artifacts_dir: str | None) -> int:
-        """Store one finished invocation and everything collected, in one transaction."""
+                          artifacts_dir: str | None, node: str | None = None) -> int:
+        """Store one finished invocation and everything collected, in one transaction.
+        ``node`` names the cluster node that ran it (None on one machine)."""
         m = result.measures
         row = dict(
             experiment_id=experiment_id, cell_id=cell_id, block=block, position=position,
             warmup=block < 0, started_at=result.started_at, status=str(result.status),
             reason=result.reason, exit_code=result.exit_code, signal=result.signal,
             argv_json=json.dumps(argv), stdout_tail=result.stdout_tail, stderr_tail=result.stderr_tail,
-            artifacts_dir=artifacts_dir,
+            artifacts_dir=artifacts_dir, node=node,
         )
         if m is not None:
             row.update(wall_s=m.wall_s, user_s=m.user_s, sys_s=m.sys_s, max_rss_bytes=m.max_rss_bytes,
@@ -204,6 +205,29 @@ class SqlStore:
                         detail=h.detail, hint=h.hint) for h in collected.hazards]
         if hazards:
             conn.execute(t.hazard.insert(), hazards)
+
+    # -- cluster nodes (schema v3) ---------------------------------------------------------
+    def put_node(self, experiment_id: int, name: str, fingerprint: dict[str, Any],
+                 refused: str | None = None) -> None:
+        """Record (or replace) one node's fingerprint and whether it was refused, and why."""
+        row = dict(experiment_id=experiment_id, name=name, fingerprint_json=json.dumps(fingerprint, default=str),
+                   refused=refused)
+        with self.engine.begin() as conn:
+            conn.execute(t.node.delete().where(t.node.c.experiment_id == experiment_id, t.node.c.name == name))
+            conn.execute(t.node.insert().values(**row))
+
+    def nodes(self, experiment_id: int) -> dict[str, tuple[dict[str, Any], str | None]]:
+        """Node name -> (fingerprint, refusal reason or None)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.node).where(t.node.c.experiment_id == experiment_id)).all()
+        return {r.name: (json.loads(r.fingerprint_json), r.refused) for r in rows}
+
+    def invocation_nodes(self, experiment_id: int) -> dict[int, str | None]:
+        """Invocation id -> the node that ran it (None: run on one machine, not a cluster)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.invocation.c.id, t.invocation.c.node)
+                                .where(t.invocation.c.experiment_id == experiment_id)).all()
+        return {r[0]: r[1] for r in rows}
 
     def done_slots(self, experiment_id: int) -> set[tuple[int, int]]:
         """(cell idx, block) of every stored invocation: resume skips these."""

@@ -1,0 +1,131 @@
+"""Scale-out of `run --cluster`: invocations per second against workers, and jvmlab's own cost
+per invocation on the client.
+
+Run:  .venv/bin/python bench/cluster.py [--sleep-ms 200] [--blocks-per-worker 4] [--workers 1,2,4,8]
+
+A fake executor that sleeps (no CPU, no JVM) on a LocalCluster of 1, 2, 4, 8 single-thread
+workers on 127.0.0.1 (one `jvm` resource each; processes, as on real nodes), an SQLite store in a
+temporary folder. Each size runs workers x blocks-per-worker blocks of 2 cells. Prints, side by
+side from this one run: invocations/s, the ideal (workers / sleep), their ratio (target >= 0.9 up
+to 8 workers), and jvmlab's client time per invocation (preparing, submitting, storing, node
+bookkeeping; target < 5 ms), measured around the dispatcher's own methods.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "src")]
+
+from distributed import Client, LocalCluster  # noqa: E402
+
+from jvmlab.cluster import dispatch  # noqa: E402
+from jvmlab.cluster.run import run_on_cluster  # noqa: E402
+from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status  # noqa: E402
+from jvmlab.execute.runner import RunOptions  # noqa: E402
+from jvmlab.plan.prepare import prepare  # noqa: E402
+from jvmlab.spec.load import parse_spec  # noqa: E402
+from jvmlab.store.sql import SqlStore  # noqa: E402
+
+JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
+
+
+class SleepExecutor:
+    """Sleeps for the invocation instead of starting a JVM: the node is busy, the CPU is not."""
+
+    def __init__(self, sleep_s: float) -> None:
+        self.sleep_s = sleep_s
+
+    def run(self, plan, probes=()):
+        started = time.time()
+        time.sleep(self.sleep_s)
+        m = ProcessMeasures(wall_s=self.sleep_s, user_s=0.0, sys_s=0.0, max_rss_bytes=None, minor_faults=None,
+                            major_faults=None, vol_ctx_switches=None, invol_ctx_switches=None)
+        return ProcessResult(Status.OK, None, 0, None, m, None, started)
+
+
+class Quiet:
+    def planned(self, *a): pass
+    def starting(self, *a): pass
+    def finished(self, *a): pass
+    def warn(self, hazard): pass
+    def extended(self, *a): pass
+
+
+CLIENT_S = [0.0]
+SETUP = {"first_s": None, "check_s": 0.0}  # first refresh: nodes' identities taken (once per run)
+
+
+def timed(method):
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            CLIENT_S[0] += time.perf_counter() - t0
+    return wrapper
+
+
+def timed_refresh(method):
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            if SETUP["first_s"] is None:
+                SETUP["first_s"] = time.perf_counter()
+                SETUP["check_s"] = SETUP["first_s"] - t0
+            else:
+                CLIENT_S[0] += time.perf_counter() - t0
+    return wrapper
+
+
+def measure(workers: int, blocks_per_worker: int, sleep_s: float, folder: Path) -> tuple[float, float, int]:
+    blocks = workers * blocks_per_worker
+    text = (f'[workload]\nbuiltin = "hello"\n[jvms]\na = "{JDK}"\nb = "{JDK}"\n'
+            f'[collect]\ngc = false\nproc = false\n[run]\ninvocations = {blocks}\nwarmup = 0\n')
+    plan = prepare(parse_spec(text), text, None)
+    store = SqlStore(f"sqlite:///{folder / f'w{workers}.db'}")
+    with LocalCluster(n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0", processes=True) as cluster, Client(cluster) as client:
+        client.wait_for_workers(workers, timeout=120)
+        CLIENT_S[0] = 0.0
+        SETUP["first_s"] = None
+        exp = run_on_cluster(plan, store, RunOptions(artifacts_root=folder / f"art{workers}"), Quiet(), client,
+                             executor=SleepExecutor(sleep_s))
+        wall = time.perf_counter() - SETUP["first_s"]
+    n = len(store.invocations(exp))
+    return n / wall, CLIENT_S[0] / n, n, SETUP["check_s"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sleep-ms", type=float, default=200.0)
+    parser.add_argument("--blocks-per-worker", type=int, default=4)
+    parser.add_argument("--workers", default="1,2,4,8")
+    args = parser.parse_args()
+    sleep_s = args.sleep_ms / 1000
+    for name in ("_assign", "_store", "_progress"):
+        setattr(dispatch.Dispatcher, name, timed(getattr(dispatch.Dispatcher, name)))
+    dispatch.Dispatcher._refresh_nodes = timed_refresh(dispatch.Dispatcher._refresh_nodes)
+    print(f"fake executor sleeping {args.sleep_ms:.0f} ms per invocation; {args.blocks_per_worker} blocks of 2 "
+          f"cells per worker; SQLite store")
+    print("inv/s counts from the end of the node check (taking each node's identity, once per run: 'check s')")
+    print(f"{'workers':>7} {'invocations':>11} {'inv/s':>8} {'ideal/s':>8} {'ratio':>6} {'client ms/inv':>13} "
+          f"{'check s':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for workers in [int(w) for w in args.workers.split(",")]:
+            rate, client_s, n, check_s = measure(workers, args.blocks_per_worker, sleep_s, Path(tmp))
+            ideal = workers / sleep_s
+            print(f"{workers:>7} {n:>11} {rate:>8.2f} {ideal:>8.2f} {rate / ideal:>6.2f} {client_s * 1000:>13.2f} "
+                  f"{check_s:>8.2f}")
+    print("targets: ratio >= 0.90 up to 8 workers; client cost < 5 ms per invocation")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""`jvmlab cluster local` (a LocalCluster on 127.0.0.1 to try `run --cluster`) and the node
+section printed after a cluster run."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from jvmlab.cli.main import app
+from jvmlab.errors import UserError
+
+cluster_app = typer.Typer(help="Run experiments on a Dask cluster (see docs/cluster.md).", no_args_is_help=True)
+app.add_typer(cluster_app, name="cluster")
+
+
+@cluster_app.command("local")
+def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help="Workers (nodes) to start."),
+          port: int = typer.Option(8786, "--port", help="Scheduler port on 127.0.0.1.")) -> None:
+    """Start a scheduler and N single-thread workers (one `jvm` slot each) on 127.0.0.1; Ctrl-C stops them."""
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise UserError("`jvmlab cluster` needs Dask: pip install 'jvmlab[cluster]'") from None
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
+                               scheduler_port=port, dashboard_address="127.0.0.1:0", processes=True)
+    except (OSError, RuntimeError) as err:
+        raise UserError(f"cannot start a local cluster on 127.0.0.1:{port}: {err}; try another --port") from None
+    with cluster:
+        typer.echo(f"scheduler {cluster.scheduler_address} with {workers} worker(s); dashboard "
+                   f"{cluster.dashboard_link}")
+        typer.echo(f"run with: jvmlab run SPEC --cluster {cluster.scheduler_address} --store postgresql+psycopg://...")
+        typer.echo("Ctrl-C stops the cluster")
+        try:
+            while True:
+                time.sleep(1.0)
+        except KeyboardInterrupt:
+            typer.echo("stopping the cluster", err=True)
+
+
+def run_cluster_plan(plan, db, options, observer, address: str) -> int:
+    """`run --cluster`: connect, run on the cluster, close the client (the cluster keeps running)."""
+    from jvmlab.cluster.run import connect, run_on_cluster
+
+    client = connect(address)
+    try:
+        return run_on_cluster(plan, db, options, observer, client)
+    finally:
+        client.close()
+
+
+def render_nodes(db, experiment_id: int, metric: str, console: Console) -> None:
+    """Per-node counts, refused nodes, within-node comparisons and nodes with a systematic offset."""
+    from jvmlab.cluster.analysis import analyze_nodes
+
+    result = analyze_nodes(db, experiment_id, metric)
+    console.print(f"\n[bold]Nodes[/bold] ({len(result.nodes)} used): " + ", ".join(
+        f"{escape(n)} {c}" for n, c in sorted(result.nodes.items())))
+    for node, why in sorted(result.refused.items()):
+        console.print(f"  refused {escape(node)}: {escape(why)}")
+    if not any(o.ci is not None for o in result.offsets):
+        console.print("  node offsets: not judged (needs 2 or more nodes with 2 or more blocks each)")
+    for o in result.offsets:
+        if o.ci is not None:
+            mark = "  [red]systematic offset[/red]" if o.systematic else ""
+            console.print(f"  {escape(o.node)}: {o.ratio_to_others - 1:+.1%} vs the median node "
+                          f"[{o.ci[0] - 1:+.1%}, {o.ci[1] - 1:+.1%}]{mark}")
+    for c in result.comparisons:
+        h = c.within_node
+        if h is None or h.ci is None:
+            console.print(f"  {escape(c.cell)} vs {escape(c.baseline)}: not enough paired blocks")
+            continue
+        console.print(f"  {escape(c.cell)} vs {escape(c.baseline)} within node ({h.n_nodes} nodes, {h.n_blocks} "
+                      f"blocks): {h.ratio - 1:+.1%} [{h.ci[0] - 1:+.1%}, {h.ci[1] - 1:+.1%}] (nodes, then blocks)")

@@ -1,0 +1,240 @@
+"""The client side of a cluster run: whole blocks to nodes, one slot in flight per node, each
+result stored the moment it arrives, a slot lost with its node re-queued once elsewhere.
+
+Why one slot in flight per node (not the whole block submitted at once): the order inside a block
+is the randomized order, and a node lost mid-block gives back exactly the slots it had not run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from pathlib import Path
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from jvmlab import hazards
+from jvmlab.cluster.nodes import check_nodes, check_store
+from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
+from jvmlab.collect.base import Collected
+from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.execute.runner import SlotWork, _warn, block_label, finish_probes, prepare_slot, record_slot
+from jvmlab.hazards import Hazard
+from jvmlab.plan.schedule import Slot
+
+POLL_S = 0.2
+DEPTH = 2  # slots submitted per node: the next one waits on the node for its `jvm` slot, hiding the round trip
+MAX_REQUEUES = 1  # a slot whose node died is run once more, on another node; then it is a failure
+
+
+@dataclass
+class _Node:
+    name: str
+    block: deque[SlotWork] = field(default_factory=deque)
+    inflight: deque[tuple[SlotWork, Any]] = field(default_factory=deque)  # submitted, oldest (running) first
+
+    def give_back(self) -> list[Slot]:
+        """The slots submitted after the running one and those not yet submitted, in order."""
+        rest = [w.slot for w, _ in list(self.inflight)[1:]] + [w.slot for w in self.block]
+        self.inflight.clear()
+        self.block.clear()
+        return rest
+
+
+@dataclass
+class Dispatcher:
+    """Runs the pending blocks on the accepted nodes; ``run`` returns when all are stored."""
+
+    client: Any
+    ctx: Any  # the runner's context: plan, store, options, observer, collectors, state
+    executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  # node -> why
+    requeued: dict[tuple[int, int], int] = field(default_factory=dict)
+    pending: deque[list[Slot]] = field(default_factory=deque)
+    started: float = field(default_factory=time.monotonic)
+    completed: int = 0
+    packed: dict[str, dict[str, bytes]] = field(default_factory=dict)  # built-in classes, read once
+
+    def run(self, blocks: list[list[Slot]]) -> None:
+        self.pending.extend(b for b in blocks if b)
+        last_check = 0.0
+        try:
+            while self.pending or any(n.inflight or n.block for n in self.nodes.values()):
+                if time.monotonic() - last_check > 1.0:
+                    self._refresh_nodes()
+                    last_check = time.monotonic()
+                self._assign()
+                self._wait()
+        except BaseException:
+            self.cancel()
+            raise
+
+    def cancel(self) -> None:
+        """Ctrl-C: drop every outstanding task; what finished is already stored."""
+        futures = [f for n in self.nodes.values() for _, f in n.inflight]
+        if futures:
+            self.client.cancel(futures, force=True)
+
+    # -- nodes ---------------------------------------------------------------------------
+    def _refresh_nodes(self) -> None:
+        live = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        ctx = self.ctx
+        check_store(ctx.store.url, live)
+        for name in [n for n in self.nodes if n not in live]:
+            self._lost(self.nodes.pop(name))
+        new = [a for a in live if a not in self.nodes and a not in self.refused]
+        if new:
+            homes = [str(h) for h in ctx.plan.jdk_homes]
+            for check in check_nodes(self.client, new, homes):
+                ctx.store.put_node(ctx.state.experiment_id, check.name, check.identity, check.refused)
+                if check.refused:
+                    self.refused[check.name] = check.refused
+                    _warn(ctx.store, ctx.observer, ctx.state, Hazard(hazards.NODE_REFUSED,
+                          f"node {check.name} refused: {check.refused}",
+                          hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
+                else:
+                    self.nodes[check.name] = _Node(check.name)
+        if not self.nodes and self.pending:
+            from jvmlab.errors import UserError
+
+            reasons = "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
+            raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
+        self._progress()
+
+    def _lost(self, node: _Node) -> None:
+        """A node vanished: its in-flight slot is re-queued once, the rest of its block goes back whole."""
+        running = node.inflight[0][0] if node.inflight else None
+        if node.inflight:
+            self.client.cancel([f for _, f in node.inflight], force=True)
+        self._requeue(node.name, running, node.give_back())
+
+    def _requeue(self, name: str, work: SlotWork | None, rest: list[Slot]) -> None:
+        if work is not None:
+            key = (work.slot.cell_index, work.slot.block)
+            if self.requeued.get(key, 0) >= MAX_REQUEUES:
+                self._store(work, _lost_result(name), Collected(), name)
+            else:
+                self.requeued[key] = self.requeued.get(key, 0) + 1
+                rest.insert(0, work.slot)
+                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(
+                    hazards.NODE_LOST, f"node {name} was lost while running {work.cell.cell.name} "
+                    f"({block_label(work.slot.block)}); re-queued on another node", cell=work.cell.cell.name))
+        if rest:
+            self.pending.appendleft(rest)
+
+    # -- slots ---------------------------------------------------------------------------
+    def _assign(self) -> None:
+        ctx = self.ctx
+        for node in self.nodes.values():
+            while len(node.inflight) < DEPTH:
+                if not node.block and self.pending:  # the next block is queued behind the last slots
+                    node.block.extend(prepare_slot(ctx.plan, ctx.options, ctx.collectors, ctx.state, s)
+                                      for s in self.pending.popleft())
+                if not node.block:
+                    break
+                work = node.block.popleft()
+                if not self._budget_allows(work):
+                    continue
+                ctx.observer.starting(work.cell, work.slot)
+                node.inflight.append((work, self.client.submit(
+                    run_slot, work.invocation, self._recipe(work), self.executor, self._shipped(work),
+                    workers=[node.name],
+                    allow_other_workers=False, resources={"jvm": 1}, pure=False)))
+
+    def _budget_allows(self, work: SlotWork) -> bool:
+        """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
+        budget = self.ctx.state.budget
+        if budget.exhausted:
+            if self.pending or any(n.block for n in self.nodes.values()):
+                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(hazards.FAILURE_BUDGET,
+                      f"{budget.total} failures reached the limit of {budget.max_total}; stopped"))
+            self.pending.clear()
+            for node in self.nodes.values():
+                node.block.clear()
+            return False
+        return not budget.cell_stopped(work.slot.cell_index)
+
+    def _shipped(self, work: SlotWork) -> dict[str, dict[str, bytes]]:
+        """A built-in workload's classes travel with its slots: a node without jvmlab's cache gets them."""
+        if work.cell.launch.kind != "builtin":
+            return {}
+        folder = work.cell.launch.classpath[0]
+        if folder not in self.packed:
+            self.packed[folder] = pack_folder(Path(folder))
+        return {folder: self.packed[folder]}
+
+    def _recipe(self, work: SlotWork) -> ProbeRecipe:
+        launch = work.cell.launch
+        return ProbeRecipe(self.ctx.settings, launch.progress_regex, self.ctx.plan.spec.workload.progress_mode,
+                           launch.kind == "jmh", work.ctx)
+
+    def _wait(self) -> None:
+        from distributed import wait
+
+        heads = [n.inflight[0][1] for n in self.nodes.values() if n.inflight]
+        if not heads:
+            time.sleep(POLL_S) if self.pending else None
+            return
+        if _all_pending(heads):
+            try:
+                wait(heads, timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # nothing finished yet: look at the nodes again
+                pass
+        for node in self.nodes.values():
+            while node.inflight and node.inflight[0][1].status != "pending":
+                work, future = node.inflight.popleft()
+                self._finished(node, work, future)
+        self._progress()
+
+    def _finished(self, node: _Node, work: SlotWork, future: Any) -> None:
+        if future.status == "finished":
+            outcome: NodeResult = future.result()
+            self._store(work, outcome.result, outcome.collected, node.name, outcome)
+        elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
+            node.inflight.appendleft((work, future))
+            later = [f for _, f in list(node.inflight)[1:]]
+            if later:
+                self.client.cancel(later, force=True)
+            self._requeue(node.name, work, node.give_back())
+        else:
+            reason = f"the task failed on node {node.name}: {future.exception()!r}"
+            self._store(work, _failed_result(reason), Collected(), node.name)
+
+    def _store(self, work: SlotWork, result: ProcessResult, collected: Collected, node: str,
+               outcome: NodeResult | None = None) -> None:
+        ctx = self.ctx
+        if outcome is not None:
+            _write_back(work, outcome)
+        result, collected = finish_probes(replace(work, probes=[]), result, collected)
+        record_slot(ctx.store, ctx.observer, ctx.state, work, result, collected, node=node)
+        self.completed += 1
+
+    def _progress(self) -> None:
+        tell = getattr(self.ctx.observer, "nodes", None)
+        if tell is None:
+            return
+        busy = sum(1 for n in self.nodes.values() if n.inflight)
+        elapsed = time.monotonic() - self.started
+        tell(busy, len(self.nodes) - busy, self.completed / elapsed if elapsed > 0 else None)
+
+
+def _all_pending(futures: list) -> bool:
+    return all(f.status == "pending" for f in futures)
+
+
+def _write_back(work: SlotWork, outcome: NodeResult) -> None:
+    """Artifacts came back with the result: write those the client does not have (remote node)."""
+    for rel, content in outcome.artifacts.items():
+        path = work.artifacts / rel
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+
+
+def _failed_result(reason: str) -> ProcessResult:
+    return ProcessResult(Status.FAILED, reason, None, None, None, None, time.time())
+
+
+def _lost_result(node: str) -> ProcessResult:
+    return _failed_result(f"lost twice: node {node} died while running it, after one re-queue")

@@ -1,0 +1,47 @@
+"""Which workers may take part: each one's identity is taken on the node and its JDK builds are
+compared with the client's; a node with another build is refused (stored, with the reason)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jvmlab.cluster.node import NodeCheck, jdk_build, node_identity, refusal
+from jvmlab.errors import UserError
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def host_of(address: str) -> str:
+    """``tcp://10.0.0.5:40123`` -> ``10.0.0.5``."""
+    rest = address.split("://", 1)[-1]
+    return rest.rsplit(":", 1)[0]
+
+
+def check_store(store_url: str, worker_addresses: list[str]) -> None:
+    """SQLite is a file on the client: remote workers' results must go to a shared server store."""
+    remote = [a for a in worker_addresses if host_of(a) not in LOCAL_HOSTS]
+    if store_url.startswith("sqlite") and remote:
+        raise UserError(f"the store {store_url} is an SQLite file but {len(remote)} worker(s) are remote "
+                        f"(e.g. {remote[0]}); use a shared store: --store postgresql+psycopg://USER@HOST/DB")
+
+
+def expected_builds(jdk_homes: list[str]) -> dict[str, dict[str, str] | None]:
+    from pathlib import Path
+
+    return {home: jdk_build(Path(home)) for home in jdk_homes}
+
+
+def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str]) -> list[NodeCheck]:
+    """Take each node's identity on the node (one small task pinned to it) and judge it."""
+    want = expected_builds(jdk_homes)
+    futures = {a: client.submit(node_identity, jdk_homes, workers=[a], allow_other_workers=False,
+                                pure=False, key=f"jvmlab-identity-{a}") for a in addresses}
+    checks = []
+    for address, future in futures.items():
+        try:
+            identity = future.result(timeout=60)
+        except Exception as err:  # noqa: BLE001 - a node that cannot answer is refused, with why
+            checks.append(NodeCheck(address, {}, f"could not take its identity: {err}"))
+            continue
+        checks.append(NodeCheck(address, identity, refusal(want, identity)))
+    return checks

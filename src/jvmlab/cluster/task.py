@@ -1,0 +1,120 @@
+"""What a worker runs for one slot: the JVM with its probes, then the probes' results, then the
+artifacts read back so they travel with the result (a remote node's files are not the client's).
+
+Kept free of client state so that cloudpickle ships only the slot."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from jvmlab.collect.base import Collected
+from jvmlab.execute.records import InvocationPlan, ProcessResult
+
+ARTIFACT_CAP_BYTES = 32 << 20  # per invocation; larger artifacts stay on the node and are named
+
+
+@dataclass(frozen=True)
+class ProbeRecipe:
+    """How to make a slot's probes on the node: probes hold threads and locks and do not travel,
+    so the node builds the same collectors and asks them for the same probes (same JVM args)."""
+
+    settings: object  # CollectSettings
+    progress_regex: str | None
+    progress_mode: str
+    jmh: bool
+    ctx: object  # ProbeContext
+
+    def probes(self) -> list:
+        from jvmlab.collect.setup import build_collectors
+
+        collectors = build_collectors(self.settings, self.progress_regex, self.progress_mode, jmh=self.jmh)
+        return [c.probe(self.ctx) for c in collectors]
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """A slot's outcome as it comes back from the node."""
+
+    node: str
+    result: ProcessResult
+    collected: Collected
+    artifacts: dict[str, bytes]  # path relative to the artifacts folder -> content
+    artifacts_left_on_node: tuple[str, ...] = ()
+
+
+def _on_node(invocation: InvocationPlan) -> InvocationPlan:
+    """Map the client's JDK paths to this node's (``JVMLAB_JDK_MAP``)."""
+    from jvmlab.cluster.node import jdk_map
+
+    mapping = jdk_map()
+    if not mapping:
+        return invocation
+
+    def swap(arg: str) -> str:
+        for src, dst in mapping.items():
+            arg = arg.replace(src, dst)
+        return arg
+
+    env = {k: swap(v) for k, v in invocation.env.items()}
+    return replace(invocation, argv=tuple(swap(a) for a in invocation.argv), env=env)
+
+
+def read_artifacts(folder: Path) -> tuple[dict[str, bytes], tuple[str, ...]]:
+    out: dict[str, bytes] = {}
+    left: list[str] = []
+    total = 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        size = path.stat().st_size
+        rel = str(path.relative_to(folder))
+        if total + size > ARTIFACT_CAP_BYTES:
+            left.append(rel)
+            continue
+        out[rel] = path.read_bytes()
+        total += size
+    return out, tuple(left)
+
+
+def pack_folder(folder: Path) -> dict[str, bytes]:
+    """A built-in workload's compiled classes (a few kB), to ship to nodes that lack the cache."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
+    """On the node: write each shipped folder where the client's cache has it, if it is missing.
+    Written beside, then renamed, so a half-written folder is never used."""
+    for folder, files in shipped.items():
+        target = Path(folder)
+        if target.exists():
+            continue
+        staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        for rel, content in files.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_bytes(content)
+        try:
+            staging.rename(target)
+        except OSError:  # another worker on this machine was first: use its copy
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object | None = None,
+             shipped: dict[str, dict[str, bytes]] | None = None) -> NodeResult:
+    """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource)."""
+    from distributed import get_worker
+
+    from jvmlab.execute.windows import default_executor
+
+    node = get_worker().address
+    invocation = _on_node(invocation)
+    ensure_shipped(shipped or {})
+    os.makedirs(invocation.artifacts_dir, exist_ok=True)
+    probes = recipe.probes()
+    result = (executor or default_executor()).run(invocation, probes)
+    collected = Collected()
+    for probe in probes:
+        collected.merge(probe.finish(result))
+    artifacts, left = read_artifacts(Path(invocation.artifacts_dir))
+    return NodeResult(node, result, collected, artifacts, left)

@@ -1,0 +1,28 @@
+"""`run --cluster` with no scheduler there: one line and exit code 2, nothing run."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_jvmlab
+
+pytest.importorskip("distributed")
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path: Path, jdk17_home: Path) -> None:
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n'
+                                     f'[run]\ninvocations = 1\nwarmup = 0\n')
+    proc = run_jvmlab("run", "s.toml", "--cluster", f"tcp://127.0.0.1:{_closed_port()}", "--store", "lab.db",
+                      cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "cannot reach the Dask scheduler" in lines[0] and "Traceback" not in proc.stderr
