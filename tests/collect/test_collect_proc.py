@@ -71,15 +71,16 @@ def test_shares_that_miss_most_of_the_cpu_time_are_not_given() -> None:
 
 @pytest.mark.jvm
 def test_exited_thread_keeps_its_cpu_time(jdk17: JdkInfo, classes: Path, tmp_path: Path, run_java) -> None:
-    # "spinner" burns 400 ms of its own CPU then exits; main sleeps 500 ms more. The sampler
+    # "spinner" burns 800 ms of its own CPU then exits; main sleeps 1.2 s more (long enough
+    # for the 5 smaps_rollup reads PSS needs at their 0.5%-of-a-core budget). The sampler
     # (every 50 ms) must still count the spinner's time after it has gone.
     collector = ProcCollector(interval_ms=50)
-    run = run_java([collector], jdk17, tmp_path, ["-XX:+UseSerialGC"], ["SpinThenSleep", "400", "500"],
+    run = run_java([collector], jdk17, tmp_path, ["-XX:+UseSerialGC"], ["SpinThenSleep", "800", "1200"],
                    classpath=classes)
     assert run.result.status == "ok", run.result.reason
     out = run.collected
     app = out.timelines["cpu.app_s"]
-    assert app.values[-1] >= 0.35  # 400 ms, less at most one interval lost
+    assert app.values[-1] >= 0.75  # 800 ms, less at most one interval lost
     assert list(app.values) == sorted(app.values)  # cumulative
     assert out.metrics["cpu.app_share"] > 0.3
     shares = sum(out.metrics[f"cpu.{g}_share"] for g in ("jit", "gc", "vm", "app"))
@@ -113,8 +114,9 @@ def test_a_sub_second_jvm_gets_no_cpu_shares_but_the_reason(jdk17: JdkInfo, clas
     assert not any(name.startswith("cpu.") and name.endswith("_share") for name in out.metrics)
     assert "mem.peak_pss_bytes" not in out.metrics
     why = out.documents["proc"]["unmeasured"]
-    assert why["cpu.gc_share"].startswith("fewer than 10 samples (")
-    assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (")
+    # A fast machine may finish this JVM before the first sample: then there is none at all.
+    assert why["cpu.gc_share"].startswith(("fewer than 10 samples (", "no sample of the running process"))
+    assert why["mem.peak_pss_bytes"].startswith(("fewer than 5 samples (", "no sample of the running process"))
 
 
 def test_the_interval_stretches_only_on_long_runs() -> None:

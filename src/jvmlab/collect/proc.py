@@ -209,22 +209,25 @@ class TreeSampler:
             self._last_tree = t_s
         self._grow_tree(every)
         rollup = t_s >= self._next_rollup
-        started = time.thread_time()  # the budget is of CPU: preemption on a busy machine is not cost
+        rollup_cpu_s = 0.0  # the budget is of CPU: preemption on a busy machine is not cost
         rss, pss, anon_huge = 0, 0, 0
         for proc in list(self.processes.values()):
             if not proc.alive:
                 continue
             rss += proc.rss_bytes()
             if rollup:
+                started = time.thread_time()
                 mem = proc.memory()
+                rollup_cpu_s += time.thread_time() - started
                 pss += mem.get("pss", 0)
                 anon_huge += mem.get("anon_huge", 0)
             for tid in proc.tids():
                 self._see_task(proc, tid)
         if rollup:
             # Reading smaps_rollup of a big pre-touched heap takes milliseconds: space the
-            # reads so they cost at most ROLLUP_BUDGET of one core.
-            self._next_rollup = t_s + (time.thread_time() - started) / ROLLUP_BUDGET
+            # reads so they cost at most ROLLUP_BUDGET of one core (only the rollup reads count:
+            # the per-thread CPU reads above are paid at every sample anyway).
+            self._next_rollup = t_s + rollup_cpu_s / ROLLUP_BUDGET
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
 
     def _see_task(self, proc: _Process, tid: int) -> None:
