@@ -13,12 +13,14 @@ from jvmlab.gclog.legacy import LegacyParser
 from jvmlab.gclog.reader import iter_chunks, iter_lines, read_head
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
+from jvmlab.gclog.zing import ZingParser
 
-Parser = UnifiedParser | LegacyParser | J9Parser
+Parser = UnifiedParser | LegacyParser | J9Parser | ZingParser
 
 
 def _parser_for(fmt: str) -> Parser:
-    return {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser, detect.J9: J9Parser}[fmt]()
+    return {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser, detect.J9: J9Parser,
+            detect.ZING: ZingParser}[fmt]()
 
 
 def _feed(parser: Parser, paths: Iterable[Path]) -> Iterator[GcEvent | LogInfo]:

@@ -17,6 +17,7 @@ from jvmlab.gclog.reader import read_head
 UNIFIED = "unified"
 LEGACY = "hotspot-legacy"
 J9 = "openj9-xml"
+ZING = "zing"  # Azul Zing / Prime -Xloggc log with its [GCHH : ...] header
 
 _UNIFIED_LINE = re.compile(r"^\[[^\]\n]*\](?:\[[^\]\n]*\])*[ \t]*\S", re.MULTILINE)
 _UNIFIED_GC = re.compile(r"^(?:\[[^\]\n]*\])+[ \t]*(?:GC\(\d+\)|Using |Version: |Safepoint |"
@@ -25,6 +26,7 @@ _LEGACY = re.compile(r"\[(?:GC|Full GC)[ (\-\[\d]|\[(?:ParNew|PSYoungGen|DefNew|
                      # JDK 8 Shenandoah: its phases, or only its exit statistics (a log cut at shutdown)
                      r"\[Pause (?:Init|Final|Degenerated|Full)|^Shenandoah Heap$|^GC STATISTICS:$|"
                      r"^CommandLine flags: |Total time for which application threads", re.MULTILINE)
+_ZING_HEADER = re.compile(r"^(?:\S+: )?\d+[.,]\d+: \[GCHH : ", re.MULTILINE)
 _ROTATED = re.compile(r"^(?P<base>.+?)(?:\.(?P<n>\d+))?(?P<cur>\.current)?(?:\.gz|\.zip)?$")
 _FIRST_UPTIME = re.compile(r"^\[(?:[^\]\n]*\]\[)*?(?P<up>\d+[.,]\d+)s\]|^(?:\S+: )?(?P<lup>\d+[.,]\d+): \[",
                            re.MULTILINE)
@@ -36,10 +38,12 @@ _OTHER_FORMATS = (
 
 
 def detect_format(path: Path, head: str | None = None) -> str:
-    """Return UNIFIED, LEGACY or J9; raise UserError naming the file otherwise."""
+    """Return UNIFIED, LEGACY, J9 or ZING; raise UserError naming the file otherwise."""
     text = read_head(path) if head is None else head
     if "<verbosegc" in text or ("<?xml" in text[:200] and ("<gc-op" in text or "<af " in text)):
         return J9
+    if _ZING_HEADER.search(text):
+        return ZING
     unified_lines = len(_UNIFIED_LINE.findall(text))
     if unified_lines and _UNIFIED_GC.search(text):
         return UNIFIED
