@@ -22,13 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from chunkgen_rate import chunks_per_s
 from jvmlab.collect.base import Collected, ProbeContext
 from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan
 from jvmlab.jdk.identify import identify
 from jvmlab.workloads.builtin import prepare_builtin
-from jvmlab.workloads.metric_line import parse_metric_line
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]
 
@@ -53,13 +53,7 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, settings: str | None
         sys.exit(f"run failed: {result.reason}")
     if settings and "error" in collected.documents.get("jfr", {}):
         sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
-    rate = None
-    for line in (result.stdout_path.read_text() if result.stdout_path else "").splitlines():
-        metric = parse_metric_line(line)
-        if metric is not None and metric.name == "chunks_per_s":
-            rate = metric.value
-    if rate is None:
-        sys.exit("chunkgen printed no chunks_per_s metric")
+    rate = chunks_per_s(result)
     wall = result.measures.wall_s if result.measures else float("nan")
     return rate, wall, parse_s, size
 

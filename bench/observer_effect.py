@@ -27,13 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from chunkgen_rate import chunks_per_s
 from jvmlab.collect.base import Collected, ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan
 from jvmlab.jdk.identify import identify
 from jvmlab.workloads.builtin import prepare_builtin
-from jvmlab.workloads.metric_line import parse_metric_line
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]
 
@@ -55,13 +55,7 @@ def run_once(java_argv: list[str], tail: list[str], ctx: ProbeContext, collector
     cpu_s = time.process_time() - cpu0
     if result.status != "ok":
         sys.exit(f"run failed: {result.reason}")
-    rate = None
-    for line in (result.stdout_path.read_text() if result.stdout_path else "").splitlines():
-        metric = parse_metric_line(line)
-        if metric is not None and metric.name == "chunks_per_s":
-            rate = metric.value
-    if rate is None:
-        sys.exit("chunkgen printed no chunks_per_s metric")
+    rate = chunks_per_s(result)
     return rate, cpu_s, collected
 
 
