@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from jvmlab.execute.records import ProcessResult
+from jvmlab.model.process import ProcessResult
 from jvmlab.workloads.metric_line import parse_metric_line
 
 

@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 
 from chunkgen_rate import chunks_per_s
-from jvmlab.collect.base import Collected, ProbeContext
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan
+from jvmlab.model.process import InvocationPlan
 from jvmlab.jdk.identify import identify
 from jvmlab.workloads.builtin import prepare_builtin
 

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.execute.local import LocalExecutor  # noqa: E402
-from jvmlab.execute.records import InvocationPlan  # noqa: E402
+from jvmlab.model.process import InvocationPlan
 from jvmlab.execute.windows import PsutilExecutor  # noqa: E402
 
 

@@ -37,12 +37,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, ProbeContext
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan
+from jvmlab.model.process import InvocationPlan
 from jvmlab.jdk.identify import identify
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads.builtin import prepare_builtin
 
 TRUE_SLACK_S = 0.0005

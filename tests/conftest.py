@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from pg_server import PgServer, running_server, why_unavailable
 from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk, need
 

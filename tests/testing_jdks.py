@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 JDK17_HOME = Path("/usr/lib/jvm/java-17-openjdk-amd64")
 JDK25_HOME = Path("/usr/lib/jvm/temurin-25-jdk-amd64")

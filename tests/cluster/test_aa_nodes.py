@@ -11,7 +11,7 @@ import numpy as np
 
 from jvmlab.analyze.hierarchical import NodeBlocks, hierarchical_ratio, node_offsets, pooled_ratio
 from jvmlab.execute.fake import FakeExecutor
-from jvmlab.execute.records import InvocationPlan
+from jvmlab.model.process import InvocationPlan
 
 NODES = {"node-a": 1.0, "node-b": 1.15}  # node-b has a systematic +15% offset
 BLOCKS_PER_NODE = 8

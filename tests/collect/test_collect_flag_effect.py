@@ -9,8 +9,8 @@ import pytest
 from jvmlab.collect.flag_effect import FlagEffectCollector, Observed, evaluate, requested_flags
 from jvmlab.collect.gc import GcCollector
 from jvmlab.collect.proc import ProcCollector
-from jvmlab.hazards import FLAG_NOT_IN_EFFECT
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT
+from jvmlab.model.jdk import JdkInfo
 
 MIB = 1 << 20
 

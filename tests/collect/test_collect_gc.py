@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.gc import GcCollector, gc_log_args
-from jvmlab.execute.records import ProcessResult, Status
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.process import ProcessResult, Status
+from jvmlab.model.jdk import JdkInfo
 
 # A pause line as the JVM writes it: "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 2.345ms"
 # ("y: " / "Y: " prefixes are generational ZGC's). Counted here independently of jvmlab.gclog.
@@ -30,7 +30,7 @@ def test_flags_per_jdk_generation(jdk17: JdkInfo, tmp_path: Path) -> None:
 
 
 def test_missing_log_is_a_hazard_only_for_a_successful_run(jdk17: JdkInfo, tmp_path: Path) -> None:
-    from jvmlab.collect.base import ProbeContext
+    from jvmlab.model.probe import ProbeContext
 
     probe = GcCollector().probe(ProbeContext(jdk17, "c", (), tmp_path))
     ok = ProcessResult(Status.OK, None, 0, None, None, 1, 0.0)

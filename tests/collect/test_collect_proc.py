@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.proc import ProcCollector, ProcSample, parse_rollup, parse_stat, summarize
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 
 def test_parse_stat_handles_parentheses_and_spaces_in_names() -> None:

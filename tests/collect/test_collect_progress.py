@@ -9,7 +9,7 @@ import pytest
 from jvmlab.collect.progress import ProgressCollector, compile_progress, rate_windows, summarize_progress
 from jvmlab.collect.warmup import WarmupParams
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 
 def test_rate_windows_interpolates_a_steady_cumulative_curve() -> None:
@@ -60,7 +60,7 @@ def _feed(mode: str, lines: list[tuple[float, str]]) -> dict:
     for t, line in lines:
         probe.on_line("stdout", t, line)
     probe.on_line("stderr", 9.0, "did 999 items")  # stderr is not progress
-    from jvmlab.execute.records import ProcessResult, Status
+    from jvmlab.model.process import ProcessResult, Status
 
     out = probe.finish(ProcessResult(Status.OK, None, 0, None, None, 1, 0.0))
     return {"metrics": out.metrics, "timelines": out.timelines}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.base import ProbeContext
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 
 def _names(settings: CollectSettings, regex: str | None = r"(?P<units>\d+)") -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 from cli_runner import run_jvmlab, run_spec_json
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan, Status
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
 from jvmlab.workloads.builtin import prepare_builtin
 

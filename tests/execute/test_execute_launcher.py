@@ -16,7 +16,7 @@ import pytest
 
 from jvmlab.execute import launcher
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan, Status
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
 from jvmlab.workloads.builtin import prepare_builtin
 
@@ -123,7 +123,7 @@ _PARENT = textwrap.dedent('''
     import os, sys
     from pathlib import Path
     from jvmlab.execute.local import LocalExecutor
-    from jvmlab.execute.records import InvocationPlan
+    from jvmlab.model.process import InvocationPlan
     argv = tuple(sys.argv[2:])
     LocalExecutor().run(InvocationPlan(argv=argv, env=dict(os.environ), cwd=Path(sys.argv[1]),
                                        timeout_s=600, artifacts_dir=Path(sys.argv[1]) / "art"))

@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan, Status
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
 from jvmlab.workloads.builtin import prepare_builtin
 

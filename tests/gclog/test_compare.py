@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from jvmlab.cli.main import main
-from jvmlab.collect.base import Collected
-from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.gclog import analyze_paths
 from jvmlab.gclog.compare import BETTER, METRICS, NO_CI, SAME, WORSE, compare_metric, compare_sets
 from jvmlab.store.sql import SqlStore

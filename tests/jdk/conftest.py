@@ -10,7 +10,7 @@ import pytest
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.identify import identify
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 from jdk_test_paths import JDK17_HOME, TEMURIN25_HOME
 

@@ -8,7 +8,7 @@ import pytest
 
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import candidates, discover
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME
 

@@ -7,7 +7,7 @@ import pytest
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.flags import check_flags, check_many, check_tokens
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 def _rejection(jdk: JdkInfo, flags: list[str], cache: JdkCache) -> str:
     with pytest.raises(UserError) as caught:

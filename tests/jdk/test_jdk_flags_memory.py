@@ -11,7 +11,7 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.flags import check_flags
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from testing_jdks import JDK17_HOME, make_jdk
 
 pytestmark = pytest.mark.jvm

@@ -18,7 +18,7 @@ from jvmlab.jdk.identify import (
     read_release,
     vm_kind_of,
 )
-from jvmlab.jdk.model import JdkInfo, version_key
+from jvmlab.model.jdk import JdkInfo, version_key
 
 # Abridged real output of `java -XshowSettings:properties -version` (Temurin 25).
 PROPERTIES = """Property settings:

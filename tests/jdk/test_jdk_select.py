@@ -10,7 +10,7 @@ import pytest
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.identify import java_home_of
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import matches_vendor, select
 
 from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import select, selector_for
 
 

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.base import Collected, Collector, ProbeContext
+from jvmlab.collect.base import Collector
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan, ProcessResult
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.process import InvocationPlan, ProcessResult
+from jvmlab.model.jdk import JdkInfo
 
 JAVA_DIR = Path(__file__).parent / "java"
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab import hazards, metrics
+from jvmlab import metrics
+from jvmlab.model import hazards
 from jvmlab.collect.jfr import JfrCollector
 from jvmlab.collect.startup import StartupCollector
 from jvmlab.profile import merge_stacks, top_frames

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.execute.runner import RunOptions, run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.jmh import jmh_table

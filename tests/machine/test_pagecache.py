@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab import hazards
+from jvmlab.model import hazards
 from jvmlab.machine import pagecache, tmpfs
 from jvmlab.machine.environment import build_environment
 

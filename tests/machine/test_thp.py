@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jvmlab import hazards
+from jvmlab.model import hazards
 from jvmlab.machine import thp
 
 MEMINFO = "MemTotal:       24684096 kB\nHugePages_Total:       0\nHugepagesize:       2048 kB\n"

@@ -124,7 +124,7 @@ def test_levels_add_program_arguments_and_environment() -> None:
 def test_builtin_default_args_apply_only_when_nothing_else_is_given() -> None:
     from pathlib import Path
 
-    from jvmlab.jdk.model import JdkInfo
+    from jvmlab.model.jdk import JdkInfo
     from jvmlab.plan.workload import Launch
 
     jdk = JdkInfo(home=Path("/jdk"), version="17", feature=17, vendor="x", vm="x", vm_kind="HotSpot", has_javac=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jvmlab.execute.records import InvocationPlan, Status
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.execute.windows import PsutilExecutor, kill_tree, measures_from_psutil
 from jvmlab.execute.winhandle import FILETIME, PROCESS_MEMORY_COUNTERS, counters_from_structs
 

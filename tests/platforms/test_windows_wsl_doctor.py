@@ -8,7 +8,7 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from jvmlab.jdk.model import launcher_name
+from jvmlab.model.jdk import launcher_name
 from jvmlab.machine import windows, wsl
 
 from tests.platforms.recorded import text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import minecraft
 from jvmlab.scenarios.model import ScenarioSkipped
 

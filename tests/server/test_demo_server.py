@@ -3,7 +3,7 @@ known statistics (deterministic, no JVM)."""
 
 from __future__ import annotations
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import scenario_verdict
 from jvmlab.scenarios.server import runs
 from jvmlab.spec.load import parse_spec

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import Interrupted
-from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
 from jvmlab.sizing.minheap import MinHeapSettings, Verdict
 from jvmlab.sizing.study import MinHeapRequest, load_min_heap, run_min_heap

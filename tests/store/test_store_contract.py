@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.base import Collected, Timeline
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
-from jvmlab.hazards import Hazard
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.hazards import Hazard
 from jvmlab.store import open_store, store_url
 from jvmlab.store.migrations import LATEST
 from jvmlab.store.sql import SqlStore
@@ -142,8 +142,8 @@ def test_store_url_and_unwritable_locations(tmp_path: Path) -> None:
 
 WRITER = r'''
 import sys, time
-from jvmlab.collect.base import Collected
-from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store.sql import SqlStore
 db = SqlStore(sys.argv[1])
 exp = db.create_experiment(name=sys.argv[2], spec_text="", spec_hash=sys.argv[2], spec_path=None,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads.builtin import BuiltinWorkload, prepare_builtin
 
 from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401 - re-exported to the tests

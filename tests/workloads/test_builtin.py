@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads import builtin, cache, javac
 from jvmlab.workloads.builtin import list_builtins, prepare_builtin
 

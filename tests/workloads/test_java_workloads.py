@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads.builtin import get_spec, prepare_builtin
 from jvmlab.workloads.metric_line import WorkloadMetric, parse_metric_line
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 # (header, value) per shown field; the table form and the narrow form read the same list.
 FIELDS: list[tuple[str, Callable[[JdkInfo], str]]] = [

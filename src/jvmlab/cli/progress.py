@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from jvmlab.execute.records import ProcessResult, Status
-from jvmlab.hazards import Hazard
+from jvmlab.model.process import ProcessResult, Status
+from jvmlab.model.hazards import Hazard
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.schedule import Slot
 

@@ -13,13 +13,13 @@ from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jvmlab import hazards
+from jvmlab.model import hazards
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
-from jvmlab.collect.base import Collected
-from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.execute.runner import SlotWork, _warn, block_label, finish_probes, prepare_slot, record_slot
-from jvmlab.hazards import Hazard
+from jvmlab.model.hazards import Hazard
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2

@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jvmlab.collect.base import Collected
-from jvmlab.execute.records import InvocationPlan, ProcessResult
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import InvocationPlan, ProcessResult
 
 ARTIFACT_CAP_BYTES = 32 << 20  # per invocation; larger artifacts stay on the node and are named
 

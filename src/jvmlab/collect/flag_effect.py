@@ -25,11 +25,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.gc import GcCollector, GcProbe
 from jvmlab.collect.proc import ProcCollector, ProcProbe
-from jvmlab.execute.records import ProcessResult
-from jvmlab.hazards import FLAG_NOT_IN_EFFECT, Hazard
+from jvmlab.model.process import ProcessResult
+from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT, Hazard
 
 PRETOUCH_SHARE = 0.8
 _MAX_LINES = 100

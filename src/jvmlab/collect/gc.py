@@ -20,11 +20,13 @@ import re
 import weakref
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
-from jvmlab.execute.records import ProcessResult, Status
-from jvmlab import hazards
-from jvmlab.hazards import Hazard
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult, Status
+from jvmlab.model import hazards
+from jvmlab.model.hazards import Hazard
+from jvmlab.model.jdk import JdkInfo
 
 NO_GC_LOG = hazards.GC_LOG_MISSING
 GC_LOG_UNREADABLE = hazards.GC_LOG_UNREADABLE

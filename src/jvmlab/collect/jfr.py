@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jvmlab import hazards
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext
+from jvmlab.model import hazards
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessResult
-from jvmlab.hazards import Hazard
+from jvmlab.model.process import ProcessResult
+from jvmlab.model.hazards import Hazard
 
 SETTINGS = ("default", "profile")
 RECORDING = "recording.jfr"

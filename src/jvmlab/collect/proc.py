@@ -45,11 +45,13 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
-from jvmlab.execute.records import ProcessResult
-from jvmlab import hazards
-from jvmlab.hazards import Hazard
+from jvmlab.model.process import ProcessResult
+from jvmlab.model import hazards
+from jvmlab.model.hazards import Hazard
 
 UNSUPPORTED = hazards.COLLECTOR_UNSUPPORTED
 _TREE_EVERY_S = 1.0

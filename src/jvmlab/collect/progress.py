@@ -20,10 +20,12 @@ import threading
 
 import numpy as np
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.warmup import WarmupParams, analyze_warmup
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessResult
+from jvmlab.model.process import ProcessResult
 
 MODES = ("cumulative", "per-line")
 MAX_WINDOWS = 300

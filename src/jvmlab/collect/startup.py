@@ -21,8 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext
-from jvmlab.execute.records import ProcessResult
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 
 SOURCES = ("archive", "jdk", "app", "other")
 STARTUP_LOG = "startuptime.log"

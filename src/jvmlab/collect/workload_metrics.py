@@ -3,8 +3,10 @@ stdout become metrics ``workload.x`` of the invocation (the last value of a name
 
 from __future__ import annotations
 
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext
-from jvmlab.execute.records import ProcessResult
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 from jvmlab.workloads.metric_line import parse_metric_line
 
 

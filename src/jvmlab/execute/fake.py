@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from jvmlab.collect.base import Probe
-from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.model.probe import Probe
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 _PROP = re.compile(r"^-Dfake\.(?P<key>[a-z_]+)=(?P<value>.+)$")
 

@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from jvmlab.collect.base import Probe
+from jvmlab.model.probe import Probe
 from jvmlab.execute import launcher
 from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader
-from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 _REASON_LINE = re.compile(r"(Exception in thread|Error:|Error occurred|OutOfMemoryError|"
                           r"Could not|Unrecognized|Invalid|fatal error|SIGSEGV|Caused by)")

@@ -12,16 +12,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from jvmlab import __version__, hazards
-from jvmlab.collect.base import Collected, Collector, ProbeContext
+from jvmlab import __version__
+from jvmlab.model import hazards
+from jvmlab.collect.base import Collector
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.budget import FailureBudget
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.windows import default_executor
-from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
+from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
-from jvmlab.hazards import Hazard
+from jvmlab.model.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.metric_choice import MetricChoice, remember_metric

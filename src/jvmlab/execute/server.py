@@ -13,8 +13,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jvmlab.collect.base import Collected, NullProbe
-from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.server import parsers
 from jvmlab.server.clients import ClientRun, phase_argv, run_phase
 from jvmlab.server.measure import load_metrics

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from jvmlab.collect.base import Probe
+from jvmlab.model.probe import Probe
 from jvmlab.execute.output import ReadyWatch, StreamReader
-from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 POLL_S = 0.05
 DESCENDANTS_EVERY = 5  # list the process tree every 5th sample (0.25 s)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from jvmlab import __version__
-from jvmlab.collect.base import Collected
+from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
-from jvmlab.hazards import IMPORTED, Hazard
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
 from jvmlab.store.sql import SqlStore
 

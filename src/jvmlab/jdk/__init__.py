@@ -12,7 +12,7 @@ Typical use::
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.flags import FlagCheck, check_flags, check_many
 from jvmlab.jdk.identify import identify
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import select
 
 __all__ = ["FlagCheck", "JdkInfo", "check_flags", "check_many", "discover", "identify", "select"]

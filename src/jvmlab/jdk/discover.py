@@ -20,7 +20,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.identify import identify, java_home_of
-from jvmlab.jdk.model import JdkInfo, version_key
+from jvmlab.model.jdk import JdkInfo, version_key
 
 # (source label, directory whose children may be JDK homes); "~" is the user's home.
 INSTALL_ROOTS: tuple[tuple[str, str], ...] = (

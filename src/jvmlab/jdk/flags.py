@@ -26,7 +26,7 @@ from jvmlab.jdk.flagerrors import (
 )
 from jvmlab.jdk.flagtable import parse_flags_final
 from jvmlab.jdk.heap import judge_heap, machine_memory_bytes, without_pre_touch
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.proc import JavaRun, run_java
 
 CHECK_TIMEOUT_S = 60.0

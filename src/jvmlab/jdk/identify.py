@@ -15,7 +15,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk import azul, openj9
 from jvmlab.jdk.cache import JdkCache
-from jvmlab.jdk.model import JdkInfo, launcher_name
+from jvmlab.model.jdk import JdkInfo, launcher_name
 from jvmlab.jdk.proc import JavaRun, run_java
 
 PROBE_TIMEOUT_S = 30.0

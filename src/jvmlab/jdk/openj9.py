@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.flagerrors import Rejection, jvm_message
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.proc import JavaRun
 
 KIND = "OpenJ9"

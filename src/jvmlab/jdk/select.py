@@ -17,7 +17,7 @@ from pathlib import Path
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.identify import identify, java_home_of
-from jvmlab.jdk.model import JdkInfo, version_key
+from jvmlab.model.jdk import JdkInfo, version_key
 
 # Words users type -> words that appear in vendor strings or directory names of that build.
 VENDOR_WORDS: dict[str, tuple[str, ...]] = {

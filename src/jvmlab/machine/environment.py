@@ -15,11 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from jvmlab import hazards
-from jvmlab.collect.base import Collected
+from jvmlab.model import hazards
+from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessResult
-from jvmlab.hazards import Hazard
+from jvmlab.model.process import ProcessResult
+from jvmlab.model.hazards import Hazard
 from jvmlab.machine import archives, limits, pagecache, thp, tmpfs
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 

@@ -15,9 +15,9 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jvmlab.collect.base import Collected
+from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.execute.records import ProcessResult, Status
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.machine import cgroup
 from jvmlab.machine.cgroup import Group, Hierarchy, Limits
 from jvmlab.plan.prepare import PreparedCell

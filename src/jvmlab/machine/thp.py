@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jvmlab import hazards
-from jvmlab.hazards import Hazard
+from jvmlab.model import hazards
+from jvmlab.model.hazards import Hazard
 from jvmlab.machine.fingerprint import read_text, thp_setting
 
 THP_FLAG = "-XX:+UseTransparentHugePages"

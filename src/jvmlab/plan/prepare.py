@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.spec.model import Workload
 from jvmlab.workloads.jmh import MAIN_CLASS as JMH_MAIN
 from jvmlab.workloads.jmh import RESULT_FILE as JMH_RESULT

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from jvmlab import hazards as hz
+from jvmlab.model import hazards as hz
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, Comparison
 from jvmlab.analyze.bootstrap import rng_for
@@ -26,7 +26,7 @@ from jvmlab.machine.fingerprint import changes
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
-from jvmlab.store.records import StoredExperiment
+from jvmlab.model.stored import StoredExperiment
 from jvmlab.store.sql import SqlStore
 
 SCHEMA = "jvmlab.compare/1"

@@ -26,7 +26,7 @@ from jvmlab.errors import UserError, did_you_mean
 from jvmlab.report.html import json_safe
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, vs_baseline
-from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredInvocation
+from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")

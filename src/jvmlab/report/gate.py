@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
-from jvmlab.store.records import PROCESS_METRICS
+from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.store.sql import SqlStore
 
 

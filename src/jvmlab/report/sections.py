@@ -23,7 +23,7 @@ from jvmlab.report.latency import latency_figures
 from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
-from jvmlab.store.records import StoredInvocation
+from jvmlab.model.stored import StoredInvocation
 from jvmlab.store.sql import SqlStore
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.

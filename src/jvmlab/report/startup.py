@@ -12,7 +12,7 @@ import html
 from statistics import fmean
 from typing import Any
 
-from jvmlab.store.records import StoredCell, StoredInvocation
+from jvmlab.model.stored import StoredCell, StoredInvocation
 
 SEGMENTS = (("JVM init", "#4c6ef5"), ("init → main", "#f08c00"), ("main → ready", "#2b8a3e"))
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from jvmlab import hazards as hz
+from jvmlab.model import hazards as hz
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
 from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
@@ -21,7 +21,7 @@ from jvmlab.analyze.model import clean
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
-from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
+from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
 SCHEMA = "jvmlab.summary/1"

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jvmlab.collect.base import Collected, Timeline
-from jvmlab.execute.records import ProcessMeasures, ProcessResult, Status
-from jvmlab.hazards import BUSY_MACHINE, Hazard
+from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.hazards import BUSY_MACHINE, Hazard
 from jvmlab.store.sql import SqlStore
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from jvmlab.store.records import StoredCell, StoredInvocation
+from jvmlab.model.stored import StoredCell, StoredInvocation
 from jvmlab.store.sql import SqlStore
 
 MAX_INVOCATIONS_PER_CELL = 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 GC_FLAGS = {"G1": "-XX:+UseG1GC", "Parallel": "-XX:+UseParallelGC", "Serial": "-XX:+UseSerialGC",
             "ZGC": "-XX:+UseZGC", "Shenandoah": "-XX:+UseShenandoahGC"}

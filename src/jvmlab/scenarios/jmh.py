@@ -4,7 +4,7 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
 

@@ -3,7 +3,7 @@ hugetlbfs large pages; the verdict gives each phase's change in percent."""
 
 from __future__ import annotations
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import index_cells, key_with, pair_n, ratio_pct

@@ -15,7 +15,7 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun

@@ -7,7 +7,7 @@ is a rate adds, any other is averaged over clients.
 
 from __future__ import annotations
 
-from jvmlab.collect.base import Collected, Timeline
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.metrics import is_rate
 from jvmlab.server.clients import ClientRun
 from jvmlab.server.histogram import Histogram

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.server.ports import port_taken
 from jvmlab.spec.server import Load, Server
 

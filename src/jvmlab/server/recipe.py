@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 RECIPES = {"jetty": "JvmlabJetty"}
 MIN_FEATURE = 17

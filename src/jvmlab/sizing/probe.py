@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from jvmlab.collect.base import Probe as CollectProbe
-from jvmlab.execute.records import InvocationPlan, ProcessResult, Status
+from jvmlab.model.probe import Probe as CollectProbe
+from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
 from jvmlab.sizing.minheap import ProbeOutcome, Verdict
 

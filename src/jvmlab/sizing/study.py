@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab import __version__
-from jvmlab.collect.base import Collected
+from jvmlab.model.collected import Collected
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan, ProcessResult
+from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.machine.environment import run_context
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported

@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from jvmlab.collect.base import Collected
+from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.records import InvocationPlan, Status
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.prepare import Plan

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads import cache, javac
 from jvmlab.workloads.javac import LOWEST_RELEASE, Compiler, ReleaseUnsupported
 

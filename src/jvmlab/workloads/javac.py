@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.jdk.model import JdkInfo
+from jvmlab.model.jdk import JdkInfo
 
 LOWEST_RELEASE = 8  # the sources use lambdas and streams
 JAVAC_TIMEOUT_S = 300.0
