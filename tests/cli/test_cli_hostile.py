@@ -83,7 +83,8 @@ def test_bad_arguments(args: list[str], expected: str, tmp_path: Path, capsys: p
 
 
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
-    from jvmlab.cli.main import _register, app
+    from jvmlab.cli.apps import app
+    from jvmlab.cli.main import _register
 
     _register()
     import typer.main

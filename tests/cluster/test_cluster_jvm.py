@@ -17,7 +17,7 @@ import pytest
 
 from jvmlab.cluster.node import JDK_MAP_ENV
 from jvmlab.cluster.run import run_on_cluster
-from jvmlab.execute.runner import RunOptions
+from jvmlab.execute.options import RunOptions
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore

@@ -13,7 +13,7 @@ from jvmlab.cluster.nodes import check_store
 from jvmlab.cluster.run import run_on_cluster
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.fake import FakeExecutor
-from jvmlab.execute.runner import RunOptions
+from jvmlab.execute.options import RunOptions
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore

@@ -10,7 +10,8 @@ import pytest
 from jvmlab.analyze import analyze_metric, half_width_rel
 from jvmlab.execute.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
-from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import load_values, summarize
 from jvmlab.spec.load import parse_spec

@@ -11,7 +11,8 @@ import pytest
 from jvmlab.errors import Interrupted
 from jvmlab.execute.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
-from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore

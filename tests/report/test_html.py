@@ -11,7 +11,8 @@ import pytest
 from jvmlab.cli.main import main
 from jvmlab.errors import UserError
 from jvmlab.gclog import analyze_paths
-from jvmlab.report.html import render_html, script_json, write_gc_html, write_html
+from jvmlab.report.html import render_html, write_gc_html, write_html
+from jvmlab.report.page import script_json
 from jvmlab.report.summary import summarize
 from jvmlab.report.timelines import downsample, pick_evenly
 

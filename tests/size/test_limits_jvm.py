@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.runner import run_experiment
 from jvmlab.machine import cgroup
 from jvmlab.machine.limits import parse_view
 from jvmlab.plan.prepare import prepare

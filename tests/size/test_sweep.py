@@ -10,7 +10,8 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
-from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.heapsweep import figure, sweep_html
 from jvmlab.sizing.flow import plan_sweep, record_sweep

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.hazards import Hazard
 from jvmlab.store import open_store, store_url
 from jvmlab.store.migrations import LATEST
+from jvmlab.store.protocol import Store
 from jvmlab.store.sql import SqlStore
 from pg_server import fresh_database
 
@@ -33,8 +35,9 @@ def _url(backend: str, request: pytest.FixtureRequest, tmp_path: Path, name: str
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> SqlStore:
-    db = SqlStore(_url(request.param, request, tmp_path))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """The store as every caller gets it: chosen by ``open_store`` from the URL."""
+    db = open_store(_url(request.param, request, tmp_path))
     yield db
     db.close()
 
@@ -46,7 +49,7 @@ def _result(wall_s: float = 1.5, status: Status = Status.OK, reason: str | None 
                          stdout_tail="out", stderr_tail="err")
 
 
-def _experiment(store: SqlStore, spec_hash: str = "h1") -> tuple[int, int]:
+def _experiment(store: Store, spec_hash: str = "h1") -> tuple[int, int]:
     exp = store.create_experiment(name="e", spec_text="[workload]\nbuiltin='hello'\n", spec_hash=spec_hash,
                                   spec_path=None, fingerprint={"kernel": "x"}, seed=1, command_line="jvmlab run",
                                   jvmlab_version="0", artifacts_dir="/tmp")
@@ -56,7 +59,7 @@ def _experiment(store: SqlStore, spec_hash: str = "h1") -> tuple[int, int]:
     return exp, cell
 
 
-def test_round_trip_of_everything_an_invocation_carries(store: SqlStore) -> None:
+def test_round_trip_of_everything_an_invocation_carries(store: Store) -> None:
     exp, cell = _experiment(store)
     collected = Collected(metrics={"gc.pause_count": 3.0, "workload.x_ms": 1.25},
                           metric_units={"workload.x_ms": "ms"},
@@ -78,7 +81,7 @@ def test_round_trip_of_everything_an_invocation_carries(store: SqlStore) -> None
     assert c.final_flags == {"MaxHeapSize": "1073741824"} and c.levels == {"heap": "s"}
 
 
-def test_warmups_and_failures_are_kept_but_separable(store: SqlStore) -> None:
+def test_warmups_and_failures_are_kept_but_separable(store: Store) -> None:
     exp, cell = _experiment(store)
     store.record_invocation(exp, cell, block=-1, position=0, result=_result(), collected=Collected(),
                             argv=["java"], artifacts_dir=None)
@@ -90,7 +93,7 @@ def test_warmups_and_failures_are_kept_but_separable(store: SqlStore) -> None:
     assert store.invocation_counts()[exp] == (1, 1)
 
 
-def test_a_slot_is_stored_once(store: SqlStore) -> None:
+def test_a_slot_is_stored_once(store: Store) -> None:
     exp, cell = _experiment(store)
     store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=Collected(),
                             argv=["java"], artifacts_dir=None)
@@ -100,7 +103,7 @@ def test_a_slot_is_stored_once(store: SqlStore) -> None:
     assert len(store.invocations(exp)) == 1
 
 
-def test_find_resumable_and_latest(store: SqlStore) -> None:
+def test_find_resumable_and_latest(store: Store) -> None:
     first, _ = _experiment(store, "aaa")
     second, _ = _experiment(store, "bbb")
     assert store.find_resumable("aaa").id == first
@@ -108,6 +111,35 @@ def test_find_resumable_and_latest(store: SqlStore) -> None:
     assert store.latest_experiment().id == second
     with pytest.raises(UserError, match="no experiment 999"):
         store.experiment(999)
+
+
+def _public(cls: type) -> dict[str, inspect.Signature]:
+    return {name: inspect.signature(member) for name, member in vars(cls).items()
+            if callable(member) and not name.startswith("_")}
+
+
+def test_the_sql_backend_has_every_method_of_the_store_protocol() -> None:
+    """Callers name only ``Store``: each of its methods must exist on the SQL backend with the
+    same parameters (names, kinds, defaults), so a caller typed against the protocol works."""
+    wanted = _public(Store)
+    assert wanted, "the protocol declares no methods"
+    have = _public(SqlStore)
+    missing = sorted(set(wanted) - set(have))
+    assert not missing, f"SqlStore lacks {missing}"
+    for name, sig in wanted.items():
+        assert list(sig.parameters.values()) == list(have[name].parameters.values()), name
+    assert "url" in Store.__annotations__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_open_store_chooses_the_backend_by_url(backend: str, request: pytest.FixtureRequest,
+                                                tmp_path: Path) -> None:
+    url = _url(backend, request, tmp_path)
+    db = open_store(url)
+    try:
+        assert db.url == url and db.experiments() == []
+    finally:
+        db.close()
 
 
 def test_schema_version_is_recorded_and_a_newer_database_is_refused(tmp_path: Path) -> None:
@@ -144,8 +176,8 @@ WRITER = r'''
 import sys, time
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
-from jvmlab.store.sql import SqlStore
-db = SqlStore(sys.argv[1])
+from jvmlab.store import open_store
+db = open_store(sys.argv[1])
 exp = db.create_experiment(name=sys.argv[2], spec_text="", spec_hash=sys.argv[2], spec_path=None,
                            fingerprint={}, seed=1, command_line="", jvmlab_version="0", artifacts_dir="")
 cells = [db.add_cell(exp, idx=i, name=f"c{i}", jvm="j", jdk={}, levels={}, requested_flags=[], flags=[],
@@ -163,10 +195,10 @@ for block in range(25):
 def test_four_processes_write_one_store_at_once(backend: str, request: pytest.FixtureRequest,
                                                 tmp_path: Path) -> None:
     url = _url(backend, request, tmp_path, "shared.db")
-    SqlStore(url).close()
+    open_store(url).close()
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, f"exp{i}"]) for i in range(4)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
-    db = SqlStore(url)
+    db = open_store(url)
     exps = db.experiments()
     assert len(exps) == 4
     for exp in exps:
@@ -194,7 +226,7 @@ def test_a_full_disk_is_reported_before_anything_runs(tmp_path: Path) -> None:
         subprocess.run(["umount", str(mount)], check=False)
 
 
-def test_run_options_and_experiment_documents_round_trip(store: SqlStore) -> None:
+def test_run_options_and_experiment_documents_round_trip(store: Store) -> None:
     exp, _cell = _experiment(store)
     assert store.experiment(exp).run_options == {}
     store.set_run_options(exp, {"metric": "ready_s", "until_pct": 2.0})

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from jvmlab.cli.main import app
+from jvmlab.cli.apps import app
 from jvmlab.errors import UserError
 
 cluster_app = typer.Typer(help="Run experiments on a Dask cluster (see docs/cluster.md).", no_args_is_help=True)

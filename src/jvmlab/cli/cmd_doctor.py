@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from jvmlab.cli.console import stdout_console
-from jvmlab.cli.main import app
+from jvmlab.cli.apps import app
 
 STYLE = {"ok": "green", "warn": "yellow", "info": "cyan"}
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import typer
 
-from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.cli.console import stdout_console
-from jvmlab.cli.main import app
+from jvmlab.cli.apps import app
 from jvmlab.errors import UserError
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
@@ -30,7 +30,7 @@ def export(
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
     from jvmlab.report.export import check_format, export_text
-    from jvmlab.report.html import write_text
+    from jvmlab.report.page import write_text
     from jvmlab.report.summary import summarize
     from jvmlab.store import open_store
 
@@ -80,7 +80,7 @@ def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Pa
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
-    from jvmlab.report.html import write_text
+    from jvmlab.report.page import write_text
 
     result = gate_experiments(db, baseline_id, new_id, conditions)
     typer.echo(summary_line(result, baseline_id, new_id), err=to_stderr)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from jvmlab.cli.main import gc_app
+from jvmlab.cli.apps import gc_app
 
 
 @gc_app.command("analyze")
@@ -54,7 +54,7 @@ def compare(
         notes.append("one log on a side: ratios are shown without an interval or verdict; "
                      "pass a folder (or experiment) with one log per JVM run for CIs")
     if html is not None:
-        from jvmlab.report.html import render_page, write_text
+        from jvmlab.report.page import render_page, write_text
 
         ctx = gccompare.html_context(a.label, a.names, b.label, b.names, comparisons, notes)
         write_text(html, render_page("gc_compare.html.j2", ctx))

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from jvmlab.cli.console import stdout_console
-from jvmlab.cli.main import app
+from jvmlab.cli.apps import app
 from jvmlab.model.jdk import JdkInfo
 
 # (header, value) per shown field; the table form and the narrow form read the same list.

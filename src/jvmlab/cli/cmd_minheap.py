@@ -9,8 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from jvmlab.cli.main import app
-from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.apps import app
+from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
@@ -193,7 +193,8 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
 def _run_plain(plan, db, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:  # type: ignore[no-untyped-def]
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.execute.options import RunOptions
+    from jvmlab.execute.runner import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.sizing.flow import artifacts_for

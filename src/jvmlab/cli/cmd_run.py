@@ -5,18 +5,21 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from jvmlab.cli.console import stdout_console
-from jvmlab.cli.main import app
+from jvmlab.cli.apps import app
+from jvmlab.cli.cmd_cluster import render_nodes, run_cluster_plan
+from jvmlab.cli.cmd_export import run_gate
+from jvmlab.cli.cmd_minheap import size_demo
+from jvmlab.cli.cmd_tune import tune_demo
+from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
-STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
 COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect", "jfr", "startup")
 JFR_SETTINGS = ("default", "profile")
 
@@ -130,7 +133,6 @@ def run(
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                       quiet=quiet, metric_reason=metric_reason, cluster=cluster)
     if conditions:
-        from jvmlab.cli.cmd_export import run_gate
         from jvmlab.store import open_store
 
         raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
@@ -169,7 +171,8 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.adaptive import store_precision_reached
-    from jvmlab.execute.runner import RunOptions, run_experiment
+    from jvmlab.execute.options import RunOptions
+    from jvmlab.execute.runner import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.store import open_store, store_url
@@ -195,8 +198,6 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
         if cluster is not None:
-            from jvmlab.cli.cmd_cluster import run_cluster_plan
-
             exp_id = run_cluster_plan(plan, db, options, observer, cluster)
         else:
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
@@ -212,15 +213,8 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         render(summary, stdout_console())
         render_why(summary, db, stdout_console())
         if cluster is not None:
-            from jvmlab.cli.cmd_cluster import render_nodes
-
             render_nodes(db, exp_id, summary.metric, stdout_console())
     return exp_id
-
-
-def provenance_command_line() -> str:
-    """How jvmlab was started, with the folder it was started in (relative paths depend on it)."""
-    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
 
 
 def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> None:
@@ -230,14 +224,6 @@ def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> N
     check = plan_power(plan, until=until_rel is not None, max_invocations=max_invocations)
     if check.warn:
         typer.echo(f"jvmlab: warning: {check.message()}", err=True)
-
-
-def default_artifacts(url: str) -> Path:
-    """Beside an SQLite store (lab.db -> lab-artifacts/), else ./jvmlab-artifacts."""
-    if url.startswith("sqlite:///"):
-        db = Path(url.removeprefix("sqlite:///"))
-        return db.with_name(db.stem + "-artifacts")
-    return Path("jvmlab-artifacts")
 
 
 @app.command()
@@ -265,13 +251,9 @@ def demo(
         typer.echo(f"\nResults go to {url}; outputs and logs to {default_artifacts(url).absolute()}/")
         return
     if name == "size":  # staged: each step's spec is made from the previous step's result
-        from jvmlab.cli.cmd_minheap import size_demo
-
         size_demo(quick, store, as_json)
         return
     if name == "tune":  # a search, not a fixed matrix: see jvmlab.cli.cmd_tune
-        from jvmlab.cli.cmd_tune import tune_demo
-
         tune_demo(quick, store)
         return
     try:

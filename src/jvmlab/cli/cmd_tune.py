@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from jvmlab.cli.cmd_run import STORE_HELP, default_artifacts, provenance_command_line
-from jvmlab.cli.main import app
+from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
+from jvmlab.cli.apps import app
 from jvmlab.errors import UserError
 
 

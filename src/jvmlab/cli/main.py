@@ -13,42 +13,17 @@ import sys
 from collections.abc import Sequence
 
 import typer
+from typer.core import TyperOption
 
+# Importing the command modules attaches their commands to `app` and `gc_app` (cli/apps.py).
+from jvmlab.cli import cmd_cluster, cmd_doctor, cmd_export, cmd_gc, cmd_import, cmd_jdks  # noqa: F401
+from jvmlab.cli import cmd_minheap, cmd_results, cmd_run, cmd_tune  # noqa: F401
+from jvmlab.cli.apps import app
 from jvmlab.errors import EXIT_SIGINT, Interrupted, UserError
-
-app = typer.Typer(
-    name="jvmlab", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-    help="Measure what a JVM flag, JDK, GC or machine setting does to your program.",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-gc_app = typer.Typer(help="GC log tools.", no_args_is_help=True)
-app.add_typer(gc_app, name="gc")
-
-_debug = False
-
-
-def _version(value: bool) -> None:
-    if value:
-        from jvmlab import __version__
-
-        typer.echo(f"jvmlab {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors."),
-          version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
-                                       help="Print jvmlab's version and exit.")) -> None:
-    """jvmlab: fair, statistically honest JVM experiments."""
-    global _debug
-    _debug = debug
-
 
 def _plain_flags_in_help() -> None:
     """`--json <bool>` in --help reads as if a value were expected: a flag takes none, so
     typer's rich help shows no type for it (every flag, --help itself included)."""
-    from typer.core import TyperOption
-
     if getattr(TyperOption.display_type_rich, "_jvmlab", False):
         return
     shown = TyperOption.display_type_rich
@@ -62,13 +37,6 @@ def _plain_flags_in_help() -> None:
 
 def _register() -> None:
     _plain_flags_in_help()
-    # Importing the command modules attaches their commands to `app` and `gc_app`.
-    from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
-    from jvmlab.cli import cmd_doctor  # noqa: F401
-    from jvmlab.cli import cmd_minheap  # noqa: F401
-    from jvmlab.cli import cmd_import  # noqa: F401
-    from jvmlab.cli import cmd_tune  # noqa: F401
-    from jvmlab.cli import cmd_cluster  # noqa: F401
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.hierarchical import HierarchicalRatio, NodeBlocks, NodeOffset, hierarchical_ratio, node_offsets
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class ClusterAnalysis:
         return [o for o in self.offsets if o.systematic]
 
 
-def analyze_nodes(store: SqlStore, experiment_id: int, metric: str = "wall_s") -> ClusterAnalysis:
+def analyze_nodes(store: Store, experiment_id: int, metric: str = "wall_s") -> ClusterAnalysis:
     """Pair each cell with the baseline inside every block (a block ran whole on one node)."""
     exp = store.experiment(experiment_id)
     cells = {c.id: c for c in store.cells(experiment_id)}

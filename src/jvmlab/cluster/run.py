@@ -12,10 +12,12 @@ from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.cluster.nodes import check_store
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
-from jvmlab.execute.runner import RunObserver, RunOptions, _interrupted, _open_experiment, _remember_options
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import RunObserver
+from jvmlab.execute.runner import _interrupted, _open_experiment, _remember_options
 from jvmlab.plan.prepare import Plan
 from jvmlab.plan.schedule import Slot, schedule
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 
 @dataclass
@@ -23,7 +25,7 @@ class ClusterContext:
     """What the dispatcher needs from the runner, in one object."""
 
     plan: Plan
-    store: SqlStore
+    store: Store
     options: RunOptions
     observer: RunObserver
     collectors: dict
@@ -58,7 +60,7 @@ def node_blocks(plan: Plan, done: set[tuple[int, int]]) -> list[list[Slot]]:
     return out
 
 
-def _wait_for_workers(client: Any, store: SqlStore, timeout_s: float = 60.0) -> None:
+def _wait_for_workers(client: Any, store: Store, timeout_s: float = 60.0) -> None:
     """Some worker must be there, and an SQLite store only with local workers: checked before the
     experiment is created, so a refusal leaves nothing behind."""
     try:
@@ -69,7 +71,7 @@ def _wait_for_workers(client: Any, store: SqlStore, timeout_s: float = 60.0) -> 
     check_store(store.url, list(client.scheduler_info(n_workers=-1)["workers"]))
 
 
-def run_on_cluster(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver, client: Any,
+def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunObserver, client: Any,
                    executor: object | None = None) -> int:
     """Run (or resume) the plan's experiment on the cluster; return its id.
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jvmlab.analyze import analyze_metric, invocations_remaining, precision_reached
-from jvmlab.report.summary import load_values
-from jvmlab.store.sql import SqlStore
+from jvmlab.analyze.stored import load_values
+from jvmlab.store.protocol import Store
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Precision:
         return self.reached
 
 
-def store_precision_reached(store: SqlStore, experiment_id: int, metric: str, target_rel: float) -> Precision:
+def store_precision_reached(store: Store, experiment_id: int, metric: str, target_rel: float) -> Precision:
     """Analyse what is stored so far (ok, measured invocations) and apply the width rule."""
     experiment = store.experiment(experiment_id)
     cells = store.cells(experiment_id)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from jvmlab.execute.runner import RunOptions
+from jvmlab.execute.options import RunOptions
 
 DEFAULT_METRIC = "wall_s"
 

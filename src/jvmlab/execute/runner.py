@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
 
 from jvmlab import __version__
 from jvmlab.model import hazards
@@ -23,46 +22,24 @@ from jvmlab.execute.budget import FailureBudget
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import Executor, RunObserver
+from jvmlab.execute.server import wrap_server
 from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
 from jvmlab.model.hazards import Hazard
-from jvmlab.machine.environment import Environment
+from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.metric_choice import MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot, schedule
-from jvmlab.store.sql import SqlStore
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    artifacts_root: Path
-    resume: bool = False
-    command_line: str = ""
-    collect_overrides: dict[str, bool] = field(default_factory=dict)
-    until_rel: float | None = None  # stop when every CI half-width <= this share of the baseline mean
-    max_invocations: int | None = None  # measured invocations, all cells together
-    budget_s: float | None = None
-    metric: str | None = None  # None: the stored one on resume, else wall_s
-    metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
-
-
-class RunObserver(Protocol):
-    def planned(self, experiment_id: int, total: int, already_done: int) -> None: ...
-    def starting(self, cell: PreparedCell, slot: Slot) -> None: ...
-    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None: ...
-    def warn(self, hazard: Hazard) -> None: ...
-    def extended(self, added: int, note: str) -> None: ...
-
-
-class Executor(Protocol):
-    def run(self, plan: InvocationPlan, probes: list) -> ProcessResult: ...
+from jvmlab.store.protocol import Store
 
 
 # A function deciding, from the store, whether the comparisons are precise enough.
 # Whether the comparisons are precise enough; the answer may also carry an estimate of
 # invocations per cell still needed (``remaining_per_cell``) for the progress bar.
 BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
-PrecisionCheck = Callable[[SqlStore, int, str, float], object]
+PrecisionCheck = Callable[[Store, int, str, float], object]
 
 
 @dataclass
@@ -77,17 +54,13 @@ class _State:
     busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
 
 
-def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
                    executor: Executor | None = None,
                    precision_check: PrecisionCheck | None = None) -> int:
     """Run (or resume) the plan's experiment; return its id. Raises Interrupted on Ctrl-C
     or SIGTERM after storing everything measured so far."""
-    from jvmlab.machine.environment import build_environment
-
     executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
     if plan.spec.load is not None:  # a server under load (docs/servers.md): checked before anything runs
-        from jvmlab.execute.server import wrap_server
-
         executor = wrap_server(plan, executor)
     # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
     options = replace(options, artifacts_root=options.artifacts_root.absolute())
@@ -99,7 +72,7 @@ def run_experiment(plan: Plan, store: SqlStore, options: RunOptions, observer: R
         environment.teardown()
 
 
-def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+def _run_prepared(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
                   executor: Executor, precision_check: PrecisionCheck | None, environment: Environment) -> int:
     spec = plan.spec
     state = _open_experiment(plan, store, options)
@@ -138,7 +111,7 @@ def _run_prepared(plan: Plan, store: SqlStore, options: RunOptions, observer: Ru
     return state.experiment_id
 
 
-def _remember_options(store: SqlStore, experiment_id: int, options: RunOptions, plan: Plan) -> RunOptions:
+def _remember_options(store: Store, experiment_id: int, options: RunOptions, plan: Plan) -> RunOptions:
     """Merge how this run was started into the store; a resumed run takes what it was not given.
     The JVMs' working directory is kept too (provenance: relative paths in arguments depend on it)."""
     stored = store.experiment(experiment_id).run_options
@@ -149,7 +122,7 @@ def _remember_options(store: SqlStore, experiment_id: int, options: RunOptions, 
     return options
 
 
-def _open_experiment(plan: Plan, store: SqlStore, options: RunOptions) -> _State:
+def _open_experiment(plan: Plan, store: Store, options: RunOptions) -> _State:
     spec = plan.spec
     budget = FailureBudget(spec.run.max_consecutive_failures, spec.run.max_failures)
     print_fp = fingerprint(plan.jdk_homes)
@@ -203,7 +176,7 @@ def _first_block_argv(plan: Plan, pc: PreparedCell, settings: CollectSettings, e
     return pc.launch.argv(pc.jdk, [*pc.flags, *added], pc.cell.args)
 
 
-def _run_slots(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+def _run_slots(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
                executor: Executor, collectors: dict[int, list[Collector]], state: _State,
                slots: list[Slot], done: set[tuple[int, int]]) -> None:
     load = LoadWatch()
@@ -227,7 +200,7 @@ def _run_slots(plan: Plan, store: SqlStore, options: RunOptions, observer: RunOb
         _between_blocks(plan, store, observer, state, load, current_block)
 
 
-def _run_until(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+def _run_until(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
                executor: Executor, collectors: dict[int, list[Collector]], state: _State,
                first_block: int, precision_check: PrecisionCheck) -> None:
     """Add blocks until every comparison's CI is narrow enough, or the budget is spent.
@@ -294,7 +267,7 @@ def _out_of_budget(options: RunOptions, state: _State) -> bool:
     return options.budget_s is not None and time.monotonic() - state.started >= options.budget_s
 
 
-def _run_one(plan: Plan, store: SqlStore, options: RunOptions, observer: RunObserver,
+def _run_one(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
              executor: Executor, collectors: dict[int, list[Collector]], state: _State, slot: Slot) -> None:
     work = prepare_slot(plan, options, collectors, state, slot)
     observer.starting(work.cell, slot)
@@ -360,7 +333,7 @@ def finish_probes(work: SlotWork, result: ProcessResult, collected: Collected,
     return result, collected
 
 
-def record_slot(store: SqlStore, observer: RunObserver, state: _State, work: SlotWork, result: ProcessResult,
+def record_slot(store: Store, observer: RunObserver, state: _State, work: SlotWork, result: ProcessResult,
                 collected: Collected, node: str | None = None) -> None:
     """Store one finished slot, count it, tell the observer and the failure budget."""
     pc, slot = work.cell, work.slot
@@ -376,7 +349,7 @@ def record_slot(store: SqlStore, observer: RunObserver, state: _State, work: Slo
               hint=f"last failure: {result.reason}", cell=pc.cell.name))
 
 
-def _between_blocks(plan: Plan, store: SqlStore, observer: RunObserver, state: _State,
+def _between_blocks(plan: Plan, store: Store, observer: RunObserver, state: _State,
                     load: LoadWatch, block: int) -> None:
     share = load.other_share()
     if share is not None and share > BUSY_SHARE:
@@ -407,12 +380,12 @@ def _busy_summary(observer: RunObserver, state: _State) -> None:
     state.busy_shares.clear()
 
 
-def _warn(store: SqlStore, observer: RunObserver, state: _State, hazard: Hazard) -> None:
+def _warn(store: Store, observer: RunObserver, state: _State, hazard: Hazard) -> None:
     store.add_hazard(state.experiment_id, hazard)
     observer.warn(hazard)
 
 
-def _interrupted(store: SqlStore, state: _State, plan: Plan, options: RunOptions, signum: int) -> None:
+def _interrupted(store: Store, state: _State, plan: Plan, options: RunOptions, signum: int) -> None:
     store.set_status(state.experiment_id, "interrupted")
     spec_arg = str(plan.spec_path) if plan.spec_path else "SPEC"
     raise Interrupted(signum, f"interrupted; {state.measured} measured invocations are stored in "

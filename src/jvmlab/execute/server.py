@@ -19,6 +19,7 @@ from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.server import parsers
 from jvmlab.server.clients import ClientRun, phase_argv, run_phase
 from jvmlab.server.measure import load_metrics
+from jvmlab.server.preflight import check_clients, check_port, client_base
 from jvmlab.server.ports import free_port
 from jvmlab.server.readiness import Readiness, first_request, rss_bytes, wait_ready
 from jvmlab.server.stop import kill_group, stop_server
@@ -210,15 +211,8 @@ def _lost(plan: InvocationPlan) -> ProcessResult:
                          None, time.time())
 
 
-def client_base_for(java: Path, classes: Path) -> tuple[str, ...]:
-    """The built-in client's command: its own JVM, small and fixed, never the cell's flags."""
-    return (str(java), "-Xms64m", "-Xmx256m", "-XX:+UseParallelGC", "-cp", str(classes), "JvmlabLoad")
-
-
 def wrap_server(plan, inner: object) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
-    from jvmlab.server.preflight import check_clients, check_port, client_base
-
     spec = plan.spec
     server = spec.server or Server()
     check_port(server)

@@ -11,12 +11,12 @@ from jvmlab.errors import UserError
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 DOCUMENT = "import"
 
 
-def store_import(store: SqlStore, imported: ImportedExperiment, baseline: str | None = None,
+def store_import(store: Store, imported: ImportedExperiment, baseline: str | None = None,
                  command_line: str = "") -> int:
     """Store ``imported`` as a finished experiment; return its id."""
     names = [c.name for c in imported.cells]

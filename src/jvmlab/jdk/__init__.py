@@ -10,7 +10,8 @@ Typical use::
 """
 
 from jvmlab.jdk.discover import discover
-from jvmlab.jdk.flags import FlagCheck, check_flags, check_many
+from jvmlab.jdk.flagcheck import FlagCheck
+from jvmlab.jdk.flags import check_flags, check_many
 from jvmlab.jdk.identify import identify
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import select

@@ -12,11 +12,12 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.jdk import openj9
 from jvmlab.jdk.cache import JdkCache
+from jvmlab.jdk.flagcheck import FlagCheck
 from jvmlab.jdk.flagerrors import (
     UNLOCK_DIAGNOSTIC,
     UNLOCK_EXPERIMENTAL,
@@ -47,26 +48,6 @@ NOT_FLAGS = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class FlagCheck:
-    """A flag list the JDK accepted, as it will be used, and the JVM's final flag table.
-
-    ``origins`` values come from the JVM: "command line", "ergonomic", "default", ... (JDK 8
-    only knows "changed" or "default"). ``kinds`` say "product", "diagnostic", ...
-    Both dicts are empty for VMs without -XX:+PrintFlagsFinal (OpenJ9). ``warnings`` are the
-    JVM's own warnings ("Ignoring option ...", "UseLargePages disabled ..."): flags that were
-    accepted but may not be in effect.
-    """
-
-    flags: tuple[str, ...]
-    added_unlocks: tuple[str, ...]
-    final_values: dict[str, str]
-    origins: dict[str, str]
-    kinds: dict[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    heap_warnings: tuple[str, ...] = ()  # jvmlab's: a maximum heap larger than the machine's memory
-
-
 def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = None) -> FlagCheck:
     """Validate ``flags`` on ``jdk`` with one JVM start (two or three if unlocks are needed).
 
@@ -78,8 +59,6 @@ def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = 
     if heap.error is not None:
         raise UserError(f"{jdk.describe()}: {heap.error}")
     if jdk.vm_kind == "OpenJ9":  # no PrintFlagsFinal, and unknown -XX: options are ignored by default
-        from jvmlab.jdk import openj9
-
         return openj9.check_flags(jdk, given, _run, rejection_line)
     current = list(given)
     added: list[str] = []

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError
+from jvmlab.jdk.flagcheck import FlagCheck
 from jvmlab.jdk.flagerrors import Rejection, jvm_message
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.proc import JavaRun
@@ -169,13 +170,11 @@ def warnings(run: JavaRun) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def check_flags(jdk: JdkInfo, flags: Sequence[str], run_java: RunJava, line: Callable[..., str]):  # -> FlagCheck
+def check_flags(jdk: JdkInfo, flags: Sequence[str], run_java: RunJava, line: Callable[..., str]) -> FlagCheck:
     """Validate ``flags`` on an OpenJ9 JDK with one JVM start; UserError with one line if refused.
 
     ``line`` is :func:`jvmlab.jdk.flags.rejection_line`, so the message reads as on HotSpot.
     """
-    from jvmlab.jdk.flags import FlagCheck
-
     given = list(flags)
     run = run_java(jdk, check_args(given))
     if not run.ok:

@@ -20,16 +20,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
-import sys
 import time
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.machine import vendor_prepare
+from jvmlab.machine.archive_run import Archive, RunContext, log_path, read_log, real_flags, run_jvm, tail, train
 from jvmlab.machine.archive_logs import app_class_names, loaded_from_archive, summarize_warnings
 from jvmlab.plan.prepare import PREPARE_MARK, ArchiveRecord, PreparedCell
 
@@ -38,34 +35,6 @@ AOT = "aot-cache"
 KINDS = (CDS, AOT, *vendor_prepare.KINDS)  # + OpenJ9 shared classes, Prime ReadyNow
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
 SHARED_SOURCE = "source: shared objects file"
-TAIL_CHARS = 600
-HEARTBEAT_S = 15.0  # a "still training" line this often, so a silent minute never looks hung
-POLL_S = 0.5
-
-
-def _stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """How the training and check runs start: like the measured runs."""
-
-    cwd: Path
-    env: dict[str, str]
-    timeout_s: float
-    notify: Callable[[str], None] = field(default=_stderr_line, compare=False)
-
-
-@dataclass(frozen=True)
-class Archive:
-    """A made and checked archive; ``flags`` replace the cell's marker in measured runs."""
-
-    kind: str
-    path: Path
-    flags: tuple[str, ...]
-    size_bytes: int
-    record: ArchiveRecord | None = None
 
 
 def requested_kind(pc: PreparedCell, spec_prepare: str | None) -> str | None:
@@ -81,10 +50,6 @@ def requested_kind(pc: PreparedCell, spec_prepare: str | None) -> str | None:
     if marks:
         return marks.pop()
     return spec_prepare
-
-
-def real_flags(pc: PreparedCell) -> list[str]:
-    return [f for f in pc.flags if not f.startswith(PREPARE_MARK)]
 
 
 def archive_path(root: Path, pc: PreparedCell, kind: str, key: str) -> Path:
@@ -123,19 +88,19 @@ def make_archive(pc: PreparedCell, kind: str, path: Path, ctx: RunContext, log_d
         flags = (f"-XX:AOTCache={path}",)
         check = ["-XX:AOTMode=on"]
     for step, step_flags in steps.items():
-        _train(pc, step_flags, ctx, logs, step)
+        train(pc, step_flags, ctx, logs, step)
     train_s = time.monotonic() - started
     if not path.is_file() or path.stat().st_size == 0:
         raise UserError(f"cell {pc.cell.name!r}: the {kind} training run did not write {path}; "
-                        f"see {_log(logs, 'train')} (is the folder writable, is there disk space?)")
+                        f"see {log_path(logs, 'train')} (is the folder writable, is there disk space?)")
     started = time.monotonic()
     loaded, from_archive, evidence = _check_used(pc, base + list(flags) + check, path, ctx, kind, logs)
-    groups, total = summarize_warnings(_read(_log(logs, step)) for step in steps)
+    groups, total = summarize_warnings(read_log(log_path(logs, step)) for step in steps)
     size = path.stat().st_size
     record = ArchiveRecord(
         cell=pc.cell.name, kind=kind, path=str(path.resolve()), size_bytes=size, train_s=round(train_s, 3),
         check_s=round(time.monotonic() - started, 3), steps=tuple(steps),
-        logs=tuple(str(_log(logs, s).resolve()) for s in (*steps, "check", "classes")), warning_lines=total,
+        logs=tuple(str(log_path(logs, s).resolve()) for s in (*steps, "check", "classes")), warning_lines=total,
         warnings=tuple(groups), app_classes_loaded=loaded, app_classes_from_archive=from_archive,
         evidence=evidence)
     ctx.notify(describe(record))
@@ -153,84 +118,26 @@ def describe(record: ArchiveRecord) -> str:
             f"loaded from it")
 
 
-def _log(path: Path, step: str) -> Path:
-    return path.with_name(f"{path.name}.{step}.log")
-
-
-def _read(log: Path) -> str:
-    try:
-        return log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _run(pc: PreparedCell, flags: list[str], ctx: RunContext, log: Path, step: str = "check") -> int:
-    """Run one JVM, writing its output to ``log``; kill it on timeout or any exception."""
-    argv = pc.launch.argv(pc.jdk, flags)
-    started = time.monotonic()
-    next_beat = started + HEARTBEAT_S
-    try:
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(argv, cwd=ctx.cwd, env=ctx.env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
-    except OSError as err:
-        raise UserError(f"cell {pc.cell.name!r}: cannot run the archive training ({err}); "
-                        f"is the artifacts folder writable?") from None
-    try:
-        while True:
-            try:
-                return proc.wait(timeout=POLL_S)
-            except subprocess.TimeoutExpired:
-                now = time.monotonic()
-                if now - started > ctx.timeout_s:
-                    raise UserError(f"cell {pc.cell.name!r}: the archive run took longer than "
-                                    f"{ctx.timeout_s:.0f} s; raise [run] timeout") from None
-                if now >= next_beat:
-                    ctx.notify(f"  cell {pc.cell.name!r}: archive {step} run still going ({now - started:.0f} s)")
-                    next_beat += HEARTBEAT_S
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
-def _train(pc: PreparedCell, flags: list[str], ctx: RunContext, path: Path, step: str) -> None:
-    log = _log(path, step)
-    code = _run(pc, flags, ctx, log, step)
-    if code != 0:
-        raise UserError(f"cell {pc.cell.name!r}: archive {step} run exited with {code}: {_tail(log)} "
-                        f"(full output: {log})")
-
-
 def _check_used(pc: PreparedCell, flags: list[str], path: Path, ctx: RunContext, kind: str,
                 logs: Path) -> tuple[int, int, str]:
     """Run once where an unusable archive is fatal, and look for the application's own
     classes loaded from it; returns (application classes loaded, of them from the
     archive, one class-load line as evidence)."""
-    classes_log = _log(logs, "classes")
+    classes_log = log_path(logs, "classes")
     classes_log.unlink(missing_ok=True)
-    log = _log(logs, "check")
-    code = _run(pc, flags + [f'-Xlog:class+load=info:file="{classes_log}"'], ctx, log)
+    log = log_path(logs, "check")
+    code = run_jvm(pc, flags + [f'-Xlog:class+load=info:file="{classes_log}"'], ctx, log)
     if code != 0:
-        raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} cannot be used: {_tail(log)} "
+        raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} cannot be used: {tail(log)} "
                         f"(full output: {log})")
     app = app_class_names(pc.launch, ctx.cwd)
-    loaded, shared, evidence = loaded_from_archive(_read(classes_log), app, pc.launch.main_class)
+    loaded, shared, evidence = loaded_from_archive(read_log(classes_log), app, pc.launch.main_class)
     if not shared:
         what = f"{len(app)} classes of {pc.launch.jar or ', '.join(pc.launch.classpath) or 'the application'}"
         raise UserError(f"cell {pc.cell.name!r}: the {kind} {path} was mapped but none of the application's "
                         f"classes came from it ({loaded} of the {what} were loaded, all from elsewhere; "
                         f"see {classes_log})")
     return loaded, shared, evidence
-
-
-def _tail(log: Path) -> str:
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no output)"
-    text = " | ".join(line.strip() for line in text.strip().splitlines()[-6:])
-    return text[-TAIL_CHARS:] or "(no output)"
 
 
 def jar_of_folder(folder: Path, jars_dir: Path) -> Path:

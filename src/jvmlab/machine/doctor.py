@@ -10,35 +10,22 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from jvmlab.machine import tmpfs
+from jvmlab.machine.check import Check, Verdict
 from jvmlab.machine.fingerprint import cpu_model, read_text, thp_setting
 from jvmlab.machine.thp import meminfo
+from jvmlab.machine.windows import windows_checks
+from jvmlab.machine.wsl import run_wsl_checks
 
-Verdict = Literal["ok", "warn", "info"]
 SCHEMA = "jvmlab.doctor/1"
 BUSY_LOAD_PER_CPU = 0.25
 PERF_TIMEOUT_S = 15.0
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 SYS_CPU = Path("/sys/devices/system/cpu")
 THP_HINT = "as root: echo madvise > /sys/kernel/mm/transparent_hugepage/enabled"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One finding; ``data`` holds the raw numbers (bytes, counts) for JSON readers."""
-
-    name: str
-    value: str
-    verdict: Verdict
-    hint: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _gib(n: int | None) -> str:
@@ -244,11 +231,7 @@ def check_perf() -> Check:
 
 def run_doctor() -> list[Check]:
     if os.name == "nt":  # no /proc or /sys: the Windows checks (large-page privilege, power plan)
-        from jvmlab.machine.windows import windows_checks
-
         return windows_checks()
-    from jvmlab.machine.wsl import run_wsl_checks
-
     info = meminfo()
     return [*check_thp(), check_hugepages(info), check_overcommit(), check_swap(info), *check_cgroup(info),
             *check_cpu(), check_load(), check_tmpfs(), check_perf(), *run_wsl_checks()]

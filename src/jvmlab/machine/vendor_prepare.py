@@ -26,13 +26,11 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
+from jvmlab.machine.archive_run import Archive, RunContext, log_path, real_flags, run_jvm, tail, train
+from jvmlab.plan.prepare import PreparedCell
 
-if TYPE_CHECKING:  # archives imports this module: only types here, the functions import it lazily
-    from jvmlab.machine.archives import Archive, RunContext
-    from jvmlab.plan.prepare import PreparedCell
 
 SHARED_CLASSES = "shared-classes"
 READYNOW = "readynow"
@@ -112,41 +110,37 @@ def make(pc: PreparedCell, kind: str, path: Path, ctx: RunContext, log_dir: Path
 
 
 def _shared_classes(pc: PreparedCell, path: Path, ctx: RunContext, logs: Path) -> Archive:
-    from jvmlab.machine import archives
-
     cache_dir = path.with_suffix(".scc")
     shutil.rmtree(cache_dir, ignore_errors=True)  # a cache from an earlier run would hide a failed training
     cache_dir.mkdir(parents=True, exist_ok=True)
     name = cache_name(path)
     option = shared_classes_option(cache_dir, name)
-    base = archives.real_flags(pc)
-    archives._train(pc, base + [option], ctx, logs, "train")
-    stats_log = archives._log(logs, "printStats")
+    base = real_flags(pc)
+    train(pc, base + [option], ctx, logs, "train")
+    stats_log = log_path(logs, "printStats")
     argv = [str(pc.jdk.java), shared_classes_option(cache_dir, name, "printStats")]
     _run_argv(argv, ctx, stats_log, pc)  # a cache utility: it prints and exits, its exit code says nothing
     text = stats_log.read_text(encoding="utf-8", errors="replace")
     stats = parse_print_stats(text)
     if not stats.rom_classes:
         raise UserError(f"cell {pc.cell.name!r}: after the training run the shared classes cache {name} holds "
-                        f"no classes (printStats: {archives._tail(stats_log)}); see {stats_log}")
+                        f"no classes (printStats: {tail(stats_log)}); see {stats_log}")
     _write_evidence(path, {"kind": SHARED_CLASSES, "cache_dir": str(cache_dir), "name": name,
                            "print_stats": asdict(stats)})
-    return archives.Archive(SHARED_CLASSES, cache_dir, (option,), stats.used_bytes or 0)
+    return Archive(SHARED_CLASSES, cache_dir, (option,), stats.used_bytes or 0)
 
 
 def _readynow(pc: PreparedCell, path: Path, ctx: RunContext, logs: Path) -> Archive:
-    from jvmlab.machine import archives
-
     profile = path.with_suffix(".profile")
     profile.unlink(missing_ok=True)
-    base = archives.real_flags(pc)
-    archives._train(pc, base + [f"-XX:ProfileLogOut={profile}"], ctx, logs, "train")
+    base = real_flags(pc)
+    train(pc, base + [f"-XX:ProfileLogOut={profile}"], ctx, logs, "train")
     if not profile.is_file() or profile.stat().st_size == 0:
         raise UserError(f"cell {pc.cell.name!r}: the ReadyNow training run wrote no profile log {profile}; "
-                        f"see {archives._log(logs, 'train')} (did the workload run long enough to compile?)")
+                        f"see {log_path(logs, 'train')} (did the workload run long enough to compile?)")
     flag = f"-XX:ProfileLogIn={profile}"
-    check_log = archives._log(logs, "check")
-    code = archives._run(pc, base + [flag, "-XX:+PrintFlagsFinal"], ctx, check_log)
+    check_log = log_path(logs, "check")
+    code = run_jvm(pc, base + [flag, "-XX:+PrintFlagsFinal"], ctx, check_log)
     output = check_log.read_text(encoding="utf-8", errors="replace")
     why_not = "exit code %d" % code if code != 0 else profile_was_read(output, profile)
     if why_not is not None:
@@ -154,7 +148,7 @@ def _readynow(pc: PreparedCell, path: Path, ctx: RunContext, logs: Path) -> Arch
                         f"see {check_log}")
     _write_evidence(path, {"kind": READYNOW, "profile": str(profile), "profile_bytes": profile.stat().st_size,
                            "check": "ProfileLogIn {command line} in PrintFlagsFinal, no profile warning"})
-    return archives.Archive(READYNOW, profile, (flag,), profile.stat().st_size)
+    return Archive(READYNOW, profile, (flag,), profile.stat().st_size)
 
 
 def _run_argv(argv: list[str], ctx: RunContext, log: Path, pc: PreparedCell) -> int:

@@ -17,7 +17,7 @@ import re
 import subprocess
 from collections.abc import Callable
 
-from jvmlab.machine.doctor import Check
+from jvmlab.machine.check import Check
 
 COMMAND_TIMEOUT_S = 10.0
 LOCK_MEMORY = "SeLockMemoryPrivilege"

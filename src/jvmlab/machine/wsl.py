@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from jvmlab.machine.doctor import Check
+from jvmlab.machine.check import Check
 from jvmlab.machine.fingerprint import read_text, thp_setting
 
 OSRELEASE = Path("/proc/sys/kernel/osrelease")

@@ -27,7 +27,7 @@ from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
 from jvmlab.model.stored import StoredExperiment
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 SCHEMA = "jvmlab.compare/1"
 
@@ -66,7 +66,7 @@ class ExperimentComparison:
         }
 
 
-def _values(store: SqlStore, experiment_id: int, metric: str) -> dict[str, list[float]]:
+def _values(store: Store, experiment_id: int, metric: str) -> dict[str, list[float]]:
     cells = {c.id: c.name for c in store.cells(experiment_id)}
     out: dict[str, list[float]] = {name: [] for name in cells.values()}
     for inv in store.invocations(experiment_id):
@@ -80,7 +80,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def compare_experiments(store: SqlStore, a_id: int, b_id: int, metric: str = "wall_s",
+def compare_experiments(store: Store, a_id: int, b_id: int, metric: str = "wall_s",
                         seed: int | None = None) -> ExperimentComparison:
     """Compare every cell name the two experiments share, on ``metric``."""
     m = registry.get(metric)

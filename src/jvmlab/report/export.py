@@ -23,11 +23,11 @@ from typing import Any
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.report.html import json_safe
+from jvmlab.report.page import json_safe
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
 SCHEMA = "jvmlab.export/1"
@@ -44,7 +44,7 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def export_text(summary: Summary, store: SqlStore, fmt: str) -> str:
+def export_text(summary: Summary, store: Store, fmt: str) -> str:
     """The experiment in ``fmt`` (one of :data:`FORMATS`) as text."""
     check_format(fmt)
     if fmt == "markdown":

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from jvmlab import metrics as registry
 from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
 from jvmlab.model.stored import PROCESS_METRICS
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 
-def gate_experiments(store: SqlStore, baseline_id: int, new_id: int,
+def gate_experiments(store: Store, baseline_id: int, new_id: int,
                      conditions: Sequence[GateCondition]) -> GateResult:
     """Compare experiment ``new_id`` with ``baseline_id`` on every metric the conditions name
     (cells matched by name), correct across all of them, and judge each condition."""

@@ -97,7 +97,7 @@ def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
 
 def html_context(label_a: str, names_a: Sequence[str], label_b: str, names_b: Sequence[str],
                  comparisons: Sequence[MetricComparison], notes: Sequence[str]) -> dict[str, Any]:
-    from jvmlab.report.html import figure_entries
+    from jvmlab.report.page import figure_entries
 
     return {"title": f"jvmlab: GC compare {label_a} vs {label_b}", "label_a": label_a, "label_b": label_b,
             "names_a": list(names_a), "names_b": list(names_b), "header": HEADER, "rows": rows(comparisons),

@@ -15,7 +15,7 @@ import numpy as np
 from jvmlab.gclog import LogSummary, iter_events
 from jvmlab.gclog import events as ev
 from jvmlab.report import gcrows, plots
-from jvmlab.report.html import figure_entries
+from jvmlab.report.page import figure_entries
 from jvmlab.report.timelines import MAX_POINTS, Series, downsample, round_sig
 
 MAX_EVENTS = 200_000  # events read per log for the plots (a bounded loop on huge logs)

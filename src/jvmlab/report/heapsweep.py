@@ -13,7 +13,7 @@ from rich.table import Table
 
 from jvmlab import metrics as registry
 from jvmlab.report import plots
-from jvmlab.report.html import figure_entries, render_page, write_text
+from jvmlab.report.page import figure_entries, render_page, write_text
 from jvmlab.sizing.minheap import MinHeapResult, Status
 from jvmlab.sizing.results import SweepResult
 from jvmlab.sizing.sweep import Curve

@@ -22,7 +22,8 @@ from jvmlab.analyze.compare import compare
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.model import clean
 from jvmlab.metrics import JMH_PREFIX
-from jvmlab.report.summary import Summary, load_values
+from jvmlab.analyze.stored import load_values
+from jvmlab.report.summary import Summary
 from jvmlab.report.verdicts import short_verdict, verdict
 
 

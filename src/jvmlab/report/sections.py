@@ -18,13 +18,13 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.report import archives_view, notation, plots
-from jvmlab.report.html import figure_entries
+from jvmlab.report.page import figure_entries
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
 from jvmlab.model.stored import StoredInvocation
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.
 PLOT_METRICS = ("wall_s", "cpu_s", "max_rss_bytes", "gc.pause_p99_ms", "gc.pause_total_ms",
@@ -264,7 +264,7 @@ def _description(spec_text: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def report_context(summary: Summary, store: SqlStore) -> dict[str, Any]:
+def report_context(summary: Summary, store: Store) -> dict[str, Any]:
     """Everything the report template shows."""
     exp = summary.experiment
     invocations = list(summary.invocations) or store.invocations(exp.id)

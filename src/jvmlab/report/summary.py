@@ -9,20 +9,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from jvmlab.model import hazards as hz
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
-from jvmlab.analyze import CellData, CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
+from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
 from jvmlab.analyze.smallsample import T_SMALL_N
+from jvmlab.analyze.stored import load_values
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 SCHEMA = "jvmlab.summary/1"
 CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
@@ -62,12 +61,7 @@ class Summary:
         return summary_json(self)
 
 
-def load_values(invocations: list[StoredInvocation], metric: str) -> CellData:
-    values = [inv.value(metric) for inv in invocations]
-    return CellData.of([np.nan if v is None else v for v in values], [inv.block for inv in invocations])
-
-
-def summarize(store: SqlStore, experiment_id: int, metric: str | None = None, seed: int | None = None) -> Summary:
+def summarize(store: Store, experiment_id: int, metric: str | None = None, seed: int | None = None) -> Summary:
     """Statistics of every cell and every stored metric, comparisons on ``metric``.
 
     Without ``metric``, the metric the run recorded (``run --metric``, a scenario's own
@@ -133,7 +127,7 @@ def _choose(experiment: StoredExperiment, given: str | None, units: dict[str, st
     return choice
 
 
-def _warmup_classes(store: SqlStore, cells: list[StoredCell],
+def _warmup_classes(store: Store, cells: list[StoredCell],
                     ok: dict[int, list[StoredInvocation]]) -> dict[str, dict[str, int]]:
     """How many invocations of each cell fell in each warm-up class (flat, warm-up, ...)."""
     names = {inv.id: c.name for c in cells for inv in ok[c.id]}

@@ -1,7 +1,7 @@
 """A seeded, executor-shaped generator of experiments written into a real store.
 
 For the report's deterministic tests and for bench/report_scale.py: it writes cells and
-invocations through :class:`SqlStore` exactly as the runner does (process measures,
+invocations through :class:`Store` exactly as the runner does (process measures,
 metrics, timelines, progress documents, hazards, failures), with values drawn from a
 seeded generator so statistics and file sizes are reproducible. It never runs a JVM.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.hazards import BUSY_MACHINE, Hazard
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def _result(status: Status, started_at: float, wall_s: float, rng: np.random.Gen
                          stdout_tail=stdout, stderr_tail=stderr)
 
 
-def generate(store: SqlStore, spec: SyntheticSpec = SyntheticSpec(), fingerprint: dict | None = None) -> int:
+def generate(store: Store, spec: SyntheticSpec = SyntheticSpec(), fingerprint: dict | None = None) -> int:
     """Write one experiment; returns its id. Runs in seconds for hundreds of invocations."""
     rng = np.random.default_rng(spec.seed)
     text = _spec_text(spec)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from jvmlab.model.stored import StoredCell, StoredInvocation
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 MAX_INVOCATIONS_PER_CELL = 5
 MAX_POINTS = 400
@@ -89,7 +89,7 @@ def pick_evenly(items: list[Any], k: int) -> list[Any]:
     return [items[i] for i in idx]
 
 
-def load_timelines(store: SqlStore, cells: list[StoredCell], invocations: list[StoredInvocation], *,
+def load_timelines(store: Store, cells: list[StoredCell], invocations: list[StoredInvocation], *,
                    max_invocations: int = MAX_INVOCATIONS_PER_CELL, max_points: int = MAX_POINTS,
                    max_cells: int = MAX_CELLS) -> TimelineSet:
     """Load the drawn invocations' timelines and every invocation's warm-up class."""

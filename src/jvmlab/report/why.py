@@ -100,7 +100,7 @@ def missing_reasons(summary: Any, docs: dict[int, Any], ok: list[Any]) -> list[s
 
 def why_context(part: WhyPart) -> dict[str, Any]:
     """Template values for ``_why.html.j2``."""
-    from jvmlab.report.html import figure_entries
+    from jvmlab.report.page import figure_entries
 
     if part.empty():
         return {"why": None}

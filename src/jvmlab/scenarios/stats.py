@@ -18,7 +18,7 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.model import Clean, clean
-from jvmlab.report.summary import load_values
+from jvmlab.analyze.stored import load_values
 
 Interval3 = tuple[float, float, float]  # estimate, low, high
 CellKey = tuple[tuple[str, str], ...]

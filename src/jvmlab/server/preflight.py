@@ -10,9 +10,11 @@ import shutil
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.jdk.identify import identify
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.server.ports import port_taken
 from jvmlab.spec.server import Load, Server
+from jvmlab.workloads.builtin import prepare_builtin
 
 
 def check_port(server: Server) -> None:
@@ -43,8 +45,6 @@ def client_jdk(load: Load, default: JdkInfo) -> JdkInfo:
     (the same for every cell, so the client is never a factor)."""
     if load.java_home is None:
         return default
-    from jvmlab.jdk.identify import identify
-
     home = Path(load.java_home).expanduser()
     if not (home / "bin" / "java").exists():
         raise UserError(f"[load] java_home = {load.java_home}: no bin/java there")
@@ -53,11 +53,13 @@ def client_jdk(load: Load, default: JdkInfo) -> JdkInfo:
 
 def client_base(load: Load, default: JdkInfo) -> tuple[str, ...]:
     """The built-in generator's command line, compiled into the workload cache once."""
-    from jvmlab.execute.server import client_base_for
-    from jvmlab.workloads.builtin import prepare_builtin
-
     if not any(p.builtin for p in load.phases):
         return ()
     jdk = client_jdk(load, default)
     built = prepare_builtin("loadgen", jdk)
     return client_base_for(jdk.java, built.classpath)
+
+
+def client_base_for(java: Path, classes: Path) -> tuple[str, ...]:
+    """The built-in client's command: its own JVM, small and fixed, never the cell's flags."""
+    return (str(java), "-Xms64m", "-Xmx256m", "-XX:+UseParallelGC", "-cp", str(classes), "JvmlabLoad")

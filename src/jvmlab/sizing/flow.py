@@ -13,7 +13,7 @@ from jvmlab.sizing.minheap import Status
 from jvmlab.sizing.study import MinHeapStudy
 from jvmlab.sizing.sweep import DOCUMENT, HeapLevel, levels_from_multiples, sweep_toml
 from jvmlab.spec.load import parse_spec
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def sweep_from_study(base: Plan, study: MinHeapStudy, multiples: Sequence[float]
                       minheap_experiment=study.experiment_id, invocations=invocations)
 
 
-def record_sweep(store: SqlStore, experiment_id: int, setup: SweepSetup) -> None:
+def record_sweep(store: Store, experiment_id: int, setup: SweepSetup) -> None:
     store.put_experiment_document(experiment_id, DOCUMENT, setup.document())
 
 

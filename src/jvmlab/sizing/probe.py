@@ -13,9 +13,8 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
-from jvmlab.model.probe import Probe as CollectProbe
+from jvmlab.execute.protocols import Executor
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
 from jvmlab.sizing.minheap import ProbeOutcome, Verdict
@@ -24,12 +23,6 @@ HEAP_FLAGS = ("-Xmx", "-Xms", "-Xmn", "-XX:MaxHeapSize=", "-XX:InitialHeapSize="
               "-XX:MaxRAMPercentage=", "-XX:InitialRAMPercentage=", "-XX:MinRAMPercentage=")
 _OOM = re.compile(r"OutOfMemoryError")
 _READ_CAP = 4 << 20
-
-
-class Executor(Protocol):
-    """The seam LocalExecutor fits: run(plan, probes) -> ProcessResult."""
-
-    def run(self, plan: InvocationPlan, probes: Sequence[CollectProbe] = ()) -> ProcessResult: ...
 
 
 def heap_flags(cell_flags: Sequence[str], heap_bytes: int) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
 from jvmlab.sizing.sweep import DOCUMENT, HEAP_FACTOR, Curve, CurvePoint, HeapLevel, curve
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 
 SIDE_METRICS = ("max_rss_bytes", "gc.pause_p99_ms")
 
@@ -40,7 +40,7 @@ def series_name(jvm: str, levels: dict[str, str]) -> str:
     return " ".join([jvm] + [f"{k}={v}" for k, v in levels.items() if k != HEAP_FACTOR])
 
 
-def load_sweep(store: SqlStore, experiment_id: int, time_metric: str = "wall_s", within: float = 0.05) -> SweepResult:
+def load_sweep(store: Store, experiment_id: int, time_metric: str = "wall_s", within: float = 0.05) -> SweepResult:
     doc = store.experiment_document(experiment_id, DOCUMENT)
     if doc is None:
         raise UserError(f"experiment {experiment_id} is not a heap sweep; run `jvmlab minheap SPEC --sweep`")

@@ -25,8 +25,9 @@ from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, ProbeOutcome, ReplayingProbe, find_min_heap
-from jvmlab.sizing.probe import Executor, JvmProbe
-from jvmlab.store.sql import SqlStore
+from jvmlab.execute.protocols import Executor
+from jvmlab.sizing.probe import JvmProbe
+from jvmlab.store.protocol import Store
 
 DOCUMENT = "minheap"
 
@@ -63,7 +64,7 @@ class MinHeapStudy:
 ProbeObserver = Callable[[PreparedCell, ProbeOutcome], None]
 
 
-def run_min_heap(plan: Plan, store: SqlStore, request: MinHeapRequest, artifacts_root: Path, *,
+def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_root: Path, *,
                  resume: bool = False, executor: Executor | None = None,
                  on_probe: ProbeObserver = lambda _c, _o: None) -> MinHeapStudy:
     """Search every cell's minimum heap; store probes as they finish; resume from the store."""
@@ -95,7 +96,7 @@ class _Setup:
     cwd: Path
 
 
-def _search_cells(plan: Plan, store: SqlStore, request: MinHeapRequest, exp_id: int, doc: dict,
+def _search_cells(plan: Plan, store: Store, request: MinHeapRequest, exp_id: int, doc: dict,
                   cell_ids: dict[int, int], artifacts_root: Path, setup: _Setup,
                   on_probe: ProbeObserver) -> tuple[list[CellMinHeap], int]:
     found: list[CellMinHeap] = []
@@ -118,14 +119,14 @@ def _search_cells(plan: Plan, store: SqlStore, request: MinHeapRequest, exp_id: 
     return found, replayed
 
 
-def _interrupted(store: SqlStore, exp_id: int, doc: dict, signum: int) -> None:
+def _interrupted(store: Store, exp_id: int, doc: dict, signum: int) -> None:
     store.set_status(exp_id, "interrupted")
     probes = sum(len(e["probes"]) for e in doc["cells"].values())
     raise Interrupted(signum, f"interrupted; {probes} probe(s) are stored in {store.url}; continue with the same "
                               f"`jvmlab minheap` command and --resume")
 
 
-def load_min_heap(store: SqlStore, experiment_id: int) -> MinHeapStudy:
+def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     """A stored search, read back (for reports and for planning a sweep)."""
     doc = store.experiment_document(experiment_id, DOCUMENT)
     if doc is None:
@@ -144,7 +145,7 @@ def load_min_heap(store: SqlStore, experiment_id: int) -> MinHeapStudy:
 class _Recorder:
     """Stores each new probe: an invocation row (as it finishes) and the document."""
 
-    def __init__(self, store: SqlStore, exp_id: int, cell_id: int, entry: dict, doc: dict,
+    def __init__(self, store: Store, exp_id: int, cell_id: int, entry: dict, doc: dict,
                  pc: PreparedCell, on_probe: ProbeObserver) -> None:
         self.store, self.exp_id, self.cell_id = store, exp_id, cell_id
         self.entry, self.doc, self.pc, self.on_probe = entry, doc, pc, on_probe
@@ -198,7 +199,7 @@ def _limits(plan: Plan) -> LimitRunner | None:
     return runner
 
 
-def _open(plan: Plan, store: SqlStore, request: MinHeapRequest, key: str, artifacts_root: Path,
+def _open(plan: Plan, store: Store, request: MinHeapRequest, key: str, artifacts_root: Path,
           resume: bool) -> tuple[int, dict]:
     if resume:
         found = store.find_resumable(key)

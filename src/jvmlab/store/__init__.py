@@ -1,4 +1,10 @@
-"""Storage behind an interface chosen by URL (``sqlite:///lab.db``, ``postgresql://...``)."""
+"""Storage behind an interface chosen by URL (``sqlite:///lab.db``, ``postgresql://...``).
+
+``open_store`` is the one place a backend is chosen; everything else names the
+:class:`~jvmlab.store.protocol.Store` protocol. Every URL today is an SQLAlchemy URL, served
+by :class:`~jvmlab.store.sql.SqlStore`; a backend for another scheme is chosen in
+``_backend`` and must pass ``tests/store/test_store_contract.py``.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.store.protocol import Store
 from jvmlab.store.sql import SqlStore
 
 DEFAULT_URL = "sqlite:///jvmlab.db"
@@ -29,7 +36,7 @@ def check_store_location(value: str | None) -> str:
     return url
 
 
-def open_store(value: str | None, must_exist: bool = False) -> SqlStore:
+def open_store(value: str | None, must_exist: bool = False) -> Store:
     """Open (creating if needed) the store; check an SQLite location is writable first."""
     url = store_url(value)
     if url.startswith("sqlite:///"):
@@ -37,6 +44,11 @@ def open_store(value: str | None, must_exist: bool = False) -> SqlStore:
         if must_exist and not path.exists():
             raise UserError(f"no store at {path}; run an experiment first or pass --store")
         _check_writable(path)
+    return _backend(url)
+
+
+def _backend(url: str) -> Store:
+    """The backend for a URL: any SQLAlchemy URL (sqlite, postgresql, ...) is the SQL store."""
     return SqlStore(url)
 
 

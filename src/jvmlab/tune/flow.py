@@ -11,7 +11,7 @@ from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.plan.prepare import Plan
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
 from jvmlab.tune.model import Measurer, Trial
@@ -62,7 +62,7 @@ def result_document(config: TuneConfig, result: TuneResult) -> dict[str, Any]:
     }
 
 
-def run_tune(plan: Plan, store: SqlStore, experiment_id: int, artifacts: Path, executor: Any,
+def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
              on_trial: Callable[[Trial, Session], None] | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
     config = read_config(plan)
     default_jvm = next(iter(plan.spec.jvms))

@@ -20,7 +20,7 @@ from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.plan.prepare import Plan
-from jvmlab.store.sql import SqlStore
+from jvmlab.store.protocol import Store
 from jvmlab.tune.model import Metrics
 from jvmlab.tune.space import TUNABLE_METRICS
 
@@ -55,7 +55,7 @@ class FlagChecker:
 class JvmMeasurer(FlagChecker):
     """Runs one configuration of the plan's workload as a fresh JVM (``executor.run``)."""
 
-    def __init__(self, plan: Plan, store: SqlStore, experiment_id: int, artifacts: Path, executor: Any) -> None:
+    def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any) -> None:
         super().__init__(plan)
         self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts, executor
         self.cells: dict[str, int] = {c.levels.get("config", c.name): c.id for c in store.cells(experiment_id)}

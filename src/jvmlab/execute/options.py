@@ -1,0 +1,23 @@
+"""How one run was asked for: the command-line options of `jvmlab run` as a typed record.
+
+Apart from the loop (``runner.py``) because ``resume.py`` stores and merges these options
+and the loop calls ``resume``: with the record here neither imports the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    artifacts_root: Path
+    resume: bool = False
+    command_line: str = ""
+    collect_overrides: dict[str, bool] = field(default_factory=dict)
+    until_rel: float | None = None  # stop when every CI half-width <= this share of the baseline mean
+    max_invocations: int | None = None  # measured invocations, all cells together
+    budget_s: float | None = None
+    metric: str | None = None  # None: the stored one on resume, else wall_s
+    metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
