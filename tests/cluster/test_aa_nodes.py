@@ -9,7 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from jvmlab.analyze.hierarchical import NodeBlocks, hierarchical_ratio, node_offsets, pooled_ratio
+from jvmlab.analyze.hierarchical import (
+    NodeBlocks,
+    hierarchical_ratio,
+    node_offsets,
+    pooled_ratio,
+)
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.model.process import InvocationPlan
 

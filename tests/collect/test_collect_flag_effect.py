@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.flag_effect import FlagEffectCollector, Observed, evaluate, requested_flags
+from jvmlab.collect.flag_effect import (
+    FlagEffectCollector,
+    Observed,
+    evaluate,
+    requested_flags,
+)
 from jvmlab.collect.gc import GcCollector
 from jvmlab.collect.proc import ProcCollector
 from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.gc import GcCollector, gc_log_args
-from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.process import ProcessResult, Status
 
 # A pause line as the JVM writes it: "GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(64M) 2.345ms"
 # ("y: " / "Y: " prefixes are generational ZGC's). Counted here independently of jvmlab.gclog.

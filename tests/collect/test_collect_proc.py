@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.proc import ProcCollector, ProcSample, parse_rollup, parse_stat, summarize
+from jvmlab.collect.proc import (
+    ProcCollector,
+    ProcSample,
+    parse_rollup,
+    parse_stat,
+    summarize,
+)
 from jvmlab.model.jdk import JdkInfo
 
 

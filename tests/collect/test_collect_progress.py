@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.collect.progress import ProgressCollector, compile_progress, rate_windows, summarize_progress
+from jvmlab.collect.progress import (
+    ProgressCollector,
+    compile_progress,
+    rate_windows,
+    summarize_progress,
+)
 from jvmlab.collect.warmup import WarmupParams
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
 
 
 def _names(settings: CollectSettings, regex: str | None = r"(?P<units>\d+)") -> list[str]:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from cli_runner import run_jvmlab, run_spec_json
+
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.workloads.builtin import prepare_builtin
 
 pytestmark = pytest.mark.jvm

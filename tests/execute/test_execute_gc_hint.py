@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.gc import GcCollector
-from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult, Status
 
 OK = ProcessResult(Status.OK, None, 0, None, None, 1, 0.0)
 

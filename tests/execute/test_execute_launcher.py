@@ -16,8 +16,8 @@ import pytest
 
 from jvmlab.execute import launcher
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.workloads.builtin import prepare_builtin
 
 GNU_TIME = Path("/usr/bin/time")

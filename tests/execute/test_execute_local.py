@@ -10,8 +10,8 @@ import psutil
 import pytest
 
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk import identify
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.workloads.builtin import prepare_builtin
 
 pytestmark = pytest.mark.jvm

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cli_runner import run_jvmlab
+
 from jvmlab.analyze.gate import parse_condition
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions

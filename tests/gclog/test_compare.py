@@ -11,10 +11,18 @@ import numpy as np
 import pytest
 
 from jvmlab.cli.main import main
+from jvmlab.gclog import analyze_paths
+from jvmlab.gclog.compare import (
+    BETTER,
+    METRICS,
+    NO_CI,
+    SAME,
+    WORSE,
+    compare_metric,
+    compare_sets,
+)
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult, Status
-from jvmlab.gclog import analyze_paths
-from jvmlab.gclog.compare import BETTER, METRICS, NO_CI, SAME, WORSE, compare_metric, compare_sets
 from jvmlab.store.sql import SqlStore
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "gclogs"

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_runner import run_jvmlab
+
 from jvmlab.errors import UserError
 from jvmlab.importers.jmh import import_jmh
-from jvmlab.model.hazards import IMPORTED
 from jvmlab.importers.store import store_import
+from jvmlab.model.hazards import IMPORTED
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.jmh import jmh_table
 from jvmlab.report.summary import summarize

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import select, selector_for
+from jvmlab.model.jdk import JdkInfo
 
 
 def _jdk(home: str, version: str, vendor: str, vendor_version: str = "") -> JdkInfo:

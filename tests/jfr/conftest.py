@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.base import Collector
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, ProcessResult
+from jvmlab.model.collected import Collected
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import InvocationPlan, ProcessResult
 
 JAVA_DIR = Path(__file__).parent / "java"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from jvmlab import metrics
-from jvmlab.model import hazards
 from jvmlab.collect.jfr import JfrCollector
 from jvmlab.collect.startup import StartupCollector
+from jvmlab.model import hazards
 from jvmlab.profile import merge_stacks, top_frames
 
 pytestmark = pytest.mark.jvm

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.machine import archives
+from jvmlab.machine import archive_run, archives
 from jvmlab.machine.environment import build_environment, run_context
 
 from .conftest import JDK17_HOME, JDK25_HOME
@@ -111,8 +111,8 @@ def test_jar_aot_cache_is_recorded_with_its_evidence(make_plan, tmp_path: Path) 
 
 
 def test_a_long_training_run_says_it_is_still_going(make_plan, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(archives, "HEARTBEAT_S", 0.05)
-    monkeypatch.setattr(archives, "POLL_S", 0.02)
+    monkeypatch.setattr(archive_run, "HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(archive_run, "POLL_S", 0.02)
     plan = make_plan('[factors.cds]\nappcds = ["@cds-archive"]\n', workload="busy")
     lines: list[str] = []
     env = build_environment(plan, tmp_path)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.model import hazards
 from jvmlab.machine import pagecache, tmpfs
 from jvmlab.machine.environment import build_environment
+from jvmlab.model import hazards
 
 SIZE = 4 << 20
 

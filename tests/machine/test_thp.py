@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from jvmlab.model import hazards
 from jvmlab.machine import thp
+from jvmlab.model import hazards
 
 MEMINFO = "MemTotal:       24684096 kB\nHugePages_Total:       0\nHugepagesize:       2048 kB\n"
 

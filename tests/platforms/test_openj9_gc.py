@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.gc import GcProbe, gc_log_args
-from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.gclog import analyze_paths, iter_events
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "jvms" / "openj9-gc"
 OPENJ9 = JdkInfo(home=Path("/opt/semeru-17"), version="17.0.6+10", feature=17, vendor="IBM Corporation",

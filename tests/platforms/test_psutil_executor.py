@@ -11,10 +11,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.execute.windows import PsutilExecutor, kill_tree, measures_from_psutil
-from jvmlab.execute.winhandle import FILETIME, PROCESS_MEMORY_COUNTERS, counters_from_structs
-
+from jvmlab.execute.winhandle import (
+    FILETIME,
+    PROCESS_MEMORY_COUNTERS,
+    counters_from_structs,
+)
+from jvmlab.model.process import InvocationPlan, Status
 from tests.platforms.recorded import psutil_records
 
 

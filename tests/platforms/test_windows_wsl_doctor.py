@@ -8,9 +8,8 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from jvmlab.model.jdk import launcher_name
 from jvmlab.machine import windows, wsl
-
+from jvmlab.model.jdk import launcher_name
 from tests.platforms.recorded import text
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from jvmlab.analyze import Comparison
 from jvmlab.report import plots
-from jvmlab.report.page import figure_entries, plotly_js
 from jvmlab.report.html import write_html
+from jvmlab.report.page import figure_entries, plotly_js
 from jvmlab.report.summary import summarize
 from jvmlab.report.synthetic import SyntheticSpec, generate
 from jvmlab.store.sql import SqlStore

@@ -9,15 +9,22 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.runner import run_experiment
+from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.heapsweep import figure, sweep_html
 from jvmlab.sizing.flow import plan_sweep, record_sweep
 from jvmlab.sizing.results import load_sweep
-from jvmlab.sizing.sweep import (Curve, CurvePoint, geometric_multiples, levels_from_multiples, levels_from_sizes,
-                                 parse_multiples, sweep_toml)
+from jvmlab.sizing.sweep import (
+    Curve,
+    CurvePoint,
+    geometric_multiples,
+    levels_from_multiples,
+    levels_from_sizes,
+    parse_multiples,
+    sweep_toml,
+)
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 

@@ -11,17 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
+from pg_server import fresh_database
 
-from jvmlab.model.collected import Collected, Timeline
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store import open_store, store_url
 from jvmlab.store.migrations import LATEST
 from jvmlab.store.protocol import Store
 from jvmlab.store.sql import SqlStore
-from pg_server import fresh_database
-
 
 BACKENDS = ["sqlite", "postgresql"]
 

@@ -7,8 +7,8 @@ import json
 import typer
 from rich.table import Table
 
-from jvmlab.cli.console import stdout_console
 from jvmlab.cli.apps import app
+from jvmlab.cli.console import stdout_console
 
 STYLE = {"ok": "green", "warn": "yellow", "info": "cyan"}
 

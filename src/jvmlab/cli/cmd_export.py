@@ -8,9 +8,9 @@ from pathlib import Path
 
 import typer
 
-from jvmlab.cli.storeargs import STORE_HELP
-from jvmlab.cli.console import stdout_console
 from jvmlab.cli.apps import app
+from jvmlab.cli.console import stdout_console
+from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
-from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.cli.apps import app
+from jvmlab.cli.storeargs import STORE_HELP
 
 import_app = typer.Typer(help="Turn existing result files (JMH, hyperfine) into an experiment.",
                          no_args_is_help=True)

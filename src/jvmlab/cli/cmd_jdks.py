@@ -8,8 +8,8 @@ from collections.abc import Callable
 import typer
 from rich.table import Table
 
-from jvmlab.cli.console import stdout_console
 from jvmlab.cli.apps import app
+from jvmlab.cli.console import stdout_console
 from jvmlab.model.jdk import JdkInfo
 
 # (header, value) per shown field; the table form and the narrow form read the same list.

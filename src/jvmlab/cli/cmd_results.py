@@ -11,9 +11,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from jvmlab.cli.storeargs import STORE_HELP
-from jvmlab.cli.console import stdout_console
 from jvmlab.cli.apps import app
+from jvmlab.cli.console import stdout_console
+from jvmlab.cli.storeargs import STORE_HELP
 
 
 @app.command()

@@ -10,12 +10,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from jvmlab.cli.console import stdout_console
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_cluster import render_nodes, run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
+from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
@@ -114,7 +114,6 @@ def run(
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
-
     from jvmlab.store import check_store_location
 
     until_rel = parse_until(until)
@@ -175,9 +174,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     from jvmlab.execute.runner import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
-    from jvmlab.store import open_store, store_url
-
-    from jvmlab.store import check_free_space
+    from jvmlab.store import check_free_space, open_store, store_url
 
     artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
     try:

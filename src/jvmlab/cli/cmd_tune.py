@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.cli.apps import app
+from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 
 

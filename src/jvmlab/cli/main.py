@@ -16,10 +16,21 @@ import typer
 from typer.core import TyperOption
 
 # Importing the command modules attaches their commands to `app` and `gc_app` (cli/apps.py).
-from jvmlab.cli import cmd_cluster, cmd_doctor, cmd_export, cmd_gc, cmd_import, cmd_jdks  # noqa: F401
-from jvmlab.cli import cmd_minheap, cmd_results, cmd_run, cmd_tune  # noqa: F401
+from jvmlab.cli import (  # noqa: F401  # noqa: F401
+    cmd_cluster,
+    cmd_doctor,
+    cmd_export,
+    cmd_gc,
+    cmd_import,
+    cmd_jdks,
+    cmd_minheap,
+    cmd_results,
+    cmd_run,
+    cmd_tune,
+)
 from jvmlab.cli.apps import app
 from jvmlab.errors import EXIT_SIGINT, Interrupted, UserError
+
 
 def _plain_flags_in_help() -> None:
     """`--json <bool>` in --help reads as if a value were expected: a flag takes none, so

@@ -11,10 +11,17 @@ import time
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.schedule import Slot
 

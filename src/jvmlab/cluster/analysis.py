@@ -9,7 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.hierarchical import HierarchicalRatio, NodeBlocks, NodeOffset, hierarchical_ratio, node_offsets
+from jvmlab.analyze.hierarchical import (
+    HierarchicalRatio,
+    NodeBlocks,
+    NodeOffset,
+    hierarchical_ratio,
+    node_offsets,
+)
 from jvmlab.store.protocol import Store
 
 

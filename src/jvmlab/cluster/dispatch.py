@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from pathlib import Path
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from jvmlab.model import hazards
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
+from jvmlab.errors import UserError
+from jvmlab.execute.runner import (
+    SlotWork,
+    _warn,
+    block_label,
+    finish_probes,
+    prepare_slot,
+    record_slot,
+)
+from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
-from jvmlab.model.process import ProcessResult, Status
-from jvmlab.execute.runner import SlotWork, _warn, block_label, finish_probes, prepare_slot, record_slot
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2
@@ -96,8 +104,6 @@ class Dispatcher:
                 else:
                     self.nodes[check.name] = _Node(check.name)
         if not self.nodes and self.pending:
-            from jvmlab.errors import UserError
-
             reasons = "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
             raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
         self._progress()

@@ -9,6 +9,9 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from jvmlab.cluster.node import jdk_map
+from jvmlab.collect.setup import build_collectors
+from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import InvocationPlan, ProcessResult
 
@@ -27,8 +30,6 @@ class ProbeRecipe:
     ctx: object  # ProbeContext
 
     def probes(self) -> list:
-        from jvmlab.collect.setup import build_collectors
-
         collectors = build_collectors(self.settings, self.progress_regex, self.progress_mode, jmh=self.jmh)
         return [c.probe(self.ctx) for c in collectors]
 
@@ -46,8 +47,6 @@ class NodeResult:
 
 def _on_node(invocation: InvocationPlan) -> InvocationPlan:
     """Map the client's JDK paths to this node's (``JVMLAB_JDK_MAP``)."""
-    from jvmlab.cluster.node import jdk_map
-
     mapping = jdk_map()
     if not mapping:
         return invocation
@@ -105,7 +104,6 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object |
     """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource)."""
     from distributed import get_worker
 
-    from jvmlab.execute.windows import default_executor
 
     node = get_worker().address
     invocation = _on_node(invocation)

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.gc import GcCollector, GcProbe
 from jvmlab.collect.proc import ProcCollector, ProcProbe
-from jvmlab.model.process import ProcessResult
+from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT, Hazard
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 
 PRETOUCH_SHARE = 0.8
 _MAX_LINES = 100

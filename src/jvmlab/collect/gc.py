@@ -21,12 +21,14 @@ import weakref
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected, Timeline
-from jvmlab.model.probe import ProbeContext
-from jvmlab.model.process import ProcessResult, Status
+from jvmlab.gclog import analyze_paths, iter_events, summary_metrics
+from jvmlab.gclog.reader import iter_chunks
 from jvmlab.model import hazards
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult, Status
 
 NO_GC_LOG = hazards.GC_LOG_MISSING
 GC_LOG_UNREADABLE = hazards.GC_LOG_UNREADABLE
@@ -57,8 +59,6 @@ def find_logs(artifacts_dir: Path) -> list[Path]:
 
 def scan_warnings(path: Path) -> list[str]:
     """The log's ``[warning]`` and ``[error]`` lines (at most 50), read in bounded chunks."""
-    from jvmlab.gclog.reader import iter_chunks
-
     found: list[str] = []
     for chunk in iter_chunks(path):
         if "[warning" not in chunk and "[error" not in chunk:
@@ -71,8 +71,6 @@ def scan_warnings(path: Path) -> list[str]:
 
 def gc_timelines(path: Path) -> dict[str, Timeline]:
     """Pause and heap-after-GC timelines of one log (bounded in length)."""
-    from jvmlab.gclog import iter_events
-
     pause_t: list[float] = []
     pause_ms: list[float] = []
     heap_t: list[float] = []
@@ -139,8 +137,6 @@ class GcProbe(NullProbe):
                     log.unlink(missing_ok=True)
 
     def _summarize(self, path: Path, logs: list[Path], result: ProcessResult) -> Collected:
-        from jvmlab.gclog import analyze_paths, summary_metrics
-
         self.warning_lines = scan_warnings(path)
         summary = analyze_paths([path])[0]
         wall_s = result.measures.wall_s if result.measures else None

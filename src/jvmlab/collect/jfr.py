@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jvmlab.model import hazards
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
+from jvmlab.collect.jfr_parse import digest, jfr_tool, print_json
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessResult
+from jvmlab.model import hazards
+from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 
 SETTINGS = ("default", "profile")
 RECORDING = "recording.jfr"
@@ -73,8 +74,6 @@ class JfrProbe(NullProbe):
                 self.path.unlink(missing_ok=True)
 
     def _digest(self) -> Collected:
-        from jvmlab.collect.jfr_parse import digest, jfr_tool, print_json
-
         found = digest(print_json(jfr_tool(self.ctx.jdk.home), self.path))
         doc = found.to_json()
         doc.update({"settings": self.settings, "file": str(self.path) if self.keep else None})

@@ -9,9 +9,9 @@ A fork that ran elsewhere or with other flags is refused: the invocation becomes
 from __future__ import annotations
 
 from jvmlab.collect.base import NullProbe
+from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected
 from jvmlab.model.probe import ProbeContext
-from jvmlab.errors import UserError
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.workloads.jmh import RESULT_FILE, ForkCheck, check_fork, read_results
 

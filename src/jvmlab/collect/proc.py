@@ -46,12 +46,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected, Timeline
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
-from jvmlab.model.process import ProcessResult
 from jvmlab.model import hazards
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 
 UNSUPPORTED = hazards.COLLECTOR_UNSUPPORTED
 _TREE_EVERY_S = 1.0

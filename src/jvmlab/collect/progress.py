@@ -15,16 +15,16 @@ first line cannot be timed).
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 import threading
+from dataclasses import asdict
 
 import numpy as np
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected, Timeline
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.warmup import WarmupParams, analyze_warmup
 from jvmlab.errors import UserError
+from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
 
 MODES = ("cumulative", "per-line")

@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmlab.paths import cache_root
+
 SOURCE = Path(__file__).with_name("launch.c")
 REPORT_FD = 3
 
@@ -67,8 +69,6 @@ def parse_report(line: str) -> Started | Ended | int:
 
 
 def _cache_dir() -> Path:
-    from jvmlab.paths import cache_root
-
     return cache_root() / "launcher"
 
 

@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from jvmlab.model.probe import Probe
 from jvmlab.execute import launcher
 from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader
+from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 _REASON_LINE = re.compile(r"(Exception in thread|Error:|Error occurred|OutOfMemoryError|"

@@ -12,28 +12,32 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jvmlab import __version__
-from jvmlab.model import hazards
 from jvmlab.collect.base import Collector
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.budget import FailureBudget
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.windows import default_executor
-from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver
+from jvmlab.execute.resume import (
+    DEFAULT_METRIC,
+    merge_stored,
+    options_record,
+    resume_command,
+)
 from jvmlab.execute.server import wrap_server
-from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
-from jvmlab.model.hazards import Hazard
+from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.model import hazards
+from jvmlab.model.collected import Collected
+from jvmlab.model.hazards import Hazard
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.metric_choice import MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot, schedule
 from jvmlab.store.protocol import Store
-
 
 # A function deciding, from the store, whether the comparisons are precise enough.
 # Whether the comparisons are precise enough; the answer may also carry an estimate of

@@ -19,8 +19,8 @@ from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.server import parsers
 from jvmlab.server.clients import ClientRun, phase_argv, run_phase
 from jvmlab.server.measure import load_metrics
-from jvmlab.server.preflight import check_clients, check_port, client_base
 from jvmlab.server.ports import free_port
+from jvmlab.server.preflight import check_clients, check_port, client_base
 from jvmlab.server.readiness import Readiness, first_request, rss_bytes, wait_ready
 from jvmlab.server.stop import kill_group, stop_server
 from jvmlab.spec.server import PORT_PLACEHOLDER, Load, Server

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from jvmlab.model.probe import Probe
 from jvmlab.execute.output import ReadyWatch, StreamReader
+from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 POLL_S = 0.05

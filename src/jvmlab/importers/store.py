@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 from jvmlab import __version__
-from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
-from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
+from jvmlab.model.collected import Collected
+from jvmlab.model.hazards import IMPORTED, Hazard
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store.protocol import Store
 
 DOCUMENT = "import"

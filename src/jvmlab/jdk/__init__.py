@@ -13,7 +13,7 @@ from jvmlab.jdk.discover import discover
 from jvmlab.jdk.flagcheck import FlagCheck
 from jvmlab.jdk.flags import check_flags, check_many
 from jvmlab.jdk.identify import identify
-from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.select import select
+from jvmlab.model.jdk import JdkInfo
 
 __all__ = ["FlagCheck", "JdkInfo", "check_flags", "check_many", "discover", "identify", "select"]

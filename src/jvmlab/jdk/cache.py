@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from jvmlab.paths import cache_root
+
 CACHE_FORMAT = 1
 CACHE_FILE = "jdks.json"
 
@@ -27,8 +29,6 @@ _LOCK = threading.Lock()  # check_many() and GC probes run in threads of one pro
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where jvmlab keeps its caches, following the documented environment variables."""
-    from jvmlab.paths import cache_root
-
     return cache_root(env)
 
 

@@ -27,8 +27,8 @@ from jvmlab.jdk.flagerrors import (
 )
 from jvmlab.jdk.flagtable import parse_flags_final
 from jvmlab.jdk.heap import judge_heap, machine_memory_bytes, without_pre_touch
-from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.proc import JavaRun, run_java
+from jvmlab.model.jdk import JdkInfo
 
 CHECK_TIMEOUT_S = 60.0
 MAX_UNLOCK_RETRIES = 2  # one per unlock kind (diagnostic, experimental)

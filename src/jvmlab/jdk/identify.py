@@ -15,8 +15,8 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk import azul, openj9
 from jvmlab.jdk.cache import JdkCache
-from jvmlab.model.jdk import JdkInfo, launcher_name
 from jvmlab.jdk.proc import JavaRun, run_java
+from jvmlab.model.jdk import JdkInfo, launcher_name
 
 PROBE_TIMEOUT_S = 30.0
 PROBE_WORKERS = 4  # ~6 probes of 50-100 ms each; more threads than that buys nothing on 2 cores

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from jvmlab.errors import UserError
 from jvmlab.jdk.flagcheck import FlagCheck
 from jvmlab.jdk.flagerrors import Rejection, jvm_message
-from jvmlab.model.jdk import JdkInfo
 from jvmlab.jdk.proc import JavaRun
+from jvmlab.model.jdk import JdkInfo
 
 KIND = "OpenJ9"
 JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)

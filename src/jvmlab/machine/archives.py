@@ -26,8 +26,21 @@ from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.machine import vendor_prepare
-from jvmlab.machine.archive_run import Archive, RunContext, log_path, read_log, real_flags, run_jvm, tail, train
-from jvmlab.machine.archive_logs import app_class_names, loaded_from_archive, summarize_warnings
+from jvmlab.machine.archive_logs import (
+    app_class_names,
+    loaded_from_archive,
+    summarize_warnings,
+)
+from jvmlab.machine.archive_run import (
+    Archive,
+    RunContext,
+    log_path,
+    read_log,
+    real_flags,
+    run_jvm,
+    tail,
+    train,
+)
 from jvmlab.plan.prepare import PREPARE_MARK, ArchiveRecord, PreparedCell
 
 CDS = "cds-archive"

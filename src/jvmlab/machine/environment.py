@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from jvmlab.errors import UserError
+from jvmlab.machine import archives, limits, pagecache, thp, tmpfs
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
-from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessResult
 from jvmlab.model.hazards import Hazard
-from jvmlab.machine import archives, limits, pagecache, thp, tmpfs
+from jvmlab.model.process import ProcessResult
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 
 RESIDENT_WARN_SHARE = 0.10  # after eviction, more than this still cached is reported

@@ -15,11 +15,11 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessResult, Status
 from jvmlab.machine import cgroup
 from jvmlab.machine.cgroup import Group, Hierarchy, Limits
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.prepare import PreparedCell
 
 VIEW_TIMEOUT_S = 60.0

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from jvmlab.machine.fingerprint import read_text, thp_setting
 from jvmlab.model import hazards
 from jvmlab.model.hazards import Hazard
-from jvmlab.machine.fingerprint import read_text, thp_setting
 
 THP_FLAG = "-XX:+UseTransparentHugePages"
 LARGE_FLAG = "-XX:+UseLargePages"

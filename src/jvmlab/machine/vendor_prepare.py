@@ -28,9 +28,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.machine.archive_run import Archive, RunContext, log_path, real_flags, run_jvm, tail, train
+from jvmlab.machine.archive_run import (
+    Archive,
+    RunContext,
+    log_path,
+    real_flags,
+    run_jvm,
+    tail,
+    train,
+)
 from jvmlab.plan.prepare import PreparedCell
-
 
 SHARED_CLASSES = "shared-classes"
 READYNOW = "readynow"

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
+from jvmlab.jdk import check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
-
 
 PREPARE_MARK = "@"  # "@cds-archive", "@aot-cache": replaced by the environment's setup
 ARCHIVES_SCHEMA = "jvmlab.archives/1"
@@ -96,8 +96,6 @@ def spec_hash(text: str) -> str:
 
 def resolve_jvms(spec: Spec) -> dict[str, JdkInfo]:
     """Each [jvms] name to an identified JDK."""
-    from jvmlab.jdk import discover, select
-
     jdks = discover()
     return {name: select(selector, jdks) for name, selector in spec.jvms.items()}
 
@@ -145,8 +143,6 @@ def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]:
     """One PrintFlagsFinal run per distinct (JDK, flags); two at a time (2-core machines)."""
-    from jvmlab.jdk import check_flags
-
     distinct: dict[tuple[str, tuple[str, ...]], JdkInfo] = {}
     for cell in cells:
         distinct.setdefault((cell.jvm, _real_flags(cell)), jvms[cell.jvm])

@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.jdk import discover
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_jetty
 from jvmlab.spec.model import Workload
+from jvmlab.workloads.builtin import prepare_builtin
 from jvmlab.workloads.jmh import MAIN_CLASS as JMH_MAIN
 from jvmlab.workloads.jmh import RESULT_FILE as JMH_RESULT
 from jvmlab.workloads.jmh import JmhCommand, check_options
@@ -81,15 +84,9 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
     a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
     if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty (docs/servers.md)
-        from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_jetty
-
         return Launch("builtin", classpath=build_jetty(jdk), main_class=RECIPES[workload.builtin], args=args,
                       default_args=DEFAULT_ARGS, progress_regex=workload.progress)
     if workload.builtin is not None:
-        from jvmlab.workloads.builtin import prepare_builtin
-
-        from jvmlab.jdk import discover
-
         compilers = [j for j in discover() if j.has_javac] if not jdk.has_javac else []
         built = prepare_builtin(workload.builtin, jdk, compilers=compilers)
         return Launch("builtin", classpath=(str(built.classpath),), main_class=built.main_class,
@@ -117,8 +114,6 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
 
 
 def _server_recipes() -> dict[str, str]:
-    from jvmlab.server.recipe import RECIPES
-
     return RECIPES
 
 

@@ -14,7 +14,6 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from jvmlab.model import hazards as hz
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, Comparison
 from jvmlab.analyze.bootstrap import rng_for
@@ -23,10 +22,11 @@ from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.model import clean
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import StoredExperiment
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
-from jvmlab.model.stored import StoredExperiment
 from jvmlab.store.protocol import Store
 
 SCHEMA = "jvmlab.compare/1"

@@ -23,10 +23,11 @@ from typing import Any
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.report.page import json_safe
-from jvmlab.report import notation
-from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
+from jvmlab.report import notation
+from jvmlab.report.jmh import jmh_table, markdown_jmh
+from jvmlab.report.page import json_safe
+from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.store.protocol import Store
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
@@ -48,8 +49,6 @@ def export_text(summary: Summary, store: Store, fmt: str) -> str:
     """The experiment in ``fmt`` (one of :data:`FORMATS`) as text."""
     check_format(fmt)
     if fmt == "markdown":
-        from jvmlab.report.jmh import jmh_table, markdown_jmh  # JMH: the benchmark x cell table
-
         jmh = jmh_table(summary)
         return markdown(summary) + ("" if jmh is None else "\n" + markdown_jmh(jmh))
     cells = {cs.cell.id: cs.cell for cs in summary.cells}

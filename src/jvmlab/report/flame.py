@@ -15,9 +15,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.profile import FrameChange, ProfileDiff, diff_profiles, diff_tree, flame_tree, merge_stacks
-from jvmlab.profile.interval import share_change_interval
 from jvmlab.model.stored import StoredCell, StoredInvocation
+from jvmlab.profile import (
+    FrameChange,
+    ProfileDiff,
+    diff_profiles,
+    diff_tree,
+    flame_tree,
+    merge_stacks,
+)
+from jvmlab.profile.interval import share_change_interval
 
 KINDS = {"cpu": "execution samples", "alloc": "allocated bytes (allocation samples)"}
 TOP_CHANGES = 5

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from jvmlab import metrics as registry
 from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
 from jvmlab.model.stored import PROCESS_METRICS
+from jvmlab.report.compare import compare_experiments
 from jvmlab.store.protocol import Store
 
 
@@ -15,8 +16,6 @@ def gate_experiments(store: Store, baseline_id: int, new_id: int,
                      conditions: Sequence[GateCondition]) -> GateResult:
     """Compare experiment ``new_id`` with ``baseline_id`` on every metric the conditions name
     (cells matched by name), correct across all of them, and judge each condition."""
-    from jvmlab.report.compare import compare_experiments
-
     units = {**store.metric_units(baseline_id)}
     new_units = store.metric_units(new_id)
     shared = {name: unit for name, unit in units.items() if name in new_units}

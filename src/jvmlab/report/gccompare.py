@@ -18,6 +18,7 @@ from rich.text import Text
 from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison
 from jvmlab.report import plots
 from jvmlab.report.gcrows import fmt_ms
+from jvmlab.report.page import figure_entries
 
 _STYLE = {BETTER: "green", WORSE: "red"}
 
@@ -97,8 +98,6 @@ def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
 
 def html_context(label_a: str, names_a: Sequence[str], label_b: str, names_b: Sequence[str],
                  comparisons: Sequence[MetricComparison], notes: Sequence[str]) -> dict[str, Any]:
-    from jvmlab.report.page import figure_entries
-
     return {"title": f"jvmlab: GC compare {label_a} vs {label_b}", "label_a": label_a, "label_b": label_b,
             "names_a": list(names_a), "names_b": list(names_b), "header": HEADER, "rows": rows(comparisons),
             "figures": figure_entries([forest(comparisons)], "gccmp"), "notes": list(notes)}

@@ -21,8 +21,8 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import compare
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.model import clean
-from jvmlab.metrics import JMH_PREFIX
 from jvmlab.analyze.stored import load_values
+from jvmlab.metrics import JMH_PREFIX
 from jvmlab.report.summary import Summary
 from jvmlab.report.verdicts import short_verdict, verdict
 

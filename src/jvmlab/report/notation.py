@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
+from jvmlab.workloads.builtin import list_builtins
 
 GENERIC_RATE = "units/s"
 _UNIT_AFTER_GROUP = re.compile(r"\(\?P<units>(?:[^()]|\([^()]*\))*\)\s*(?:\\s[*+?]?\s*)*([A-Za-z][A-Za-z_-]*)")
@@ -94,8 +95,6 @@ def progress_unit(spec_text: str) -> str | None:
         return None
     pattern = workload.get("progress") if isinstance(workload, dict) else None
     if not pattern and isinstance(workload, dict) and isinstance(workload.get("builtin"), str):
-        from jvmlab.workloads.builtin import list_builtins
-
         found = [b for b in list_builtins() if b.name == workload["builtin"]]
         pattern = getattr(found[0], "progress_regex", None) if found else None
     if not isinstance(pattern, str):

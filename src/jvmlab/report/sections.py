@@ -17,13 +17,21 @@ from jvmlab.analyze import CellStats, Comparison
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
+from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
-from jvmlab.report.page import figure_entries
+from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
-from jvmlab.report.summary import Summary, ci_mark, effect_label, load_values, vs_baseline
+from jvmlab.report.page import figure_entries
+from jvmlab.report.summary import (
+    Summary,
+    ci_mark,
+    effect_label,
+    load_values,
+    vs_baseline,
+)
 from jvmlab.report.timelines import TimelineSet, load_timelines
 from jvmlab.report.verdicts import effect_verdict, is_improvement
-from jvmlab.model.stored import StoredInvocation
+from jvmlab.report.why import load_why, why_context
 from jvmlab.store.protocol import Store
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.
@@ -214,7 +222,6 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
         out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
                     "rows": [[cs.cell.name, *[_mean_sd(registry.get(m), cs.stats.get(m)) for m in workload]]
                              for cs in summary.cells]})
-    from jvmlab.report.jmh import table_part  # JMH workloads and imports: benchmark x cell
 
     return out + table_part(summary)
 
@@ -277,7 +284,6 @@ def report_context(summary: Summary, store: Store) -> dict[str, Any]:
     effects_rows, effects_figs = effects_part(summary)
     warmup_header, warmup_rows = warmup_part(tl, summary)
     failures, hidden, outputs = output_parts(summary, invocations)
-    from jvmlab.report.why import load_why, why_context
 
     why = why_context(load_why(summary, store))
     return {**why,

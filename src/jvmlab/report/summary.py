@@ -9,18 +9,24 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from jvmlab.model import hazards as hz
 from jvmlab import metrics as registry
-from jvmlab.errors import UserError
 from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis, analyze_metric
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.analyze.stored import load_values
+from jvmlab.errors import UserError
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import (
+    PROCESS_METRICS,
+    StoredCell,
+    StoredExperiment,
+    StoredInvocation,
+)
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
-from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredExperiment, StoredInvocation
+from jvmlab.report.verdicts import verdict
 from jvmlab.store.protocol import Store
 
 SCHEMA = "jvmlab.summary/1"
@@ -156,8 +162,6 @@ def _metric_names(ok: dict[int, list[StoredInvocation]]) -> list[str]:
 
 def _verdicts(analysis: MetricAnalysis, cells: list[StoredCell],
               disturbed: dict[str, str] | None = None) -> dict[str, str]:
-    from jvmlab.report.verdicts import verdict
-
     metric = registry.get(analysis.metric)
     disturbed = disturbed or {}
     return {c.cell: verdict(c, metric, interference=disturbed.get(c.cell) or disturbed.get(ALL_CELLS))
@@ -209,7 +213,10 @@ def _moments(stats: CellStats) -> dict[str, float | None]:
 
 def summary_json(s: Summary) -> dict[str, Any]:
     """The documented machine-readable summary (README: JSON summary)."""
-    from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
+    from jvmlab.report.jmh import (  # JMH experiments: the benchmark x cell table
+        jmh_json,
+        jmh_table,
+    )
 
     jmh = jmh_table(s)
     return {**_summary_json(s), **({"jmh": jmh_json(jmh)} if jmh is not None else {})}

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from jvmlab.model.collected import Collected, Timeline
-from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.hazards import BUSY_MACHINE, Hazard
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store.protocol import Store
 
 

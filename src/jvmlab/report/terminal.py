@@ -10,6 +10,7 @@ from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
 from jvmlab.report import archives_view, notation
 from jvmlab.report.fit import Column, fitted_tables
+from jvmlab.report.jmh import jmh_table, render_jmh
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
 from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
 
@@ -56,7 +57,6 @@ def render(summary: Summary, console: Console) -> None:
     _print_all(console, _metric_tables(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width))
     if extra and any("mem.peak_rss_bytes" in cs.stats and cs.stats["mem.peak_rss_bytes"].n for cs in summary.cells):
         console.print(Text(RSS_NOTE, style="dim"))
-    from jvmlab.report.jmh import jmh_table, render_jmh  # JMH workloads and imports: benchmark x cell
 
     if (jmh := jmh_table(summary)) is not None:
         render_jmh(jmh, console)

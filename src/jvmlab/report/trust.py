@@ -18,9 +18,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jvmlab.model import hazards as hz
 from jvmlab.analyze.model import MetricAnalysis
-from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
+from jvmlab.analyze.smallsample import (
+    MEAN_BCA_FROM_N,
+    PERCENTILE_SMALL_N,
+    RATIO_BCA_FROM_N,
+    T_SMALL_N,
+)
+from jvmlab.model import hazards as hz
 
 SMALL_SAMPLE = "small-sample"
 DRIFT_P = 0.01

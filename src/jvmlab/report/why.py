@@ -6,8 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jvmlab import metrics as registry
 from jvmlab.profile import ProfileDiff
-from jvmlab.report.flame import CellProfiles, diff_rows, flame_figures, load_profiles, profile_diffs
+from jvmlab.report.flame import (
+    CellProfiles,
+    diff_rows,
+    flame_figures,
+    load_profiles,
+    profile_diffs,
+    render_terminal,
+)
+from jvmlab.report.page import figure_entries
 from jvmlab.report.startup import phase_means, startup_figure
 
 
@@ -72,8 +81,6 @@ def gc_phase_rows(summary: Any, docs: dict[int, Any], ok: list[Any], top: int = 
 
 def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
     """Mean per invocation of every jfr.* metric some cell has ("-": not measured)."""
-    from jvmlab import metrics as registry
-
     names = [m for m in registry.REGISTRY if m.startswith("jfr.")
              and any((st := cs.stats.get(m)) is not None and st.mean is not None for cs in summary.cells)]
     if not names:
@@ -100,8 +107,6 @@ def missing_reasons(summary: Any, docs: dict[int, Any], ok: list[Any]) -> list[s
 
 def why_context(part: WhyPart) -> dict[str, Any]:
     """Template values for ``_why.html.j2``."""
-    from jvmlab.report.page import figure_entries
-
     if part.empty():
         return {"why": None}
     return {"why": {
@@ -123,7 +128,6 @@ def render_why(summary: Any, store: Any, console: Any) -> None:
     """Terminal: startup phases per cell and the frames that grew/shrank most."""
     from rich.table import Table
 
-    from jvmlab.report.flame import render_terminal
 
     part = load_why(summary, store)
     if part.startup:

@@ -10,7 +10,13 @@ classes cache off (``scc-off``) and trained for the workload (``scc``, checked w
 from __future__ import annotations
 
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import exclude_rules, factor_table, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    exclude_rules,
+    factor_table,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, mean_ci, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty

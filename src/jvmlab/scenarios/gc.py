@@ -4,7 +4,15 @@ pauses, stalls and pacing, ranked with CIs."""
 from __future__ import annotations
 
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    exclude_rules,
+    factor_table,
+    gc_excludes,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from jvmlab.errors import UserError
+from jvmlab.jdk import discover, select
 from jvmlab.model.jdk import JdkInfo
 
 GC_FLAGS = {"G1": "-XX:+UseG1GC", "Parallel": "-XX:+UseParallelGC", "Serial": "-XX:+UseSerialGC",
@@ -13,8 +14,6 @@ GC_FLAGS = {"G1": "-XX:+UseG1GC", "Parallel": "-XX:+UseParallelGC", "Serial": "-
 
 def demo_jdks(limit: int = 2) -> list[JdkInfo]:
     """The default JDK first, then the newest JDKs of other feature versions."""
-    from jvmlab.jdk import discover, select
-
     found = discover()
     if not found:
         raise UserError("no JDK found: install one (e.g. apt-get install openjdk-17-jdk-headless), "

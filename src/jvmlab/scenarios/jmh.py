@@ -4,9 +4,20 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
+from jvmlab import metrics as registry
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvms_table, run_table
+from jvmlab.report.jmh import jmh_table
+from jvmlab.report.verdicts import verdict as sentence
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    exclude_rules,
+    factor_table,
+    gc_excludes,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
+from jvmlab.workloads.jmh_samples import RecipeUnavailable, fetch, workload_toml
 
 BENCHMARKS = ["JMHSample_01_HelloWorld", "JMHSample_27_Params.bench"]
 PARAMS = {"arg": ["1"], "certainty": ["0", "16"]}
@@ -22,8 +33,6 @@ def options(quick: bool) -> list[str]:
 
 
 def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
-    from jvmlab.workloads.jmh_samples import RecipeUnavailable, fetch
-
     try:
         lib = fetch(jdks[0].home)
     except RecipeUnavailable as err:
@@ -32,8 +41,6 @@ def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
 
 
 def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
-    from jvmlab.workloads.jmh_samples import workload_toml
-
     gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
     excludes = gc_excludes(jdks, COLLECTORS)
     return (f'name = "demo jmh: jmh-samples x JDK x collector"\n'
@@ -47,10 +54,6 @@ def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
 
 def verdict(summary) -> str:
     """How many benchmark x cell differences are real after Holm, and which."""
-    from jvmlab import metrics as registry
-    from jvmlab.report.jmh import jmh_table
-    from jvmlab.report.verdicts import verdict as sentence
-
     table = jmh_table(summary)
     if table is None:
         return "No JMH scores were stored: see the failures in the report."

@@ -3,6 +3,7 @@ hugetlbfs large pages; the verdict gives each phase's change in percent."""
 
 from __future__ import annotations
 
+from jvmlab.machine.thp import meminfo
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
@@ -27,8 +28,6 @@ FULL_HEAPSORT_CV = 0.02  # the planning figure behind SIZES_FULL
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
     """True when hugetlbfs pages are reserved, i.e. -XX:+UseLargePages can be in effect."""
-    from jvmlab.machine.thp import meminfo
-
     return (meminfo(meminfo_text).get("HugePages_Total") or 0) > 0
 
 

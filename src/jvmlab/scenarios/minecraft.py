@@ -15,6 +15,7 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
+from jvmlab.jdk import discover
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
@@ -72,8 +73,6 @@ def build(jdk: JdkInfo, root: Path | None = None) -> Path:
 
 
 def runs(quick: bool, jdks: list[JdkInfo] | None = None) -> list[ScenarioRun]:
-    from jvmlab.jdk import discover
-
     jdk = pick_jdk(jdks if jdks is not None else discover())
     folder = build(jdk)
     seconds = 10 if quick else 20

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    exclude_rules,
+    factor_table,
+    gc_excludes,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty, span

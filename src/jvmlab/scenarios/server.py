@@ -5,7 +5,13 @@ each against G1 at the same heap, with 95% CIs."""
 from __future__ import annotations
 
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    factor_table,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import clearly, fmt_interval, mean_ci, ratio_pct
 

@@ -12,7 +12,15 @@ import math
 from typing import Any
 
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    exclude_rules,
+    factor_table,
+    gc_excludes,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import fmt_interval, index_cells, ratio_pct
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, Status

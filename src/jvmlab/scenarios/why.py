@@ -11,8 +11,15 @@ from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.report.why import load_why
 from jvmlab.scenarios import gc
-from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
+from jvmlab.scenarios.jdks import (
+    GC_FLAGS,
+    factor_table,
+    jvm_name,
+    jvms_table,
+    run_table,
+)
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import mean_ci
 
@@ -85,8 +92,6 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
 
 def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell."""
-    from jvmlab.report.why import load_why
-
     out = []
     for diff in load_why(summary, store).diffs:
         if diff.kind != "cpu":

@@ -7,8 +7,8 @@ is a rate adds, any other is averaged over clients.
 
 from __future__ import annotations
 
-from jvmlab.model.collected import Collected, Timeline
 from jvmlab.metrics import is_rate
+from jvmlab.model.collected import Collected, Timeline
 from jvmlab.server.clients import ClientRun
 from jvmlab.server.histogram import Histogram
 

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
-from jvmlab.sizing.sweep import DOCUMENT, HEAP_FACTOR, Curve, CurvePoint, HeapLevel, curve
+from jvmlab.sizing.sweep import (
+    DOCUMENT,
+    HEAP_FACTOR,
+    Curve,
+    CurvePoint,
+    HeapLevel,
+    curve,
+)
 from jvmlab.store.protocol import Store
 
 SIDE_METRICS = ("max_rss_bytes", "gc.pause_p99_ms")

@@ -16,16 +16,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab import __version__
-from jvmlab.model.collected import Collected
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, ProcessResult
+from jvmlab.execute.protocols import Executor
 from jvmlab.machine.environment import run_context
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.plan.prepare import Plan, PreparedCell
-from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, ProbeOutcome, ReplayingProbe, find_min_heap
-from jvmlab.execute.protocols import Executor
+from jvmlab.sizing.minheap import (
+    MinHeapResult,
+    MinHeapSettings,
+    ProbeOutcome,
+    ReplayingProbe,
+    find_min_heap,
+)
 from jvmlab.sizing.probe import JvmProbe
 from jvmlab.store.protocol import Store
 

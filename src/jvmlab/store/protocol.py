@@ -18,7 +18,12 @@ from typing import Any, Protocol
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
-from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
+from jvmlab.model.stored import (
+    StoredCell,
+    StoredExperiment,
+    StoredHazard,
+    StoredInvocation,
+)
 
 # invocation id -> timeline name -> (unit, t_s, values)
 Timelines = dict[int, dict[str, tuple[str, list[float], list[float]]]]

@@ -10,15 +10,26 @@ from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select, update
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 
-from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessResult
+from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.process import ProcessResult
+from jvmlab.model.stored import (
+    StoredCell,
+    StoredExperiment,
+    StoredHazard,
+    StoredInvocation,
+)
 from jvmlab.store import schema as t
 from jvmlab.store.migrations import upgrade
-from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from jvmlab.model.collected import Collected
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import InvocationPlan, Status
 from jvmlab.plan.prepare import Plan
 from jvmlab.store.protocol import Store
 from jvmlab.tune.model import Metrics

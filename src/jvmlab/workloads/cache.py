@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.paths import cache_root
 
 LOCK_TIMEOUT_S = 900.0
 _LOCK_POLL_S = 0.05
@@ -26,8 +27,6 @@ _LOCK_POLL_S = 0.05
 
 def default_cache_root() -> Path:
     """The shared cache root (see :func:`jvmlab.paths.cache_root`)."""
-    from jvmlab.paths import cache_root
-
     return cache_root()
 
 
