@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.runner import run_experiment
 from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
