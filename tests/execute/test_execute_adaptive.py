@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.analyze import analyze_metric, half_width_rel
-from jvmlab.execute.adaptive import store_precision_reached
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.runner import RunOptions, run_experiment
 from jvmlab.plan.prepare import prepare

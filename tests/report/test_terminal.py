@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jvmlab.results import load_experiment
 from jvmlab.report import notation
 from jvmlab.report.summary import summarize, vs_baseline
 from jvmlab.report.synthetic import SyntheticSpec, generate
@@ -113,7 +114,7 @@ def test_compare_keeps_ratio_and_interval_at_80_columns(tmp_path: Path) -> None:
     _fits(out, 80)
     from jvmlab.report.compare import compare_experiments
 
-    for p in compare_experiments(store, a, b).pairs:
+    for p in compare_experiments(load_experiment(store, a), load_experiment(store, b)).pairs:
         assert notation.ratio_ci(p.comparison.ratio, p.comparison.ci95) in out
         assert p.cell in out
 

@@ -21,13 +21,11 @@ import shlex
 import statistics
 from typing import Any
 
-from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.report.html import json_safe
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredInvocation
-from jvmlab.store.sql import SqlStore
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
 SCHEMA = "jvmlab.export/1"
@@ -44,7 +42,7 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def export_text(summary: Summary, store: SqlStore, fmt: str) -> str:
+def export_text(summary: Summary, fmt: str) -> str:
     """The experiment in ``fmt`` (one of :data:`FORMATS`) as text."""
     check_format(fmt)
     if fmt == "markdown":
@@ -53,7 +51,7 @@ def export_text(summary: Summary, store: SqlStore, fmt: str) -> str:
         jmh = jmh_table(summary)
         return markdown(summary) + ("" if jmh is None else "\n" + markdown_jmh(jmh))
     cells = {cs.cell.id: cs.cell for cs in summary.cells}
-    invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
+    invocations = list(summary.invocations)
     if fmt == "csv":
         return to_csv(summary, cells, invocations)
     doc = hyperfine(cells, invocations) if fmt == "hyperfine" else full_json(summary, cells, invocations)
@@ -80,7 +78,7 @@ def invocation_record(inv: StoredInvocation, cell: StoredCell, experiment_id: in
 
 def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[StoredInvocation]) -> dict[str, Any]:
     names = list(PROCESS_METRICS) + [m for m in _metric_names(invocations) if m not in PROCESS_METRICS]
-    units = summary.units
+    registry = summary.metrics
     return {
         "schema": SCHEMA,
         "summary": summary.to_json(),
@@ -89,9 +87,8 @@ def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[
         "cells": [{"name": c.name, "jvm": c.jvm, "jdk": c.jdk, "levels": c.levels, "flags": c.flags,
                    "requested_flags": c.requested_flags, "argv": c.argv} for c in cells.values()],
         "invocations": [invocation_record(i, cells[i.cell_id], summary.experiment.id) for i in invocations],
-        "metrics": {m: {"unit": registry.get(m, units.get(m)).unit,
-                        "lower_is_better": registry.get(m, units.get(m)).lower_is_better,
-                        "description": registry.get(m, units.get(m)).description} for m in names},
+        "metrics": {m: {"unit": registry.get(m).unit, "lower_is_better": registry.get(m).lower_is_better,
+                        "description": registry.get(m).description} for m in names},
     }
 
 
@@ -154,7 +151,7 @@ def _md(text: str) -> str:
 def markdown(summary: Summary) -> str:
     """The cells table in Markdown, in the notation of the terminal and HTML tables."""
     m = summary.metric
-    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text))
+    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
     lines = [f"## Experiment {summary.experiment.id}: {_md(summary.experiment.name)}", "",
              f"Metric `{m}`, baseline `{_md(summary.baseline or '-')}`.", "",
              f"| cell | n | failed | {m} mean ± sd | median | 95% CI of mean | vs baseline [95% CI] |",

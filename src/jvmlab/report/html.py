@@ -24,7 +24,6 @@ from jvmlab.errors import UserError
 if TYPE_CHECKING:
     from jvmlab.gclog import LogSummary
     from jvmlab.report.summary import Summary
-    from jvmlab.store.sql import SqlStore
 
 TEMPLATES = Path(__file__).with_name("templates")
 _JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
@@ -93,11 +92,12 @@ def render_page(template: str, context: dict[str, Any]) -> str:
         plotly_js=plotly_js(), version=_version(), **context)
 
 
-def render_html(summary: Summary, store: SqlStore) -> str:
-    """The experiment report as one HTML document."""
+def render_html(summary: Summary, why: Any = None) -> str:
+    """The experiment report as one HTML document, from the summary (and the results it
+    carries) alone; ``why`` is the optional profile/JFR part (:func:`jvmlab.report.why.load_why`)."""
     from jvmlab.report.sections import report_context
 
-    return render_page("report.html.j2", report_context(summary, store))
+    return render_page("report.html.j2", report_context(summary, why))
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -117,9 +117,9 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def write_html(summary: Summary, store: SqlStore, path: Path) -> Path:
+def write_html(summary: Summary, path: Path, why: Any = None) -> Path:
     """Render the experiment report and write it to ``path``."""
-    return write_text(path, render_html(summary, store))
+    return write_text(path, render_html(summary, why))
 
 
 def write_gc_html(summaries: list[LogSummary], path: Path) -> Path:

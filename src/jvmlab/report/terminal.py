@@ -22,7 +22,7 @@ LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limi
 
 
 def _shown(summary: Summary, metric: str) -> registry.Metric:
-    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text))
+    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
 
 
 def _print_all(console: Console, tables: list[Table]) -> None:
@@ -95,9 +95,9 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,
                                                     like=mean(st))),
-        col("user", lambda cs, st: notation.mean_sd(registry.get("user_s"), cs.stats.get("user_s"))),
-        col("sys", lambda cs, st: notation.mean_sd(registry.get("sys_s"), cs.stats.get("sys_s"))),
-        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))),
+        col("user", lambda cs, st: notation.mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s"))),
+        col("sys", lambda cs, st: notation.mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s"))),
+        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(summary.metrics.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))),
     ]
     names = Column("cell", [cs.cell.name + (" (!)" if cs.not_in_effect else "") for cs in summary.cells], "left")
     return fitted_tables(names, columns, width, title=f"Cells: {metric} ({m.unit})")
