@@ -16,13 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from jvmlab import metrics as registry
-from jvmlab.analyze import Comparison
-from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import compare
-from jvmlab.analyze.correction import adjust
-from jvmlab.analyze.model import clean
+from jvmlab.analyze import CellData, Comparison
 from jvmlab.metrics import JMH_PREFIX
-from jvmlab.report.summary import Summary, load_values
+from jvmlab.report.summary import Summary
+from jvmlab.results import cell_values, compare_family
 from jvmlab.report.verdicts import short_verdict, verdict
 
 
@@ -70,18 +67,14 @@ def jmh_table(summary: Summary) -> JmhTable | None:
         return None
     seed = summary.experiment.seed
     base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
-    raw: list[Comparison] = []
+    family: list[tuple[str, CellData, str, CellData, str]] = []
     for name in names:
         if base is None:
             break
-        base_data = clean(load_values(list(base.ok_invocations), name))
-        for cs in summary.cells:
-            if cs is base:
-                continue
-            data = clean(load_values(list(cs.ok_invocations), name))
-            raw.append(compare(cs.cell.name, data, base.cell.name, base_data, name,
-                               rng_for(seed, name, cs.cell.name, "jmh")))
-    adjusted = {(c.metric, c.cell): c for c in adjust(raw)}
+        base_data = cell_values(base.ok_invocations, name)
+        family += [(cs.cell.name, cell_values(cs.ok_invocations, name), base.cell.name, base_data, name)
+                   for cs in summary.cells if cs is not base]
+    adjusted: dict[tuple[str, str], Comparison] = {(c.metric, c.cell): c for c in compare_family(family, seed, "jmh")}
     rows = []
     for name in names:
         metric = summary.metrics.get(name)

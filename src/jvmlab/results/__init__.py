@@ -9,7 +9,7 @@ whole experiment. Renderers take these records, never a store.
 
 from jvmlab.results.compare import (
     ALL_CELLS, CellsComparison, ComparedCell, Disturbance, VerdictKind, ci_excludes_one, ci_only_comparisons,
-    compare_across, compare_cells, pair_difference, pair_ratio_pct, verdict_kind,
+    compare_across, compare_cells, compare_family, pair_difference, pair_ratio_pct, verdict_kind,
 )
 from jvmlab.results.experiment import CellResult, ExperimentAnalysis, analyze_experiment
 from jvmlab.results.load import TimelineSelection, load_experiment
@@ -18,6 +18,6 @@ from jvmlab.results.records import BusyBlock, ExperimentResults, cell_values
 __all__ = [
     "ALL_CELLS", "BusyBlock", "CellResult", "CellsComparison", "ComparedCell", "Disturbance", "ExperimentAnalysis",
     "ExperimentResults", "TimelineSelection", "VerdictKind", "analyze_experiment", "cell_values",
-    "ci_excludes_one", "ci_only_comparisons", "compare_across", "compare_cells", "load_experiment",
+    "ci_excludes_one", "ci_only_comparisons", "compare_across", "compare_cells", "compare_family", "load_experiment",
     "pair_difference", "pair_ratio_pct", "verdict_kind",
 ]

@@ -157,13 +157,21 @@ def ci_only_comparisons(values: Mapping[str, Clean], baseline: str | None, metri
     return tuple(out)
 
 
+def compare_family(pairs: Sequence[tuple[str, CellData, str, CellData, str]], seed: int,
+                   what: str) -> tuple[Comparison, ...]:
+    """Several comparisons (cell name, its values, baseline name, its values, metric) tested
+    and then Holm-corrected together as one family; ``what`` keys the seeded resamples."""
+    raw = [compare(cell, clean(values), base, clean(base_values), metric, rng_for(seed, metric, cell, what))
+           for cell, values, base, base_values, metric in pairs]
+    return adjust(raw)
+
+
 def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str, label_a: str,
                    seed: int) -> tuple[Comparison, ...]:
     """The same cell in two experiments (name, values in A, values in B): ratio B/A,
     unpaired (blocks of two runs were not measured side by side), Holm-corrected together."""
-    raw = [compare(name, clean(b), f"{name} in {label_a}", clean(a), metric, rng_for(seed, metric, name, "compare-exp"))
-           for name, a, b in pairs]
-    return adjust(raw)
+    return compare_family([(name, b, f"{name} in {label_a}", a, metric) for name, a, b in pairs], seed,
+                          "compare-exp")
 
 
 Interval3 = tuple[float, float, float]  # estimate, low, high (NaN bounds: no interval)
