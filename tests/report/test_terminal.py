@@ -56,7 +56,7 @@ def test_report_with_a_long_metric_keeps_cells_columns_and_intervals(long_names)
         assert cs.cell.name in out  # whole, at least once
         st = cs.stats.get(metric)
         assert notation.mean_sd(m, st) in out
-        rel = vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")
+        rel = vs_baseline(summary, cs.cell.name)
         assert rel in out, rel  # the ratio with its interval, never cut to "0.716x"
         if st is not None and st.mean_ci95:
             assert notation.interval(m, *st.mean_ci95, like=st.mean) in out

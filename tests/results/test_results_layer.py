@@ -178,3 +178,30 @@ def test_report_renderers_take_results_never_a_store() -> None:
     for fn in (html.render_html, html.write_html, export.export_text, sections.report_context,
                latency.latency_figures):
         assert "store" not in inspect.signature(fn).parameters, fn.__name__
+
+
+def test_secondary_metrics_get_intervals_without_a_test() -> None:
+    """A CI-only comparison carries no p-value, and "clear" is exactly "the CI excludes 1"."""
+    from jvmlab.analyze.model import clean
+    from jvmlab.results import ci_only_comparisons
+
+    rng = np.random.default_rng(7)
+    cells = {k: clean(v) for k, v in _cells(rng, 1.3).items()}
+    (c,) = ci_only_comparisons(cells, "base", "wall_s", seed=7)
+    assert c.p_value is None and c.p_adjusted is None and c.paired
+    assert c.significant == ci_excludes_one(c.ci95) and c.significant
+    assert ci_only_comparisons(cells, None, "wall_s", seed=7) == ()
+
+
+def test_a_family_is_corrected_together() -> None:
+    from jvmlab.results import compare_family
+
+    rng = np.random.default_rng(11)
+    fam = []
+    for k, effect in enumerate((1.0, 1.02, 1.3)):
+        cells = _cells(rng, effect)
+        fam.append((f"c{k}", cells["other"], "base", cells["base"], "wall_s"))
+    out = compare_family(fam, seed=11, what="test")
+    assert [c.cell for c in out] == ["c0", "c1", "c2"]
+    assert all(c.p_adjusted is not None and c.p_adjusted >= c.p_value for c in out)
+    assert out[2].significant and not out[0].significant

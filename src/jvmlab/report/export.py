@@ -158,7 +158,7 @@ def markdown(summary: Summary) -> str:
              "|---|---:|---:|---:|---:|---:|---:|"]
     for cs in summary.cells:
         st = cs.stats.get(m)
-        rel = vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")
+        rel = vs_baseline(summary, cs.cell.name)
         mean = st.mean if st else None
         ci = st.mean_ci95 if st else None
         lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {notation.mean_sd(metric, st)} | "

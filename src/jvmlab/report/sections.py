@@ -85,7 +85,7 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
         ci = st.mean_ci95 if st else None
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
                      notation.interval(metric, *ci, like=mean) + ci_mark(st) if ci else "-",
-                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", "),
+                     vs_baseline(summary, cs.cell.name),
                      notation.value(metric, st.median if st else None, like=mean),
                      notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
                      _mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s")),

@@ -13,6 +13,7 @@ from jvmlab import hazards as hz
 from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.report import notation
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import small_sample_hazards
 from jvmlab.report.verdicts import disturbance_text, verdict
@@ -138,15 +139,15 @@ def effect_label(e: Effect) -> str:
     return f"{e.factor}={e.level} x {e.factor2}={e.level2}"
 
 
-def vs_baseline(s: Summary, cell: str, digits: str = ".3f", brackets: str = "[]", sep: str = "–") -> str:
-    """The "vs baseline" text every table shows: "baseline", "4.04x [3.82–4.27]", or "-"."""
+def vs_baseline(s: Summary, cell: str) -> str:
+    """The "vs baseline" text every table shows: "baseline", "4.04x [3.82, 4.27]" (the one
+    ratio notation, :func:`jvmlab.report.notation.ratio_ci`), or "-"."""
     if cell == s.baseline:
         return "baseline"
     comp = comparison_of(s, cell)
     if comp is None or comp.ratio is None:
         return "-"
-    ci = f" {brackets[0]}{comp.ci95[0]:{digits}}{sep}{comp.ci95[1]:{digits}}{brackets[1]}" if comp.ci95 else ""
-    return f"{comp.ratio:{digits}}x{ci}"
+    return notation.ratio_ci(comp.ratio, comp.ci95)
 
 
 def ci_mark(stats: CellStats | None) -> str:

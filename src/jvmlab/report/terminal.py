@@ -88,8 +88,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         columns.append(col("fail", lambda cs, st: str(cs.failures) if cs.failures else ""))
     columns += [
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
-        col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name, digits="#.3g",
-                                                               brackets="[]", sep=", ")),
+        col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name)),
         col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean) + ci_mark(st)
             if st and st.mean_ci95 else "-"),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
