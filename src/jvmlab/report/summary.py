@@ -19,7 +19,7 @@ from jvmlab.report.trust import small_sample_hazards
 from jvmlab.report.verdicts import disturbance_text, verdict
 from jvmlab.results import (
     CellResult, CellsComparison, ExperimentAnalysis, ExperimentResults, TimelineSelection, analyze_experiment,
-    cell_values, load_experiment,
+    load_experiment,
 )
 from jvmlab.store.records import StoredExperiment, StoredInvocation
 from jvmlab.store.sql import SqlStore
@@ -28,9 +28,6 @@ SCHEMA = "jvmlab.summary/1"
 CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
 SMALL_N_MARK = " (t, small n)"
 REPORT_TIMELINES = SELECTION  # what the HTML report draws over time
-
-CellSummary = CellResult  # one cell of a Summary (the results layer's record)
-load_values = cell_values  # one value per invocation, NaN when not measured (results layer)
 
 
 @dataclass(frozen=True)
