@@ -46,7 +46,7 @@ def main() -> int:
           f"in {time.perf_counter() - t0:.1f} s")
 
     t0 = time.perf_counter()
-    summary = summarize(store, exp_id)
+    summary = summarize(store, exp_id, timelines=None)  # load -> compare -> render, as `jvmlab report`
     summary_s = time.perf_counter() - t0  # report/summary.py: shared by every output
 
     t0 = time.perf_counter()
@@ -54,18 +54,21 @@ def main() -> int:
     terminal_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    out = write_html(summary, store, folder / "report.html")
+    html_summary = summarize(store, exp_id)  # the HTML report also loads the drawn timelines
+    html_summary_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    out = write_html(html_summary, folder / "report.html")
     html_s = time.perf_counter() - t0
     size = out.stat().st_size
 
     print(f"{'measure':34} {'value':>9} {'target':>9} {'ratio':>7}")
     rows = [("terminal report incl. summary (s)", summary_s + terminal_s, TARGET_S),
-            ("HTML report incl. summary (s)", summary_s + html_s, TARGET_S),
+            ("HTML report incl. summary (s)", html_summary_s + html_s, TARGET_S),
             ("HTML size (MB)", size / 2**20, TARGET_BYTES / 2**20)]
     for name, value, target in rows:
         print(f"{name:34} {value:9.2f} {target:9.2f} {value / target:7.2f}")
-    print(f"  of which: summary {summary_s:.2f} s, terminal rendering {terminal_s:.2f} s, "
-          f"HTML rendering {html_s:.2f} s")
+    print(f"  of which: summary {summary_s:.2f} s (with timelines {html_summary_s:.2f} s), "
+          f"terminal rendering {terminal_s:.2f} s, HTML rendering {html_s:.2f} s")
     print(f"report: {out}")
     return 0 if all(v <= t for _, v, t in rows) else 1
 

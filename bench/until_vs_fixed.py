@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from jvmlab.execute.adaptive import store_precision_reached
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.options import RunOptions

@@ -8,7 +8,9 @@ is not registered by name can still be used when its prefix is registered (for e
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from jvmlab.errors import UserError, did_you_mean
 
@@ -222,10 +224,50 @@ def is_rate(name: str, unit: str) -> bool:
     return unit.endswith("/s") or name.endswith(("_per_s", "_per_sec", "_rate", "_ops"))
 
 
-def register_dynamic(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
-    """Register a metric discovered at run time (a workload's own) so tables can read it.
+def dynamic_metric(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
+    """A metric discovered at run time (a workload's own, a JMH score, a load client's).
     Its direction is guessed from its name and unit unless given (rates: higher is better)."""
     lower = _guess_lower(name, unit) if lower_is_better is None else lower_is_better
-    metric = REGISTRY.get(name) or Metric(name, unit, lower, f"{name} (reported at run time)")
+    return Metric(name, unit, lower, f"{name} (reported at run time)")
+
+
+def register_dynamic(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
+    """Register a run-time metric in the process-wide registry.
+
+    Kept for callers outside an experiment (tests of the direction guess); an experiment's
+    own metrics live in its :class:`MetricRegistry` (``DEFAULT.extended(units)``), so
+    loading one experiment never changes what another one reads."""
+    metric = REGISTRY.get(name) or dynamic_metric(name, unit, lower_is_better)
     REGISTRY[name] = metric
     return metric
+
+
+@dataclass(frozen=True)
+class MetricRegistry:
+    """A read-only lookup of metrics: the built-in ones, plus (after :meth:`extended`) the
+    dynamic ``workload.*`` / ``load.*`` / ``jfr.*`` / ``jmh.*`` metrics one experiment
+    stored with their units. Loaded results carry one; nothing global is mutated."""
+
+    by_name: Mapping[str, Metric]
+
+    def get(self, name: str, unit: str | None = None) -> Metric:
+        """The metric by name; unknown names fall back to the built-in rules (prefixes)."""
+        found = self.by_name.get(name)
+        return found if found is not None else get(name, unit)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.by_name
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.by_name)
+
+    def extended(self, units: Mapping[str, str]) -> MetricRegistry:
+        """A new registry that also knows the metrics in ``units`` (name -> unit) it did not
+        know; ``self`` is unchanged. Known names keep their registered definition."""
+        added = {name: dynamic_metric(name, unit) for name, unit in units.items() if name not in self.by_name}
+        if not added:
+            return self
+        return MetricRegistry(MappingProxyType({**self.by_name, **added}))
+
+
+DEFAULT = MetricRegistry(MappingProxyType(REGISTRY))  # the built-in metrics (a live, read-only view)

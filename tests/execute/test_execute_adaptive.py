@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from jvmlab.analyze import analyze_metric, half_width_rel
-from jvmlab.execute.adaptive import store_precision_reached
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
-from jvmlab.report.summary import load_values, summarize
+from jvmlab.report.summary import summarize
+from jvmlab.results import cell_values
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 
@@ -68,7 +69,7 @@ def test_until_adds_blocks_until_every_ci_is_narrow_enough(tmp_path: Path, jdk17
     # the rule stopped at the first block where it held: one block fewer was not enough
     invocations = [i for i in store.invocations(exp) if i.block < n - 1]
     cells = store.cells(exp)
-    data = {c.name: load_values([i for i in invocations if i.cell_id == c.id], "wall_s") for c in cells}
+    data = {c.name: cell_values([i for i in invocations if i.cell_id == c.id], "wall_s") for c in cells}
     earlier = analyze_metric(data, cells[0].name, "wall_s", seed=11)
     assert half_width_rel(earlier.comparisons[0]) > 0.015
 

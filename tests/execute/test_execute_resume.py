@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import Interrupted
-from jvmlab.execute.adaptive import store_precision_reached
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.runner import run_experiment

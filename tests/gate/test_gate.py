@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_jvmlab
-
+from jvmlab.results import load_experiment
 from jvmlab.analyze.gate import parse_condition
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
@@ -65,7 +65,7 @@ pytestmark = pytest.mark.jvm
 def test_the_gate_fails_only_on_a_real_regression_beyond_the_threshold(lab, new: str, code: int) -> None:
     tmp, ids = lab
     store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
-    result = gate_experiments(store, ids["base"], ids[new], [parse_condition("wall_s > +3%")])
+    result = gate_experiments(load_experiment(store, ids["base"]), load_experiment(store, ids[new]), [parse_condition("wall_s > +3%")])
     assert result.exit_code == code
     (check,) = result.checks
     if new == "plus10":
@@ -92,7 +92,7 @@ def test_cli_compare_exit_codes_and_summaries(lab) -> None:
 def test_summaries_name_the_failure_and_escape_markdown(lab) -> None:
     tmp, ids = lab
     store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
-    result = gate_experiments(store, ids["base"], ids["plus10"],
+    result = gate_experiments(load_experiment(store, ids["base"]), load_experiment(store, ids["plus10"]),
                               [parse_condition("wall_s > +3%"), parse_condition("cpu_s > +50%")])
     line = summary_line(result, ids["base"], ids["plus10"])
     assert line.startswith("jvmlab gate: FAIL 1 of 2 checks: wall_s > +3%: j app=startup wall_s +")

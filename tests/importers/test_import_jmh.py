@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_jvmlab
-
+from jvmlab.results import load_experiment
 from jvmlab.errors import UserError
 from jvmlab.importers.jmh import import_jmh
 from jvmlab.importers.store import store_import
@@ -64,7 +64,7 @@ def test_two_imports_compare_by_cell_name(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     a = store_import(store, import_jmh([FILES[0]]))
     b = store_import(store, import_jmh([FILES[0]]))
-    result = compare_experiments(store, a, b, HELLO)
+    result = compare_experiments(load_experiment(store, a), load_experiment(store, b), HELLO)
     (pair,) = result.pairs
     assert pair.comparison.ratio == pytest.approx(1.0)
 
@@ -94,9 +94,9 @@ def test_html_and_markdown_reports_carry_the_benchmark_table(tmp_path: Path) -> 
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     exp = store_import(store, import_jmh(FILES))
     summary = summarize(store, exp, HELLO)
-    page = render_html(summary, store)
+    page = render_html(summary)
     assert "JMH benchmarks x cells" in page and "JMHSample_27_Params.bench[arg=1,certainty=16]" in page
-    md = export_text(summary, store, "markdown")
+    md = export_text(summary, "markdown")
     assert "| JMHSample_01_HelloWorld.wellHelloThere | ops/s |" in md and "jdk25 -Xmx256m -XX:+UseSerialGC" in md
 
 

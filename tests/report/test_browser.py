@@ -33,7 +33,7 @@ def _plot_counts(driver) -> tuple[int, int, int]:
 
 def test_report_renders_every_plot_offline(browser, synthetic, tmp_path: Path, save_screenshot) -> None:
     store, exp_id, _ = synthetic
-    page = write_html(summarize(store, exp_id), store, tmp_path / "report.html")
+    page = write_html(summarize(store, exp_id), tmp_path / "report.html")
     _open(browser, page)
     blocks, plots, svgs = _plot_counts(browser)
     assert blocks >= 10 and plots == blocks and svgs >= plots
@@ -45,7 +45,7 @@ def test_report_renders_every_plot_offline(browser, synthetic, tmp_path: Path, s
 
 def test_report_fits_a_phone_screen(browser, synthetic, tmp_path: Path, save_screenshot) -> None:
     store, exp_id, _ = synthetic
-    page = write_html(summarize(store, exp_id), store, tmp_path / "report.html")
+    page = write_html(summarize(store, exp_id), tmp_path / "report.html")
     browser.set_window_size(390, 844)
     try:
         _open(browser, page)
@@ -63,7 +63,7 @@ def test_report_fits_a_phone_screen(browser, synthetic, tmp_path: Path, save_scr
 @pytest.mark.jvm
 def test_markup_shows_as_text_and_never_runs(browser, xss_experiment, tmp_path: Path, save_screenshot) -> None:
     store, exp_id, _ = xss_experiment
-    page = write_html(summarize(store, exp_id), store, tmp_path / "xss.html")
+    page = write_html(summarize(store, exp_id), tmp_path / "xss.html")
     _open(browser, page)
     assert browser.execute_script("return document.readyState") == "complete"
     alert_open = True

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from jvmlab.results import load_experiment
 from jvmlab.cli.main import main
 from jvmlab.errors import UserError
 from jvmlab.report.compare import compare_experiments
@@ -28,7 +29,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[SqlStore, int, int, 
 
 def test_a_uniform_slowdown_is_found_in_every_cell(pair) -> None:
     store, a, b, _, _ = pair
-    result = compare_experiments(store, a, b)
+    result = compare_experiments(load_experiment(store, a), load_experiment(store, b))
     assert len(result.pairs) == 4 and not result.only_a and not result.only_b
     for p in result.pairs:
         c = p.comparison
@@ -40,7 +41,7 @@ def test_a_uniform_slowdown_is_found_in_every_cell(pair) -> None:
 
 def test_same_machine_same_settings_is_no_clear_difference(pair) -> None:
     store, a, _, c, _ = pair
-    result = compare_experiments(store, a, c)
+    result = compare_experiments(load_experiment(store, a), load_experiment(store, c))
     assert not any(p.comparison.significant for p in result.pairs)
     assert [h.kind for h in result.hazards] == ["fingerprint-changed"]
     assert "kernel changed" in result.hazards[0].detail
@@ -51,7 +52,7 @@ def test_no_shared_cells_is_a_user_error(tmp_path: Path) -> None:
     a = generate(store, SyntheticSpec(jvms=("jdk17",), invocations=3, failures=0))
     b = generate(store, SyntheticSpec(jvms=("jdk21",), invocations=3, failures=0))
     with pytest.raises(UserError, match="share no cell names"):
-        compare_experiments(store, a, b)
+        compare_experiments(load_experiment(store, a), load_experiment(store, b))
 
 
 def test_cli_json_and_errors(pair, capsys: pytest.CaptureFixture[str]) -> None:

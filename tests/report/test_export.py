@@ -20,7 +20,7 @@ HYPERFINE_KEYS = {"command", "mean", "stddev", "median", "user", "system", "min"
 
 def _export(synthetic, fmt: str) -> str:
     store, exp_id, _ = synthetic
-    return export_text(summarize(store, exp_id), store, fmt)
+    return export_text(summarize(store, exp_id), fmt)
 
 
 def test_hyperfine_schema_and_values(synthetic) -> None:

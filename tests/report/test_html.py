@@ -45,7 +45,7 @@ def test_downsample_keeps_extremes_and_bounds_points() -> None:
 
 def test_report_has_every_section_and_works_offline(synthetic) -> None:
     store, exp_id, _ = synthetic
-    page = render_html(summarize(store, exp_id), store)
+    page = render_html(summarize(store, exp_id))
     # Offline: no external scripts, styles or fonts; plotly inlined exactly once.
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)
     assert page.count("plotly.js v") == 1
@@ -78,7 +78,7 @@ def test_large_cells_are_downsampled_and_say_so(tmp_path: Path) -> None:
 
     store = SqlStore(f"sqlite:///{tmp_path / 'big.db'}")
     exp_id = generate(store, SyntheticSpec(jvms=("jdk17",), invocations=9, samples=900, failures=0))
-    page = render_html(summarize(store, exp_id), store)
+    page = render_html(summarize(store, exp_id))
     assert "at most 5 invocations per cell" in page and "downsampled to at most 400 points" in page
     rss = next(f for f in figures(page).values() if f["layout"]["title"]["text"].startswith("Memory"))
     assert all(len(tr["x"]) <= 400 for tr in rss["data"])
@@ -87,7 +87,7 @@ def test_large_cells_are_downsampled_and_say_so(tmp_path: Path) -> None:
 
 def test_markup_from_spec_flags_and_output_is_escaped(xss_experiment) -> None:
     store, exp_id, _ = xss_experiment
-    page = render_html(summarize(store, exp_id), store)
+    page = render_html(summarize(store, exp_id))
     body = page.split("<body>", 1)[1]
     scripts = re.findall(r"<script[^>]*>", body)
     assert scripts.count("<script>") == 2  # plotly.js and the figure bootstrap, nothing else
@@ -102,9 +102,9 @@ def test_write_html_refuses_unwritable_paths(synthetic, tmp_path: Path) -> None:
     store, exp_id, _ = synthetic
     summary = summarize(store, exp_id)
     with pytest.raises(UserError, match="does not exist"):
-        write_html(summary, store, tmp_path / "missing" / "r.html")
+        write_html(summary, tmp_path / "missing" / "r.html")
     with pytest.raises(UserError, match="is a folder"):
-        write_html(summary, store, tmp_path)
+        write_html(summary, tmp_path)
 
 
 def test_gc_html_from_real_logs(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def test_no_all_zero_thp_plot_and_no_empty_row_for_a_dead_cell(tmp_path: Path) -
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     exp_id = generate(store, SyntheticSpec(jvms=("jdk17",), invocations=4, dead_cell=True, thp_timeline=True))
     assert store.timelines([i.id for i in store.invocations(exp_id) if i.status == "ok"][:1])  # THP stored
-    page = render_html(summarize(store, exp_id), store)
+    page = render_html(summarize(store, exp_id))
     figs = _figures(page)
     assert not any(_title(f).startswith("Transparent huge pages") for f in figs)
     for fig in figs:

@@ -37,7 +37,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("plots")
     store = SqlStore(f"sqlite:///{folder / 'lab.db'}")
     exp_id = generate(store, SyntheticSpec(dead_cell=True, thp_timeline=True, extra_flags=LONG_FLAGS))
-    return write_html(summarize(store, exp_id), store, folder / "report.html")
+    return write_html(summarize(store, exp_id), folder / "report.html")
 
 
 def _open(driver, path: Path, width: int = 1280) -> None:

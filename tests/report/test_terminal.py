@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jvmlab.results import load_experiment
 from jvmlab.report import notation
 from jvmlab.report.summary import summarize, vs_baseline
 from jvmlab.report.synthetic import SyntheticSpec, generate
@@ -55,7 +56,7 @@ def test_report_with_a_long_metric_keeps_cells_columns_and_intervals(long_names)
         assert cs.cell.name in out  # whole, at least once
         st = cs.stats.get(metric)
         assert notation.mean_sd(m, st) in out
-        rel = vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")
+        rel = vs_baseline(summary, cs.cell.name)
         assert rel in out, rel  # the ratio with its interval, never cut to "0.716x"
         if st is not None and st.mean_ci95:
             assert notation.interval(m, *st.mean_ci95, like=st.mean) in out
@@ -113,7 +114,7 @@ def test_compare_keeps_ratio_and_interval_at_80_columns(tmp_path: Path) -> None:
     _fits(out, 80)
     from jvmlab.report.compare import compare_experiments
 
-    for p in compare_experiments(store, a, b).pairs:
+    for p in compare_experiments(load_experiment(store, a), load_experiment(store, b)).pairs:
         assert notation.ratio_ci(p.comparison.ratio, p.comparison.ci95) in out
         assert p.cell in out
 

@@ -30,14 +30,16 @@ def export(
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
     from jvmlab.report.export import check_format, export_text
-    from jvmlab.report.page import write_text
-    from jvmlab.report.summary import summarize
+    from jvmlab.report.html import write_text
+    from jvmlab.report.summary import summary_of
+    from jvmlab.results import analyze_experiment, load_experiment
     from jvmlab.store import open_store
 
     check_format(fmt)
     db = open_store(store, must_exist=True)
     exp_id = experiment if experiment is not None else db.latest_experiment().id
-    text = export_text(summarize(db, exp_id, metric), db, fmt)
+    text = export_text(summary_of(analyze_experiment(load_experiment(db, exp_id, documents=fmt != "csv"), metric)),
+                       fmt)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -58,6 +60,7 @@ def compare_cmd(
     With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold."""
     from jvmlab.analyze.gate import parse_condition
     from jvmlab.report.compare import compare_experiments, render_comparison
+    from jvmlab.results import load_experiment
     from jvmlab.store import open_store
 
     if experiment_a == experiment_b:
@@ -67,12 +70,12 @@ def compare_cmd(
     db = open_store(store, must_exist=True)
     if conditions:
         raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md))
-    result = compare_experiments(db, experiment_a, experiment_b, metric)
+    result = compare_experiments(load_experiment(db, experiment_a, documents=False),
+                                 load_experiment(db, experiment_b, documents=False), metric)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
         render_comparison(result, stdout_console())
-
 
 
 def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None,
@@ -80,9 +83,11 @@ def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Pa
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
-    from jvmlab.report.page import write_text
+    from jvmlab.report.html import write_text
+    from jvmlab.results import load_experiment
 
-    result = gate_experiments(db, baseline_id, new_id, conditions)
+    result = gate_experiments(load_experiment(db, baseline_id, documents=False),
+                              load_experiment(db, new_id, documents=False), conditions)
     typer.echo(summary_line(result, baseline_id, new_id), err=to_stderr)
     if summary_md is not None:
         write_text(summary_md, summary_markdown(result, baseline_id, new_id))

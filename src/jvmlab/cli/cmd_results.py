@@ -58,18 +58,22 @@ def report(
                                                      "unless --html is given)."),
 ) -> None:
     """Report an experiment: cells with CIs, verdicts, effects, GC, warnings."""
-    from jvmlab.report.summary import summarize
+    from jvmlab.report.summary import REPORT_TIMELINES, summary_of
     from jvmlab.report.terminal import render
+    from jvmlab.results import analyze_experiment, load_experiment
     from jvmlab.store import open_store
 
     db = open_store(store, must_exist=True)
     exp_id = experiment if experiment is not None else db.latest_experiment().id
-    summary = summarize(db, exp_id, metric)
+    # load -> compare -> render: the store is read here, once; renderers take the results.
+    drawn = REPORT_TIMELINES if html is not None or open_ else None
+    summary = summary_of(analyze_experiment(load_experiment(db, exp_id, timelines=drawn), metric))
     if html is not None or open_:
         from jvmlab.report.html import write_html
+        from jvmlab.report.why import load_why
 
         target = html if html is not None else Path(tempfile.mkdtemp(prefix="jvmlab-")) / f"report-{exp_id}.html"
-        written = write_html(summary, db, target)
+        written = write_html(summary, target, why=load_why(summary, db))
         typer.echo(f"HTML report: {written}", err=True)
         if open_:
             webbrowser.open(written.resolve().as_uri())

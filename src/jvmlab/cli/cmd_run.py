@@ -169,7 +169,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
              metric_reason: str = "", cluster: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.adaptive import store_precision_reached
+    from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.execute.options import RunOptions
     from jvmlab.execute.runner import run_experiment
     from jvmlab.report.summary import summarize

@@ -14,20 +14,16 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from jvmlab import metrics as registry
+from jvmlab.model import hazards as hz
 from jvmlab.analyze import CellData, Comparison
-from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import compare
-from jvmlab.analyze.correction import adjust
-from jvmlab.analyze.model import clean
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
-from jvmlab.model import hazards as hz
-from jvmlab.model.stored import StoredExperiment
+from jvmlab.metrics import DEFAULT, MetricRegistry
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
-from jvmlab.store.protocol import Store
+from jvmlab.results import ExperimentResults, compare_across
+from jvmlab.model.stored import StoredExperiment
 
 SCHEMA = "jvmlab.compare/1"
 
@@ -52,9 +48,10 @@ class ExperimentComparison:
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
     hazards: tuple[hz.Hazard, ...]
+    metrics: MetricRegistry = DEFAULT  # both experiments' dynamic metrics included
 
     def to_json(self) -> dict[str, Any]:
-        m = registry.get(self.metric)
+        m = self.metrics.get(self.metric)
         return {
             "schema": SCHEMA, "metric": self.metric, "unit": m.unit, "lower_is_better": m.lower_is_better,
             "a": {"experiment_id": self.a.id, "name": self.a.name},
@@ -66,36 +63,30 @@ class ExperimentComparison:
         }
 
 
-def _values(store: Store, experiment_id: int, metric: str) -> dict[str, list[float]]:
-    cells = {c.id: c.name for c in store.cells(experiment_id)}
-    out: dict[str, list[float]] = {name: [] for name in cells.values()}
-    for inv in store.invocations(experiment_id):
-        value = inv.value(metric)
-        if inv.status == "ok" and value is not None:
-            out[cells[inv.cell_id]].append(value)
-    return out
+def _values(results: ExperimentResults, metric: str) -> dict[str, list[float]]:
+    """Cell name -> the measured values of ``metric`` of its successful invocations."""
+    return {c.name: [v for inv in results.ok(c) if (v := inv.value(metric)) is not None] for c in results.cells}
 
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def compare_experiments(store: Store, a_id: int, b_id: int, metric: str = "wall_s",
+def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResults, metric: str = "wall_s",
                         seed: int | None = None) -> ExperimentComparison:
-    """Compare every cell name the two experiments share, on ``metric``."""
-    m = registry.get(metric)
-    a, b = store.experiment(a_id), store.experiment(b_id)
-    values_a, values_b = _values(store, a_id, metric), _values(store, b_id, metric)
+    """Compare every cell name the two loaded experiments share, on ``metric``."""
+    metrics = results_a.metrics.extended(results_b.units)
+    m = metrics.get(metric)
+    a, b = results_a.experiment, results_b.experiment
+    a_id, b_id = a.id, b.id
+    values_a, values_b = _values(results_a, metric), _values(results_b, metric)
     shared = [name for name in values_a if name in values_b]
     if not shared:
         raise UserError(f"experiments {a_id} and {b_id} share no cell names (A: {', '.join(values_a) or '-'}; "
                         f"B: {', '.join(values_b) or '-'}); compare runs of the same spec")
     seed = a.seed if seed is None else seed
-    raw = []
-    for name in shared:
-        raw.append(compare(name, clean(CellData.of(values_b[name])), f"{name} in #{a_id}",
-                           clean(CellData.of(values_a[name])), metric, rng_for(seed, metric, name, "compare-exp")))
-    adjusted = adjust(raw)
+    adjusted = compare_across([(name, CellData.of(values_a[name]), CellData.of(values_b[name])) for name in shared],
+                              metric, f"#{a_id}", seed)
     pairs = tuple(CellPair(name, comp, verdict(comp, m, label=f"{name}: #{b_id}", baseline_label=f"#{a_id}"),
                            _mean(values_a[name]), _mean(values_b[name]))
                   for name, comp in zip(shared, adjusted))
@@ -106,12 +97,12 @@ def compare_experiments(store: Store, a_id: int, b_id: int, metric: str = "wall_
         hazards.append(hz.Hazard(hz.SPEC_CHANGED, f"experiments {a_id} and {b_id} ran different specs",
                                  "cells with the same name may still differ in flags or workload"))
     return ExperimentComparison(a, b, metric, pairs, tuple(n for n in values_a if n not in values_b),
-                                tuple(n for n in values_b if n not in values_a), tuple(hazards))
+                                tuple(n for n in values_b if n not in values_a), tuple(hazards), metrics)
 
 
 def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
     """The comparison as a rich table, verdicts and warnings."""
-    m = registry.get(cmp.metric)
+    m = cmp.metrics.get(cmp.metric)
     console.print(Text(f"Experiment {cmp.b.id} ({cmp.b.name}) vs experiment {cmp.a.id} ({cmp.a.name}) "
                        f"on {cmp.metric}", style="bold"))
     pairs = cmp.pairs

@@ -21,14 +21,12 @@ import shlex
 import statistics
 from typing import Any
 
-from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_table, markdown_jmh
 from jvmlab.report.page import json_safe
 from jvmlab.report.summary import Summary, vs_baseline
-from jvmlab.store.protocol import Store
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
 SCHEMA = "jvmlab.export/1"
@@ -45,14 +43,14 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def export_text(summary: Summary, store: Store, fmt: str) -> str:
+def export_text(summary: Summary, fmt: str) -> str:
     """The experiment in ``fmt`` (one of :data:`FORMATS`) as text."""
     check_format(fmt)
     if fmt == "markdown":
         jmh = jmh_table(summary)
         return markdown(summary) + ("" if jmh is None else "\n" + markdown_jmh(jmh))
     cells = {cs.cell.id: cs.cell for cs in summary.cells}
-    invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
+    invocations = list(summary.invocations)
     if fmt == "csv":
         return to_csv(summary, cells, invocations)
     doc = hyperfine(cells, invocations) if fmt == "hyperfine" else full_json(summary, cells, invocations)
@@ -79,7 +77,7 @@ def invocation_record(inv: StoredInvocation, cell: StoredCell, experiment_id: in
 
 def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[StoredInvocation]) -> dict[str, Any]:
     names = list(PROCESS_METRICS) + [m for m in _metric_names(invocations) if m not in PROCESS_METRICS]
-    units = summary.units
+    registry = summary.metrics
     return {
         "schema": SCHEMA,
         "summary": summary.to_json(),
@@ -88,9 +86,8 @@ def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[
         "cells": [{"name": c.name, "jvm": c.jvm, "jdk": c.jdk, "levels": c.levels, "flags": c.flags,
                    "requested_flags": c.requested_flags, "argv": c.argv} for c in cells.values()],
         "invocations": [invocation_record(i, cells[i.cell_id], summary.experiment.id) for i in invocations],
-        "metrics": {m: {"unit": registry.get(m, units.get(m)).unit,
-                        "lower_is_better": registry.get(m, units.get(m)).lower_is_better,
-                        "description": registry.get(m, units.get(m)).description} for m in names},
+        "metrics": {m: {"unit": registry.get(m).unit, "lower_is_better": registry.get(m).lower_is_better,
+                        "description": registry.get(m).description} for m in names},
     }
 
 
@@ -153,14 +150,14 @@ def _md(text: str) -> str:
 def markdown(summary: Summary) -> str:
     """The cells table in Markdown, in the notation of the terminal and HTML tables."""
     m = summary.metric
-    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text))
+    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
     lines = [f"## Experiment {summary.experiment.id}: {_md(summary.experiment.name)}", "",
              f"Metric `{m}`, baseline `{_md(summary.baseline or '-')}`.", "",
              f"| cell | n | failed | {m} mean ± sd | median | 95% CI of mean | vs baseline [95% CI] |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for cs in summary.cells:
         st = cs.stats.get(m)
-        rel = vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", ")
+        rel = vs_baseline(summary, cs.cell.name)
         mean = st.mean if st else None
         ci = st.mean_ci95 if st else None
         lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {notation.mean_sd(metric, st)} | "

@@ -5,29 +5,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jvmlab import metrics as registry
 from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
-from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
-from jvmlab.store.protocol import Store
+from jvmlab.report.notation import sentence_ci
+from jvmlab.results import ExperimentResults
+from jvmlab.model.stored import PROCESS_METRICS
 
 
-def gate_experiments(store: Store, baseline_id: int, new_id: int,
+def gate_experiments(baseline: ExperimentResults, new: ExperimentResults,
                      conditions: Sequence[GateCondition]) -> GateResult:
-    """Compare experiment ``new_id`` with ``baseline_id`` on every metric the conditions name
-    (cells matched by name), correct across all of them, and judge each condition."""
-    units = {**store.metric_units(baseline_id)}
-    new_units = store.metric_units(new_id)
-    shared = {name: unit for name, unit in units.items() if name in new_units}
-    for name, unit in shared.items():
-        if name not in registry.REGISTRY:
-            registry.register_dynamic(name, unit)
+    """Compare experiment ``new`` with ``baseline`` on every metric the conditions name
+    (cells matched by name), correct across all of them, and judge each condition. The
+    metrics both stored are read from their registries (nothing global changes)."""
+    shared = [name for name in baseline.units if name in new.units]
+    metrics = baseline.metrics.extended(new.units)
     names = metrics_for(conditions, [*PROCESS_METRICS, *shared])
     comparisons = []
     for name in names:
-        result = compare_experiments(store, baseline_id, new_id, name)
+        result = compare_experiments(baseline, new, name)
         comparisons += [pair.comparison for pair in result.pairs]
-    return judge(conditions, comparisons, {name: registry.get(name).lower_is_better for name in names})
+    return judge(conditions, comparisons, {name: metrics.get(name).lower_is_better for name in names})
 
 
 def _pct(ratio: float) -> str:
@@ -38,7 +35,7 @@ def _check_text(check: GateCheck) -> str:
     c = check.comparison
     if c.ratio is None:
         return f"{c.cell} {c.metric}: not enough values"
-    ci = f"95% CI {_pct(c.ci95[0])} ... {_pct(c.ci95[1])}" if c.ci95 else "no CI"
+    ci = sentence_ci(_pct(c.ci95[0]), _pct(c.ci95[1])) if c.ci95 else "no CI"
     p = f"p={c.p_adjusted:.2g}" if c.p_adjusted is not None else "no p-value"
     return f"{c.cell} {c.metric} {_pct(c.ratio)} ({ci}, {p}{'' if c.significant else ', not significant'})"
 

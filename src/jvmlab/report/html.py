@@ -10,23 +10,24 @@ again for plotly's own HTML subset (see :mod:`jvmlab.report.plots`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from jvmlab.gclog import LogSummary
 from jvmlab.report.gcpage import gc_context
 from jvmlab.report.page import render_page, write_text
 from jvmlab.report.sections import report_context
 from jvmlab.report.summary import Summary
-from jvmlab.store.protocol import Store
 
 
-def render_html(summary: Summary, store: Store) -> str:
-    """The experiment report as one HTML document."""
-    return render_page("report.html.j2", report_context(summary, store))
+def render_html(summary: Summary, why: Any = None) -> str:
+    """The experiment report as one HTML document, from the summary (and the results it
+    carries) alone; ``why`` is the optional profile/JFR part (:func:`jvmlab.report.why.load_why`)."""
+    return render_page("report.html.j2", report_context(summary, why))
 
 
-def write_html(summary: Summary, store: Store, path: Path) -> Path:
+def write_html(summary: Summary, path: Path, why: Any = None) -> Path:
     """Render the experiment report and write it to ``path``."""
-    return write_text(path, render_html(summary, store))
+    return write_text(path, render_html(summary, why))
 
 
 def write_gc_html(summaries: list[LogSummary], path: Path) -> Path:

@@ -16,14 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from jvmlab import metrics as registry
-from jvmlab.analyze import Comparison
-from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import compare
-from jvmlab.analyze.correction import adjust
-from jvmlab.analyze.model import clean
-from jvmlab.analyze.stored import load_values
+from jvmlab.analyze import CellData, Comparison
 from jvmlab.metrics import JMH_PREFIX
 from jvmlab.report.summary import Summary
+from jvmlab.results import cell_values, compare_family
 from jvmlab.report.verdicts import short_verdict, verdict
 
 
@@ -49,10 +45,15 @@ class JmhTable:
         """One sentence per benchmark and cell against the baseline."""
         out = []
         for row in self.rows:
-            metric = registry.get(row.metric)
+            metric = _metric(row)
             for comp in row.comparisons.values():
                 out.append(verdict(comp, metric))
         return out
+
+
+def _metric(row: JmhRow) -> registry.Metric:
+    """The row's metric as the experiment registered it (unit and direction from the row)."""
+    return registry.dynamic_metric(row.metric, row.unit, row.lower_is_better)
 
 
 def jmh_metrics(summary: Summary) -> list[str]:
@@ -66,21 +67,17 @@ def jmh_table(summary: Summary) -> JmhTable | None:
         return None
     seed = summary.experiment.seed
     base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
-    raw: list[Comparison] = []
+    family: list[tuple[str, CellData, str, CellData, str]] = []
     for name in names:
         if base is None:
             break
-        base_data = clean(load_values(list(base.ok_invocations), name))
-        for cs in summary.cells:
-            if cs is base:
-                continue
-            data = clean(load_values(list(cs.ok_invocations), name))
-            raw.append(compare(cs.cell.name, data, base.cell.name, base_data, name,
-                               rng_for(seed, name, cs.cell.name, "jmh")))
-    adjusted = {(c.metric, c.cell): c for c in adjust(raw)}
+        base_data = cell_values(base.ok_invocations, name)
+        family += [(cs.cell.name, cell_values(cs.ok_invocations, name), base.cell.name, base_data, name)
+                   for cs in summary.cells if cs is not base]
+    adjusted: dict[tuple[str, str], Comparison] = {(c.metric, c.cell): c for c in compare_family(family, seed, "jmh")}
     rows = []
     for name in names:
-        metric = registry.get(name, summary.units.get(name))
+        metric = summary.metrics.get(name)
         means = {cs.cell.name: cs.stats[name].mean if name in cs.stats else None for cs in summary.cells}
         forks = {cs.cell.name: cs.stats[name].n if name in cs.stats else 0 for cs in summary.cells}
         comps = {cell: c for (m, cell), c in adjusted.items() if m == name}
@@ -99,7 +96,7 @@ def _cell_text(row: JmhRow, cell: str, baseline: str | None) -> str:
     if comp is None or comp.ratio is None:
         return text
     ci = f" [{comp.ci95[0]:.3g}–{comp.ci95[1]:.3g}]" if comp.ci95 else ""
-    return f"{text}\n{comp.ratio:.3g}x{ci} {short_verdict(comp, registry.get(row.metric))}"
+    return f"{text}\n{comp.ratio:.3g}x{ci} {short_verdict(comp, _metric(row))}"
 
 
 def render_jmh(table: JmhTable, console: Console) -> None:
@@ -132,7 +129,7 @@ def render_jmh(table: JmhTable, console: Console) -> None:
         out.show_lines = False
     console.print(out)
     significant = [v for row in table.rows for c in row.comparisons.values() if c.significant
-                   for v in [verdict(c, registry.get(row.metric))]]
+                   for v in [verdict(c, _metric(row))]]
     if significant:
         console.print(Text("JMH verdicts (significant after Holm across all benchmarks)", style="bold"))
         for sentence in significant:
@@ -154,7 +151,7 @@ def jmh_json(table: JmhTable) -> list[dict[str, object]]:
     """The table for the JSON summary: one entry per benchmark."""
     return [{"metric": row.metric, "unit": row.unit, "lower_is_better": row.lower_is_better,
              "means": row.means, "forks": row.forks,
-             "comparisons": [{**c.to_json(), "verdict": verdict(c, registry.get(row.metric))}
+             "comparisons": [{**c.to_json(), "verdict": verdict(c, _metric(row))}
                              for c in row.comparisons.values()]}
             for row in table.rows]
 

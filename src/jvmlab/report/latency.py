@@ -9,17 +9,15 @@ from typing import Any
 from jvmlab.report.page import figure_entries
 from jvmlab.report.plots import _layout, color, esc
 from jvmlab.server.histogram import Histogram
-from jvmlab.server.measure import HISTOGRAM_DOCUMENT
-from jvmlab.store.protocol import Store
 
 _TICKS = (0.0, 50.0, 90.0, 99.0, 99.9, 99.99)
 
 
-def merged_histograms(store: Store, summary: Any) -> dict[str, tuple[int, Histogram, int]]:
-    """cell name -> (cell index, merged histogram, invocations merged)."""
-    invocations = [i for i in (list(summary.invocations) or store.invocations(summary.experiment.id))
-                   if i.status == "ok"]
-    docs = store.documents([i.id for i in invocations], HISTOGRAM_DOCUMENT)
+def merged_histograms(summary: Any) -> dict[str, tuple[int, Histogram, int]]:
+    """cell name -> (cell index, merged histogram, invocations merged), from the histograms
+    the results layer loaded with the experiment."""
+    invocations = [i for i in summary.invocations if i.status == "ok"]
+    docs = summary.results.histograms if summary.results is not None else {}
     out: dict[str, tuple[int, Histogram, int]] = {}
     for cs in summary.cells:
         hist, n = Histogram(), 0
@@ -53,6 +51,6 @@ def latency_figure(merged: dict[str, tuple[int, Histogram, int]]) -> dict[str, A
     return {"data": data, "layout": layout}
 
 
-def latency_figures(store: Store, summary: Any) -> list[dict[str, str]]:
+def latency_figures(summary: Any) -> list[dict[str, str]]:
     """Template entries for the report's latency section (empty for non-server experiments)."""
-    return figure_entries([latency_figure(merged_histograms(store, summary))], "lat")
+    return figure_entries([latency_figure(merged_histograms(summary))], "lat")

@@ -3,7 +3,11 @@
 * an interval is ``[low, high]`` followed by the unit once: ``[1.94, 2.07] s``;
 * a row's mean, spread, interval and range share the mean's unit: ``2.01 ± 0.081 s`` and
   ``[1.94, 2.07] s``, never ``2.007 s ± 80.6 ms``;
-* a ratio is ``1.39x [1.32, 1.46]``.
+* a ratio is ``1.39x [1.32, 1.46]``;
+* in a sentence (verdicts, gate lines, scenario verdicts) an interval is
+  ``95% CI low ... high`` (:func:`sentence_ci`), a change in percent ``95% CI -1.2% ... +0.8%``
+  (:func:`pct_change_ci`), a large factor ``95% CI 4.3-4.9x`` (:func:`times_ci`). These are
+  the only places an interval becomes text.
 
 Throughput metrics registered as ``units/s`` are shown in the workload's own unit when
 its progress line names one (``progress (?P<units>\\d+) chunks`` -> ``chunks/s``).
@@ -86,6 +90,33 @@ def ratio_ci(ratio: float | None, ci: tuple[float, float] | None) -> str:
     return f"{ratio:#.3g}x" + (f" [{ci[0]:#.3g}, {ci[1]:#.3g}]" if ci else "")
 
 
+def pct(value: float, signed: bool = False) -> str:
+    """A percentage with one decimal (two below 0.095%): "12.3%", "+0.08%"."""
+    digits = 1 if abs(value) >= 0.095 else 2
+    return f"{value:+.{digits}f}%" if signed else f"{value:.{digits}f}%"
+
+
+def times(value: float) -> str:
+    """A factor: "4.6x", "120x"."""
+    return f"{value:.0f}x" if value >= 100 else f"{value:.1f}x"
+
+
+def sentence_ci(low: str, high: str) -> str:
+    """An interval inside a sentence, its ends already written: "95% CI 1.21 ... 1.26"."""
+    return f"95% CI {low} ... {high}"
+
+
+def pct_change_ci(ci: tuple[float, float], signed: bool = True) -> str:
+    """A ratio interval as signed percent changes: "95% CI -1.2% ... +0.8%"."""
+    lo, hi = ((v - 1.0) * 100.0 for v in ci)
+    return sentence_ci(pct(lo, signed), pct(hi, signed))
+
+
+def times_ci(low: float, high: float) -> str:
+    """An interval of factors: "95% CI 4.3-4.9x"."""
+    return f"95% CI {times(low)[:-1]}-{times(high)}"
+
+
 @lru_cache(maxsize=32)  # asked once per table column; the spec text does not change
 def progress_unit(spec_text: str) -> str | None:
     """The rate unit a workload's progress line names ("chunks/s"), or None when it names none."""
@@ -103,9 +134,11 @@ def progress_unit(spec_text: str) -> str | None:
     return f"{match.group(1)}/s" if match else None
 
 
-def shown_metric(name: str, rate_unit: str | None) -> registry.Metric:
-    """The registry's metric, with ``units/s`` replaced by the workload's own rate unit."""
-    metric = registry.get(name)
+def shown_metric(name: str, rate_unit: str | None,
+                 metrics: registry.MetricRegistry = registry.DEFAULT) -> registry.Metric:
+    """The metric from ``metrics`` (an experiment's registry), with ``units/s`` replaced by
+    the workload's own rate unit."""
+    metric = metrics.get(name)
     if rate_unit and metric.unit == GENERIC_RATE:
         return replace(metric, unit=rate_unit)
     return metric

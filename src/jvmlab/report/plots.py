@@ -86,13 +86,14 @@ def _height_for(n_cells: int) -> int:
 
 
 def distribution(metric: str, cells: Sequence[tuple[str, int, Sequence[float], Sequence[int]]],
-                 seed: int = 0) -> Figure | None:
+                 seed: int = 0, m: registry.Metric | None = None) -> Figure | None:
     """Box (quartiles and 1.5 IQR whiskers of every value) plus a jittered strip of points.
 
     ``cells`` holds (name, color index, values, invocation ids) in display order; cells
     without values are left out (the caller says so), and no values at all draws nothing.
+    ``m`` is the metric from the experiment's registry (dynamic metrics keep their unit).
     """
-    m = registry.get(metric)
+    m = m or registry.get(metric)
     factor, unit = scale(m.unit)
     rng = np.random.default_rng(seed)
     data: list[dict[str, Any]] = []
@@ -150,10 +151,11 @@ def _unity_line() -> dict[str, Any]:
             "line": {"color": "#868e96", "dash": "dash", "width": 1}}
 
 
-def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None) -> Figure | None:
+def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None,
+           m: registry.Metric | None = None) -> Figure | None:
     """Ratio of means against the baseline with 95% CIs, one row per compared cell; the
     marker is green when the cell is clearly better, red when clearly worse."""
-    m = registry.get(metric)
+    m = m or registry.get(metric)
     comparisons = [c for c in comparisons if c.ratio is not None]
     if not comparisons:
         return None
@@ -176,10 +178,10 @@ def _better_side(m: registry.Metric) -> str:
     return "left = better" if m.lower_is_better else "right = better"
 
 
-def effects(metric: str, items: Sequence[tuple[str, Effect]]) -> Figure | None:
+def effects(metric: str, items: Sequence[tuple[str, Effect]], m: registry.Metric | None = None) -> Figure | None:
     """Factorial effects (ratios with 95% CIs); ``items`` are (label, effect), coloured by
     the metric's direction when the CI excludes 1."""
-    m = registry.get(metric)
+    m = m or registry.get(metric)
     items = [(label, e) for label, e in items if e.ratio is not None]
     if not items:
         return None

@@ -1,4 +1,5 @@
-"""The HTML report's content, section by section, built from a Summary and the store.
+"""The HTML report's content, section by section, built from a Summary (and the results it
+was built from: documents and timelines were loaded once, by the results layer). No store.
 
 Values stay plain strings here; escaping is the template's job (autoescape) and the
 figures' (:mod:`jvmlab.report.plots`).
@@ -14,31 +15,21 @@ import numpy as np
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats, Comparison
-from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.model import clean
 from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
+from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
+from jvmlab.report.timelines import TimelineSet, build_timelines
+from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
 from jvmlab.report.page import figure_entries
-from jvmlab.report.summary import (
-    Summary,
-    ci_mark,
-    effect_label,
-    load_values,
-    vs_baseline,
-)
-from jvmlab.report.timelines import TimelineSet, load_timelines
-from jvmlab.report.verdicts import effect_verdict, is_improvement
-from jvmlab.report.why import load_why, why_context
-from jvmlab.store.protocol import Store
+from jvmlab.results import cell_values, ci_only_comparisons
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.
 PLOT_METRICS = ("wall_s", "cpu_s", "max_rss_bytes", "gc.pause_p99_ms", "gc.pause_total_ms",
                 "mem.peak_pss_bytes", "progress.steady_rate", "progress.warmup_s")
 MAX_METRIC_SECTIONS = 6
-SECONDARY_RESAMPLES = 1000
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p50_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.full_count", "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct",
               "gc.alloc_rate_mb_s")
@@ -64,7 +55,7 @@ COLUMN_LABELS = {"max_rss_bytes": RSS_RUSAGE, "mem.peak_rss_bytes": RSS_SAMPLED}
 
 
 def _shown(summary: Summary, metric: str) -> registry.Metric:
-    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text))
+    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
 
 
 def _mean_sd(metric: registry.Metric, st: CellStats | None) -> str:
@@ -72,7 +63,7 @@ def _mean_sd(metric: registry.Metric, st: CellStats | None) -> str:
 
 
 def verdict_items(summary: Summary) -> list[dict[str, str]]:
-    metric = registry.get(summary.metric)
+    metric = summary.metrics.get(summary.metric)
     out = []
     for comp in summary.analysis.comparisons:
         better = is_improvement(comp, metric)
@@ -95,12 +86,12 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
         ci = st.mean_ci95 if st else None
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
                      notation.interval(metric, *ci, like=mean) + ci_mark(st) if ci else "-",
-                     vs_baseline(summary, cs.cell.name, digits="#.3g", brackets="[]", sep=", "),
+                     vs_baseline(summary, cs.cell.name),
                      notation.value(metric, st.median if st else None, like=mean),
                      notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
-                     _mean_sd(registry.get("user_s"), cs.stats.get("user_s")),
-                     _mean_sd(registry.get("sys_s"), cs.stats.get("sys_s")),
-                     _mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))])
+                     _mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s")),
+                     _mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s")),
+                     _mean_sd(summary.metrics.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))])
     return header, rows
 
 
@@ -131,17 +122,17 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
             cells.append((cs.cell.name, cs.cell.idx, [v for v, _ in pairs], [i for _, i in pairs]))
         comparisons = summary.analysis.comparisons if metric == summary.metric else \
             _comparisons(summary, by_cell, metric)
-        figures = [plots.distribution(metric, cells, seed=summary.experiment.seed + k)]
+        m = summary.metrics.get(metric)
+        figures = [plots.distribution(metric, cells, seed=summary.experiment.seed + k, m=m)]
         if comparisons:
-            figures.append(plots.forest(metric, comparisons, summary.baseline))
+            figures.append(plots.forest(metric, comparisons, summary.baseline, m=m))
         note = "Green: clearly better than the baseline; red: clearly worse; grey: no clear difference. "
         if metric != summary.metric:
-            note += (f"Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
-                     f"{summary.metric}; `jvmlab report --metric {metric}` gives this metric's tested verdicts.")
+            note += ci_only_note(summary.metric, metric)
         empty = [name for name, _, values, _ in cells if not values]
         if empty:
             note += f" Not drawn (no measured value of {metric}): {', '.join(empty)}."
-        sections.append({"metric": metric, "description": registry.get(metric).description, "note": note.strip(),
+        sections.append({"metric": metric, "description": m.description, "note": note.strip(),
                          "figures": figure_entries(figures, f"m{k}")})
     return sections
 
@@ -149,32 +140,16 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
 def _comparisons(summary: Summary, by_cell: dict[int, list[StoredInvocation]], metric: str) -> tuple[Comparison, ...]:
     """Ratios and bootstrap CIs on a secondary metric (no permutation test: "clear" here
     means the CI excludes 1, and the page says these are not corrected together)."""
-    if summary.baseline is None:
-        return ()
-    cells = {cs.cell.name: clean(load_values(by_cell.get(cs.cell.id, []), metric)) for cs in summary.cells}
-    base = cells[summary.baseline]
-    out = []
-    for name, data in cells.items():
-        if name == summary.baseline:
-            continue
-        rng = rng_for(summary.experiment.seed, metric, name, "report")
-        sums = block_sums(data, base)
-        ratio, ci = ratio_paired(sums, rng, SECONDARY_RESAMPLES) if sums is not None else \
-            ratio_unpaired(data.values, base.values, rng, SECONDARY_RESAMPLES)
-        clear = ci is not None and not (ci[0] <= 1.0 <= ci[1])
-        out.append(Comparison(cell=name, baseline=summary.baseline, metric=metric, ratio=ratio, ci95=ci,
-                              rel_diff_pct=None if ratio is None else (ratio - 1.0) * 100.0, p_value=None,
-                              p_adjusted=None, significant=clear, n_cell=int(data.values.size),
-                              n_baseline=int(base.values.size), paired=sums is not None))
-    return tuple(out)
+    cells = {cs.cell.name: clean(cell_values(by_cell.get(cs.cell.id, []), metric)) for cs in summary.cells}
+    return ci_only_comparisons(cells, summary.baseline, metric, summary.experiment.seed)
 
 
 def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]]]:
-    metric = registry.get(summary.metric)
+    metric = summary.metrics.get(summary.metric)
     effects = summary.analysis.effects
     rows = [[effect_label(e), e.kind, notation.ratio_ci(e.ratio, e.ci95), effect_verdict(e, metric)]
             for e in effects]
-    figs = figure_entries([plots.effects(summary.metric, [(effect_label(e), e) for e in effects])], "eff") \
+    figs = figure_entries([plots.effects(summary.metric, [(effect_label(e), e) for e in effects], m=metric)], "eff") \
         if effects else []
     return rows, figs
 
@@ -220,7 +195,7 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
     if workload:
         out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
-                    "rows": [[cs.cell.name, *[_mean_sd(registry.get(m), cs.stats.get(m)) for m in workload]]
+                    "rows": [[cs.cell.name, *[_mean_sd(summary.metrics.get(m), cs.stats.get(m)) for m in workload]]
                              for cs in summary.cells]})
 
     return out + table_part(summary)
@@ -271,25 +246,26 @@ def _description(spec_text: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def report_context(summary: Summary, store: Store) -> dict[str, Any]:
-    """Everything the report template shows."""
+def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
+    """Everything the report template shows. ``why`` is the report's "why" part
+    (:func:`jvmlab.report.why.load_why`), loaded by the caller; None leaves it out."""
     exp = summary.experiment
-    invocations = list(summary.invocations) or store.invocations(exp.id)
+    invocations = list(summary.invocations)
     ok = [i for i in invocations if i.status == "ok"]
     by_cell: dict[int, list[StoredInvocation]] = {}
     for inv in ok:
         by_cell.setdefault(inv.cell_id, []).append(inv)
-    tl = load_timelines(store, [cs.cell for cs in summary.cells], invocations)
+    tl = build_timelines(summary.results, [cs.cell for cs in summary.cells], invocations)
     header, rows = cell_rows(summary)
     effects_rows, effects_figs = effects_part(summary)
     warmup_header, warmup_rows = warmup_part(tl, summary)
     failures, hidden, outputs = output_parts(summary, invocations)
+    from jvmlab.report.why import why_context
 
-    why = why_context(load_why(summary, store))
-    return {**why,
+    return {**(why_context(why) if why is not None else {"why": None}),
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
-        "metric_description": registry.get(summary.metric).description, "metric_reason": summary.metric_reason,
+        "metric_description": summary.metrics.get(summary.metric).description, "metric_reason": summary.metric_reason,
         "n_invocations": len(ok),
         "cells": summary.cells, "description": _description(exp.spec_text),
         "verdicts": verdict_items(summary), "hazards": summary.hazards,
@@ -301,7 +277,7 @@ def report_context(summary: Summary, store: Store) -> dict[str, Any]:
         "warmup_header": warmup_header, "warmup_rows": warmup_rows,
         "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)), "metric_tables": metric_tables(summary),
         "failures": failures, "failures_hidden": hidden, "outputs": outputs,
-        "command_line": exp.command_line, "latency_figures": latency_figures(store, summary),
+        "command_line": exp.command_line, "latency_figures": latency_figures(summary),
         "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}
                           for cs in summary.cells],
         "fingerprint_rows": _fingerprint_rows(exp.fingerprint), "spec_text": exp.spec_text,

@@ -23,7 +23,7 @@ LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limi
 
 
 def _shown(summary: Summary, metric: str) -> registry.Metric:
-    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text))
+    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
 
 
 def _print_all(console: Console, tables: list[Table]) -> None:
@@ -88,16 +88,15 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         columns.append(col("fail", lambda cs, st: str(cs.failures) if cs.failures else ""))
     columns += [
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
-        col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name, digits="#.3g",
-                                                               brackets="[]", sep=", ")),
+        col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name)),
         col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean) + ci_mark(st)
             if st and st.mean_ci95 else "-"),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,
                                                     like=mean(st))),
-        col("user", lambda cs, st: notation.mean_sd(registry.get("user_s"), cs.stats.get("user_s"))),
-        col("sys", lambda cs, st: notation.mean_sd(registry.get("sys_s"), cs.stats.get("sys_s"))),
-        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(registry.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))),
+        col("user", lambda cs, st: notation.mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s"))),
+        col("sys", lambda cs, st: notation.mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s"))),
+        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(summary.metrics.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))),
     ]
     names = Column("cell", [cs.cell.name + (" (!)" if cs.not_in_effect else "") for cs in summary.cells], "left")
     return fitted_tables(names, columns, width, title=f"Cells: {metric} ({m.unit})")

@@ -1,4 +1,5 @@
-"""Timelines and progress documents for the HTML report, bounded in size.
+"""Timelines and progress documents for the HTML report, bounded in size (loaded by the
+results layer, :func:`jvmlab.results.load_experiment` with ``timelines=SELECTION``).
 
 An experiment of 10,000 invocations with /proc samples every 100 ms holds far more points
 than a browser can draw or a report file should carry, so the report draws at most
@@ -15,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from jvmlab.results import ExperimentResults, TimelineSelection
+from jvmlab.results.load import pick_drawn, pick_evenly  # noqa: F401  (pick_evenly: re-exported for tests)
 from jvmlab.model.stored import StoredCell, StoredInvocation
-from jvmlab.store.protocol import Store
 
 MAX_INVOCATIONS_PER_CELL = 5
 MAX_POINTS = 400
 MAX_CELLS = 12
+SELECTION = TimelineSelection(per_cell=MAX_INVOCATIONS_PER_CELL, max_cells=MAX_CELLS)
 
 
 @dataclass(frozen=True)
@@ -81,39 +84,30 @@ def downsample(t_s: list[float], values: list[float], max_points: int) -> tuple[
     return t[keep].tolist(), v[keep].tolist()
 
 
-def pick_evenly(items: list[Any], k: int) -> list[Any]:
-    """``k`` items spread evenly over the list (first and last included), deterministic."""
-    if len(items) <= k:
-        return list(items)
-    idx = np.unique(np.linspace(0, len(items) - 1, k).round().astype(int))
-    return [items[i] for i in idx]
-
-
-def load_timelines(store: Store, cells: list[StoredCell], invocations: list[StoredInvocation], *,
-                   max_invocations: int = MAX_INVOCATIONS_PER_CELL, max_points: int = MAX_POINTS,
-                   max_cells: int = MAX_CELLS) -> TimelineSet:
-    """Load the drawn invocations' timelines and every invocation's warm-up class."""
+def build_timelines(results: ExperimentResults | None, cells: list[StoredCell],
+                    invocations: list[StoredInvocation], *, max_points: int = MAX_POINTS) -> TimelineSet:
+    """The drawn series (loaded by the results layer for its :class:`TimelineSelection`),
+    downsampled, and every invocation's warm-up class; each reduction is stated in notes."""
+    if results is None:
+        return TimelineSet()
+    selection = SELECTION
     ok = [i for i in invocations if i.status == "ok"]
-    by_cell = {c.id: sorted((i for i in ok if i.cell_id == c.id), key=lambda i: (i.block, i.id)) for c in cells}
     notes: list[str] = []
-    drawn_cells = cells[:max_cells]
-    if len(cells) > max_cells:
-        notes.append(f"timelines drawn for the first {max_cells} of {len(cells)} cells")
-    chosen: dict[int, StoredCell] = {}
-    thinned = 0
-    for c in drawn_cells:
-        picked = pick_evenly(by_cell[c.id], max_invocations)
-        thinned += len(picked) < len(by_cell[c.id])
-        chosen.update({i.id: c for i in picked})
+    if len(cells) > selection.max_cells:
+        notes.append(f"timelines drawn for the first {selection.max_cells} of {len(cells)} cells")
+    chosen = pick_drawn(tuple(cells), ok, selection)
+    per_cell = Counter(i.cell_id for i in ok)
+    thinned = sum(per_cell[c.id] > selection.per_cell for c in cells[:selection.max_cells])
     if thinned:
-        notes.append(f"timelines drawn for at most {max_invocations} invocations per cell, spread evenly "
+        notes.append(f"timelines drawn for at most {selection.per_cell} invocations per cell, spread evenly "
                      f"over the blocks ({thinned} cell(s) thinned)")
-    raw = store.timelines(sorted(chosen))
     series: dict[str, list[Series]] = {}
     reduced = 0
-    for inv_id in sorted(raw):
-        cell = chosen[inv_id]
-        for name, (unit, t_s, values) in sorted(raw[inv_id].items()):
+    for inv_id in sorted(results.timelines):
+        cell = chosen.get(inv_id)
+        if cell is None:
+            continue
+        for name, (unit, t_s, values) in sorted(results.timelines[inv_id].items()):
             t2, v2 = downsample(t_s, values, max_points)
             reduced += len(t2) < min(len(t_s), len(values))
             series.setdefault(name, []).append(Series(cell.name, cell.idx, inv_id, unit,
@@ -121,12 +115,11 @@ def load_timelines(store: Store, cells: list[StoredCell], invocations: list[Stor
     if reduced:
         notes.append(f"{reduced} series downsampled to at most {max_points} points (minimum and maximum "
                      f"of each time bucket kept)")
-    progress_docs = store.documents([i.id for i in ok], "progress")
     names = {c.id: c.name for c in cells}
     classes: dict[str, Counter[str]] = {}
     for inv in ok:
-        doc = progress_docs.get(inv.id)
+        doc = results.progress.get(inv.id)
         if isinstance(doc, dict) and doc.get("class"):
             classes.setdefault(names[inv.cell_id], Counter())[str(doc["class"])] += 1
-    progress = {i: d for i, d in progress_docs.items() if i in chosen and isinstance(d, dict)}
+    progress = {i: d for i, d in results.progress.items() if i in chosen and isinstance(d, dict)}
     return TimelineSet(series=series, progress=progress, warmup_classes=classes, notes=tuple(notes))

@@ -15,22 +15,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from jvmlab.analyze.model import MetricAnalysis
-from jvmlab.analyze.smallsample import (
-    MEAN_BCA_FROM_N,
-    PERCENTILE_SMALL_N,
-    RATIO_BCA_FROM_N,
-    T_SMALL_N,
-)
 from jvmlab.model import hazards as hz
+from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
+from jvmlab.results.compare import ALL_CELLS, BUSY_BLOCK_SHARE, DRIFT_P, disturbances  # noqa: F401
+from jvmlab.results.load import busy_blocks
 
 SMALL_SAMPLE = "small-sample"
-DRIFT_P = 0.01
-BUSY_BLOCK_SHARE = 0.25
-ALL_CELLS = "*"
 
 
 def small_sample_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
@@ -51,27 +44,11 @@ def small_sample_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
         f"run at least {MEAN_BCA_FROM_N} invocations per cell (30 for skewed timings) or use --until"),)
 
 
-def _warmup_block(detail: str) -> bool:
-    """Busy during a warm-up block (negative id): not a measured block."""
-    m = re.search(r"block (-?\d+)", detail)
-    return m is not None and int(m.group(1)) < 0
-
-
 def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: int) -> dict[str, str]:
     """cell -> what disturbed it (drift of the cell or of the baseline); ``ALL_CELLS`` when
-    other processes were busy in at least a quarter of the blocks."""
-    out: dict[str, str] = {}
-    drifting = {name: d for name, d in analysis.drift.items()
-                if d.p_value is not None and d.p_value < DRIFT_P and d.slope_rel_per_block is not None}
-    base = drifting.get(analysis.baseline or "")
-    for comp in analysis.comparisons:
-        d = drifting.get(comp.cell) or base
-        if d is not None:
-            out[comp.cell] = (f"{d.cell} drifted across blocks ({d.slope_rel_per_block:+.2%} per block, "
-                              f"Spearman p={d.p_value:.2g})")
-    busy = {h.detail for h in stored_hazards if h.kind == hz.BUSY_MACHINE and not _warmup_block(h.detail)}
-    if n_blocks and len(busy) >= BUSY_BLOCK_SHARE * n_blocks:
-        shares = [int(m.group(1)) for d in busy if (m := re.search(r"used (\d+)%", d))]
-        worst = f", up to {max(shares)}% of the CPU" if shares else ""
-        out[ALL_CELLS] = f"other processes were busy during {len(busy)} of {n_blocks} blocks{worst}"
-    return out
+    other processes were busy in at least a quarter of the blocks. The decision is the
+    results layer's (:func:`jvmlab.results.compare.disturbances`, on numbers); this words it."""
+    from jvmlab.report.verdicts import disturbance_text
+
+    found = disturbances(analysis, busy_blocks(stored_hazards), n_blocks)
+    return {cell: text for cell, d in found.items() if (text := disturbance_text(d))}

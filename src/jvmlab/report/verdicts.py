@@ -19,6 +19,11 @@ from jvmlab.analyze.model import Comparison, Effect, Interval
 from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
 from jvmlab.metrics import Metric
+from jvmlab.report.notation import pct as _pct
+from jvmlab.report.notation import pct_change_ci as _signed_ci
+from jvmlab.report.notation import sentence_ci, times_ci
+from jvmlab.report.notation import times as _times
+from jvmlab.results.compare import Disturbance, VerdictKind, ci_excludes_one, verdict_kind
 
 LARGE_RATIO = 2.0
 _TIME_UNITS = {"s", "ms", "us", "ns"}
@@ -45,18 +50,24 @@ def verb(metric: Metric) -> str:
     return "uses" if metric.unit in _MEMORY_UNITS else "has"
 
 
-def _pct(value: float, signed: bool = False) -> str:
-    digits = 1 if abs(value) >= 0.095 else 2
-    return f"{value:+.{digits}f}%" if signed else f"{value:.{digits}f}%"
+CI_ONLY_NOTE = ("Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
+                "{metric}; `jvmlab report --metric {other}` gives this metric's tested verdicts.")
 
 
-def _times(value: float) -> str:
-    return f"{value:.0f}x" if value >= 100 else f"{value:.1f}x"
+def ci_only_note(compared_metric: str, metric: str) -> str:
+    """What "clear" means on a secondary metric (no test; the CI alone): one wording, here."""
+    return CI_ONLY_NOTE.format(metric=compared_metric, other=metric)
 
 
-def _signed_ci(ci: Interval) -> str:
-    lo, hi = ((v - 1.0) * 100.0 for v in ci)
-    return f"95% CI {_pct(lo, True)} ... {_pct(hi, True)}"
+def disturbance_text(d: Disturbance | None) -> str | None:
+    """What disturbed a run, in words (None when nothing did)."""
+    if d is None:
+        return None
+    if d.drift is not None:
+        return (f"{d.drift.cell} drifted across blocks ({d.drift.slope_rel_per_block:+.2%} per block, "
+                f"Spearman p={d.drift.p_value:.2g})")
+    worst = f", up to {d.worst_share_pct}% of the CPU" if d.worst_share_pct is not None else ""
+    return f"other processes were busy during {d.busy_blocks} of {d.n_blocks} blocks{worst}"
 
 
 def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric) -> str:
@@ -66,15 +77,15 @@ def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric)
     up, down = direction_words(metric)
     lo, hi = ci
     if ratio >= LARGE_RATIO:
-        return f"{_times(ratio)} {up} (95% CI {_times(lo)[:-1]}-{_times(hi)})"
+        return f"{_times(ratio)} {up} ({times_ci(lo, hi)})"
     if ratio <= 1.0 / LARGE_RATIO:
-        return f"{_times(1 / ratio)} {down} (95% CI {_times(1 / hi)[:-1]}-{_times(1 / lo)})"
-    if lo <= 1.0 <= hi:  # the permutation test and the interval disagree: show signs
+        return f"{_times(1 / ratio)} {down} ({times_ci(1 / hi, 1 / lo)})"
+    if not ci_excludes_one(ci):  # the permutation test and the interval disagree: show signs
         word = up if ratio > 1 else down
         return f"{_pct(abs(ratio - 1.0) * 100.0)} {word} ({_signed_ci(ci)})"
     if ratio > 1.0:
-        return f"{_pct((ratio - 1) * 100)} {up} (95% CI {_pct((lo - 1) * 100)} ... {_pct((hi - 1) * 100)})"
-    return f"{_pct((1 - ratio) * 100)} {down} (95% CI {_pct((1 - hi) * 100)} ... {_pct((1 - lo) * 100)})"
+        return f"{_pct((ratio - 1) * 100)} {up} ({sentence_ci(_pct((lo - 1) * 100), _pct((hi - 1) * 100))})"
+    return f"{_pct((1 - ratio) * 100)} {down} ({sentence_ci(_pct((1 - hi) * 100), _pct((1 - lo) * 100))})"
 
 
 def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
@@ -99,12 +110,12 @@ def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
 def _sentence(comparison: Comparison, metric: Metric, label: str | None, baseline_label: str | None) -> str:
     subject = label if label is not None else comparison.cell
     base = comparison.baseline if baseline_label is None else baseline_label
-    if comparison.ratio is None or comparison.ci95 is None:
+    kind = verdict_kind(comparison, metric.lower_is_better)
+    if kind is VerdictKind.NOT_ENOUGH_DATA or comparison.ratio is None or comparison.ci95 is None:
         return (f"{subject}: not enough data to compare {metric.name} "
                 f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
     phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
-    lo, hi = comparison.ci95
-    if not comparison.significant and (lo > 1.0 or hi < 1.0):
+    if kind is VerdictKind.INCONCLUSIVE:
         # Too few invocations for the test to reach significance, although the interval
         # already excludes "no difference" (typical below ~6 invocations per cell): say both.
         likely = change_phrase(comparison.ratio, comparison.ci95, True, metric)
@@ -114,7 +125,7 @@ def _sentence(comparison: Comparison, metric: Metric, label: str | None, baselin
         head, _, tail = likely.partition(" (")
         return (f"{subject}: inconclusive: perhaps {head}{than} ({tail[:-1]}), but not significant "
                 f"({p_text}, n={comparison.n_cell} vs {comparison.n_baseline}); add invocations")
-    if not comparison.significant:
+    if kind is VerdictKind.NO_CLEAR_DIFFERENCE:
         against = f" from {base}" if base else ""
         return f"{subject}: {phrase.replace('difference', 'difference' + against, 1)}"
     if base:
@@ -134,9 +145,10 @@ def short_verdict(comparison: Comparison, metric: Metric) -> str:
 
 def is_improvement(comparison: Comparison, metric: Metric) -> bool | None:
     """True/False for a significant change for the better/worse; None when no clear change."""
-    if not comparison.significant or comparison.ratio is None or comparison.ratio == 1.0:
+    if comparison.ratio == 1.0:
         return None
-    return (comparison.ratio < 1.0) == metric.lower_is_better
+    kind = verdict_kind(comparison, metric.lower_is_better)
+    return {VerdictKind.BETTER: True, VerdictKind.WORSE: False}.get(kind)
 
 
 def effect_verdict(effect: Effect, metric: Metric) -> str:
@@ -151,7 +163,7 @@ def effect_verdict(effect: Effect, metric: Metric) -> str:
 def _effect_sentence(effect: Effect, metric: Metric) -> str:
     if effect.ratio is None or effect.ci95 is None:
         return f"{effect.factor}={effect.level}: not enough data for this effect"
-    clear = not (effect.ci95[0] <= 1.0 <= effect.ci95[1])
+    clear = ci_excludes_one(effect.ci95)  # "significant" for an effect: the CI excludes 1
     phrase = change_phrase(effect.ratio, effect.ci95, clear, metric)
     if effect.kind == "main":
         return (f"{effect.factor}={effect.level} (vs {effect.reference}, averaged over the "

@@ -4,7 +4,6 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
-from jvmlab import metrics as registry
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.report.jmh import jmh_table
 from jvmlab.report.verdicts import verdict as sentence
@@ -58,7 +57,7 @@ def verdict(summary) -> str:
     if table is None:
         return "No JMH scores were stored: see the failures in the report."
     comps = [(row, c) for row in table.rows for c in row.comparisons.values()]
-    real = [sentence(c, registry.get(row.metric)) for row, c in comps if c.significant]
+    real = [sentence(c, summary.metrics.get(row.metric)) for row, c in comps if c.significant]  # the run's registry
     head = (f"{len(real)} of {len(comps)} benchmark x cell comparisons against {table.baseline} differ "
             f"after the Holm correction across all benchmarks")
     return head + (": " + "; ".join(real) + "." if real else "; the others are within the noise of "

@@ -1,10 +1,9 @@
 """Pairs of cells for the scenario verdicts, with the statistics of :mod:`jvmlab.analyze`.
 
 Comparisons in a Summary are against one baseline cell; a scenario verdict needs other
-pairs (pre-touch on vs off at each heap). Each pair gets the same bootstrap as the
-report's comparisons (paired by block when the cells share blocks): a BCa interval of the
-difference of means (:func:`jvmlab.analyze.difference.mean_difference`) or of the ratio of
-means (:func:`jvmlab.analyze.compare.ratio_paired` / ``ratio_unpaired``).
+pairs (pre-touch on vs off at each heap). Each pair goes through the results layer
+(:func:`jvmlab.results.pair_difference` / :func:`jvmlab.results.pair_ratio_pct`): the same
+bootstrap as the report's comparisons, paired by block when the cells share blocks.
 """
 
 from __future__ import annotations
@@ -12,15 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
-from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.model import Clean, clean
-from jvmlab.analyze.stored import load_values
+from jvmlab.report.notation import sentence_ci
+from jvmlab.results import cell_values, pair_difference, pair_ratio_pct
+from jvmlab.results.compare import Interval3
 
-Interval3 = tuple[float, float, float]  # estimate, low, high
+__all__ = ["Interval3", "clearly", "diff_ci", "fmt_interval", "index_cells", "key_with", "mean_ci", "pair_n",
+           "ratio_pct"]
 CellKey = tuple[tuple[str, str], ...]
 
 
@@ -42,33 +39,17 @@ def mean_ci(cell: Any, metric: str) -> Interval3 | None:
 
 
 def _values(cell: Any, metric: str) -> Clean:
-    return clean(load_values(list(cell.ok_invocations), metric))
-
-
-def _rng(a: Any, b: Any, metric: str, what: str) -> np.random.Generator:
-    return rng_for(0, metric, a.cell.name, b.cell.name, what)
+    return clean(cell_values(cell.ok_invocations, metric))
 
 
 def diff_ci(a: Any, b: Any, metric: str, scale: float = 1.0) -> Interval3 | None:
     """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI."""
-    d, ci = mean_difference(_values(a, metric), _values(b, metric), _rng(a, b, metric, "diff"))
-    if d is None:
-        return None
-    lo, hi = ci if ci is not None else (math.nan, math.nan)
-    low, high = sorted((lo * scale, hi * scale))
-    return d * scale, low, high
+    return pair_difference(a.cell.name, _values(a, metric), b.cell.name, _values(b, metric), metric, scale)
 
 
 def ratio_pct(a: Any, b: Any, metric: str) -> Interval3 | None:
     """(mean(a) / mean(b) - 1) in percent, with its 95% bootstrap CI."""
-    va, vb = _values(a, metric), _values(b, metric)
-    sums = block_sums(va, vb)
-    rng = _rng(a, b, metric, "ratio")
-    r, ci = ratio_paired(sums, rng) if sums is not None else ratio_unpaired(va.values, vb.values, rng)
-    if r is None:
-        return None
-    lo, hi = ci if ci is not None else (math.nan, math.nan)
-    return (r - 1) * 100, (lo - 1) * 100, (hi - 1) * 100
+    return pair_ratio_pct(a.cell.name, _values(a, metric), b.cell.name, _values(b, metric), metric)
 
 
 def fmt_interval(value: Interval3, fmt: str) -> str:
@@ -76,7 +57,7 @@ def fmt_interval(value: Interval3, fmt: str) -> str:
     est, lo, hi = value
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{fmt.format(est)} (no CI: too few invocations)"
-    return f"{fmt.format(est)} (95% CI {fmt.format(lo)} ... {fmt.format(hi)})"
+    return f"{fmt.format(est)} ({sentence_ci(fmt.format(lo), fmt.format(hi))})"
 
 
 def clearly(value: Interval3) -> bool:

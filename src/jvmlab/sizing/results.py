@@ -7,16 +7,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from jvmlab import metrics as registry
 from jvmlab.errors import UserError
-from jvmlab.sizing.sweep import (
-    DOCUMENT,
-    HEAP_FACTOR,
-    Curve,
-    CurvePoint,
-    HeapLevel,
-    curve,
-)
+from jvmlab.metrics import MetricRegistry
+from jvmlab.results import load_experiment
+from jvmlab.sizing.sweep import DOCUMENT, HEAP_FACTOR, Curve, CurvePoint, HeapLevel, curve
 from jvmlab.store.protocol import Store
 
 SIDE_METRICS = ("max_rss_bytes", "gc.pause_p99_ms")
@@ -52,9 +46,10 @@ def load_sweep(store: Store, experiment_id: int, time_metric: str = "wall_s", wi
     if doc is None:
         raise UserError(f"experiment {experiment_id} is not a heap sweep; run `jvmlab minheap SPEC --sweep`")
     levels = tuple(HeapLevel(d["name"], int(d["heap_bytes"]), d.get("multiple")) for d in doc["levels"])
-    cells = {c.id: c for c in store.cells(experiment_id)}
+    results = load_experiment(store, experiment_id, documents=False)  # the results layer: one load
+    cells = {c.id: c for c in results.cells}
     values: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for inv in store.invocations(experiment_id):
+    for inv in results.invocations:
         if inv.status != "ok":
             continue
         cell = cells[inv.cell_id]
@@ -66,13 +61,13 @@ def load_sweep(store: Store, experiment_id: int, time_metric: str = "wall_s", wi
     all_series = sorted({series_name(c.jvm, c.levels) for c in cells.values()})
     curves = {}
     for metric in (time_metric, *SIDE_METRICS):
-        lower = registry.get(metric).lower_is_better if _known(metric) else True
+        lower = results.metrics.get(metric).lower_is_better if _known(results.metrics, metric) else True
         curves[metric] = tuple(curve(s, metric, lower, levels, values[metric][s], seed=experiment_id)
                                for s in all_series)
     return SweepResult(experiment_id, levels, doc.get("reference_bytes"), within, time_metric, curves)
 
 
-def _known(metric: str) -> bool:
+def _known(registry: MetricRegistry, metric: str) -> bool:
     try:
         registry.get(metric)
     except UserError:

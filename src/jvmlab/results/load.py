@@ -1,0 +1,100 @@
+"""Load one experiment from the store, once, into :class:`ExperimentResults`.
+
+This and the cli are the only places that read the store for reporting: renderers take the
+loaded results. Stored ``busy-machine`` rows are decoded here, once, into numbers
+(:class:`BusyBlock`), so no renderer reads a number back out of text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from jvmlab import hazards as hz
+from jvmlab.metrics import DEFAULT
+from jvmlab.server.measure import HISTOGRAM_DOCUMENT
+from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
+from jvmlab.store.records import StoredCell, StoredHazard, StoredInvocation
+from jvmlab.store.protocol import Store
+
+PROGRESS_DOCUMENT = "progress"
+ARCHIVES_DOCUMENT = "archives"
+# The runner's busy-machine row: "other processes used 40% of the CPU during block 3" (or
+# "during the warm-up"; older stores wrote "block -1" for a warm-up block).
+_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))")
+
+
+@dataclass(frozen=True)
+class TimelineSelection:
+    """Which invocations' timelines to load: at most ``per_cell`` evenly spread successful
+    invocations in each of the first ``max_cells`` cells (a report draws no more)."""
+
+    per_cell: int = 5
+    max_cells: int = 12
+
+
+def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
+                    timelines: TimelineSelection | None = None) -> ExperimentResults:
+    """Everything the statistics and the renderers need about one experiment.
+
+    ``documents=False`` skips progress documents, latency histograms and archives (adaptive
+    stopping needs only values); ``timelines`` loads the drawn invocations' time series."""
+    experiment = store.experiment(experiment_id)
+    cells = tuple(store.cells(experiment_id))
+    invocations = tuple(store.invocations(experiment_id))
+    units = store.metric_units(experiment_id)
+    stored = tuple(store.hazards(experiment_id))
+    ok = [i for i in invocations if i.status == "ok"]
+    progress: dict[int, Any] = {}
+    histograms: dict[int, Any] = {}
+    archives: tuple[dict[str, Any], ...] = ()
+    if documents and ok:
+        ids = [i.id for i in ok]
+        progress = store.documents(ids, PROGRESS_DOCUMENT)
+        histograms = store.documents(ids, HISTOGRAM_DOCUMENT)
+    if documents:
+        archives = tuple((store.experiment_document(experiment_id, ARCHIVES_DOCUMENT) or {}).get("archives", []))
+    drawn = store.timelines(sorted(pick_drawn(cells, ok, timelines))) if timelines else {}
+    return ExperimentResults(
+        experiment=experiment, cells=cells, invocations=invocations, units=dict(units), hazards=stored,
+        busy_blocks=busy_blocks(stored), progress=progress, histograms=histograms, archives=archives,
+        timelines=drawn, metrics=DEFAULT.extended(units))
+
+
+def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock, ...]:
+    """The stored busy-machine rows as numbers (decoded once, where they are read)."""
+    out = []
+    for h in stored:
+        if h.kind != hz.BUSY_MACHINE:
+            continue
+        m = _BUSY_ROW.search(h.detail)
+        warmup = m is not None and (m.group("warmup") is not None or int(m.group("block")) < 0)
+        out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or ""))
+    return tuple(out)
+
+
+def pick_evenly(items: list[Any], k: int) -> list[Any]:
+    """``k`` items spread evenly over the list (first and last included), deterministic."""
+    if len(items) <= k:
+        return list(items)
+    idx = np.unique(np.linspace(0, len(items) - 1, k).round().astype(int))
+    return [items[i] for i in idx]
+
+
+def pick_drawn(cells: tuple[StoredCell, ...], ok: list[StoredInvocation],
+               selection: TimelineSelection | None) -> dict[int, StoredCell]:
+    """Invocation id -> cell for the invocations whose timelines are drawn."""
+    if selection is None:
+        return {}
+    chosen: dict[int, StoredCell] = {}
+    for cell in cells[:selection.max_cells]:
+        mine = sorted((i for i in ok if i.cell_id == cell.id), key=lambda i: (i.block, i.id))
+        for inv in pick_evenly(mine, selection.per_cell):
+            chosen[inv.id] = cell
+    return chosen
+
+
+__all__ = ["TimelineSelection", "load_experiment", "busy_blocks", "pick_evenly", "pick_drawn", "RawSeries"]
