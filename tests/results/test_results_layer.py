@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import jvmlab.report
-from jvmlab import hazards as hz
+from jvmlab.model import hazards as hz
 from jvmlab import metrics
 from jvmlab.analyze import CellData, Comparison, MetricAnalysis
 from jvmlab.analyze.model import DriftResult
@@ -24,7 +24,7 @@ from jvmlab.results import (
     ALL_CELLS, BusyBlock, VerdictKind, analyze_experiment, ci_excludes_one, compare_cells, load_experiment,
 )
 from jvmlab.results.load import busy_blocks
-from jvmlab.store.records import StoredHazard
+from jvmlab.model.stored import StoredHazard
 from jvmlab.store.sql import SqlStore
 
 

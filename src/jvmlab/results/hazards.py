@@ -1,4 +1,4 @@
-"""The warnings of one analysed experiment, as typed :class:`jvmlab.hazards.Hazard` values:
+"""The warnings of one analysed experiment, as typed :class:`jvmlab.model.hazards.Hazard` values:
 the stored ones deduplicated, busy blocks folded into one (with the worst share, a number
 read from :class:`BusyBlock`), and those the statistics reveal (failures, outliers, drift)."""
 
@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from jvmlab import hazards as hz
+from jvmlab.model import hazards as hz
 from jvmlab.analyze.model import MetricAnalysis
 from jvmlab.results.compare import DRIFT_P
 from jvmlab.results.records import BusyBlock
-from jvmlab.store.records import StoredHazard
+from jvmlab.model.stored import StoredHazard
 
 
 class FailuresAndOutliers(Protocol):

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from jvmlab import hazards as hz
+from jvmlab.model import hazards as hz
 from jvmlab.metrics import DEFAULT
 from jvmlab.server.measure import HISTOGRAM_DOCUMENT
 from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
-from jvmlab.store.records import StoredCell, StoredHazard, StoredInvocation
+from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
 from jvmlab.store.protocol import Store
 
 PROGRESS_DOCUMENT = "progress"

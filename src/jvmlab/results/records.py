@@ -15,7 +15,7 @@ import numpy as np
 
 from jvmlab.analyze.model import CellData
 from jvmlab.metrics import DEFAULT, MetricRegistry
-from jvmlab.store.records import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
+from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
 
 RawSeries = tuple[str, list[float], list[float]]  # unit, t_s, values
 
