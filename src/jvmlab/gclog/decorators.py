@@ -13,7 +13,11 @@ from jvmlab.gclog.clock import MonotonicClock
 
 
 def _f(text: str) -> float:
-    return float(text.replace(",", "."))
+    """A number with a decimal point or a decimal comma (locale-dependent logs)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float(text.replace(",", "."))
 
 
 class Timer:

@@ -100,7 +100,11 @@ _COLLECTORS = (
 
 
 def _f(text: str) -> float:
-    return float(text.replace(",", "."))
+    """A number with a decimal point or a decimal comma (locale-dependent logs)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float(text.replace(",", "."))
 
 
 def _mb(value: str | None, unit: str | None) -> float | None:
@@ -263,7 +267,8 @@ class UnifiedParser(ParserState):
                 self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
                 if len(self._gen) > _PENDING_LIMIT:
                     self._gen.pop(next(iter(self._gen)))
-        yield from self._flush_cycles()
+        if len(self._conc) > _PENDING_LIMIT:
+            yield from self._flush_cycles()
 
     def _zgc(self, deco: str, gid: int, msg: str) -> Iterator[GcEvent]:
         zm = _ZCOLL.match(msg)
