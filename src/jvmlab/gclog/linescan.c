@@ -7,7 +7,7 @@
  *   - every line without "GC(" (header, safepoint, stall and pacing lines),
  *   - the first line with "GC(" in the block, and every line with "GC(0) " (where the
  *     parser looks for header lines and JVM restarts),
- *   - lines where ") " follows "GC(" and precedes one of the event words below.
+ *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below.
  * Returns the number of bytes written; `out` must hold `n` bytes.
  */
 #define _GNU_SOURCE
@@ -17,7 +17,8 @@
 static const struct { const char *text; unsigned len; } WORDS[] = {
     W("Pause "), W("Concurrent "), W("y: "), W("Y: "), W("O: "), W("Garbage Collection "),
     W("Minor Collection "), W("Major Collection "), W("PSYoungGen: "), W("DefNew: "), W("ParNew: "),
-    W("To-space exhausted"),
+    W("To-space exhausted"), W("Capacity: "), W("Used: "), W("Min Capacity: "), W("Max Capacity: "),
+    W("Soft Max Capacity: "),
 };
 
 /* 1 if a ") " after `p` (inside the line ending at `end`) is followed by an event word,
@@ -28,6 +29,8 @@ static int event_after(const char *line, const char *p, const char *end) {
             if (p - line >= 4 && memcmp(p - 4, "GC(0", 4) == 0)
                 return 1;
             const char *w = p + 2;
+            while (w < end && *w == ' ')
+                w++; /* ZGC's heap table indents its row names */
             for (unsigned i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++) {
                 size_t len = WORDS[i].len;
                 if (*w == WORDS[i].text[0] && (size_t)(end - w) >= len && memcmp(w, WORDS[i].text, len) == 0)
