@@ -6,7 +6,11 @@ details no figure needs; the parser's compiled regexes still have to walk them, 
 was two thirds of its time. A few dozen lines of C drop those lines from each raw block
 at over 1 GB/s before the bytes are decoded, and the unchanged Python parser reads the
 rest. The filter keeps a superset of what the parser reads and the block boundaries stay
-the same, so the summaries are identical (tested on the whole shared corpus).
+the same, so the summaries are identical (tested on the whole shared corpus). One
+theoretical difference: the parser looks for a restarted JVM's header lines in the 256K
+characters before its ``GC(0)``; in filtered text that window spans more of the original
+lines, so a header printed further back (after over 256 KB of GC-id detail lines) would be
+read by the compiled path only.
 
 Built once with the system C compiler into the cache (keyed by the source's hash), loaded
 with ctypes. Without a compiler, or with ``JVMLAB_GCLOG_NATIVE=0``, :func:`prefilter`
