@@ -34,6 +34,8 @@ def test_filter_keeps_event_header_and_unread_lines_and_drops_details() -> None:
         b"[0.02s][info][gc,phases] GC(3)   Evacuate Collection Set: 4.1ms\n",  # detail: dropped
         b"[0.02s][debug][gc,phases] GC(3)     Object Copy (ms): Min: 1.9\n",    # detail: dropped
         b"[0.03s][info][gc] GC(3) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 5.1ms\n",
+        b"[0.03s][info][gc,start] GC(4) Pause Young (Normal) (G1 Evacuation Pause)\n",  # no duration: dropped
+        b"[0.03s][info][gc,phases] GC(4) Concurrent Mark 1.5s \t\n",          # duration in s, blanks: kept
         b"\n",                                                                  # blank: dropped
         b"continued text of a wrapped line\n",                                  # not '[': kept (counted)
         b"[0.04s][info][gc] GC(4) y: Pause Init Mark 0.1ms\n",
@@ -45,7 +47,7 @@ def test_filter_keeps_event_header_and_unread_lines_and_drops_details() -> None:
     ]
     block = b"".join(lines) + b"tail of the next block"
     kept = keep(block, len(block) - len(b"tail of the next block"))
-    dropped = {2, 3, 5, 12}
+    dropped = {2, 3, 5, 7, 14}
     assert kept == b"".join(line for i, line in enumerate(lines) if i not in dropped)
 
 

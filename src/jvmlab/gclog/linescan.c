@@ -7,19 +7,37 @@
  *   - every line without "GC(" (header, safepoint, stall and pacing lines),
  *   - the first line with "GC(" in the block, and every line with "GC(0) " (where the
  *     parser looks for header lines and JVM restarts),
- *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below.
+ *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below
+ *     ("Pause " and "Concurrent " only on lines ending in a duration).
  * Returns the number of bytes written; `out` must hold `n` bytes.
  */
 #define _GNU_SOURCE
 #include <string.h>
 
-#define W(s) {s, sizeof(s) - 1}
-static const struct { const char *text; unsigned len; } WORDS[] = {
-    W("Pause "), W("Concurrent "), W("y: "), W("Y: "), W("O: "), W("Garbage Collection "),
+#define W(s) {s, sizeof(s) - 1, 0}
+#define TIMED(s) {s, sizeof(s) - 1, 1} /* read only when the line ends in a duration */
+static const struct { const char *text; unsigned len; int timed; } WORDS[] = {
+    TIMED("Pause "), TIMED("Concurrent "), W("y: "), W("Y: "), W("O: "), W("Garbage Collection "),
     W("Minor Collection "), W("Major Collection "), W("PSYoungGen: "), W("DefNew: "), W("ParNew: "),
     W("To-space exhausted"), W("Capacity: "), W("Used: "), W("Min Capacity: "), W("Max Capacity: "),
     W("Soft Max Capacity: "),
 };
+
+/* 1 if the line [w, end) ends (before its newline and trailing blanks) with a digit and
+ * "ms" or "s", as the parser's pattern for pause and concurrent-phase end lines requires
+ * (their start lines, without a duration, are half of a detailed log's event lines). */
+static int ends_timed(const char *w, const char *end) {
+    if (end > w && end[-1] == '\n')
+        end--;
+    while (end > w && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (end - w < 2 || end[-1] != 's')
+        return 0;
+    end--;
+    if (end[-1] == 'm')
+        end--;
+    return end > w && end[-1] >= '0' && end[-1] <= '9';
+}
 
 /* 1 if a ") " after `p` (inside the line ending at `end`) is followed by an event word,
  * or closes "GC(0". One memchr pass per line; the words are told apart by first letter. */
@@ -33,7 +51,8 @@ static int event_after(const char *line, const char *p, const char *end) {
                 w++; /* ZGC's heap table indents its row names */
             for (unsigned i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++) {
                 size_t len = WORDS[i].len;
-                if (*w == WORDS[i].text[0] && (size_t)(end - w) >= len && memcmp(w, WORDS[i].text, len) == 0)
+                if (*w == WORDS[i].text[0] && (size_t)(end - w) >= len && memcmp(w, WORDS[i].text, len) == 0
+                    && (!WORDS[i].timed || ends_timed(w + len, end)))
                     return 1;
             }
         }
