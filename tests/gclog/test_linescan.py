@@ -98,3 +98,18 @@ def test_compiled_and_python_paths_agree_on_the_whole_corpus(monkeypatch: pytest
     slow = {p: _summaries(p) for p in files}
     assert [p.name for p in files if fast[p] != slow[p]] == []
     assert sum(s.count('"format": "unified"') for s in fast.values()) >= 50  # the filter was exercised
+
+
+@needs_cc
+def test_threads_filter_independently() -> None:
+    """ctypes drops the GIL during the call: each thread must have its own output buffer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keep = linescan.prefilter()
+    assert keep is not None
+    blocks = [b"".join(b"[%d.0s][info][gc] GC(%d) Pause Young %dms\n[%d.0s][info][gc] GC(%d) detail\n"
+                       % (i, j, j, i, j) for j in range(20000)) for i in range(4)]
+    expected = [b"".join(line + b"\n" for line in b.split(b"\n") if b"Pause" in line or b"GC(0) " in line) for b in blocks]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(5):
+            assert list(pool.map(lambda b: keep(b, len(b)), blocks)) == expected

@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,14 +78,14 @@ def _native() -> Filter | None:
     fn.restype = ctypes.c_long
     fn.argtypes = [ctypes.c_char_p, ctypes.c_long, ctypes.c_char_p]
 
-    out = ctypes.create_string_buffer(0)
+    local = threading.local()  # one output buffer per thread: ctypes releases the GIL in the call
 
     def keep_lines(block: bytes, length: int) -> bytes:
-        nonlocal out
         if block.find(b"\r", 0, length) >= 0:
             return block[:length]  # bare CR line ends are not lines to the C scanner: keep all
-        if len(out) < length:
-            out = ctypes.create_string_buffer(length)  # reused: no zeroing megabytes per block
+        out = getattr(local, "out", None)
+        if out is None or len(out) < length:
+            out = local.out = ctypes.create_string_buffer(length)  # reused: no zeroing megabytes per block
         return ctypes.string_at(out, fn(block, length, out))
 
     return keep_lines
