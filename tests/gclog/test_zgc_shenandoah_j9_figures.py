@@ -164,3 +164,13 @@ def test_corpus_openj9_concurrent_phases() -> None:
     assert doc["concurrent_phases"]["concurrent-kickoff"]["count"] == 1
     assert doc["collections_by_cause"] == {"threshold reached": {"count": 1, "total_ms": 0.0, "max_ms": 0.0}}
     assert doc["concurrent_cycles"]["count"] == 1
+
+
+def test_openj9_kickoff_at_the_end_of_a_truncated_log_still_counts(tmp_path: Path) -> None:
+    log = tmp_path / "verbosegc.xml"
+    log.write_text('<verbosegc xmlns="http://www.ibm.com/j9/verbosegc" version="R28_Java8_GA">\n'
+                   '<concurrent-kickoff id="1" timestamp="2016-08-09T15:35:46.017">\n')
+    doc = analyze_paths([log])[0].to_json()
+    assert doc["concurrent_phases"]["concurrent-kickoff"]["count"] == 1
+    assert doc["concurrent_cycles"]["count"] == 1
+    assert doc["collections_by_cause"] is None  # the reason was cut off

@@ -67,6 +67,7 @@ class J9Parser(ParserState):
                     yield from self._tag(tag[1] == "/", tag[2], line)
             except ValueError:  # a damaged number: count the line, keep going
                 self.not_understood(line)
+        yield from self._kicked_off(None)  # a truncated log may end inside a <concurrent-kickoff>
         yield from self._release()
 
     def _tag(self, closing: bool, name: str, line: str) -> Iterator[GcEvent | LogInfo]:
