@@ -174,3 +174,20 @@ def test_openj9_kickoff_at_the_end_of_a_truncated_log_still_counts(tmp_path: Pat
     assert doc["concurrent_phases"]["concurrent-kickoff"]["count"] == 1
     assert doc["concurrent_cycles"]["count"] == 1
     assert doc["collections_by_cause"] is None  # the reason was cut off
+
+
+def test_zgc_cycle_without_sizes_takes_before_and_after_from_its_table(tmp_path: Path) -> None:
+    from jvmlab.gclog import iter_events
+
+    log = tmp_path / "zgc.log"
+    log.write_text(ZGC_LOG + """\
+[2.000s][info][gc,start    ] GC(1) Minor Collection (Allocation Rate)
+[2.010s][info][gc,heap     ] GC(1) Y:  Capacity:      900M (90%)         900M (90%)         950M (95%)         950M (95%)         950M (95%)         900M (90%)
+[2.010s][info][gc,heap     ] GC(1) Y:      Used:      300M (30%)         320M (32%)         200M (20%)         150M (15%)         330M (33%)         150M (15%)
+[2.010s][info][gc,heap     ] GC(1) Y:      Used:      300M (30%)         320M (32%)         200M (20%)         150M (15%)
+[2.010s][info][gc          ] GC(1) Minor Collection (Allocation Rate) 0.010s
+""")
+    cycles = [e for e in iter_events(log) if e.type == "cycle"]
+    assert [(e.heap_before_mb, e.heap_after_mb, e.heap_committed_mb, e.heap_peak_mb) for e in cycles] == [
+        (104.0, 88.0, 1000.0, 208.0),   # sizes from the summary line, committed and peak from the table
+        (300.0, 150.0, 950.0, 330.0)]   # no sizes on the line: Used at Mark Start / Relocate End
