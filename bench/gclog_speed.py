@@ -5,7 +5,10 @@ Run:  .venv/bin/python bench/gclog_speed.py [--copies 10] [--skip-gcviewer]
 Builds a large unified G1 log (N concatenated copies of gctoolkit's
 unified/g1gc/jdk11_details.log from ../shared/gclogs, ~474 MB for 10) in a temp dir, then
 times jvmlab and GCViewer (headless, `-t SUMMARY`) on the 1x and Nx files, each in a
-fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts. Both
+fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts. jvmlab
+runs twice: with the compiled line pre-filter (gclog/linescan.c, the default when a C
+compiler is present) and with the pure-Python fallback (JVMLAB_GCLOG_NATIVE=0); the ratios
+are for the default path, the "py MB/s" column shows the fallback. Both
 the wall-clock ratio and the CPU-time ratio are printed: on a busy machine the wall clock
 mostly measures the neighbours (GCViewer uses several threads, jvmlab one), CPU time less so.
 The GCViewer jar is fetched once with mvn into ~/.cache/jvmlab/tools.
@@ -47,11 +50,22 @@ print(json.dumps({"seconds": dt, "cpu_s": dc, "pauses": s.pause_count,
 _STAGES = """
 import json, sys, time
 from pathlib import Path
-from jvmlab.gclog import analyze_paths, unified as u
+from jvmlab.gclog import analyze_paths, linescan, unified as u
 from jvmlab.gclog.reader import iter_chunks
 p = Path(sys.argv[1])
 def cpu(fn):
     c = time.process_time(); fn(); return time.process_time() - c
+keep = linescan.prefilter()
+if keep is not None:  # the default path: C drops the detail lines, Python reads the rest
+    kept = list(iter_chunks(p, keep=keep))
+    fast = {"C filter: read + filter + decode": cpu(lambda: [len(c) for c in iter_chunks(p, keep=keep)]),
+            "C filter: scan kept lines": cpu(lambda: [m for c in kept for m in u._GC_LINE.finditer(c)])}
+    fast["C filter: total"] = cpu(lambda: analyze_paths([p]))
+    fast["C filter: events and summary (rest)"] = fast["C filter: total"] - sum(
+        v for k, v in fast.items() if k != "C filter: total")
+    del kept
+import os
+os.environ["JVMLAB_GCLOG_NATIVE"] = "0"
 out = {"read + decode": cpu(lambda: [len(c) for c in iter_chunks(p)])}
 chunks = list(iter_chunks(p))
 out["scan: GC-id lines"] = cpu(lambda: [m for c in chunks for m in u._GC_LINE.finditer(c)])
@@ -68,7 +82,8 @@ total = cpu(lambda: analyze_paths([p]))
 out["events and summary (rest)"] = total - sum(out.values())
 out["total"] = total
 out["(saved by skipping kinds not needed)"] = skipped
-print(json.dumps(out))
+out = {("Python: " + k if not k.startswith("(") else k): v for k, v in out.items()}
+print(json.dumps({**(fast if keep is not None else {}), **out}))
 """
 
 
@@ -81,9 +96,10 @@ def ensure_gcviewer() -> Path | None:
     return JAR if proc.returncode == 0 and JAR.is_file() else None
 
 
-def run_jvmlab(path: Path) -> dict[str, float]:
+def run_jvmlab(path: Path, native: bool = True) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "JVMLAB_GCLOG_NATIVE": "1" if native else "0"}
     out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
-                         check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+                         check=True, env=env)
     return json.loads(out.stdout)
 
 
@@ -135,22 +151,25 @@ def main() -> None:
             for _ in range(args.copies):
                 out.write(data)
         del data
-        print(f"{'file':>10} {'MB':>7} | {'jvmlab MB/s':>11} {'RSS MB':>7} {'pauses':>7} | "
+        print(f"{'file':>10} {'MB':>7} | {'jvmlab MB/s':>11} {'RSS MB':>7} {'pauses':>7} {'py MB/s':>7} | "
               f"{'GCViewer MB/s':>13} {'RSS MB':>7} {'pauses':>7} | {'wall ratio':>10} {'CPU ratio':>9}")
         for path in (one, big):
             mb = path.stat().st_size / 1e6
             ours = run_jvmlab(path)
+            fallback = run_jvmlab(path, native=False)
+            assert fallback["pauses"] == ours["pauses"], (fallback, ours)
             theirs = run_gcviewer(path, jar) if jar else None
             ratio = f"{theirs['seconds'] / ours['seconds']:.2f}x" if theirs else "-"
             cpu_ratio = f"{theirs['cpu_s'] / ours['cpu_s']:.2f}x" if theirs else "-"
             gcv = (f"{mb / theirs['seconds']:13.1f} {theirs['rss_kb'] / 1024:7.0f} {theirs['pauses']:7d}"
                    if theirs else f"{'-':>13} {'-':>7} {'-':>7}")
             print(f"{path.name:>10} {mb:7.1f} | {mb / ours['seconds']:11.1f} {ours['rss_kb'] / 1024:7.0f} "
-                  f"{ours['pauses']:7d} | {gcv} | {ratio:>10} {cpu_ratio:>9}", flush=True)
+                  f"{ours['pauses']:7d} {mb / fallback['seconds']:7.1f} | {gcv} | {ratio:>10} {cpu_ratio:>9}",
+                  flush=True)
         if args.stages:
             print(f"\nwhere jvmlab's time goes on {one.name} (CPU seconds, each stage run alone):")
             for stage, secs in run_stages(one).items():
-                print(f"  {stage:38s} {secs:6.3f} s  {one.stat().st_size / 1e6 / secs if secs > 0 else 0:8.0f} MB/s")
+                print(f"  {stage:46s} {secs:6.3f} s  {one.stat().st_size / 1e6 / secs if secs > 0 else 0:8.0f} MB/s")
 
 if __name__ == "__main__":
     main()

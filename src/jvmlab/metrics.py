@@ -119,6 +119,7 @@ _METRICS: list[Metric] = [
     Metric("gc.interval_mean_s", "s", False, "mean time between pauses"),
     Metric("gc.heap_after_gc_max_mb", "MB", True, "largest heap occupancy after a GC"),
     Metric("gc.alloc_rate_mb_s", "MB/s", False, "allocation rate"),
+    Metric("gc.heap_soft_max_mb", "MB", False, "soft max heap capacity the GC log states (ZGC)"),
     # /proc sampler.
     Metric("mem.peak_rss_bytes", "bytes", True, "peak RSS seen by the /proc sampler"),
     Metric("mem.peak_pss_bytes", "bytes", True, "peak proportional set size (trust with multi-mapped heaps)"),

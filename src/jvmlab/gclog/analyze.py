@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.gclog import detect
+from jvmlab.gclog import detect, linescan
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.j9 import J9Parser
 from jvmlab.gclog.legacy import LegacyParser
@@ -25,7 +25,8 @@ def _parser_for(fmt: str) -> Parser:
 
 def _feed(parser: Parser, paths: Iterable[Path]) -> Iterator[GcEvent | LogInfo]:
     if isinstance(parser, UnifiedParser):
-        return parser.parse(c for p in paths for c in iter_chunks(p))
+        keep = linescan.prefilter()
+        return parser.parse(c for p in paths for c in iter_chunks(p, keep=keep))
     return parser.parse(line for p in paths for line in iter_lines(p))
 
 

@@ -13,7 +13,11 @@ from jvmlab.gclog.clock import MonotonicClock
 
 
 def _f(text: str) -> float:
-    return float(text.replace(",", "."))
+    """A number with a decimal point or a decimal comma (locale-dependent logs)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float(text.replace(",", "."))
 
 
 class Timer:
@@ -26,8 +30,16 @@ class Timer:
         self.wall_base: float | None = None
 
     def __call__(self, deco: str) -> float | None:
-        parts = deco[1:-1].split("][")
         idx = self.uptime_idx
+        if idx == 0:  # the usual place: read the first block without splitting the others
+            end = deco.find("][")
+            tok = (deco[1:end] if end >= 0 else deco[1:-1]).strip()
+            try:
+                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
+            except ValueError:
+                pass
+            return self._slow(deco[1:-1].split("]["))
+        parts = deco[1:-1].split("][")
         if idx is not None and idx < len(parts):
             tok = parts[idx].strip()
             try:

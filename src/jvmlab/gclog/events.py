@@ -56,6 +56,7 @@ class GcEvent(NamedTuple):
     young_before_mb: float | None = None
     young_after_mb: float | None = None
     failure: str | None = None  # promotion failed, concurrent mode failure, to-space exhausted, ...
+    heap_peak_mb: float | None = None  # highest use during the collection (ZGC's heap table)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
 
 # Pause kinds that start a collection: their cause is what triggered the collection.
-_CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK)
+_CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
 _MAX_KEYS = 200  # bound on distinct names kept (a damaged log cannot grow memory)
 
 
@@ -99,7 +99,7 @@ class Figures:
         if before is None and after is None:
             return
         self.heap_committed_max = _max(self.heap_committed_max, e.heap_committed_mb)
-        self.heap_used_max = _max(_max(self.heap_used_max, before), after)
+        self.heap_used_max = _max(_max(_max(self.heap_used_max, before), after), e.heap_peak_mb)
         self.heap_after_max = _max(self.heap_after_max, after)
         yb, ya = e.young_before_mb, e.young_after_mb
         if yb is None and ya is None:

@@ -45,6 +45,9 @@ class J9Parser(ParserState):
         self._base: float | None = None
         self._open: dict[str, object] | None = None  # an old-style <af>/<sys> block
         self._last: dict[str, object] | None = None  # a gc-end waiting for its mem-info
+        self._kickoff: float | None = None  # a <concurrent-kickoff> waiting for its reason
+        self._kickoff_open = False
+        self._concurrent_starts: dict[str, float | None] = {}  # concurrent-X-start -> its time
 
     def _t(self, attrs: dict[str, str]) -> float | None:
         stamp = attrs.get("timestamp")
@@ -64,11 +67,14 @@ class J9Parser(ParserState):
                     yield from self._tag(tag[1] == "/", tag[2], line)
             except ValueError:  # a damaged number: count the line, keep going
                 self.not_understood(line)
+        yield from self._kicked_off(None)  # a truncated log may end inside a <concurrent-kickoff>
         yield from self._release()
 
     def _tag(self, closing: bool, name: str, line: str) -> Iterator[GcEvent | LogInfo]:
         if closing:
-            if name in ("af", "sys") and self._open is not None:
+            if name == "concurrent-kickoff":
+                yield from self._kicked_off(None)
+            elif name in ("af", "sys") and self._open is not None:
                 opened, self._open = self._open, None
                 if opened.get("duration_ms") is not None:
                     yield from self._release()
@@ -100,8 +106,39 @@ class J9Parser(ParserState):
                 total, free = float(attrs["total"]), float(attrs["free"])
                 target["heap_after_mb"] = (total - free) / (1 << 20)
                 target["heap_committed_mb"] = total / (1 << 20)
-        elif name == "concurrent-kickoff":
-            yield GcEvent(ev.CYCLE, "concurrent", self._t(attrs), None, "concurrent-kickoff")
+        elif name.startswith("concurrent-"):
+            yield from self._concurrent(name, attrs, line)
+        elif name == "kickoff" and self._kickoff_open:
+            yield from self._kicked_off(attrs.get("reason"))
+
+    def _concurrent(self, name: str, attrs: dict[str, str], line: str) -> Iterator[GcEvent]:
+        """Concurrent work as ``concurrent_phases``: a kickoff (start of concurrent marking,
+        counted, with its reason as the cycle's cause) and each ``concurrent-X-start`` /
+        ``concurrent-X-end`` pair (e.g. the final concurrent collection), timed by its stamps."""
+        t = self._t(attrs)
+        if name == "concurrent-kickoff":
+            yield from self._kicked_off(None)  # a previous kickoff without its closing tag
+            self._kickoff, self._kickoff_open = t, True
+            if "/>" in line[line.find("<concurrent-kickoff"):]:
+                yield from self._kicked_off(None)
+        elif name.endswith("-start"):
+            if len(self._concurrent_starts) < 16:
+                self._concurrent_starts[name[: -len("-start")]] = t
+        elif name.endswith("-end"):
+            phase = name[: -len("-end")]
+            if phase in self._concurrent_starts:
+                started = self._concurrent_starts.pop(phase)
+                ms = None if started is None or t is None else (t - started) * 1000.0
+                yield GcEvent(ev.PHASE, "concurrent", t, ms, phase)
+        elif name != "concurrent-kickoff":
+            yield GcEvent(ev.PHASE, "concurrent", t, None, name)  # e.g. concurrent-aborted
+
+    def _kicked_off(self, reason: str | None) -> Iterator[GcEvent]:
+        if not self._kickoff_open:
+            return
+        self._kickoff_open = False
+        yield GcEvent(ev.PHASE, "concurrent", self._kickoff, None, "concurrent-kickoff")
+        yield GcEvent(ev.CYCLE, "concurrent", self._kickoff, None, "concurrent-kickoff", reason)
 
     def _release(self) -> Iterator[GcEvent]:
         if self._last is not None:

@@ -18,6 +18,7 @@ from jvmlab.gclog import legacy_record as rec
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import ParserState
+from jvmlab.gclog.triggers import trigger_cause
 
 _PENDING_MAX_LINES = 200
 
@@ -59,6 +60,8 @@ class LegacyParser(ParserState):
         self._pending_t: float | None = None
         self._held: dict[str, object] | None = None
         self._cycle: list[float | None] | None = None  # [t, summed ms]
+        self._trigger: str | None = None  # JDK 8 Shenandoah: why the next cycle starts
+        self._cycle_cause: str | None = None
 
     def parse(self, lines: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
         for line in lines:
@@ -85,6 +88,10 @@ class LegacyParser(ParserState):
         return None
 
     def _line(self, line: str) -> Iterator[GcEvent | LogInfo]:
+        if line.startswith("Trigger"):
+            self._trigger = trigger_cause(line)
+            if self._trigger is not None:
+                return
         if " ms]" in line and ("[Pause " in line or "[Concurrent " in line):
             phase = _SHEN_PHASE.search(line)
             if phase is not None:
@@ -215,6 +222,7 @@ class LegacyParser(ParserState):
                 yield self._cycle_event()
             if self._cycle is None:
                 self._cycle = [t, 0.0]
+                self._cycle_cause, self._trigger = self._trigger, None
             self._cycle[1] = (self._cycle[1] or 0.0) + ms
             yield GcEvent(ev.PHASE, "concurrent", t, ms, "Concurrent " + what.split(" (")[0])
             return
@@ -231,7 +239,8 @@ class LegacyParser(ParserState):
     def _cycle_event(self) -> GcEvent:
         t, total = self._cycle or (None, None)
         self._cycle = None
-        return GcEvent(ev.CYCLE, "concurrent", t, total, "Concurrent cycle")
+        cause, self._cycle_cause = self._cycle_cause, None
+        return GcEvent(ev.CYCLE, "concurrent", t, total, "Concurrent cycle", cause)
 
     def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent]:
         assert self._pending is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -39,18 +39,27 @@ def _open_binary(path: Path) -> Iterator[BinaryIO]:
                         f"a complete plain, .gz or .zip log") from exc
 
 
-def iter_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
+Keep = Callable[[bytes, int], bytes]  # (block, length) -> the lines of block[:length] to read
+
+
+def iter_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, keep: Keep | None = None) -> Iterator[str]:
     """Yield the text of ``path`` in pieces that each end at a line boundary.
 
     Line endings are normalised to ``\\n``. Streams of a multi-member zip are read in
-    name order, as one text.
+    name order, as one text. ``keep`` (the compiled pre-filter) drops lines from each raw
+    block before it is decoded; the blocks stay the same, only shorter. It is given the
+    whole buffer and the length to read, which saves copying megabytes per block.
     """
     for stream in _open_binary(path):
         with stream:
-            yield from _chunks_of(stream, chunk_bytes, path)
+            yield from _chunks_of(stream, chunk_bytes, keep or _all)
 
 
-def _chunks_of(stream: BinaryIO, chunk_bytes: int, path: Path) -> Iterator[str]:
+def _all(block: bytes, length: int) -> bytes:
+    return block if length == len(block) else block[:length]
+
+
+def _chunks_of(stream: BinaryIO, chunk_bytes: int, keep: Keep) -> Iterator[str]:
     tail = b""
     while True:
         try:
@@ -58,19 +67,20 @@ def _chunks_of(stream: BinaryIO, chunk_bytes: int, path: Path) -> Iterator[str]:
         except (OSError, EOFError, zipfile.BadZipFile):
             # A truncated .gz still yields what was readable; say nothing fatal.
             if tail:
-                yield _decode(tail)
+                yield _decode(keep(tail, len(tail)))
             return
         if not block:
             break
-        block = tail + block
+        if tail:
+            block = tail + block
         cut = block.rfind(b"\n")
         if cut < 0:
             tail = block
             continue
         tail = block[cut + 1:]
-        yield _decode(block[:cut + 1])
+        yield _decode(keep(block, cut + 1))
     if tail:
-        yield _decode(tail) + "\n"
+        yield _decode(keep(tail, len(tail))) + "\n"
 
 
 def _decode(data: bytes) -> str:

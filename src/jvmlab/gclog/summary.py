@@ -256,4 +256,6 @@ def summary_metrics(summary: LogSummary, wall_s: float | None = None) -> dict[st
     alloc = summary.alloc_rate_mb_s()
     if alloc is not None:
         out["gc.alloc_rate_mb_s"] = alloc
+    if "heap_soft_max_mb" in summary.heap:
+        out["gc.heap_soft_max_mb"] = summary.heap["heap_soft_max_mb"]
     return out

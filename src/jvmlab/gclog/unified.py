@@ -1,7 +1,8 @@
 """JDK 9+ unified logging (``-Xlog:gc`` and ``-Xlog:gc*``), every collector, any decorators.
 
 Speed comes from one compiled multi-line regex that picks out, in C, only the lines that
-carry events or header facts; everything else is skipped without a Python-level loop.
+carry events or header facts (unified_scan.py); everything else is skipped without a
+Python-level loop. With a C compiler, linescan.c drops most other lines even before that.
 Lines that carry no decorator block at all are counted as not understood (a few kept).
 """
 
@@ -15,66 +16,16 @@ from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.decorators import Timer
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
+from jvmlab.gclog.triggers import trigger_cause
 from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
+from jvmlab.gclog.unified_scan import (  # which lines to read; _GC_LINE and plain_matches also for the bench
+    _BAD_LINE, _GC_LINE, _NO_SAFEPOINT_LINES, _RECURRING_LINES, _SAFEPOINT_NEEDLES, _SHENANDOAH_ONLY,
+    _ZGC_NEEDLES, header_spans, plain_matches,
+)
+from jvmlab.gclog.zgc_table import CycleTables, setting
 
 _PENDING_LIMIT = 16
 
-# Lines with a GC id. The scan anchors on ") " right after the id and the words that follow
-# (every line of a detailed log has "GC(n)", so anchoring on "GC(" tried a match on each
-# line: measured twice as slow); the id itself is read back from the text before the match.
-_GC_LINE = re.compile(
-    r"\) (?P<m>(?:[yYO]: )?(?:Pause |Concurrent )[^\n]*\d(?:ms|s)[ \t]*$|"
-    r"(?:Garbage|Minor|Major) Collection [^\n]*|(?:PSYoungGen|DefNew|ParNew): [^\n]*|To-space exhausted)",
-    re.MULTILINE)
-# Lines without a GC id, each searched only when its keyword occurs in the chunk. Header
-# lines (collector, version, heap sizes, mode) are printed when a JVM starts, before its
-# first GC: they are looked for only in the text before a chunk's first GC line and before
-# each "GC(0)" (a restart in concatenated logs), which keeps whole-chunk scans for the
-# lines that recur all through a log.
-_HEADER_LINES = (
-    ("Using ", re.compile(r"(?P<m>Using (?:G1|Parallel|Serial|Shenandoah|The Z|Concurrent Mark|Epsilon)[^\n]*)")),
-    ("Version: ", re.compile(r"(?P<m>Version: [^\n]*)")),
-    ("Heap ", re.compile(r"(?P<m>Heap (?:Min|Initial|Max) Capacity: [^\n]*|Heap [Rr]egion [Ss]ize: [^\n]*)")),
-    ("Mode: ", re.compile(r"(?P<m>Mode: [^\n]*)")),
-)
-_RECURRING_LINES = (
-    ("Allocation Stall (", re.compile(r"(?P<m>Allocation Stall \([^\n]*)")),
-    ("Relocation Stall (", re.compile(r"(?P<m>Relocation Stall \([^\n]*)")),
-    ('Safepoint "', re.compile(r"(?P<m>Safepoint \"[^\n]*)")),
-    ("Total time for which", re.compile(r"(?P<m>Total time for which [^\n]*)")),
-    ("<total>", re.compile(r"(?P<m>\d+ of +\d+ ms [^\n]*<total>)")),
-)
-_SAFEPOINT_NEEDLES = ('Safepoint "', "Total time for which")
-_ZGC_NEEDLES = ("Allocation Stall (", "Relocation Stall (")
-_NO_SAFEPOINT_LINES = tuple((n, rx) for n, rx in _RECURRING_LINES if n not in _SAFEPOINT_NEEDLES)
-_HEADER_WINDOW = 256 << 10  # header lines come within this many characters before GC(0)
-
-
-def header_spans(chunk: str) -> list[tuple[int, int]]:
-    """Where header lines can be: before the first GC line, and before each GC(0)."""
-    first = chunk.find("GC(")
-    spans = [(0, len(chunk) if first < 0 else first)]
-    pos = chunk.find("GC(0) ", max(first, 0))
-    while pos >= 0:
-        spans.append((max(spans[-1][1], pos - _HEADER_WINDOW), pos))
-        pos = chunk.find("GC(0) ", pos + 6)
-    return spans
-
-
-def plain_matches(chunk: str, recurring: tuple[tuple[str, re.Pattern[str]], ...] = _RECURRING_LINES,
-                  spans: list[tuple[int, int]] | None = None) -> list[tuple[int, re.Match[str]]]:
-    """Matches of the lines without a GC id, with their positions. ``recurring`` is the
-    subset of recurring line kinds worth looking for (each costs one pass over the chunk)."""
-    found = [(m.start(), m) for needle, rx in recurring if needle in chunk for m in rx.finditer(chunk)]
-    for start, end in header_spans(chunk) if spans is None else spans:
-        if end > start:
-            found.extend((m.start(), m) for needle, rx in _HEADER_LINES
-                         if chunk.find(needle, start, end) >= 0 for m in rx.finditer(chunk, start, end))
-    return found
-
-
-# A line that starts with neither a decorator block nor is blank: not understood.
-_BAD_LINE = re.compile(r"\n[^\[\n]")
 _NUM = r"\d+(?:[.,]\d+)?"
 _PAUSE = re.compile(
     rf"^(?:(?P<gen>[yYO]): )?Pause (?P<what>.*?)"
@@ -100,7 +51,11 @@ _COLLECTORS = (
 
 
 def _f(text: str) -> float:
-    return float(text.replace(",", "."))
+    """A number with a decimal point or a decimal comma (locale-dependent logs)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float(text.replace(",", "."))
 
 
 def _mb(value: str | None, unit: str | None) -> float | None:
@@ -127,6 +82,13 @@ class UnifiedParser(ParserState):
         self._n_pauses = 0
         self._n_safepoints = 0
         self._recurring_cache: dict[tuple[str, bool], tuple[tuple[str, re.Pattern[str]], ...]] = {}
+        self._tables = CycleTables()
+        self._settings_seen: set[str] = set()
+        # Shenandoah: the cause of the last "Trigger:" line, for the next GC id after _last_gid.
+        self._trigger: str | None = None
+        self._trigger_after: int | None = None
+        self._last_gid: int | None = None
+        self._causes: dict[int, str] = {}
 
     @property
     def clock(self) -> MonotonicClock:
@@ -181,7 +143,7 @@ class UnifiedParser(ParserState):
         if chosen is None:
             chosen = self._recurring_cache[key] = tuple(
                 (n, rx) for n, rx in _RECURRING_LINES
-                if not (n in _ZGC_NEEDLES and c != "ZGC") and not (n == "<total>" and c != "Shenandoah")
+                if not (n in _ZGC_NEEDLES and c != "ZGC") and not (n in _SHENANDOAH_ONLY and c != "Shenandoah")
                 and not (self._no_safepoints and n in _SAFEPOINT_NEEDLES))
         return chosen
 
@@ -207,6 +169,11 @@ class UnifiedParser(ParserState):
         if gid is None:
             yield from self._plain(deco, msg)
             return
+        if self._trigger is not None and gid != self._trigger_after:
+            self._causes[gid], self._trigger = self._trigger, None
+            if len(self._causes) > 4 * _PENDING_LIMIT:  # popped when the cycle is, 16 ids behind
+                self._causes.pop(next(iter(self._causes)))
+        self._last_gid = gid
         if gid < self._max_gid:
             if gid == 0:
                 self.clock.expect_restart = True  # GC ids start again: a new JVM run
@@ -225,6 +192,8 @@ class UnifiedParser(ParserState):
                 self.generational = True  # Shenandoah generational mode names its cycles
             young = self._gen.pop(gid, (None, None))
             cause, failure = cause_and_failure(what)
+            if cause is None and self._causes and gid not in self._conc and (what.startswith(("Full", "Degenerated"))):
+                cause = self._causes.pop(gid, None)  # Shenandoah: a stop-the-world GC outside a cycle
             if self._exhausted and self._exhausted.pop(gid, False):
                 failure = "to-space exhausted"
             self._n_pauses += 1
@@ -263,7 +232,10 @@ class UnifiedParser(ParserState):
                 self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
                 if len(self._gen) > _PENDING_LIMIT:
                     self._gen.pop(next(iter(self._gen)))
-        yield from self._flush_cycles()
+        elif "Capacity: " in msg or "Used: " in msg:
+            yield from self._zgc_heap(gid, msg)
+        if len(self._conc) > _PENDING_LIMIT:
+            yield from self._flush_cycles()
 
     def _zgc(self, deco: str, gid: int, msg: str) -> Iterator[GcEvent]:
         zm = _ZCOLL.match(msg)
@@ -280,6 +252,7 @@ class UnifiedParser(ParserState):
             return
         self._explicit(gid)
         start = self._starts.pop(gid, None)
+        committed, before, after, peak = self._tables.take(gid)
         if zm["dur"] is not None:
             dur: float | None = _f(zm["dur"]) * 1000.0
         elif start is not None and t is not None:
@@ -287,8 +260,19 @@ class UnifiedParser(ParserState):
         else:
             dur = None
         kind = "concurrent" if zm["what"] == "Garbage" else zm["what"].lower()
-        yield GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection",
-                      zm["cause"], gid, _mb(zm["b"], "M"), _mb(zm["a"], "M"))
+        if zm["b"] is not None:
+            before, after = _f(zm["b"]), _f(zm["a"])
+        yield GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection", zm["cause"], gid,
+                      before, after, committed, heap_peak_mb=peak)
+
+    def _zgc_heap(self, gid: int, msg: str) -> Iterator[LogInfo]:
+        """A row of ZGC's heap table, or a capacity setting (the first of each kind is kept)."""
+        if self._tables.row(gid, msg):
+            return
+        found = setting(msg.lstrip())
+        if found is not None and found[0] not in self._settings_seen:
+            self._settings_seen.add(found[0])
+            yield LogInfo(*found)
 
     def _plain(self, deco: str, msg: str) -> Iterator[GcEvent | LogInfo]:
         first = msg[0]
@@ -305,6 +289,9 @@ class UnifiedParser(ParserState):
                 self._n_safepoints += 1
                 yield GcEvent(ev.SAFEPOINT, sm["op"], self.timer(deco), int(sm["ns"]) / 1e6, sm["op"])
         elif first == "T":
+            if msg.startswith("Trigger"):
+                self._trigger, self._trigger_after = trigger_cause(msg), self._last_gid
+                return
             sm = _SAFEPOINT_9.match(msg)
             if sm is not None:
                 self._n_safepoints += 1
@@ -323,9 +310,11 @@ class UnifiedParser(ParserState):
                 name = {"Heap Min Capacity": "heap_min_mb", "Heap Initial Capacity": "heap_initial_mb",
                         "Heap Max Capacity": "heap_max_mb"}.get(key, "region_mb")
                 yield LogInfo(name, _f(size[1]) * _SIZE_MB[size[2]])
-        elif first == "M":
+        elif first == "M" or first == "I":
             if "Generational" in msg:
                 self.generational = True
+            elif " Capacity: " in msg:
+                yield from self._zgc_heap(-1, msg)
         elif first.isspace() or first.isdigit():
             pm = _PACING.match(msg)
             if pm is not None:
@@ -352,6 +341,7 @@ class UnifiedParser(ParserState):
         while self._conc and (all_ or len(self._conc) > _PENDING_LIMIT):
             gid = next(iter(self._conc))
             first_t, conc_ms, explicit, has_conc = self._conc.pop(gid)
+            cause = self._causes.pop(gid, None) if self._causes else None
             if has_conc and not explicit and self.collector not in ("G1", "ZGC"):
                 yield GcEvent(ev.CYCLE, "concurrent", first_t, conc_ms, "Concurrent phases",  # type: ignore[arg-type]
-                              None, gid)
+                              cause, gid)

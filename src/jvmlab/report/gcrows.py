@@ -107,6 +107,13 @@ def _top(table: dict[str, dict[str, Any]] | None, n: int = 3) -> str:
     return text + (f", +{len(items) - n} more" if len(items) > n else "")
 
 
+def _heap_settings(settings: dict[str, float] | None) -> str:
+    """The heap bounds the log states (-Xms/-Xmx, ZGC's Min/Max/Soft Max Capacity)."""
+    if not settings:
+        return "-"
+    return " / ".join(fmt_mb(settings.get(k)) for k in ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb"))
+
+
 ROWS: list[tuple[str, Any]] = [
     ("format", lambda s, d: d["format"]),
     ("collector", lambda s, d: d["collector"] or "?"),
@@ -129,6 +136,7 @@ ROWS: list[tuple[str, Any]] = [
     ("heap max used", lambda s, d: fmt_mb(d["heap_max_mb"]["used"])),
     ("heap max after GC", lambda s, d: fmt_mb(d["heap_max_mb"]["after_gc"])),
     ("heap max committed", lambda s, d: fmt_mb(d["heap_max_mb"]["committed"])),
+    ("heap min / max / soft max", lambda s, d: _heap_settings(d["heap_settings_mb"])),
     ("young / old max used", lambda s, d: f"{fmt_mb(d['heap_max_mb']['young_used'])} / "
                                           f"{fmt_mb(d['heap_max_mb']['old_used'])}"),
     ("first / last event", lambda s, d: f"{fmt_s(d['first_event_s'])} / {fmt_s(d['last_event_s'])}"),
