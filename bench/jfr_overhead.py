@@ -1,46 +1,96 @@
-"""Observer effect of the jfr collector: the same workload with JFR on and off, interleaved
-in one run (off, on-default, on-profile, ... rotated per round), printing throughput ratios.
+"""Observer effect of the jfr collector: the same workload with JFR off and with JFR variants,
+interleaved in one run, compared in pairs, with a 95 % interval on the throughput ratio.
 
-    .venv/bin/python bench/jfr_overhead.py [--jdk HOME] [--rounds 4] [--seconds 8]
-                                           [--threads 2] [--settings default,profile]
+    .venv/bin/python bench/jfr_overhead.py [--jdk HOME] [--rounds 8] [--seconds 15]
+        [--threads 2] [--skip-s 3] [--arms default,jdk-default,no-extras-old,memory,profile]
 
-The workload is the built-in ``chunkgen`` (allocation-heavy, multi-threaded); its own
-metric ``chunks_per_s`` (timed inside ``main``, so JFR's startup cost is not in it) is the
-throughput. "on" is :class:`jvmlab.collect.jfr.JfrCollector` alone with a settings
-profile; "off" has no probe. Target: at most 2 % lower throughput with ``default``; the
-``profile`` figure is printed for the docs. Also printed: the recording's size and the
-time ``jfr print --json`` took to read it (after the run, outside the measurement), and the
-JVM startup cost of JFR (wall time of the whole invocation, on - off).
+The workload is the built-in ``chunkgen`` (allocation-heavy, multi-threaded). Throughput is
+its steady-state rate: chunks per second from its per-second progress lines after
+``--skip-s`` seconds (JFR's own warm-up, its classes and their JIT, is not in it), and the
+whole-run ``chunks_per_s`` is printed too. Neither counts the JVM's start or the dump at exit.
+
+Pairing: every round runs "off" and every arm once, in an order rotated per round, so each
+arm has an "off" run of the same round next to it; the figure per arm is the geometric mean
+of the per-round ratios arm/off with a Student-t 95 % interval over rounds (the rounds'
+log ratios are the sample). A target "at most 2 % lower" is met when the interval's low end
+is above 0.98, missed when its high end is below 0.98, undecided otherwise.
+
+Arms (what each adds to the JVM's command line):
+
+- ``default``: the collector as jvmlab runs it (``settings=default`` plus safepoint and
+  deoptimization events), read afterwards (the read time and the recording size printed);
+- ``jdk-default``: the JDK's ``default.jfc`` alone, none of our extra events;
+- ``no-old``: ``default`` without ``jdk.OldObjectSample`` (the leak profiler's sampling on
+  the allocation slow path, on in ``default.jfc``);
+- ``no-alloc``: ``default`` without ``jdk.ObjectAllocationSample``;
+- ``memory``: ``default`` with ``disk=false`` (kept in memory, written once at exit);
+- ``depth16``: ``default`` with ``-XX:FlightRecorderOptions:stackdepth=16`` (64 stock);
+- ``profile``: the collector with ``settings=profile``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from scipy.stats import t as student_t
 
 from chunkgen_rate import chunks_per_s
 from jvmlab.collect.base import Collected, ProbeContext
-from jvmlab.collect.jfr import RECORDING, JfrCollector
+from jvmlab.collect.jfr import RECORDING, JfrCollector, recording_args
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.records import InvocationPlan
+from jvmlab.execute.records import InvocationPlan, ProcessResult
 from jvmlab.jdk.identify import identify
 from jvmlab.workloads.builtin import prepare_builtin
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]
+TARGET = 0.98
 
 
-def run_once(java: str, tail: list[str], folder: Path, jdk, settings: str | None
-             ) -> tuple[float, float, float, int]:  # type: ignore[no-untyped-def]
-    """(chunks per second, invocation wall s, parse s, recording bytes) of one run."""
+def _plain(feature: int, path: Path, extra: str = "", options: tuple[str, ...] = ()) -> list[str]:
+    (arg,) = recording_args(feature, "default", path)
+    return [*options, arg + extra]
+
+
+# arm -> (jvm args builder or None for the collector itself, settings of the collector)
+ARMS: dict[str, Callable[[int, Path], list[str]] | None] = {
+    "default": None,
+    "profile": None,
+    "jdk-default": lambda f, p: [f"-XX:StartFlightRecording:filename={p.resolve()},settings=default,"
+                                 "dumponexit=true"],
+    "no-old": lambda f, p: _plain(f, p, ",jdk.OldObjectSample#enabled=false"),
+    "no-alloc": lambda f, p: _plain(f, p, ",jdk.ObjectAllocationSample#enabled=false"),
+    "memory": lambda f, p: _plain(f, p, ",disk=false"),
+    "depth16": lambda f, p: _plain(f, p, options=("-XX:FlightRecorderOptions:stackdepth=16",)),
+}
+
+
+def steady_rate(result: ProcessResult, skip_s: int) -> float:
+    """Chunks per second between the progress lines of second ``skip_s`` and the last full second."""
+    counts = [int(line.split()[1]) for line in (result.stdout_path.read_text() if result.stdout_path else "")
+              .splitlines() if line.startswith("progress ")]
+    per_second = counts[:-1]  # the last line is printed after the workers joined, not on a second
+    if len(per_second) <= skip_s + 1:
+        sys.exit(f"chunkgen printed {len(per_second)} progress lines: run longer than --skip-s + 2 s")
+    return (per_second[-1] - per_second[skip_s - 1]) / (len(per_second) - skip_s)
+
+
+def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # type: ignore[no-untyped-def]
+             skip_s: int) -> dict[str, float]:
+    """Steady and whole-run chunks/s, invocation wall s, read s and recording bytes of one run."""
     folder.mkdir(parents=True, exist_ok=True)
     ctx = ProbeContext(jdk=jdk, cell_name="bench", flags=tuple(FLAGS), artifacts_dir=folder)
-    probes = [JfrCollector(settings).probe(ctx)] if settings else []
-    argv = [java, *FLAGS, *(a for p in probes for a in p.jvm_args()), *tail]
-    plan = InvocationPlan(argv=tuple(argv), env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=600,
+    build = ARMS.get(arm) if arm else None
+    probes = [JfrCollector(arm).probe(ctx)] if arm in ("default", "profile") else []
+    extra = build(jdk.feature, folder / RECORDING) if build else []
+    argv = [java, *FLAGS, *extra, *(a for p in probes for a in p.jvm_args()), *tail]
+    plan = InvocationPlan(argv=tuple(argv), env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=900,
                           artifacts_dir=folder)
     result = LocalExecutor().run(plan, probes)
     size = (folder / RECORDING).stat().st_size if (folder / RECORDING).is_file() else 0
@@ -48,56 +98,92 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, settings: str | None
     collected = Collected()
     for probe in probes:
         collected.merge(probe.finish(result))
-    parse_s = time.perf_counter() - t0
+    read_s = time.perf_counter() - t0
     if result.status != "ok":
         sys.exit(f"run failed: {result.reason}")
-    if settings and "error" in collected.documents.get("jfr", {}):
+    if probes and "error" in collected.documents.get("jfr", {}):
         sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
-    rate = chunks_per_s(result)
     wall = result.measures.wall_s if result.measures else float("nan")
-    return rate, wall, parse_s, size
+    return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
+            "read": read_s, "size": float(size)}
+
+
+def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
+    """Geometric mean of the paired ratios on/off and its Student-t 95 % interval."""
+    logs = [math.log(a / b) for a, b in zip(on, off)]
+    mean = statistics.mean(logs)
+    if len(logs) < 2:
+        return math.exp(mean), float("nan"), float("nan")
+    half = student_t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def verdict(low: float, high: float) -> str:
+    if math.isnan(low):
+        return "undecided (one round)"
+    if low >= TARGET:
+        return "meets <= 2 %"
+    return "misses 2 %" if high < TARGET else "undecided"
+
+
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--skip-s", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--settings", default="default,profile")
+    parser.add_argument("--arms", default="default,jdk-default,no-old,memory,profile")
     args = parser.parse_args()
+    arms: list[str | None] = [None, *args.arms.split(",")]
+    unknown = [a for a in arms[1:] if a not in ARMS]
+    if unknown:
+        sys.exit(f"unknown arms {unknown}: choose from {', '.join(ARMS)}")
     jdk = identify(args.jdk)
     built = prepare_builtin("chunkgen", jdk)
     tail = ["-cp", str(built.classpath), built.main_class, "--threads", str(args.threads),
             "--seconds", str(args.seconds), "--retain-mb", "64", "--chunk-kb", "64"]
-    arms: list[str | None] = [None, *args.settings.split(",")]
-    rates: dict[str | None, list[float]] = {a: [] for a in arms}
-    walls: dict[str | None, list[float]] = {a: [] for a in arms}
-    parse: dict[str | None, list[tuple[float, int]]] = {a: [] for a in arms}
+    runs: dict[str | None, list[dict[str, float]]] = {a: [] for a in arms}
+    loads: list[str] = []
     with tempfile.TemporaryDirectory(prefix="jvmlab-jfr-overhead-") as tmp:
-        run_once(str(jdk.java), tail, Path(tmp) / "warm", jdk, None)  # warm the page cache
+        run_once(str(jdk.java), tail, Path(tmp) / "warm", jdk, None, args.skip_s)  # warm the page cache
         for rnd in range(args.rounds):
             order = arms[rnd % len(arms):] + arms[:rnd % len(arms)]  # rotate: no arm always first
+            loads.append(_load())
             for arm in order:
-                rate, wall, parse_s, size = run_once(str(jdk.java), tail, Path(tmp) / f"r{rnd}-{arm}", jdk, arm)
-                rates[arm].append(rate)
-                walls[arm].append(wall)
-                parse[arm].append((parse_s, size))
-                print(f"round {rnd + 1} {arm or 'off':8}: {rate:10.1f} chunks/s  wall {wall:.2f} s"
-                      + (f"  recording {size / 1024:.0f} KiB, read in {parse_s:.2f} s" if arm else ""), flush=True)
-    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, {args.rounds} rounds "
-          f"interleaved (rotated order)")
-    off = statistics.mean(rates[None])
-    print(f"off            : mean {off:.1f} chunks/s")
+                got = run_once(str(jdk.java), tail, Path(tmp) / f"r{rnd}-{arm}", jdk, arm, args.skip_s)
+                runs[arm].append(got)
+                print(f"round {rnd + 1} {arm or 'off':12}: steady {got['steady']:8.1f} chunks/s, whole run "
+                      f"{got['whole']:8.1f}, wall {got['wall']:.2f} s"
+                      + (f", recording {got['size'] / 1024:.0f} KiB read in {got['read']:.2f} s"
+                         if got["size"] else ""), flush=True)
+    report(args, jdk, arms, runs, loads)
+
+
+def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def]
+    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s (steady state after "
+          f"{args.skip_s} s), {args.rounds} rounds, arms interleaved in rotated order; load average at "
+          f"round start {', '.join(loads)}")
+    off = [r["steady"] for r in runs[None]]
+    print(f"{'off':12}: steady {statistics.mean(off):8.1f} chunks/s (runs {min(off):.1f}..{max(off):.1f})")
     for arm in arms[1:]:
-        ratios = [a / b for a, b in zip(rates[arm], rates[None])]
-        startup = statistics.mean(walls[arm]) - statistics.mean(walls[None])
-        print(f"jfr {arm:11}: mean {statistics.mean(rates[arm]):.1f} chunks/s; ratio of means "
-              f"{statistics.mean(rates[arm]) / off:.4f}; ratio on/off per round: mean "
-              f"{statistics.mean(ratios):.4f} median {statistics.median(ratios):.4f} range "
-              f"{min(ratios):.4f}..{max(ratios):.4f}; wall +{startup:.2f} s per invocation; "
-              f"jfr print {statistics.mean(p for p, _ in parse[arm]):.2f} s for "
-              f"{statistics.mean(s for _, s in parse[arm]) / 1024:.0f} KiB")
+        on = [r["steady"] for r in runs[arm]]
+        ratio, low, high = ratio_ci(on, off)
+        whole, wlow, whigh = ratio_ci([r["whole"] for r in runs[arm]], [r["whole"] for r in runs[None]])
+        wall = statistics.mean(r["wall"] for r in runs[arm]) - statistics.mean(r["wall"] for r in runs[None])
+        read = [r["read"] for r in runs[arm] if r["size"]]
+        print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
+              f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
+              f"[{wlow:.4f} .. {whigh:.4f}]; wall +{wall:.2f} s per invocation"
+              + (f"; read {statistics.mean(read):.2f} s for "
+                 f"{statistics.mean(r['size'] for r in runs[arm]) / 1024:.0f} KiB" if read and any(read) else ""))
 
 
 if __name__ == "__main__":
