@@ -26,7 +26,7 @@ from jvmlab.errors import UserError
 EVENTS = ("jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.SafepointBegin",
           "jdk.SafepointStateSynchronization", "jdk.CompilerStatistics", "jdk.ClassLoadingStatistics",
           "jdk.CPULoad", "jdk.GCPhasePause", "jdk.GCPhasePauseLevel1", "jdk.GCPhaseConcurrent",
-          "jdk.GarbageCollection", "jdk.JavaMonitorEnter", "jdk.Deoptimization", "jdk.JVMInformation",
+          "jdk.GarbageCollection", "jdk.JavaMonitorEnter", "jdk.ThreadPark", "jdk.Deoptimization", "jdk.JVMInformation",
           "jdk.ActiveRecording", "jdk.ThreadAllocationStatistics", "jdk.ZAllocationStall")
 STACK_DEPTH = 64
 PRINT_TIMEOUT_S = 300.0
@@ -289,6 +289,7 @@ def _classes_locks_cpu(out: JfrDigest, by_type: dict[str, list[dict[str, Any]]])
     else:
         out.metrics["jfr.classes_loaded"] = float(classes.get("loadedClassCount") or 0)
     out.metrics["jfr.lock_contention_ms"] = sum(_durations_ms(by_type.get("jdk.JavaMonitorEnter", [])))
+    out.metrics["jfr.thread_park_ms"] = sum(_durations_ms(by_type.get("jdk.ThreadPark", [])))
     loads = by_type.get("jdk.CPULoad", [])
     if not loads:
         reason = "no jdk.CPULoad event: the run ended before the first 1 s period"

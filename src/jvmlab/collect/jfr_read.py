@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,12 @@ class RecordingEvents:
             self.by_type.setdefault(name, []).extend(values)
 
 
-def read_recording(recording: Path, tool: Path | None) -> RecordingEvents:
+def read_recording(recording: Path, tool: Path | None,
+                   chunk_reader: Callable[[bytes, int, int], ByType] | None = None) -> RecordingEvents:
     """The events of :data:`EVENTS` in ``recording``; ``tool`` (the JDK's ``jfr``) reads the
-    chunks our reader cannot (ValueError when it is needed and missing or fails)."""
+    chunks our reader cannot (ValueError when it is needed and missing or fails).
+    ``chunk_reader`` replaces :func:`read_chunk` (tests use one that refuses a chunk)."""
+    chunk_reader = chunk_reader or read_chunk
     data = recording.read_bytes()
     out = RecordingEvents()
     try:
@@ -51,7 +55,7 @@ def read_recording(recording: Path, tool: Path | None) -> RecordingEvents:
     for start, end in spans:
         out.chunks += 1
         try:
-            out.add(read_chunk(data, start, end))
+            out.add(chunk_reader(data, start, end))
         except JfrFormatError as err:
             out.fallbacks.append(f"chunk at byte {start}: {err}")
             out.add(_chunk_with_tool(tool, data[start:end], recording, str(err)))
