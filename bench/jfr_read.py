@@ -5,7 +5,8 @@ same files, side by side (read and digested into the jfr metrics and stacks, eac
 
 Without files it records the built-in ``chunkgen`` (2 threads, 256 MB heap) for
 ``--seconds`` with the collector's ``default`` and ``profile`` settings on JDK 17 and 25
-(the JDKs of this machine). Each file is read ``--repeat`` times each way, alternating;
+(the JDKs of this machine). Each file is read ``--repeat`` times each way, alternating, ours cold (the
+metadata cache emptied first: the later invocations of a cell, same JDK, reuse it and read faster);
 printed: the file's size, the events read, the median time of each way, the ratio, and
 whether both ways give the same metrics (counts exactly, times within 1e-6 relative).
 """
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 from jvmlab.collect.jfr import recording_args
+from jvmlab.collect.jfr_binary import forget_metadata
 from jvmlab.collect.jfr_parse import digest, digest_events, jfr_tool, print_json
 from jvmlab.collect.jfr_read import read_recording
 from jvmlab.jdk.identify import identify
@@ -48,6 +50,7 @@ def same(a: dict[str, float], b: dict[str, float]) -> bool:
 def bench(path: Path, tool: Path, repeat: int) -> None:
     ours_s, tool_s = [], []
     for _ in range(repeat):
+        forget_metadata()  # cold: as the first invocation of a cell (later ones reuse the types)
         t0 = time.perf_counter()
         events = read_recording(path, tool)
         ours = digest_events(events.by_type)

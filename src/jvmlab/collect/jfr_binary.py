@@ -38,6 +38,8 @@ _COMPRESSED_INTS = 1  # bit of the header's flag byte
 _SPAN_NS = {"NANOSECONDS": 1, "MICROSECONDS": 1_000, "MILLISECONDS": 1_000_000, "SECONDS": 1_000_000_000}
 DOUBLE, FLOAT = struct.Struct(">d"), struct.Struct(">f")
 _HEADER = struct.Struct(">4sHHqqqqqqqI")
+_METADATA_CACHE: dict[bytes, dict[int, "TypeInfo"]] = {}
+_METADATA_CACHE_SIZE = 8
 
 
 class JfrFormatError(ValueError):
@@ -131,6 +133,20 @@ class Cursor:
 
     def varint(self) -> int:
         """An unsigned LEB128 integer, at most 9 bytes (the 9th has 8 value bits), as the JDK writes."""
+        pos = self.pos
+        if pos < self.end:  # most are one or two bytes: no loop for those (the reader's hot path)
+            first = self.data[pos]
+            if first < 0x80:
+                self.pos = pos + 1
+                return first
+            if pos + 1 < self.end:
+                second = self.data[pos + 1]
+                if second < 0x80:
+                    self.pos = pos + 2
+                    return (first & 0x7F) | (second << 7)
+        return self._long_varint()
+
+    def _long_varint(self) -> int:
         data, pos = self.data, self.pos
         result = shift = 0
         for i in range(9):
@@ -202,6 +218,18 @@ def read_metadata(data: bytes, start: int, end: int) -> dict[int, TypeInfo]:
         raise JfrFormatError(f"no metadata event at byte {start}")
     for _ in range(3):  # start time, duration, metadata id
         cur.varint()
+    body = bytes(data[cur.pos:cur.end])
+    if body in _METADATA_CACHE:  # every invocation of a cell has the same JDK, so the same types
+        return _METADATA_CACHE[body]
+    types = _read_types(cur)
+    if len(_METADATA_CACHE) >= _METADATA_CACHE_SIZE:
+        _METADATA_CACHE.pop(next(iter(_METADATA_CACHE)))
+    _METADATA_CACHE[body] = types
+    return types
+
+
+def _read_types(cur: Cursor) -> dict[int, TypeInfo]:
+    """The string table and the element tree of a metadata event, as types by id."""
     strings = [cur.string(-1) for _ in range(cur.count())]
     if any(not isinstance(s, str | None) for s in strings):
         raise JfrFormatError("metadata strings reference a constant pool")
@@ -251,3 +279,8 @@ def _unit(children: list[Element], units: dict[int | None, str]) -> str | None:
         if kind == "stamp":
             return "stamp-ticks" if value == "TICKS" else ("epoch-ms" if value == "MILLISECONDS_SINCE_EPOCH" else None)
     return None
+
+
+def forget_metadata() -> None:
+    """Empty the cache of metadata already read (benches time a cold read with it)."""
+    _METADATA_CACHE.clear()
