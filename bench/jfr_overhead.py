@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import sys
 import tempfile
@@ -42,7 +43,7 @@ from pathlib import Path
 from scipy.stats import t as student_t
 
 from chunkgen_rate import chunks_per_s
-from jvmlab.collect.base import Collected, ProbeContext
+from jvmlab.collect.base import Collected, NullProbe, ProbeContext
 from jvmlab.collect.jfr import RECORDING, JfrCollector, recording_args
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult
@@ -71,6 +72,52 @@ ARMS: dict[str, Callable[[int, Path], list[str]] | None] = {
 }
 
 
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+GROUPS = (("jfr", ("JFR ",)), ("workers", ("chunkgen-",)), ("gc", ("G1 ", "GC Thread")),
+          ("jit", ("C1 Compi", "C2 Compi")))
+
+
+def thread_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) of the process's threads, summed by group of thread names."""
+    out: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # the thread ended
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        cpu = (int(fields[11]) + int(fields[12])) * _TICK_S
+        group = next((g for g, prefixes in GROUPS if name.startswith(prefixes)), "other")
+        out[group] = out.get(group, 0.0) + cpu
+    return out
+
+
+class CpuProbe(NullProbe):
+    """At each progress line of chunkgen, the CPU time of the JVM's threads by group: so the
+    steady state's CPU per chunk and JFR's own threads' share can be told apart (CPU time is
+    far less disturbed by other load on the machine than throughput is)."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.snapshots: list[tuple[int, dict[str, float]]] = []
+
+    def on_start(self, pid: int) -> None:
+        self.pid = pid
+
+    def on_line(self, stream: str, t_s: float, line: str) -> None:
+        if self.pid is not None and stream == "stdout" and line.startswith("progress "):
+            self.snapshots.append((int(line.split()[1]), thread_cpu_s(self.pid)))
+
+    def steady(self, skip_s: int) -> tuple[float, float]:
+        """(CPU ms per chunk, JFR threads' share of the CPU) between second ``skip_s`` and the last."""
+        (n0, c0), (n1, c1) = self.snapshots[skip_s - 1], self.snapshots[-2]
+        spent = {g: c1.get(g, 0.0) - c0.get(g, 0.0) for g in c1}
+        total = sum(spent.values())
+        return (1000 * total / (n1 - n0) if n1 > n0 else float("nan"),
+                spent.get("jfr", 0.0) / total if total > 0 else float("nan"))
+
+
 def steady_rate(result: ProcessResult, skip_s: int) -> float:
     """Chunks per second between the progress lines of second ``skip_s`` and the last full second."""
     counts = [int(line.split()[1]) for line in (result.stdout_path.read_text() if result.stdout_path else "")
@@ -92,7 +139,8 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     argv = [java, *FLAGS, *extra, *(a for p in probes for a in p.jvm_args()), *tail]
     plan = InvocationPlan(argv=tuple(argv), env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=900,
                           artifacts_dir=folder)
-    result = LocalExecutor().run(plan, probes)
+    cpu = CpuProbe()
+    result = LocalExecutor().run(plan, [*probes, cpu])
     size = (folder / RECORDING).stat().st_size if (folder / RECORDING).is_file() else 0
     t0 = time.perf_counter()
     collected = Collected()
@@ -104,8 +152,9 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     if probes and "error" in collected.documents.get("jfr", {}):
         sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
     wall = result.measures.wall_s if result.measures else float("nan")
+    cpu_ms, jfr_share = cpu.steady(skip_s)
     return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
-            "read": read_s, "size": float(size)}
+            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share}
 
 
 def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
@@ -161,7 +210,8 @@ def main() -> None:
                 got = run_once(str(jdk.java), tail, Path(tmp) / f"r{rnd}-{arm}", jdk, arm, args.skip_s)
                 runs[arm].append(got)
                 print(f"round {rnd + 1} {arm or 'off':12}: steady {got['steady']:8.1f} chunks/s, whole run "
-                      f"{got['whole']:8.1f}, wall {got['wall']:.2f} s"
+                      f"{got['whole']:8.1f}, wall {got['wall']:.2f} s, CPU {got['cpu_ms']:.2f} ms/chunk, JFR "
+                      f"threads {100 * got['jfr_share']:.2f}% of CPU"
                       + (f", recording {got['size'] / 1024:.0f} KiB read in {got['read']:.2f} s"
                          if got["size"] else ""), flush=True)
     report(args, jdk, arms, runs, loads)
@@ -179,9 +229,13 @@ def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def
         whole, wlow, whigh = ratio_ci([r["whole"] for r in runs[arm]], [r["whole"] for r in runs[None]])
         wall = statistics.mean(r["wall"] for r in runs[arm]) - statistics.mean(r["wall"] for r in runs[None])
         read = [r["read"] for r in runs[arm] if r["size"]]
+        # CPU per chunk: off/on is the throughput ratio at equal CPU (what a saturated machine sees)
+        cpu, clow, chigh = ratio_ci([r["cpu_ms"] for r in runs[None]], [r["cpu_ms"] for r in runs[arm]])
+        jfr = statistics.mean(r["jfr_share"] for r in runs[arm])
         print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
               f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
-              f"[{wlow:.4f} .. {whigh:.4f}]; wall +{wall:.2f} s per invocation"
+              f"[{wlow:.4f} .. {whigh:.4f}]; CPU per chunk off/on {cpu:.4f} [95% {clow:.4f} .. {chigh:.4f}] "
+              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU; wall +{wall:.2f} s per invocation"
               + (f"; read {statistics.mean(read):.2f} s for "
                  f"{statistics.mean(r['size'] for r in runs[arm]) / 1024:.0f} KiB" if read and any(read) else ""))
 
