@@ -101,11 +101,14 @@ class CpuProbe(NullProbe):
     def __init__(self) -> None:
         self.pid: int | None = None
         self.snapshots: list[tuple[int, dict[str, float]]] = []
+        self.last_line_s = float("nan")  # when main printed its last line: the rest is exit (JFR's dump)
 
     def on_start(self, pid: int) -> None:
         self.pid = pid
 
     def on_line(self, stream: str, t_s: float, line: str) -> None:
+        if stream == "stdout":
+            self.last_line_s = t_s
         if self.pid is not None and stream == "stdout" and line.startswith("progress "):
             self.snapshots.append((int(line.split()[1]), thread_cpu_s(self.pid)))
 
@@ -154,7 +157,8 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     wall = result.measures.wall_s if result.measures else float("nan")
     cpu_ms, jfr_share = cpu.steady(skip_s)
     return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
-            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share}
+            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share,
+            "exit_s": wall - cpu.last_line_s}
 
 
 def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
@@ -232,10 +236,12 @@ def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def
         # CPU per chunk: off/on is the throughput ratio at equal CPU (what a saturated machine sees)
         cpu, clow, chigh = ratio_ci([r["cpu_ms"] for r in runs[None]], [r["cpu_ms"] for r in runs[arm]])
         jfr = statistics.mean(r["jfr_share"] for r in runs[arm])
+        exit_s = statistics.mean(r["exit_s"] for r in runs[arm]) - statistics.mean(r["exit_s"] for r in runs[None])
         print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
               f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
               f"[{wlow:.4f} .. {whigh:.4f}]; CPU per chunk off/on {cpu:.4f} [95% {clow:.4f} .. {chigh:.4f}] "
-              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU; wall +{wall:.2f} s per invocation"
+              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU; wall +{wall:.2f} s per invocation, "
+              f"of which +{exit_s:.2f} s after main's last line (the dump at exit)"
               + (f"; read {statistics.mean(read):.2f} s for "
                  f"{statistics.mean(r['size'] for r in runs[arm]) / 1024:.0f} KiB" if read and any(read) else ""))
 

@@ -72,3 +72,15 @@ def test_chunk_headers() -> None:
         parse_header(b"PK\3\4" + header()[4:], 0)
     with pytest.raises(JfrFormatError, match="claims"):
         list(chunk_spans(header()[:90]))
+
+
+def test_a_fallback_is_a_warning_naming_the_chunk_and_why() -> None:
+    from pathlib import Path
+
+    from jvmlab import hazards
+    from jvmlab.collect.jfr import fallback_warnings
+
+    assert fallback_warnings(Path("/a/recording.jfr"), []) == []
+    (warning,) = fallback_warnings(Path("/a/recording.jfr"), ["chunk at byte 9: format version 3.0"])
+    assert warning.kind == hazards.JFR_READER_FALLBACK == "jfr-reader-fallback"
+    assert "1 chunk(s) of recording.jfr" in warning.detail and "format version 3.0" in warning.detail

@@ -89,13 +89,18 @@ class JfrProbe(NullProbe):
                     "chunks": events.chunks, "read_s": time.perf_counter() - began,
                     "reader": "jvmlab" if not events.fallbacks else "jvmlab + jfr print",
                     "fallbacks": events.fallbacks})
-        warnings = [Hazard(hazards.JFR_READER_FALLBACK,
-                           f"jfr: {len(events.fallbacks)} chunk(s) of {self.path.name} read with the JDK's "
-                           f"jfr print instead of jvmlab's reader: {'; '.join(events.fallbacks)}",
-                           hint="the metrics are the same, the read was slower; please report the JDK")
-                    ] if events.fallbacks else []
-        return Collected(metrics=found.metrics, hazards=warnings, documents={
+        return Collected(metrics=found.metrics, hazards=fallback_warnings(self.path, events.fallbacks), documents={
             "jfr": doc, "jfr.profile": {"cpu": found.cpu_stacks, "alloc": found.alloc_stacks}})
+
+
+def fallback_warnings(path: Path, fallbacks: list[str]) -> list[Hazard]:
+    """A ``jfr-reader-fallback`` warning when chunks were read by ``jfr print`` (none otherwise)."""
+    if not fallbacks:
+        return []
+    return [Hazard(hazards.JFR_READER_FALLBACK,
+                   f"jfr: {len(fallbacks)} chunk(s) of {path.name} read with the JDK's jfr print instead of "
+                   f"jvmlab's reader: {'; '.join(fallbacks)}",
+                   hint="the metrics are the same, the read was slower; please report the JDK")]
 
 
 def _unusable(reason: str, kind: str = hazards.JFR_UNUSABLE) -> Collected:
