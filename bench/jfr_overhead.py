@@ -78,19 +78,29 @@ GROUPS = (("jfr", ("JFR ",)), ("workers", ("chunkgen-",)), ("gc", ("G1 ", "GC Th
 
 
 def thread_cpu_s(pid: int) -> dict[str, float]:
-    """CPU seconds (user + system) of the process's threads, summed by group of thread names."""
-    out: dict[str, float] = {}
+    """CPU seconds (user + system) of the process's threads, summed by group of thread names,
+    and of the whole process under "all" (which keeps the time of threads that have ended)."""
+    out: dict[str, float] = {"all": _cpu_s(Path(f"/proc/{pid}/stat"))}
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
             stat = (task / "stat").read_text()
         except OSError:
             continue  # the thread ended
         name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
-        cpu = (int(fields[11]) + int(fields[12])) * _TICK_S
+        cpu = _cpu_s(task / "stat", stat)
         group = next((g for g, prefixes in GROUPS if name.startswith(prefixes)), "other")
         out[group] = out.get(group, 0.0) + cpu
     return out
+
+
+def _cpu_s(path: Path, text: str | None = None) -> float:
+    """utime + stime of a /proc stat file, in seconds (0 when the process or thread is gone)."""
+    try:
+        stat = text if text is not None else path.read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) * _TICK_S
 
 
 class CpuProbe(NullProbe):
@@ -110,22 +120,28 @@ class CpuProbe(NullProbe):
         if stream == "stdout":
             self.last_line_s = t_s
         if self.pid is not None and stream == "stdout" and line.startswith("progress "):
-            self.snapshots.append((int(line.split()[1]), thread_cpu_s(self.pid)))
+            self.snapshots.append((int(line.split()[1]), thread_cpu_s(self.pid)))  # off the JVM's CPU
 
-    def steady(self, skip_s: int) -> tuple[float, float]:
-        """(CPU ms per chunk, JFR threads' share of the CPU) between second ``skip_s`` and the last."""
-        (n0, c0), (n1, c1) = self.snapshots[skip_s - 1], self.snapshots[-2]
+    def steady(self, skip_s: int) -> tuple[float, float, float]:
+        """(CPU ms per chunk, JFR threads' share of the CPU, JFR threads' CPU ms per second) between
+        second ``skip_s`` and the last but one."""
+        # up to the last but one full second: workers stop at the deadline, and a thread's time
+        # is gone from /proc/<pid>/task once it has ended
+        (n0, c0), (n1, c1) = self.snapshots[skip_s - 1], self.snapshots[-3]
         spent = {g: c1.get(g, 0.0) - c0.get(g, 0.0) for g in c1}
-        total = sum(spent.values())
+        total = spent["all"]
+        seconds = len(self.snapshots) - 2 - skip_s
         return (1000 * total / (n1 - n0) if n1 > n0 else float("nan"),
-                spent.get("jfr", 0.0) / total if total > 0 else float("nan"))
+                spent.get("jfr", 0.0) / total if total > 0 else float("nan"),
+                1000 * spent.get("jfr", 0.0) / seconds if seconds > 0 else float("nan"))
 
 
 def steady_rate(result: ProcessResult, skip_s: int) -> float:
-    """Chunks per second between the progress lines of second ``skip_s`` and the last full second."""
+    """Chunks per second between the progress lines of second ``skip_s`` and the last full second
+    but one (the span :meth:`CpuProbe.steady` measures CPU over)."""
     counts = [int(line.split()[1]) for line in (result.stdout_path.read_text() if result.stdout_path else "")
               .splitlines() if line.startswith("progress ")]
-    per_second = counts[:-1]  # the last line is printed after the workers joined, not on a second
+    per_second = counts[:-2]  # the last line is printed after the workers joined, not on a second
     if len(per_second) <= skip_s + 1:
         sys.exit(f"chunkgen printed {len(per_second)} progress lines: run longer than --skip-s + 2 s")
     return (per_second[-1] - per_second[skip_s - 1]) / (len(per_second) - skip_s)
@@ -155,9 +171,9 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     if probes and "error" in collected.documents.get("jfr", {}):
         sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
     wall = result.measures.wall_s if result.measures else float("nan")
-    cpu_ms, jfr_share = cpu.steady(skip_s)
+    cpu_ms, jfr_share, jfr_ms_s = cpu.steady(skip_s)
     return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
-            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share,
+            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share, "jfr_ms_s": jfr_ms_s,
             "exit_s": wall - cpu.last_line_s}
 
 
@@ -215,7 +231,7 @@ def main() -> None:
                 runs[arm].append(got)
                 print(f"round {rnd + 1} {arm or 'off':12}: steady {got['steady']:8.1f} chunks/s, whole run "
                       f"{got['whole']:8.1f}, wall {got['wall']:.2f} s, CPU {got['cpu_ms']:.2f} ms/chunk, JFR "
-                      f"threads {100 * got['jfr_share']:.2f}% of CPU"
+                      f"threads {100 * got['jfr_share']:.2f}% of CPU ({got['jfr_ms_s']:.1f} ms/s)"
                       + (f", recording {got['size'] / 1024:.0f} KiB read in {got['read']:.2f} s"
                          if got["size"] else ""), flush=True)
     report(args, jdk, arms, runs, loads)
@@ -236,12 +252,14 @@ def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def
         # CPU per chunk: off/on is the throughput ratio at equal CPU (what a saturated machine sees)
         cpu, clow, chigh = ratio_ci([r["cpu_ms"] for r in runs[None]], [r["cpu_ms"] for r in runs[arm]])
         jfr = statistics.mean(r["jfr_share"] for r in runs[arm])
+        jfr_ms_s = statistics.mean(r["jfr_ms_s"] for r in runs[arm])
         exit_s = statistics.mean(r["exit_s"] for r in runs[arm]) - statistics.mean(r["exit_s"] for r in runs[None])
         print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
               f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
               f"[{wlow:.4f} .. {whigh:.4f}]; CPU per chunk off/on {cpu:.4f} [95% {clow:.4f} .. {chigh:.4f}] "
-              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU; wall +{wall:.2f} s per invocation, "
-              f"of which +{exit_s:.2f} s after main's last line (the dump at exit)"
+              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU ({jfr_ms_s:.1f} ms CPU per s); "
+              f"wall {wall:+.2f} s per invocation, "
+              f"of which {exit_s:+.2f} s after main's last line (the dump at exit)"
               + (f"; read {statistics.mean(read):.2f} s for "
                  f"{statistics.mean(r['size'] for r in runs[arm]) / 1024:.0f} KiB" if read and any(read) else ""))
 
