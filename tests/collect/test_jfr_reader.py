@@ -9,7 +9,7 @@ import pytest
 
 from jvmlab import hazards, metrics
 from jvmlab.collect.jfr import RECORDING, JfrCollector
-from jvmlab.collect.jfr_binary import JfrFormatError, chunk_spans
+from jvmlab.collect.jfr_binary import JfrFormatError, chunk_spans, forget_metadata
 from jvmlab.collect.jfr_parse import JfrDigest, digest_events, jfr_tool
 from jvmlab.collect.jfr_read import read_chunk, read_recording, read_with_tool
 
@@ -77,8 +77,10 @@ def two_chunks(jdk17, jdk25, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_chunk_of_a_file_is_read(two_chunks: Path, jdk17, jdk25) -> None:
+    forget_metadata()
     ours = read_recording(two_chunks, None)
     assert ours.chunks == 2 and not ours.fallbacks
+    assert read_recording(two_chunks, None).by_type == ours.by_type  # again, with the metadata known
     # the JDK's tool cannot read chunks of two JDKs in one file (it keeps type ids across
     # chunks), so the reference is each JDK's tool on its own recording
     ref: dict[str, list] = {}

@@ -27,6 +27,7 @@ epoch seconds, time spans in seconds, references resolved to nested dicts.
 from __future__ import annotations
 
 import struct
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ DOUBLE, FLOAT = struct.Struct(">d"), struct.Struct(">f")
 _HEADER = struct.Struct(">4sHHqqqqqqqI")
 _METADATA_CACHE: dict[bytes, dict[int, "TypeInfo"]] = {}
 _METADATA_CACHE_SIZE = 8
+_CACHE_LOCK = threading.Lock()
 
 
 class JfrFormatError(ValueError):
@@ -219,12 +221,15 @@ def read_metadata(data: bytes, start: int, end: int) -> dict[int, TypeInfo]:
     for _ in range(3):  # start time, duration, metadata id
         cur.varint()
     body = bytes(data[cur.pos:cur.end])
-    if body in _METADATA_CACHE:  # every invocation of a cell has the same JDK, so the same types
-        return _METADATA_CACHE[body]
+    with _CACHE_LOCK:  # probes may finish in several threads
+        cached = _METADATA_CACHE.get(body)
+    if cached is not None:  # the same bytes describe the same types (types are not changed after)
+        return cached
     types = _read_types(cur)
-    if len(_METADATA_CACHE) >= _METADATA_CACHE_SIZE:
-        _METADATA_CACHE.pop(next(iter(_METADATA_CACHE)))
-    _METADATA_CACHE[body] = types
+    with _CACHE_LOCK:
+        if len(_METADATA_CACHE) >= _METADATA_CACHE_SIZE:
+            _METADATA_CACHE.pop(next(iter(_METADATA_CACHE)))
+        _METADATA_CACHE[body] = types
     return types
 
 
@@ -283,4 +288,5 @@ def _unit(children: list[Element], units: dict[int | None, str]) -> str | None:
 
 def forget_metadata() -> None:
     """Empty the cache of metadata already read (benches time a cold read with it)."""
-    _METADATA_CACHE.clear()
+    with _CACHE_LOCK:
+        _METADATA_CACHE.clear()
