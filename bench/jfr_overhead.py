@@ -112,6 +112,7 @@ class CpuProbe(NullProbe):
         self.pid: int | None = None
         self.snapshots: list[tuple[int, dict[str, float]]] = []
         self.last_line_s = float("nan")  # when main printed its last line: the rest is exit (JFR's dump)
+        self.groups_ms_s: dict[str, float] = {}  # CPU ms per s of each thread group in the steady span
 
     def on_start(self, pid: int) -> None:
         self.pid = pid
@@ -131,6 +132,8 @@ class CpuProbe(NullProbe):
         spent = {g: c1.get(g, 0.0) - c0.get(g, 0.0) for g in c1}
         total = spent["all"]
         seconds = len(self.snapshots) - 2 - skip_s
+        self.groups_ms_s = {g: 1000 * spent.get(g, 0.0) / seconds for g in ("workers", "jit", "gc", "jfr", "other")
+                            } if seconds > 0 else {}
         return (1000 * total / (n1 - n0) if n1 > n0 else float("nan"),
                 spent.get("jfr", 0.0) / total if total > 0 else float("nan"),
                 1000 * spent.get("jfr", 0.0) / seconds if seconds > 0 else float("nan"))
@@ -174,7 +177,7 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     cpu_ms, jfr_share, jfr_ms_s = cpu.steady(skip_s)
     return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
             "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share, "jfr_ms_s": jfr_ms_s,
-            "exit_s": wall - cpu.last_line_s}
+            "exit_s": wall - cpu.last_line_s, **{f"ms_s_{g}": v for g, v in cpu.groups_ms_s.items()}}
 
 
 def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
@@ -254,6 +257,10 @@ def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def
         jfr = statistics.mean(r["jfr_share"] for r in runs[arm])
         jfr_ms_s = statistics.mean(r["jfr_ms_s"] for r in runs[arm])
         exit_s = statistics.mean(r["exit_s"] for r in runs[arm]) - statistics.mean(r["exit_s"] for r in runs[None])
+        groups = ", ".join(f"{g} {statistics.mean(r[f'ms_s_{g}'] for r in runs[arm]):.0f}"
+                           f" (off {statistics.mean(r[f'ms_s_{g}'] for r in runs[None]):.0f})"
+                           for g in ("workers", "jit", "gc", "jfr", "other"))
+        print(f"{arm:12}: CPU ms per s in the steady span by threads: {groups}")
         print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
               f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
               f"[{wlow:.4f} .. {whigh:.4f}]; CPU per chunk off/on {cpu:.4f} [95% {clow:.4f} .. {chigh:.4f}] "
