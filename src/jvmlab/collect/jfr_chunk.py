@@ -9,7 +9,7 @@ by their size, which is what makes this fast.
 Values are shaped as ``jfr print --json`` shows them (a simple type such as a Symbol reads
 as its one field; a stack trace as ``{"truncated", "frames": [{"method": {"type": {"name"},
 "name"}}]}``), with numbers instead of ISO strings: timestamps in epoch seconds, spans in
-seconds. So :func:`jvmlab.collect.jfr_parse.digest` reads both alike.
+seconds. So :func:`jvmlab.collect.jfr_parse.digest_events` reads both alike.
 """
 
 from __future__ import annotations
