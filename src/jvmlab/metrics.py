@@ -158,6 +158,7 @@ _METRICS: list[Metric] = [
     Metric("jfr.deopt_count", "count", True, "deoptimizations (JFR)"),
     Metric("jfr.classes_loaded", "count", True, "classes loaded (JFR)"),
     Metric("jfr.lock_contention_ms", "ms", True, "contended monitor-enter time above the JFR threshold"),
+    Metric("jfr.thread_park_ms", "ms", True, "time parked (lock waits and idle waits alike) above the JFR threshold"),
     Metric("jfr.cpu_jvm_share", "share", True, "mean CPU load of the JVM (user + system, JFR)"),
     Metric("jfr.cpu_machine_share", "share", True, "mean CPU load of the whole machine (JFR)"),
     # Startup collector (opt-in).

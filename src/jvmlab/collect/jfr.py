@@ -4,8 +4,10 @@ Opt-in (``[collect] jfr = true`` or ``--collect jfr``): JFR costs startup time (
 classes load while the VM is created) and a little throughput (``bench/jfr_overhead.py``).
 Each invocation writes ``<artifacts>/recording.jfr`` (absolute path) with the JDK's
 ``default`` or ``profile`` settings, plus safepoint and deoptimization events (JDK 17+
-accepts per-event settings on the command line). After exit the JDK's own ``jfr`` tool
-prints the events we read (:mod:`jvmlab.collect.jfr_parse`). The results are ``jfr.*``
+accepts per-event settings on the command line). After exit jvmlab's own reader of the
+binary format reads the events we use (:mod:`jvmlab.collect.jfr_read`; the JDK's ``jfr print``
+for a chunk it cannot read, with a ``jfr-reader-fallback`` warning), and
+:mod:`jvmlab.collect.jfr_parse` digests them. The results are ``jfr.*``
 metrics, ``documents["jfr"]`` (GC phase totals, reasons for missing metrics) and
 ``documents["jfr.profile"]`` (collapsed execution and allocation stacks, aggregated per
 cell by :mod:`jvmlab.profile`).
@@ -16,10 +18,12 @@ tool) keeps its other data: the jfr metrics are ``None`` and a ``jfr-unusable`` 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.collect.jfr_parse import digest, jfr_tool, print_json
+from jvmlab.collect.jfr_parse import digest_events, jfr_tool
+from jvmlab.collect.jfr_read import read_recording
 from jvmlab.errors import UserError
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
@@ -74,11 +78,30 @@ class JfrProbe(NullProbe):
                 self.path.unlink(missing_ok=True)
 
     def _digest(self) -> Collected:
-        found = digest(print_json(jfr_tool(self.ctx.jdk.home), self.path))
+        try:
+            tool: Path | None = jfr_tool(self.ctx.jdk.home)
+        except UserError:
+            tool = None  # only needed for a chunk our reader cannot read
+        began = time.perf_counter()
+        events = read_recording(self.path, tool)
+        found = digest_events(events.by_type)
         doc = found.to_json()
-        doc.update({"settings": self.settings, "file": str(self.path) if self.keep else None})
-        return Collected(metrics=found.metrics, documents={
+        doc.update({"settings": self.settings, "file": str(self.path) if self.keep else None,
+                    "chunks": events.chunks, "read_s": time.perf_counter() - began,
+                    "reader": "jvmlab" if not events.fallbacks else "jvmlab + jfr print",
+                    "fallbacks": events.fallbacks})
+        return Collected(metrics=found.metrics, hazards=fallback_warnings(self.path, events.fallbacks), documents={
             "jfr": doc, "jfr.profile": {"cpu": found.cpu_stacks, "alloc": found.alloc_stacks}})
+
+
+def fallback_warnings(path: Path, fallbacks: list[str]) -> list[Hazard]:
+    """A ``jfr-reader-fallback`` warning when chunks were read by ``jfr print`` (none otherwise)."""
+    if not fallbacks:
+        return []
+    return [Hazard(hazards.JFR_READER_FALLBACK,
+                   f"jfr: {len(fallbacks)} chunk(s) of {path.name} read with the JDK's jfr print instead of "
+                   f"jvmlab's reader: {'; '.join(fallbacks)}",
+                   hint="the metrics are the same, the read was slower; please report the JDK")]
 
 
 def _unusable(reason: str, kind: str = hazards.JFR_UNUSABLE) -> Collected:

@@ -1,12 +1,10 @@
-"""Reading a Flight Recorder file: the JDK's own ``jfr print --json``, digested into metrics,
-GC phase totals and collapsed stacks.
+"""Digesting a Flight Recording's events into metrics, GC phase totals and collapsed stacks,
+and the JDK's own ``jfr print --json`` as the way to read a chunk our reader cannot.
 
-Why the JDK's tool and not a parser of our own: the JFR format changes between releases
-(new constant pools, compressed integers, chunk headers); the tool of the cell's own JDK
-always reads its own recordings. Its cost is one short JVM per invocation, after the child
-has exited (outside every measurement), and is bounded by ``--events`` (only the events we
-read) and ``--stack-depth``. ``bench/jfr_overhead.py`` prints the parse time next to the
-recording's size.
+The events come from :mod:`jvmlab.collect.jfr_read` (our reader of the binary format, with
+this module's :func:`print_json` as the fallback per chunk); both give the same shape, so
+one :func:`digest_events` serves both. ``jfr print`` is bounded by ``--events`` (only the
+events we read) and ``--stack-depth``; ``bench/jfr_read.py`` prints both readers' times.
 
 Every metric that the recording cannot give is left out and its reason put in
 ``JfrDigest.missing`` (for example "no jdk.CPULoad event: the run ended before the first
@@ -28,7 +26,7 @@ from jvmlab.errors import UserError
 EVENTS = ("jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.SafepointBegin",
           "jdk.SafepointStateSynchronization", "jdk.CompilerStatistics", "jdk.ClassLoadingStatistics",
           "jdk.CPULoad", "jdk.GCPhasePause", "jdk.GCPhasePauseLevel1", "jdk.GCPhaseConcurrent",
-          "jdk.GarbageCollection", "jdk.JavaMonitorEnter", "jdk.Deoptimization", "jdk.JVMInformation",
+          "jdk.GarbageCollection", "jdk.JavaMonitorEnter", "jdk.ThreadPark", "jdk.Deoptimization", "jdk.JVMInformation",
           "jdk.ActiveRecording", "jdk.ThreadAllocationStatistics", "jdk.ZAllocationStall")
 STACK_DEPTH = 64
 PRINT_TIMEOUT_S = 300.0
@@ -58,7 +56,10 @@ class JfrDigest:
 
 
 def iso_duration_s(text: Any) -> float | None:
-    """Seconds from an ISO-8601 duration as ``jfr print --json`` writes them (``PT0.0029S``)."""
+    """Seconds from an ISO-8601 duration as ``jfr print --json`` writes them (``PT0.0029S``);
+    a number (our own reader's seconds) is taken as it is."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return float(text)
     if not isinstance(text, str):
         return None
     m = _ISO.match(text)
@@ -70,7 +71,10 @@ def iso_duration_s(text: Any) -> float | None:
 
 
 def iso_instant_s(text: Any) -> float | None:
-    """Epoch seconds of an ISO-8601 instant (``2026-11-23T11:52:22.975060353Z``), ns kept."""
+    """Epoch seconds of an ISO-8601 instant (``2026-11-23T11:52:22.975060353Z``), ns kept; a
+    number (our own reader's epoch seconds) is taken as it is."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return float(text)
     if not isinstance(text, str) or not text.endswith("Z"):
         return None
     head, _, frac = text[:-1].partition(".")
@@ -127,8 +131,9 @@ def collapsed(stack: dict[str, Any] | None) -> str | None:
     a leading "[truncated]" root so they are not mistaken for whole ones."""
     if not stack or not stack.get("frames"):
         return None
-    names = [frame_name(f) for f in reversed(stack["frames"])]
-    if stack.get("truncated"):
+    frames = stack["frames"]
+    names = [frame_name(f) for f in reversed(frames[:STACK_DEPTH])]  # as jfr print --stack-depth cuts
+    if stack.get("truncated") or len(frames) > STACK_DEPTH:
         names.insert(0, "[truncated]")
     return ";".join(names)
 
@@ -144,12 +149,22 @@ def _add(stacks: dict[str, float], key: str | None, weight: float) -> None:
         stacks["[other stacks]"] = stacks.get("[other stacks]", 0.0) + weight
 
 
+def events_by_type(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The events of ``jfr print --json`` output, grouped by type name, in recording order."""
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for event in (document.get("recording") or {}).get("events") or []:
+        by_type.setdefault(event.get("type", ""), []).append(event.get("values") or {})
+    return by_type
+
+
 def digest(document: dict[str, Any]) -> JfrDigest:
     """Metrics, GC phases and stacks from ``jfr print --json`` output."""
-    events = (document.get("recording") or {}).get("events") or []
-    by_type: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
-        by_type.setdefault(event.get("type", ""), []).append(event.get("values") or {})
+    return digest_events(events_by_type(document))
+
+
+def digest_events(by_type: dict[str, list[dict[str, Any]]]) -> JfrDigest:
+    """Metrics, GC phases and stacks from events grouped by type, as ``jfr print --json`` shows
+    them or as :mod:`jvmlab.collect.jfr_read` reads them (numbers for times)."""
     out = JfrDigest()
     out.recording_s = _recording_s(by_type)
     _stacks(out, by_type)
@@ -274,6 +289,7 @@ def _classes_locks_cpu(out: JfrDigest, by_type: dict[str, list[dict[str, Any]]])
     else:
         out.metrics["jfr.classes_loaded"] = float(classes.get("loadedClassCount") or 0)
     out.metrics["jfr.lock_contention_ms"] = sum(_durations_ms(by_type.get("jdk.JavaMonitorEnter", [])))
+    out.metrics["jfr.thread_park_ms"] = sum(_durations_ms(by_type.get("jdk.ThreadPark", [])))
     loads = by_type.get("jdk.CPULoad", [])
     if not loads:
         reason = "no jdk.CPULoad event: the run ended before the first 1 s period"

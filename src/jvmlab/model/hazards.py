@@ -43,5 +43,6 @@ COLLECTOR_UNSUPPORTED = "collector-unsupported"
 IMPORTED = "imported"  # results imported from JMH/hyperfine files: what they cannot tell is unknown
 HEAP_EXCEEDS_MEMORY = "heap-exceeds-memory"
 JFR_UNUSABLE = "jfr-unusable"
+JFR_READER_FALLBACK = "jfr-reader-fallback"  # a chunk read with the JDK's jfr print, not our reader
 NODE_REFUSED = "node-refused"  # a cluster node with another JDK build, not used
 NODE_LOST = "node-lost"  # a cluster node died mid-invocation; the slot was re-queued
