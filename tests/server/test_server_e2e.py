@@ -142,14 +142,17 @@ def test_client_exiting_non_zero_is_recorded_with_its_output(tmp_path: Path) -> 
     assert rows[0]["metrics"]["server.stop_s"] < 2.0  # the server itself stopped on SIGTERM
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("mvn") is None, reason="the Jetty recipe is built with Maven")
-def test_jetty_recipe_under_builtin_load(tmp_path: Path) -> None:
-    text = _spec('ready_log = "jvmlab-jetty ready"', MEASURE).replace('builtin = "httpserver"', 'builtin = "jetty"')
+@pytest.mark.slow  # the first run builds the recipe with Maven (downloads from Maven Central)
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="the server recipes are built with Maven")
+@pytest.mark.parametrize("recipe", ["jetty", "tomcat"])
+def test_server_recipe_under_builtin_load(tmp_path: Path, recipe: str) -> None:
+    text = _spec(f'ready_log = "jvmlab-{recipe} ready"', MEASURE).replace('"httpserver"', f'"{recipe}"')
     rows = _run(tmp_path, text.replace('"20s"', '"60s"'))
     assert rows[0]["status"] == "ok", rows[0]["reason"]
-    assert 200 <= rows[0]["metrics"]["load.throughput_rps"] <= 330
-    assert rows[0]["metrics"]["server.ready_s"] > 0
+    m = rows[0]["metrics"]  # a cold server on a busy machine may lag the rate: no lower bound on it
+    assert 0 < m["load.throughput_rps"] <= 330 and m["load.errors"] == 0
+    assert 0 < m["server.ready_s"] <= m["server.first_request_s"]  # /work answered 2xx after the log line
+    assert m["server.stop_s"] < 2.0  # stopped on SIGTERM within the grace, not killed
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian package wrk)")

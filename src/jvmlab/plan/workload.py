@@ -80,10 +80,10 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
     ``base_dir`` (the spec's folder) resolves classpath entries and jars to absolute paths;
     a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
-    if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty (docs/servers.md)
-        from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_jetty
+    if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty, Tomcat (docs/servers.md)
+        from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_recipe
 
-        return Launch("builtin", classpath=build_jetty(jdk), main_class=RECIPES[workload.builtin], args=args,
+        return Launch("builtin", classpath=build_recipe(workload.builtin, jdk), main_class=RECIPES[workload.builtin], args=args,
                       default_args=DEFAULT_ARGS, progress_regex=workload.progress)
     if workload.builtin is not None:
         from jvmlab.workloads.builtin import prepare_builtin
