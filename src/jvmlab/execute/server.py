@@ -216,11 +216,10 @@ def client_base_for(java: Path, classes: Path) -> tuple[str, ...]:
 
 def wrap_server(plan, inner: object) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
-    from jvmlab.server.preflight import check_clients, check_port, client_base
+    from jvmlab.server.preflight import check, client_base
 
     spec = plan.spec
     server = spec.server or Server()
-    check_port(server)
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
-    check_clients(spec.load, plan.workdir or base_dir)
+    check(server, spec.load, plan.workdir or base_dir)
     return ServerExecutor(inner, ServerSetup(server, spec.load, client_base(spec.load, plan.cells[0].jdk)))
