@@ -135,3 +135,21 @@ command = ["{sys.executable}", "-c", "print('rate 7')"]
             break
         time.sleep(0.05)
     assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_client_measured_by_psutil_samples_where_there_is_no_wait4() -> None:
+    """The Windows path of the client wait, run here on a real child: exit code, CPU, peak
+    memory from psutil samples; killed with its tree at the deadline."""
+    import subprocess
+
+    from jvmlab.server.clients import _wait_psutil
+
+    busy = subprocess.Popen([sys.executable, "-c", "x = bytearray(64 << 20)\nimport time\nt = time.time()\n"
+                             "while time.time() - t < 0.5: pass\nraise SystemExit(3)"])
+    ended = _wait_psutil(busy, time.monotonic() + 30, TreeControl())
+    assert (ended.code, ended.timed_out) == (3, False)
+    assert ended.cpu_s > 0.1 and ended.max_rss_bytes > 64 << 20
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    t0 = time.monotonic()
+    ended = _wait_psutil(stuck, t0 + 0.5, TreeControl())
+    assert ended.timed_out and time.monotonic() - t0 < 10 and stuck.poll() is not None
