@@ -80,3 +80,48 @@ ensure_postgres() {  # a PostgreSQL server for the store contract tests (started
   if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then return 0; fi
   apt_install postgresql || say "no PostgreSQL: its store tests will be skipped"
 }
+
+K6_VERSION=v1.8.1   # pinned; built from its Go module (go.k6.io/k6) by the Go toolchain, once
+K6_GO=go1.25.12     # the Go release k6 v1.8.1's go.mod asks for, when the machine's Go is older
+jvmlab_tools() { echo "${XDG_CACHE_HOME:-$HOME/.cache}/jvmlab/tools"; }
+k6_path() { echo "$(jvmlab_tools)/k6-$K6_VERSION/k6"; }
+
+ensure_k6() {  # k6 for its end-to-end test (tests/server): cached in ~/.cache/jvmlab/tools
+  local bin go
+  bin="$(k6_path)"
+  [ -x "$bin" ] && return 0
+  go="$(find_go)" || { say "no Go toolchain: k6 not built, its test will be skipped"; return 0; }
+  say "building k6 $K6_VERSION with $go into $(dirname "$bin") (once; a few minutes)"
+  mkdir -p "$(dirname "$bin")"
+  GOBIN="$(dirname "$bin")" GOTOOLCHAIN=auto GOFLAGS=-mod=mod "$go" install "go.k6.io/k6@$K6_VERSION" >&2 \
+    || say "the k6 build failed: its test will be skipped"
+}
+
+go_minor() { "$1" env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p'; }
+
+find_go() {  # a Go that can build k6: 1.21+ fetches the newer toolchain itself (GOTOOLCHAIN=auto)
+  local go minor
+  for go in "$(command -v go || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
+    [ -n "$go" ] && [ -x "$go" ] || continue
+    minor="$(go_minor "$go")"
+    if [ -n "$minor" ] && [ "$minor" -ge 21 ]; then echo "$go"; return 0; fi
+  done
+  [ -x /usr/lib/go/bin/go ] || apt_install golang-go >/dev/null || return 1
+  go_toolchain /usr/lib/go/bin/go  # Debian 12's Go is 1.19: fetch $K6_GO as the Go module golang.org/toolchain
+}
+
+go_toolchain() {  # $1: an older go; prints the go command of $K6_GO, unpacked once into the cache
+  local old="$1" dir src tmp
+  dir="$(jvmlab_tools)/$K6_GO"
+  if [ ! -x "$dir/bin/go" ]; then
+    tmp="$(mktemp -d)"
+    printf 'module bootstrap\n\ngo 1.19\n' > "$tmp/go.mod"
+    src="$(cd "$tmp" && GOFLAGS=-mod=mod "$old" mod download -json \
+      "golang.org/toolchain@v0.0.1-$K6_GO.$("$old" env GOOS)-$("$old" env GOARCH)" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+    rm -rf "$tmp"
+    [ -n "$src" ] && [ -f "$src/bin/go" ] || return 1
+    rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && cp -r "$src" "$dir" && chmod -R u+w "$dir"
+    chmod +x "$dir"/bin/* "$dir"/pkg/tool/*/*  # module files are stored read-only, not executable
+  fi
+  echo "$dir/bin/go"
+}

@@ -4,6 +4,7 @@ failure mode recorded with its reason while the matrix goes on; nothing left lis
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -142,14 +143,17 @@ def test_client_exiting_non_zero_is_recorded_with_its_output(tmp_path: Path) -> 
     assert rows[0]["metrics"]["server.stop_s"] < 2.0  # the server itself stopped on SIGTERM
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("mvn") is None, reason="the Jetty recipe is built with Maven")
-def test_jetty_recipe_under_builtin_load(tmp_path: Path) -> None:
-    text = _spec('ready_log = "jvmlab-jetty ready"', MEASURE).replace('builtin = "httpserver"', 'builtin = "jetty"')
+@pytest.mark.slow  # the first run builds the recipe with Maven (downloads from Maven Central)
+@pytest.mark.skipif(shutil.which("mvn") is None, reason="the server recipes are built with Maven")
+@pytest.mark.parametrize("recipe", ["jetty", "tomcat"])
+def test_server_recipe_under_builtin_load(tmp_path: Path, recipe: str) -> None:
+    text = _spec(f'ready_log = "jvmlab-{recipe} ready"', MEASURE).replace('"httpserver"', f'"{recipe}"')
     rows = _run(tmp_path, text.replace('"20s"', '"60s"'))
     assert rows[0]["status"] == "ok", rows[0]["reason"]
-    assert 200 <= rows[0]["metrics"]["load.throughput_rps"] <= 330
-    assert rows[0]["metrics"]["server.ready_s"] > 0
+    m = rows[0]["metrics"]  # a cold server on a busy machine may lag the rate: no lower bound on it
+    assert 0 < m["load.throughput_rps"] <= 330 and m["load.errors"] == 0
+    assert 0 < m["server.ready_s"] <= m["server.first_request_s"]  # /work answered 2xx after the log line
+    assert m["server.stop_s"] < 2.0  # stopped on SIGTERM within the grace, not killed
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian package wrk)")
@@ -165,3 +169,36 @@ command = ["wrk", "--latency", "-t", "1", "-c", "2", "-d", "{duration_s}s", "htt
     m = rows[0]["metrics"]
     assert m["load.throughput_rps"] > 0 and 0 < m["load.latency_p50_ms"] <= m["load.latency_p99_ms"]
     assert m["client.cpu_s"] > 0  # wrk's own CPU, apart from the server's
+
+
+def _k6() -> Path | None:
+    """k6 as scripts/setup.sh (ensure_k6) builds it, pinned, into the cache; JVMLAB_K6 overrides."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    path = Path(os.environ.get("JVMLAB_K6") or cache / "jvmlab" / "tools" / "k6-v1.8.1" / "k6")
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+K6_SCRIPT = """import http from 'k6/http';
+export default function () { http.get(`http://127.0.0.1:${__ENV.PORT}/work`); }
+"""
+
+
+@pytest.mark.skipif(_k6() is None, reason="needs k6 (scripts/setup.sh ensure_k6 builds it)")
+def test_k6_as_the_client(tmp_path: Path) -> None:
+    (tmp_path / "load.js").write_text(K6_SCRIPT)
+    load = f"""parser = "k6"
+[[load.phases]]
+name = "measure"
+duration = "2s"
+command = ["{_k6()}", "run", "--quiet", "--no-usage-report", "--summary-export", "{{summary}}",
+           "--summary-trend-stats", "med,p(90),p(99),p(99.9),max", "-e", "PORT={{port}}",
+           "--vus", "2", "--duration", "{{duration_s}}s", "{tmp_path / 'load.js'}"]
+"""
+    rows = _run(tmp_path, _spec("", load))
+    assert rows[0]["status"] == "ok", rows[0]["reason"]
+    m = rows[0]["metrics"]
+    assert m["load.requests"] > 0 and m["load.errors"] == 0  # every /work answer was a 2xx
+    assert m["load.throughput_rps"] == pytest.approx(m["load.requests"] / 2.0, rel=0.5)
+    assert 0 < m["load.latency_p50_ms"] <= m["load.latency_p90_ms"] <= m["load.latency_p99_ms"]
+    assert m["load.latency_p99_ms"] <= m["load.latency_p999_ms"] <= m["load.latency_max_ms"]
+    assert m["client.cpu_s"] > 0  # k6's own CPU, apart from the server's

@@ -33,6 +33,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
+    from jvmlab.server.preflight import check_plan
+
+    server_line = check_plan(plan, lambda line: typer.echo(line, err=True))  # ports, clients (docs/servers.md)
     typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "
                f"per cell (+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
                f"{plan.cells[plan.baseline_index].cell.name!r}")
@@ -44,6 +47,8 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
         typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
         for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
+    if server_line:
+        typer.echo(f"  {server_line}")
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")

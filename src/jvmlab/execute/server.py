@@ -18,11 +18,12 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.server import parsers
 from jvmlab.server.clients import ClientRun, phase_argv, run_phase
+from jvmlab.server.control import ProcessControl, control_for
 from jvmlab.server.measure import load_metrics
 from jvmlab.server.ports import free_port
-from jvmlab.server.preflight import check_clients, check_port, client_base
+from jvmlab.server.preflight import check, client_base
 from jvmlab.server.readiness import Readiness, first_request, rss_bytes, wait_ready
-from jvmlab.server.stop import kill_group, stop_server
+from jvmlab.server.stop import stop_server
 from jvmlab.spec.server import PORT_PLACEHOLDER, Load, Server
 
 SERVER_COLLECTED = "server_collected"  # ProcessResult.extra key: the Collected of this module
@@ -63,6 +64,7 @@ class ServerExecutor:
     def __init__(self, inner: object, setup: ServerSetup) -> None:
         self.inner = inner
         self.setup = setup
+        self.control = control_for(inner)  # process group (wait4 executor) or process tree (psutil)
         self.name = f"server+{getattr(inner, 'name', 'executor')}"
 
     def run(self, plan: InvocationPlan, probes: list) -> ProcessResult:
@@ -78,14 +80,14 @@ class ServerExecutor:
         if not _wait_started(watch, thread):
             thread.join(_START_WAIT_S)
             return holder.get("r") or _lost(plan)
-        outcome = _drive(self.setup, plan, port, watch, alive)
+        outcome = _drive(self.setup, plan, port, watch, alive, self.control)
         outcome.collected.documents["server"] = {"port": port, "pid": watch.pid, "readiness": server.readiness}
         stop = stop_server(watch.pid or 0, lambda t: (thread.join(t), not thread.is_alive())[1],
                            server.stop_command and [_fill(a, port, watch.pid) for a in server.stop_command],
-                           server.stop_signal, server.stop_grace)
+                           server.stop_signal, server.stop_grace, self.control)
         thread.join(30.0)
         if thread.is_alive():  # the executor did not return: kill again, never wait forever
-            kill_group(watch.pid or 0)
+            self.control.kill_all(watch.pid or 0)
             thread.join(10.0)
         result = holder.get("r") or _lost(plan)
         return _finish(result, outcome, stop, server)
@@ -99,7 +101,8 @@ class _Outcome:
     died: bool = False  # the server exited on its own while it should have been serving
 
 
-def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, alive) -> _Outcome:
+def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, alive,
+           control: ProcessControl) -> _Outcome:
     """Readiness, first request, then each load phase in order."""
     server, load = setup.server, setup.load
     out = Collected()
@@ -126,7 +129,7 @@ def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, a
         argvs = [phase_argv(phase, list(setup.client_base), port, phase.path) for _ in range(phase.clients)]
         t0 = time.perf_counter()
         done = run_phase(phase, argvs, plan.artifacts_dir / "load", (phase.duration or 0) + load.client_timeout,
-                         dict(plan.env))
+                         dict(plan.env), control)
         if not alive():
             return _Outcome(out, f"the server exited during load phase {phase.name!r}", died=True)
         failed = next((c for c in done if not c.ok), None)
@@ -215,7 +218,6 @@ def wrap_server(plan, inner: object) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
     spec = plan.spec
     server = spec.server or Server()
-    check_port(server)
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
-    check_clients(spec.load, plan.workdir or base_dir)
+    check(server, spec.load, plan.workdir or base_dir)
     return ServerExecutor(inner, ServerSetup(server, spec.load, client_base(spec.load, plan.cells[0].jdk)))

@@ -11,7 +11,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk import discover
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_jetty
+from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_recipe
 from jvmlab.spec.model import Workload
 from jvmlab.workloads.builtin import prepare_builtin
 from jvmlab.workloads.jmh import MAIN_CLASS as JMH_MAIN
@@ -83,8 +83,8 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
     ``base_dir`` (the spec's folder) resolves classpath entries and jars to absolute paths;
     a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
-    if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty (docs/servers.md)
-        return Launch("builtin", classpath=build_jetty(jdk), main_class=RECIPES[workload.builtin], args=args,
+    if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty, Tomcat (docs/servers.md)
+        return Launch("builtin", classpath=build_recipe(workload.builtin, jdk), main_class=RECIPES[workload.builtin], args=args,
                       default_args=DEFAULT_ARGS, progress_regex=workload.progress)
     if workload.builtin is not None:
         compilers = [j for j in discover() if j.has_javac] if not jdk.has_javac else []

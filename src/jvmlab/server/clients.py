@@ -1,5 +1,6 @@
-"""Running one load phase: its client processes (each in its own process group, argv only),
-bounded by the phase's duration plus a timeout, each measured alone with wait4.
+"""Running one load phase: its client processes (each in its own process group, or tracked as
+a process tree under the psutil executor; argv only), bounded by the phase's duration plus a
+timeout, each measured alone: wait4 on POSIX, psutil samples on Windows.
 
 The client's resource use is kept apart from the server's: it is recorded as ``client.*``.
 """
@@ -7,12 +8,12 @@ The client's resource use is kept apart from the server's: it is recorded as ``c
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmlab.server.control import GroupControl, ProcessControl
 from jvmlab.spec.server import PORT_PLACEHOLDER, Phase
 
 SUMMARY_PLACEHOLDER = "{summary}"  # k6 --summary-export target, one file per client
@@ -61,8 +62,9 @@ def phase_argv(phase: Phase, client_base: list[str], port: int, url_path: str) -
 
 
 def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: float,
-              env: dict[str, str]) -> list[ClientRun]:
+              env: dict[str, str], control: ProcessControl | None = None) -> list[ClientRun]:
     """Start every client of the phase at once, wait for all (each bounded by ``timeout_s``)."""
+    control = control or GroupControl()
     folder.mkdir(parents=True, exist_ok=True)
     started = []
     for i, argv in enumerate(argvs):
@@ -72,20 +74,46 @@ def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: flo
         with out_path.open("wb") as out:
             try:
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                        start_new_session=True, close_fds=True, env=env)
+                                        close_fds=True, env=env, **control.spawn_kwargs())  # type: ignore[call-overload]
             except OSError as err:
                 out.write(f"cannot start {argv[0]}: {err}\n".encode())
                 started.append((argv, None, out_path, summary, time.perf_counter()))
                 continue
         started.append((argv, proc, out_path, summary, time.perf_counter()))
     deadline = time.monotonic() + timeout_s
-    return [_wait(argv, proc, out_path, summary, t0, deadline) for argv, proc, out_path, summary, t0 in started]
+    return [_wait(argv, proc, out_path, summary, t0, deadline, control)
+            for argv, proc, out_path, summary, t0 in started]
+
+
+@dataclass(frozen=True)
+class _Ended:
+    code: int | None  # None: killed by a signal
+    signal: int | None
+    cpu_s: float
+    max_rss_bytes: int
+    timed_out: bool
 
 
 def _wait(argv: list[str], proc: subprocess.Popen[bytes] | None, out_path: Path, summary: Path,
-          t0: float, deadline: float) -> ClientRun:
+          t0: float, deadline: float, control: ProcessControl) -> ClientRun:
     if proc is None:
         return ClientRun(tuple(argv), None, f"cannot start {argv[0]}", out_path, summary, 0.0, 0, 0.0)
+    ended = _wait_wait4(proc, deadline, control) if hasattr(os, "wait4") else _wait_psutil(proc, deadline, control)
+    control.kill_all(proc.pid)  # anything it left behind
+    wall = time.perf_counter() - t0
+    if ended.timed_out:
+        reason: str | None = f"client {argv[0]} did not finish within its timeout; killed"
+    elif ended.code is None:
+        reason = f"client {argv[0]} killed by signal {ended.signal}"
+    elif ended.code != 0:
+        reason = f"client {argv[0]} exited with code {ended.code}"
+    else:
+        reason = None
+    return ClientRun(tuple(argv), ended.code, reason, out_path, summary, ended.cpu_s, ended.max_rss_bytes, wall)
+
+
+def _wait_wait4(proc: subprocess.Popen[bytes], deadline: float, control: ProcessControl) -> _Ended:
+    """POSIX: the client's exact rusage from wait4 (its own CPU and peak RSS, never the server's)."""
     timed_out = False
     status, rusage = 0, None
     for _ in range(1_000_000):  # bounded: ends at the deadline at the latest
@@ -94,29 +122,37 @@ def _wait(argv: list[str], proc: subprocess.Popen[bytes] | None, out_path: Path,
             break
         if time.monotonic() >= deadline:
             timed_out = True
-            _kill_group(proc.pid)
+            control.kill_all(proc.pid)
             _, status, rusage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.02)
     proc.returncode = 0  # reaped by wait4
-    _kill_group(proc.pid)  # anything it left in its group
-    wall = time.perf_counter() - t0
-    cpu = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0
-    rss = rusage.ru_maxrss * 1024 if rusage else 0
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    if timed_out:
-        reason = f"client {argv[0]} did not finish within its timeout; killed"
-    elif code is None:
-        reason = f"client {argv[0]} killed by signal {os.WTERMSIG(status)}"
-    elif code != 0:
-        reason = f"client {argv[0]} exited with code {code}"
-    else:
-        reason = None
-    return ClientRun(tuple(argv), code, reason, out_path, summary, cpu, rss, wall)
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    cpu = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0
+    return _Ended(code, sig, cpu, rusage.ru_maxrss * 1024 if rusage else 0, timed_out)
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _wait_psutil(proc: subprocess.Popen[bytes], deadline: float, control: ProcessControl) -> _Ended:
+    """Windows: sampled through psutil while it runs (CPU, peak working set), bounded by the deadline."""
+    import psutil
+
+    cpu, rss, timed_out = 0.0, 0, False
+    handle = psutil.Process(proc.pid)
+    for _ in range(10_000_000):  # bounded: ends at the deadline at the latest
+        try:
+            with handle.oneshot():
+                times, memory = handle.cpu_times(), handle.memory_info()
+            cpu = times.user + times.system
+            rss = max(rss, int(getattr(memory, "peak_wset", memory.rss)))
+        except psutil.Error:
+            pass
+        if proc.poll() is not None:
+            break
+        if time.monotonic() >= deadline:
+            timed_out = True
+            control.kill_all(proc.pid)
+            proc.wait(10)
+            break
+        time.sleep(0.05)
+    return _Ended(proc.returncode, None, cpu, rss, timed_out)

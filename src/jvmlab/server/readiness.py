@@ -85,9 +85,18 @@ def first_request(url: str, deadline_s: float, alive: Callable[[], bool], poll_s
 
 
 def rss_bytes(pid: int) -> int | None:
-    """The process's resident set now (VmRSS), or None when it cannot be read."""
+    """The process's resident set now (VmRSS; psutil's rss, the working set, where there is no
+    /proc), or None when it cannot be read."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.parent.parent.is_dir():  # no /proc (Windows, macOS)
+        import psutil
+
+        try:
+            return int(psutil.Process(pid).memory_info().rss)
+        except psutil.Error:
+            return None
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        for line in status.read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):

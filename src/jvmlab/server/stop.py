@@ -1,14 +1,15 @@
 """Stopping a server: its stop command or a signal (SIGTERM by default), a grace period,
-then SIGKILL of its whole process group. The time to stop is measured either way."""
+then SIGKILL of its whole process group (or process tree: :mod:`jvmlab.server.control`).
+The time to stop is measured either way."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from jvmlab.server.control import GroupControl, ProcessControl
 
 
 @dataclass(frozen=True)
@@ -19,34 +20,25 @@ class StopOutcome:
 
 
 def stop_server(pid: int, exited: Callable[[float], bool], stop_command: list[str] | None,
-                stop_signal: str, grace_s: float) -> StopOutcome:
+                stop_signal: str, grace_s: float, control: ProcessControl | None = None) -> StopOutcome:
     """Ask the server to stop; ``exited(timeout)`` waits for its exit. Kill its group at the end
     of the grace period. Bounded: at most grace + a few seconds."""
+    control = control or GroupControl()
     t0 = time.perf_counter()
     detail = None
     if stop_command:
         try:
             done = subprocess.run(stop_command, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=grace_s, start_new_session=True, check=False)
+                                  timeout=grace_s, check=False, **control.spawn_kwargs())  # type: ignore[call-overload]
             if done.returncode != 0:
                 detail = f"stop command exited with code {done.returncode}"
         except (OSError, subprocess.TimeoutExpired) as err:
             detail = f"stop command failed: {err}"
     else:
-        try:
-            os.kill(pid, signal.Signals[stop_signal])
-        except ProcessLookupError:
-            pass
+        control.send(pid, stop_signal)
     remaining = max(0.0, grace_s - (time.perf_counter() - t0))
     if exited(remaining):
         return StopOutcome(time.perf_counter() - t0, False, detail)
-    kill_group(pid)
+    control.kill_all(pid)
     exited(10.0)
     return StopOutcome(time.perf_counter() - t0, True, detail)
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

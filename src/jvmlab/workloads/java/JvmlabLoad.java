@@ -116,8 +116,9 @@ public class JvmlabLoad {
             boolean ok;
             try {
                 if (socket == null) socket = open();
-                ok = exchange(socket, req);
-                if (!ok) { close(socket); socket = null; }
+                int answer = exchange(socket, req);  // negative: the server closes this connection
+                ok = Math.abs(answer) >= 200 && Math.abs(answer) < 300;
+                if (answer < 0 || !ok) { close(socket); socket = null; }
             } catch (IOException e) {
                 ok = false;
                 close(socket);
@@ -156,8 +157,13 @@ public class JvmlabLoad {
         if (s != null) try { s.close(); } catch (IOException ignored) { }
     }
 
-    /** One request and its whole answer; false when the status is not 2xx or the server closes. */
-    static boolean exchange(Socket socket, byte[] req) throws IOException {
+    /**
+     * One request and its whole answer: its status code, negated when the server closes the
+     * connection after it (Connection: close, as Tomcat does every 100 requests by default):
+     * the answer still counts, and the next request opens a new connection. An HTTP/1.0 answer
+     * closes unless it says keep-alive; a body with neither a length nor chunks ends at the close.
+     */
+    static int exchange(Socket socket, byte[] req) throws IOException {
         OutputStream out = socket.getOutputStream();
         out.write(req);
         out.flush();
@@ -165,13 +171,14 @@ public class JvmlabLoad {
         String status = line(in);
         if (status == null) throw new IOException("closed");
         int code = Integer.parseInt(status.split(" ")[1]);
-        long length = -1; boolean chunked = false, close = false;
+        long length = -1; boolean chunked = false, close = status.startsWith("HTTP/1.0"), noBody = code == 204 || code == 304;
         String h;
         while ((h = line(in)) != null && !h.isEmpty()) {
             String lower = h.toLowerCase(java.util.Locale.ROOT);
             if (lower.startsWith("content-length:")) length = Long.parseLong(lower.substring(15).trim());
             else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) chunked = true;
             else if (lower.startsWith("connection:") && lower.contains("close")) close = true;
+            else if (lower.startsWith("connection:") && lower.contains("keep-alive")) close = false;
         }
         if (chunked) {
             while (true) {
@@ -183,8 +190,11 @@ public class JvmlabLoad {
             }
         } else if (length > 0) {
             skip(in, length);
+        } else if (length < 0 && !noBody) {
+            skipToEnd(in);
+            close = true;
         }
-        return code >= 200 && code < 300 && !close;
+        return close ? -code : code;
     }
 
     static String line(InputStream in) throws IOException {
@@ -196,6 +206,16 @@ public class JvmlabLoad {
             if (sb.length() > 65536) throw new IOException("header line too long");
         }
         return sb.length() == 0 ? null : sb.toString();
+    }
+
+    static void skipToEnd(InputStream in) throws IOException {
+        byte[] buf = new byte[8192];
+        for (long total = 0; total < (1L << 30); ) {  // bounded: at most 1 GiB of body
+            int r = in.read(buf);
+            if (r < 0) return;
+            total += r;
+        }
+        throw new IOException("body over 1 GiB without a length");
     }
 
     static void skip(InputStream in, long n) throws IOException {
