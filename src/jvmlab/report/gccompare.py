@@ -15,25 +15,16 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from jvmlab import metrics as registry
 from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison
 from jvmlab.report import plots
-from jvmlab.report.gcrows import fmt_ms
 
 _STYLE = {BETTER: "green", WORSE: "red"}
 
 
-def fmt_value(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    if unit == "ms":
-        return fmt_ms(value)
-    if unit == "s":
-        return fmt_ms(value * 1000.0)
-    if unit == "%":
-        return f"{value:.2f}%"
-    if unit == "count":
-        return f"{value:.3g}" if value != int(value) else str(int(value))
-    return (f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}")
+def fmt_value(c: MetricComparison, value: float | None) -> str:
+    """A side's mean as the metric registry writes ``gc.<metric>`` in GC tables."""
+    return registry.formatter(f"gc.{c.metric}", "compact")(value)
 
 
 def fmt_ratio(c: MetricComparison) -> str:
@@ -46,7 +37,8 @@ def fmt_ratio(c: MetricComparison) -> str:
 
 
 def rows(comparisons: Sequence[MetricComparison]) -> list[list[str]]:
-    return [[c.label, f"{fmt_value(c.mean_a, c.unit)} (n={c.n_a})", f"{fmt_value(c.mean_b, c.unit)} (n={c.n_b})",
+    return [[registry.get(f"gc.{c.metric}").title, f"{fmt_value(c, c.mean_a)} (n={c.n_a})",
+             f"{fmt_value(c, c.mean_b)} (n={c.n_b})",
              fmt_ratio(c), c.verdict + (f": {c.reason}" if c.reason else "")] for c in comparisons]
 
 

@@ -22,7 +22,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from jvmlab.gclog import LogSummary
+    from jvmlab.gclog.points import GcLogView
     from jvmlab.report.summary import Summary
     from jvmlab.store.sql import SqlStore
 
@@ -122,8 +125,11 @@ def write_html(summary: Summary, store: SqlStore, path: Path) -> Path:
     return write_text(path, render_html(summary, store))
 
 
-def write_gc_html(summaries: list[LogSummary], path: Path) -> Path:
-    """The `jvmlab gc analyze --html` page: per-log table, pause timeline and histogram."""
+def write_gc_html(logs: Sequence[LogSummary | GcLogView], path: Path) -> Path:
+    """The `jvmlab gc analyze --html` page: per-log table, pause timeline and histogram.
+    The page renders from records; a LogSummary is turned into one by the analyzer here."""
+    from jvmlab.gclog.points import GcLogView, view_of
     from jvmlab.report.gcpage import gc_context
 
-    return write_text(path, render_page("gc.html.j2", gc_context(summaries)))
+    views = [log if isinstance(log, GcLogView) else view_of(log) for log in logs]
+    return write_text(path, render_page("gc.html.j2", gc_context(views)))
