@@ -30,6 +30,7 @@ class Side:
 def _from_paths(label: str, files: list[Path]) -> Side:
     from jvmlab.gclog import analyze_paths
     from jvmlab.gclog.detect import detect_format
+    from jvmlab.gclog.points import log_name
 
     readable: list[Path] = []
     skipped: list[str] = []
@@ -43,8 +44,7 @@ def _from_paths(label: str, files: list[Path]) -> Side:
         raise UserError(f"{label}: no GC log found ({len(files)} file(s) looked at); pass GC log files, "
                         f"a folder of them, or an experiment id")
     summaries = analyze_paths(readable)
-    names = [s.files[0].name if len(s.files) == 1 else f"{s.files[0].name} (+{len(s.files) - 1})"
-             for s in summaries]
+    names = [log_name(s.files) for s in summaries]  # the same column names as `gc analyze`
     return Side(label, names, [s.to_json() for s in summaries], skipped)
 
 

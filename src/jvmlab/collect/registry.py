@@ -231,6 +231,31 @@ def _setting(entry: CollectorEntry, text: str, value: str | None) -> dict[str, V
     return {option.key: check_value(option.key, parsed, f"--collect {entry.name}=")}
 
 
+def override_args(overrides: Mapping[str, Value]) -> tuple[list[str], list[str]]:
+    """The ``--collect`` / ``--no-collect`` values that give these overrides again
+    (``{"jfr": True, "jfr_settings": "profile"}`` -> ``["jfr=profile"]``): stored with a run
+    and repeated by the resume command."""
+    enable, disable = [], []
+    for name, on in sorted(overrides.items()):
+        entry = REGISTRY.get(name)
+        if entry is None:
+            continue  # an option key: written with its collector below
+        if not on:
+            disable.append(name)
+            continue
+        value = overrides.get(entry.setting) if entry.setting else None
+        enable.append(f"{name}={value}" if value is not None else name)
+    return enable, disable
+
+
+def from_record(enable: Iterable[str], disable: Iterable[str]) -> dict[str, Value]:
+    """Overrides from stored ``--collect`` values; names no longer registered, and option
+    keys that older runs stored as names (``jfr_settings``), are left out."""
+    def known(items: Iterable[str]) -> list[str]:
+        return [i for i in items if i.replace("-", "_").partition("=")[0] in REGISTRY]
+    return parse_overrides(known(enable), known(disable))
+
+
 def cli_help() -> str:
     """The ``--collect`` help: the registry's names, opt-in ones marked."""
     parts = [e.name + ("" if e.default_on else " (off by default)") for e in switchable()]
