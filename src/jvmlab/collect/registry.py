@@ -170,6 +170,9 @@ class CollectSettings:
         except KeyError:
             raise AttributeError(f"no collector setting {key!r}") from None
 
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.values.items())))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (_settings, (dict(self.values),))
 
