@@ -31,13 +31,13 @@ class Metric:
 
     def format(self, value: float | None) -> str:
         """Render a value with its unit for humans (None means 'not measured')."""
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is None or math.isnan(value):
             return "-"
         return format_value(value, self.unit)
 
     def compact(self, value: float | None) -> str:
         """Three significant digits in the unit that fits (GC tables: ``850 µs``, ``1.5 GB``)."""
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is None or math.isnan(value):
             return "-"
         return format_compact(value, self.unit)
 

@@ -61,9 +61,9 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
         raise UserError(f"{label}: no experiment {exp_id} in the store; `jvmlab results` lists them") from err
     cells = db.cells(exp_id)
     if cell is None and len(cells) > 1:
-        names = ", ".join(c.name for c in cells)
+        listed = ", ".join(c.name for c in cells)
         raise UserError(f"{label}: experiment {exp_id} has {len(cells)} cells; name one as "
-                        f"{exp_id}:CELL (cells: {names})")
+                        f"{exp_id}:CELL (cells: {listed})")
     chosen = [c for c in cells if cell is None or c.name == cell]
     if not chosen:
         raise UserError(f"{label}: experiment {exp_id} has no cell {cell!r} "
@@ -71,7 +71,10 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
     ids = {c.id for c in chosen}
     invs = [i for i in db.invocations(exp_id) if i.cell_id in ids and i.status == "ok"]
     docs = db.documents([i.id for i in invs], "gc")
-    names, kept, skipped, ids = [], [], [], []
+    names: list[str] = []
+    kept: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    inv_ids: list[int] = []
     for inv in invs:
         doc = docs.get(inv.id)
         if not isinstance(doc, dict) or doc.get("error") or "pauses" not in doc:
@@ -79,17 +82,17 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
             continue
         names.append(f"invocation {inv.id} (block {inv.block})")
         kept.append(doc)
-        ids.append(inv.id)
+        inv_ids.append(inv.id)
     if not kept:
         raise UserError(f"{label}: experiment {exp_id} stored no GC log summaries (was the gc collector on?)")
     views: list[GcLogView] = []
     if with_series:  # the page's plots: the pause and heap timelines the gc collector stored
         from jvmlab.gclog.points import view_of_stored
 
-        series = db.timelines(ids)
+        series = db.timelines(inv_ids)
         views = [view_of_stored(name, doc, {k: (t, v) for k, (_, t, v) in series.get(i, {}).items()
                                             if k in ("gc.pause_ms", "gc.heap_after_mb")})
-                 for name, doc, i in zip(names, kept, ids, strict=True)]
+                 for name, doc, i in zip(names, kept, inv_ids, strict=True)]
     return Side(f"{label}", names, kept, skipped, views)
 
 

@@ -42,7 +42,7 @@ class Option:
 class BuildContext:
     """What a collector's ``build`` may read: the resolved settings and the workload."""
 
-    settings: "CollectSettings"
+    settings: CollectSettings
     progress_regex: str | None = None
     progress_mode: str = "cumulative"
     jmh: bool = False
@@ -83,6 +83,8 @@ def register(entry: CollectorEntry) -> CollectorEntry:
     clash = ({entry.name} | {o.key for o in entry.options}) & (taken | set(REGISTRY) - {entry.name})
     if clash or entry.name in RESERVED_KEYS:
         raise ValueError(f"collector {entry.name!r}: key {sorted(clash) or entry.name} is taken")
+    if entry.setting and entry.setting not in {o.key for o in entry.options}:
+        raise ValueError(f"collector {entry.name!r}: setting {entry.setting!r} is not one of its options")
     REGISTRY[entry.name] = entry
     return entry
 
@@ -176,11 +178,11 @@ class CollectSettings:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_settings, (dict(self.values),))
 
-    def with_values(self, **changes: Value) -> "CollectSettings":
+    def with_values(self, **changes: Value) -> CollectSettings:
         return CollectSettings(**{**self.values, **changes})
 
     @classmethod
-    def from_spec(cls, collect: object, overrides: Mapping[str, Value] | None = None) -> "CollectSettings":
+    def from_spec(cls, collect: object, overrides: Mapping[str, Value] | None = None) -> CollectSettings:
         """From the spec's ``[collect]`` table (the keys it set) and command-line overrides."""
         return cls(**{**spec_values(collect), **(overrides or {})})
 
@@ -223,14 +225,18 @@ def _setting(entry: CollectorEntry, text: str, value: str | None) -> dict[str, V
     """``--collect jfr=profile``: the value of the one option a collector lets the CLI set."""
     option = _option(entry.setting) if entry.setting else None
     if option is None or value is None:
-        takes = [e for e in switchable() if e.setting]
-        examples = [f"{e.name}={c}" for e in takes for c in (_option(e.setting) or option or Option("", "", "")).choices]  # type: ignore[arg-type]
-        raise UserError(f"--collect {text}: only {' and '.join(e.name for e in takes) or 'no collector'} takes a "
+        takes = [(e.name, _option(e.setting)) for e in switchable() if e.setting]
+        examples = [f"{name}={choice}" for name, o in takes if o is not None for choice in o.choices]
+        raise UserError(f"--collect {text}: only {' and '.join(n for n, _ in takes) or 'no collector'} takes a "
                         f"setting ({' or '.join(examples)})")
     raw = text.partition("=")[2]
     if option.choices and raw not in option.choices:
         raise UserError(f"--collect {text}: choose {' or '.join(option.choices)}")
-    parsed: Value = int(raw) if isinstance(option.default, int) and raw.isdigit() else raw
+    parsed: Value = raw
+    if isinstance(option.default, bool):
+        parsed = {"true": True, "false": False}.get(raw.lower(), raw)
+    elif isinstance(option.default, int):
+        parsed = int(raw) if raw.lstrip("-").isdigit() else raw
     return {option.key: check_value(option.key, parsed, f"--collect {entry.name}=")}
 
 
@@ -262,7 +268,8 @@ def from_record(enable: Iterable[str], disable: Iterable[str]) -> dict[str, Valu
 def cli_help() -> str:
     """The ``--collect`` help: the registry's names, opt-in ones marked."""
     parts = [e.name + ("" if e.default_on else " (off by default)") for e in switchable()]
-    settings = [f"{e.name}={v}" for e in switchable() if e.setting for v in (_option(e.setting) or Option("", "", "")).choices]
+    options = [(e.name, _option(e.setting)) for e in switchable() if e.setting]
+    settings = [f"{name}={v}" for name, o in options if o is not None for v in o.choices]
     return ("Switch a collector on: " + ", ".join(parts)
             + (f"; {', '.join(settings)} picks a setting" if settings else "") + ".")
 
@@ -308,7 +315,8 @@ register(CollectorEntry("gc", "a GC log per invocation, summarised (docs/gclog.m
                         options=(Option("keep_gc_logs", True, "keep each GC log (false: delete it once summarised)"),)))
 register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group (Linux)",
                         "`mem.peak_*`, `cpu.*_share`", _B + "proc",
-                        options=(Option("proc_interval_ms", 100, "sampling interval in ms (5 to 60000)", minimum=5, maximum=60_000),)))
+                        options=(Option("proc_interval_ms", 100, "sampling interval in ms (5 to 60000)",
+                                        minimum=5, maximum=60_000),)))
 register(CollectorEntry("progress", "throughput and warm-up from the workload's `progress` regex",
                         "`progress.*`", _B + "progress"))
 register(CollectorEntry("jfr", "a Flight Recording per invocation, read with the JDK's `jfr` tool (docs/jfr.md)",
