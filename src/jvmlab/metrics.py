@@ -8,7 +8,7 @@ is not registered by name can still be used when its prefix is registered (for e
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -23,12 +23,80 @@ class Metric:
     unit: str  # "s", "ms", "bytes", "count", "%", "MB/s", "units/s", "share", or a workload's
     lower_is_better: bool
     description: str
+    label: str = ""  # short column/row label in tables ("pause p99"); "" -> the name
+    neutral: bool = False  # neither direction is better (a workload property): tables give no verdict
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
 
     def format(self, value: float | None) -> str:
         """Render a value with its unit for humans (None means 'not measured')."""
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is None or math.isnan(value):
             return "-"
         return format_value(value, self.unit)
+
+    def compact(self, value: float | None) -> str:
+        """Three significant digits in the unit that fits (GC tables: ``850 µs``, ``1.5 GB``)."""
+        if value is None or math.isnan(value):
+            return "-"
+        return format_compact(value, self.unit)
+
+
+def format_duration_ms(ms: float | None) -> str:
+    """A duration in milliseconds, written in the unit that fits it (3 significant digits):
+    GC pauses span nanoseconds (ZGC) to minutes (a full GC of a swapping heap)."""
+    if ms is None:
+        return "-"
+    if ms == 0:
+        return "0 ms"
+    a = abs(ms)
+    if a < 1e-3:
+        return f"{ms * 1e6:.3g} ns"
+    if a < 1.0:
+        return f"{ms * 1e3:.3g} µs"
+    if a < 1000.0:
+        return f"{ms:.3g} ms"
+    if a < 600_000.0:
+        return f"{ms / 1000.0:.3g} s"
+    return f"{ms / 60_000.0:.3g} min"
+
+
+def format_mb(mb: float | None) -> str:
+    """Megabytes (the GC logs' unit) as MB, or GB from 1024 MB, 3 significant digits."""
+    if mb is None:
+        return "-"
+    return f"{mb / 1024:.3g} GB" if mb >= 1024 else f"{mb:.3g} MB"
+
+
+def format_compact(value: float, unit: str) -> str:
+    """A value in ``unit`` with three significant digits, in the scale that fits it."""
+    if unit == "ms":
+        return format_duration_ms(value)
+    if unit == "s":
+        return format_duration_ms(value * 1000.0)
+    if unit == "MB":
+        return format_mb(value)
+    if unit == "MB/s":
+        return f"{format_mb(value)}/s"
+    if unit == "%":
+        return f"{value:.2f}%"
+    if unit == "count":
+        return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+    return f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}"
+
+
+# The ways a metric is written: "default" (experiment tables: fixed decimals per unit) and
+# "compact" (GC tables: three significant digits, the unit chosen by size).
+STYLES = ("default", "compact")
+
+
+def formatter(name: str, style: str = "default") -> Callable[[float | None], str]:
+    """How a registered metric is written in a table of the given style."""
+    metric = get(name)
+    if style not in STYLES:
+        raise ValueError(f"unknown format style {style!r}; choose from {', '.join(STYLES)}")
+    return metric.compact if style == "compact" else metric.format
 
 
 def scale_for(value: float, unit: str) -> tuple[float, str]:
@@ -101,25 +169,36 @@ _METRICS: list[Metric] = [
     Metric("vol_ctx_switches", "count", True, "voluntary context switches"),
     Metric("invol_ctx_switches", "count", True, "involuntary context switches"),
     Metric("ready_s", "s", True, "time until the workload's `ready` marker appeared"),
-    # GC log summary per invocation.
-    Metric("gc.pause_count", "count", True, "stop-the-world GC pauses"),
-    Metric("gc.pause_total_ms", "ms", True, "total GC pause time"),
-    Metric("gc.pause_mean_ms", "ms", True, "mean GC pause"),
-    Metric("gc.pause_p50_ms", "ms", True, "median GC pause"),
-    Metric("gc.pause_p99_ms", "ms", True, "99th percentile GC pause"),
-    Metric("gc.pause_max_ms", "ms", True, "longest GC pause"),
-    Metric("gc.young_count", "count", True, "young (minor) pauses"),
-    Metric("gc.mixed_count", "count", True, "mixed pauses"),
-    Metric("gc.full_count", "count", True, "full GC pauses"),
-    Metric("gc.concurrent_cycles", "count", True, "concurrent GC cycles"),
-    Metric("gc.stall_count", "count", True, "allocation stalls (ZGC)"),
-    Metric("gc.stall_total_ms", "ms", True, "total allocation stall time (ZGC)"),
-    Metric("gc.pacing_total_ms", "ms", True, "total pacing delay (Shenandoah)"),
-    Metric("gc.paused_pct", "%", True, "percentage of wall time paused"),
-    Metric("gc.interval_mean_s", "s", False, "mean time between pauses"),
-    Metric("gc.heap_after_gc_max_mb", "MB", True, "largest heap occupancy after a GC"),
-    Metric("gc.alloc_rate_mb_s", "MB/s", False, "allocation rate"),
-    Metric("gc.heap_soft_max_mb", "MB", False, "soft max heap capacity the GC log states (ZGC)"),
+    # GC log summary per invocation (collect/gc.py), and the figures `gc analyze` and
+    # `gc compare` show for any log (labels are their row names; neutral: no verdict).
+    Metric("gc.pause_count", "count", True, "stop-the-world GC pauses", "pauses"),
+    Metric("gc.pause_total_ms", "ms", True, "total GC pause time", "pause total"),
+    Metric("gc.pause_mean_ms", "ms", True, "mean GC pause", "pause mean"),
+    Metric("gc.pause_p50_ms", "ms", True, "median GC pause", "pause p50"),
+    Metric("gc.pause_p99_ms", "ms", True, "99th percentile GC pause", "pause p99"),
+    Metric("gc.pause_max_ms", "ms", True, "longest GC pause", "pause max"),
+    Metric("gc.young_count", "count", True, "young (minor) pauses", "young GCs"),
+    Metric("gc.mixed_count", "count", True, "mixed pauses", "mixed GCs"),
+    Metric("gc.full_count", "count", True, "full GC pauses", "full GCs"),
+    Metric("gc.degenerated_count", "count", True, "degenerated GC pauses (Shenandoah)", "degenerated GCs"),
+    Metric("gc.concurrent_cycles", "count", True, "concurrent GC cycles", "concurrent cycles", neutral=True),
+    Metric("gc.concurrent_total_ms", "ms", True, "total time of concurrent GC cycles", "concurrent cycle time",
+           neutral=True),
+    Metric("gc.stall_count", "count", True, "allocation stalls (ZGC)", "allocation stall count"),
+    Metric("gc.stall_total_ms", "ms", True, "total allocation stall time (ZGC)", "allocation stalls"),
+    Metric("gc.relocation_stall_total_ms", "ms", True, "total relocation stall time (ZGC)", "relocation stalls"),
+    Metric("gc.pacing_total_ms", "ms", True, "total pacing delay (Shenandoah)", "pacing delay"),
+    Metric("gc.held_total_ms", "ms", True, "pauses + allocation/relocation stalls + pacing: time application "
+           "threads were held up", "pauses + stalls + pacing"),
+    Metric("gc.paused_pct", "%", True, "percentage of wall time paused", "paused"),
+    Metric("gc.throughput_pct", "%", False, "share of the log's span not in pauses", "throughput (pauses only)"),
+    Metric("gc.interval_mean_s", "s", False, "mean time between pauses", "pause interval"),
+    Metric("gc.span_s", "s", True, "time from the log's first to its last event", "log span", neutral=True),
+    Metric("gc.heap_after_gc_max_mb", "MB", True, "largest heap occupancy after a GC", "heap max after GC"),
+    Metric("gc.heap_max_used_mb", "MB", True, "largest heap occupancy seen", "heap max used"),
+    Metric("gc.heap_max_committed_mb", "MB", True, "largest committed heap", "heap max committed"),
+    Metric("gc.heap_soft_max_mb", "MB", False, "soft max heap capacity the GC log states (ZGC)", "heap soft max"),
+    Metric("gc.alloc_rate_mb_s", "MB/s", False, "allocation rate", "alloc rate", neutral=True),
     # /proc sampler.
     Metric("mem.peak_rss_bytes", "bytes", True, "peak RSS seen by the /proc sampler"),
     Metric("mem.peak_pss_bytes", "bytes", True, "peak proportional set size (trust with multi-mapped heaps)"),

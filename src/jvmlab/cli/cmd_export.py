@@ -30,7 +30,7 @@ def export(
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
     from jvmlab.report.export import check_format, export_text
-    from jvmlab.report.html import write_text
+    from jvmlab.report.page import write_text
     from jvmlab.report.summary import summary_of
     from jvmlab.results import analyze_experiment, load_experiment
     from jvmlab.store import open_store
@@ -83,7 +83,7 @@ def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Pa
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
-    from jvmlab.report.html import write_text
+    from jvmlab.report.page import write_text
     from jvmlab.results import load_experiment
 
     result = gate_experiments(load_experiment(db, baseline_id, documents=False),

@@ -12,23 +12,26 @@ from jvmlab.cli.apps import gc_app
 
 @gc_app.command("analyze")
 def analyze(
-    logs: list[Path] = typer.Argument(..., help="GC log files (rotated sets, .gz and .zip are fine)."),
+    logs: list[str] = typer.Argument(..., help="GC log files (rotated sets, .gz and .zip are fine), or stored "
+                                               "experiments (N or N:CELL: one column per invocation)."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary."),
     html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
+    store: str = typer.Option(None, "--store", help="Store for experiment ids (default: ./jvmlab.db or "
+                                                    "$JVMLAB_STORE)."),
 ) -> None:
     """Parse GC logs (unified -Xlog, JDK 8 PrintGCDetails, OpenJ9 XML) and summarise pauses."""
-    from jvmlab.gclog import analyze_paths
+    from jvmlab.cli.gc_sides import analyze_views
     from jvmlab.report.gcterm import render_gc
 
-    summaries = analyze_paths(list(logs))
+    views = analyze_views(list(logs), store, with_series=html is not None)
     if html is not None:
         from jvmlab.report.html import write_gc_html
 
-        write_gc_html(summaries, html)
+        write_gc_html(views, html)
     if as_json:
-        typer.echo(json.dumps({"logs": [s.to_json() for s in summaries]}, indent=2, default=str))
+        typer.echo(json.dumps({"logs": [v.doc for v in views]}, indent=2, default=str))
     else:
-        render_gc(summaries)
+        render_gc(views)
 
 
 @gc_app.command("compare")

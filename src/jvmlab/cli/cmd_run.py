@@ -17,11 +17,9 @@ from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
+from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
-
-COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect", "jfr", "startup")
-JFR_SETTINGS = ("default", "profile")
 
 
 @app.command()
@@ -72,22 +70,11 @@ def parse_until(value: str | None) -> float | None:
     return number / 100.0
 
 
-def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | str]:
-    """``--collect gc``, ``--no-collect proc``; ``--collect jfr=profile`` picks JFR settings."""
-    out: dict[str, bool | str] = {}
-    for names, value in ((enable, True), (disable, False)):
-        for name in names:
-            key, _, setting = name.replace("-", "_").partition("=")
-            if key == "jfr" and setting and value:
-                if setting not in JFR_SETTINGS:
-                    raise UserError(f"--collect jfr={setting}: choose {' or '.join(JFR_SETTINGS)}")
-                out["jfr_settings"] = setting
-            elif setting:
-                raise UserError(f"--collect {name}: only jfr takes a setting (jfr=default or jfr=profile)")
-            if key not in COLLECTORS:
-                raise UserError(f"unknown collector {name!r}; choose from {', '.join(COLLECTORS)}")
-            out[key] = value
-    return out
+def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | int | str]:
+    """``--collect gc``, ``--no-collect proc``, ``--collect jfr=profile``: names from the registry."""
+    from jvmlab.collect.registry import parse_overrides
+
+    return parse_overrides(enable, disable)
 
 
 @app.command()
@@ -103,7 +90,7 @@ def run(
                                                        "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
-    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
+    enable: list[str] = typer.Option([], "--collect", help=collect_help()),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     baseline_experiment: int = typer.Option(None, "--baseline-experiment",

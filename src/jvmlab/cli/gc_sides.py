@@ -8,11 +8,12 @@ A side is a GC log file, a folder of GC logs, or an experiment in the store (``3
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
+from jvmlab.gclog.points import GcLogView
 
 _EXPERIMENT = re.compile(r"^(?P<id>\d+)(?::(?P<cell>.+))?$")
 
@@ -25,11 +26,13 @@ class Side:
     names: list[str]
     docs: list[dict[str, Any]]
     skipped: list[str]
+    views: list[GcLogView] = field(default_factory=list)  # stored sides, when asked with their series
 
 
 def _from_paths(label: str, files: list[Path]) -> Side:
     from jvmlab.gclog import analyze_paths
     from jvmlab.gclog.detect import detect_format
+    from jvmlab.gclog.points import log_name
 
     readable: list[Path] = []
     skipped: list[str] = []
@@ -43,12 +46,12 @@ def _from_paths(label: str, files: list[Path]) -> Side:
         raise UserError(f"{label}: no GC log found ({len(files)} file(s) looked at); pass GC log files, "
                         f"a folder of them, or an experiment id")
     summaries = analyze_paths(readable)
-    names = [s.files[0].name if len(s.files) == 1 else f"{s.files[0].name} (+{len(s.files) - 1})"
-             for s in summaries]
+    names = [log_name(s.files) for s in summaries]  # the same column names as `gc analyze`
     return Side(label, names, [s.to_json() for s in summaries], skipped)
 
 
-def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | None) -> Side:
+def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | None,
+                     with_series: bool = False) -> Side:
     from jvmlab.store import open_store
 
     db = open_store(store, must_exist=True)
@@ -58,9 +61,9 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
         raise UserError(f"{label}: no experiment {exp_id} in the store; `jvmlab results` lists them") from err
     cells = db.cells(exp_id)
     if cell is None and len(cells) > 1:
-        names = ", ".join(c.name for c in cells)
+        listed = ", ".join(c.name for c in cells)
         raise UserError(f"{label}: experiment {exp_id} has {len(cells)} cells; name one as "
-                        f"{exp_id}:CELL (cells: {names})")
+                        f"{exp_id}:CELL (cells: {listed})")
     chosen = [c for c in cells if cell is None or c.name == cell]
     if not chosen:
         raise UserError(f"{label}: experiment {exp_id} has no cell {cell!r} "
@@ -68,7 +71,10 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
     ids = {c.id for c in chosen}
     invs = [i for i in db.invocations(exp_id) if i.cell_id in ids and i.status == "ok"]
     docs = db.documents([i.id for i in invs], "gc")
-    names, kept, skipped = [], [], []
+    names: list[str] = []
+    kept: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    inv_ids: list[int] = []
     for inv in invs:
         doc = docs.get(inv.id)
         if not isinstance(doc, dict) or doc.get("error") or "pauses" not in doc:
@@ -76,9 +82,47 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
             continue
         names.append(f"invocation {inv.id} (block {inv.block})")
         kept.append(doc)
+        inv_ids.append(inv.id)
     if not kept:
         raise UserError(f"{label}: experiment {exp_id} stored no GC log summaries (was the gc collector on?)")
-    return Side(f"{label}", names, kept, skipped)
+    views: list[GcLogView] = []
+    if with_series:  # the page's plots: the pause and heap timelines the gc collector stored
+        from jvmlab.gclog.points import view_of_stored
+
+        series = db.timelines(inv_ids)
+        views = [view_of_stored(name, doc, {k: (t, v) for k, (_, t, v) in series.get(i, {}).items()
+                                            if k in ("gc.pause_ms", "gc.heap_after_mb")})
+                 for name, doc, i in zip(names, kept, inv_ids, strict=True)]
+    return Side(f"{label}", names, kept, skipped, views)
+
+
+def analyze_views(args: list[str], store: str | None, with_series: bool = False) -> list[GcLogView]:
+    """`gc analyze` inputs: GC log files (analyzed now) and stored experiments (N or N:CELL,
+    one view per invocation from its stored summary and timelines; no log file is opened)."""
+    from jvmlab.gclog import analyze_paths
+    from jvmlab.gclog.points import view_of
+
+    views: list[GcLogView] = []
+    files: list[Path] = []
+    at = 0  # the analyzed files take the place of the first file argument (rotated sets span files)
+    for arg in args:
+        m = _EXPERIMENT.match(arg)
+        if m is not None and not Path(arg).exists():
+            views += _from_experiment(arg, int(m["id"]), m["cell"], store, with_series=with_series).views \
+                if with_series else _stored_without_series(arg, int(m["id"]), m["cell"], store)
+        else:
+            at = len(views) if not files else at
+            files.append(Path(arg))
+    if files:
+        views[at:at] = [view_of(s, with_points=with_series) for s in analyze_paths(files)]
+    return views
+
+
+def _stored_without_series(label: str, exp_id: int, cell: str | None, store: str | None) -> list[GcLogView]:
+    from jvmlab.gclog.points import view_of_stored
+
+    side = _from_experiment(label, exp_id, cell, store)
+    return [view_of_stored(name, doc) for name, doc in zip(side.names, side.docs, strict=True)]
 
 
 def resolve(arg: str, store: str | None) -> Side:

@@ -15,7 +15,7 @@ class RunOptions:
     artifacts_root: Path
     resume: bool = False
     command_line: str = ""
-    collect_overrides: dict[str, bool] = field(default_factory=dict)
+    collect_overrides: dict[str, bool | int | str] = field(default_factory=dict)  # collect/registry.py
     until_rel: float | None = None  # stop when every CI half-width <= this share of the baseline mean
     max_invocations: int | None = None  # measured invocations, all cells together
     budget_s: float | None = None

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import replace
 from typing import Any
 
+from jvmlab.collect.registry import from_record, override_args
 from jvmlab.execute.options import RunOptions
 
 DEFAULT_METRIC = "wall_s"
@@ -24,8 +25,8 @@ def options_record(options: RunOptions) -> dict[str, Any]:
         "until_pct": round(options.until_rel * 100, 6) if options.until_rel is not None else None,
         "max_invocations": options.max_invocations,
         "budget_s": options.budget_s,
-        "collect": sorted(k for k, on in options.collect_overrides.items() if on),
-        "no_collect": sorted(k for k, on in options.collect_overrides.items() if not on),
+        "collect": override_args(options.collect_overrides)[0],  # e.g. ["jfr=profile", "startup"]
+        "no_collect": override_args(options.collect_overrides)[1],
         "metric": options.metric or DEFAULT_METRIC,
     }
 
@@ -35,8 +36,7 @@ def merge_stored(options: RunOptions, stored: dict[str, Any]) -> RunOptions:
     until_pct = stored.get("until_pct")
     overrides = dict(options.collect_overrides)
     if not overrides:
-        overrides = {**{k: True for k in stored.get("collect") or []},
-                     **{k: False for k in stored.get("no_collect") or []}}
+        overrides = from_record(stored.get("collect") or [], stored.get("no_collect") or [])
     return replace(
         options,
         until_rel=options.until_rel if options.until_rel is not None else (
@@ -60,6 +60,8 @@ def resume_command(spec: str, store_url: str, options: RunOptions) -> str:
         argv += ["--budget", f"{options.budget_s:g}s"]
     if options.metric and options.metric != DEFAULT_METRIC:
         argv += ["--metric", options.metric]
-    for name, on in sorted(options.collect_overrides.items()):
-        argv += ["--collect" if on else "--no-collect", name.replace("_", "-")]
+    enable, disable = override_args(options.collect_overrides)
+    for flag, names in (("--collect", enable), ("--no-collect", disable)):
+        for name in names:
+            argv += [flag, name.replace("_", "-")]
     return shlex.join(argv)

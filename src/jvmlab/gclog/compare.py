@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, rng_for
 from jvmlab.analyze.compare import ratio_unpaired
 
@@ -61,26 +62,31 @@ class GcMetric:
     read: Callable[[Doc], float | None]
 
 
+def _metric(key: str, read: Callable[[Doc], float | None]) -> GcMetric:
+    """A compared figure whose label, unit and direction are the metric registry's ``gc.<key>``."""
+    m = registry.get(f"gc.{key}")
+    return GcMetric(key, m.title, m.unit, None if m.neutral else LOWER if m.lower_is_better else HIGHER, read)
+
+
 METRICS: tuple[GcMetric, ...] = (
-    GcMetric("pause_count", "pauses", "count", "lower", _get("pauses", "count")),
-    GcMetric("pause_total_ms", "pause total", "ms", "lower", _get("pauses", "total_ms")),
-    GcMetric("pause_mean_ms", "pause mean", "ms", "lower", _get("pauses", "mean_ms")),
-    GcMetric("pause_p50_ms", "pause p50", "ms", "lower", _get("pauses", "p50_ms")),
-    GcMetric("pause_p99_ms", "pause p99", "ms", "lower", _get("pauses", "p99_ms")),
-    GcMetric("pause_max_ms", "pause max", "ms", "lower", _get("pauses", "max_ms")),
-    GcMetric("full_count", "full GCs", "count", "lower", _get("pauses", "by_kind", "full", "count")),
-    GcMetric("degenerated_count", "degenerated GCs", "count", "lower",
-             _get("pauses", "by_kind", "degenerated", "count")),
-    GcMetric("stall_total_ms", "allocation stalls", "ms", "lower", _get("stalls", "total_ms")),
-    GcMetric("relocation_stall_total_ms", "relocation stalls", "ms", "lower", _get("relocation_stalls", "total_ms")),
-    GcMetric("pacing_total_ms", "pacing delay", "ms", "lower", _get("pacing", "total_ms")),
-    GcMetric("held_total_ms", "pauses + stalls + pacing", "ms", "lower", _held),
-    GcMetric("throughput_pct", "throughput (pauses only)", "%", "higher", _get("throughput_pct")),
-    GcMetric("concurrent_cycles", "concurrent cycles", "count", None, _get("concurrent_cycles", "count")),
-    GcMetric("concurrent_total_ms", "concurrent cycle time", "ms", None, _get("concurrent_cycles", "total_ms")),
-    GcMetric("heap_after_gc_max_mb", "heap max after GC", "MB", "lower", _get("heap_after_gc_mb", "max")),
-    GcMetric("alloc_rate_mb_s", "alloc rate", "MB/s", None, _get("alloc_rate_mb_s")),
-    GcMetric("span_s", "log span", "s", None, _get("span_s")),
+    _metric("pause_count", _get("pauses", "count")),
+    _metric("pause_total_ms", _get("pauses", "total_ms")),
+    _metric("pause_mean_ms", _get("pauses", "mean_ms")),
+    _metric("pause_p50_ms", _get("pauses", "p50_ms")),
+    _metric("pause_p99_ms", _get("pauses", "p99_ms")),
+    _metric("pause_max_ms", _get("pauses", "max_ms")),
+    _metric("full_count", _get("pauses", "by_kind", "full", "count")),
+    _metric("degenerated_count", _get("pauses", "by_kind", "degenerated", "count")),
+    _metric("stall_total_ms", _get("stalls", "total_ms")),
+    _metric("relocation_stall_total_ms", _get("relocation_stalls", "total_ms")),
+    _metric("pacing_total_ms", _get("pacing", "total_ms")),
+    _metric("held_total_ms", _held),
+    _metric("throughput_pct", _get("throughput_pct")),
+    _metric("concurrent_cycles", _get("concurrent_cycles", "count")),
+    _metric("concurrent_total_ms", _get("concurrent_cycles", "total_ms")),
+    _metric("heap_after_gc_max_mb", _get("heap_after_gc_mb", "max")),
+    _metric("alloc_rate_mb_s", _get("alloc_rate_mb_s")),
+    _metric("span_s", _get("span_s")),
 )
 
 

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from jvmlab.collect.registry import check_table
 from jvmlab.errors import UserError
 from jvmlab.jdk import check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
@@ -106,6 +107,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     Every relative path of the spec (classpath, jar, cwd) is resolved here, once, against
     one base: the spec file's folder (the current folder for a spec without a file). The
     plan holds only absolute paths, so where jvmlab is started from changes nothing."""
+    check_table(spec.collect, str(spec_path) if spec_path is not None else "spec")  # keys: collect/registry.py
     cells = expand(spec)
     baseline = find_baseline(spec, cells)
     jvms = resolve_jvms(spec)

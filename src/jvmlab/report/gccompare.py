@@ -15,26 +15,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from jvmlab import metrics as registry
 from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison
 from jvmlab.report import plots
-from jvmlab.report.gcrows import fmt_ms
 from jvmlab.report.page import figure_entries
 
 _STYLE = {BETTER: "green", WORSE: "red"}
 
 
-def fmt_value(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    if unit == "ms":
-        return fmt_ms(value)
-    if unit == "s":
-        return fmt_ms(value * 1000.0)
-    if unit == "%":
-        return f"{value:.2f}%"
-    if unit == "count":
-        return f"{value:.3g}" if value != int(value) else str(int(value))
-    return (f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}")
+def fmt_value(c: MetricComparison, value: float | None) -> str:
+    """A side's mean as the metric registry writes ``gc.<metric>`` in GC tables."""
+    return registry.formatter(f"gc.{c.metric}", "compact")(value)
 
 
 def fmt_ratio(c: MetricComparison) -> str:
@@ -47,7 +38,8 @@ def fmt_ratio(c: MetricComparison) -> str:
 
 
 def rows(comparisons: Sequence[MetricComparison]) -> list[list[str]]:
-    return [[c.label, f"{fmt_value(c.mean_a, c.unit)} (n={c.n_a})", f"{fmt_value(c.mean_b, c.unit)} (n={c.n_b})",
+    return [[registry.get(f"gc.{c.metric}").title, f"{fmt_value(c, c.mean_a)} (n={c.n_a})",
+             f"{fmt_value(c, c.mean_b)} (n={c.n_b})",
              fmt_ratio(c), c.verdict + (f": {c.reason}" if c.reason else "")] for c in comparisons]
 
 
@@ -73,6 +65,13 @@ def to_json(side_a: dict[str, Any], side_b: dict[str, Any], comparisons: Sequenc
             "metrics": [c.to_json() for c in comparisons], "notes": list(notes)}
 
 
+def _error_x(c: MetricComparison) -> dict[str, Any]:
+    """The interval around the ratio as plotly error bars (none without an interval)."""
+    if c.ci is None or c.ratio is None:
+        return {"visible": False}
+    return {"type": "data", "symmetric": False, "array": [c.ci[1] - c.ratio], "arrayminus": [c.ratio - c.ci[0]]}
+
+
 def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
     """B/A per metric with its interval, coloured by better/worse (grey: no verdict)."""
     shown = [c for c in comparisons if c.ratio is not None and c.ratio > 0]
@@ -82,8 +81,7 @@ def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
     data = [{
         "type": "scatter", "mode": "markers", "showlegend": False,
         "x": [c.ratio], "y": [plots.esc(c.label)],
-        "error_x": ({"type": "data", "symmetric": False, "array": [c.ci[1] - c.ratio],
-                     "arrayminus": [c.ratio - c.ci[0]]} if c.ci else {"visible": False}),
+        "error_x": _error_x(c),
         "marker": {"color": colors.get(c.verdict, "#868e96"), "size": 9},
         "hovertemplate": plots.esc(f"{c.label}: {fmt_ratio(c)} ({c.verdict})") + "<extra></extra>"}
         for c in shown]

@@ -8,33 +8,16 @@ figures other analyzers report (heap maxima, causes, failures, concurrent phases
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from jvmlab.gclog import LogSummary
+from jvmlab import metrics as registry
+from jvmlab.gclog.points import GcLogView
+from jvmlab.gclog.points import log_name as files_name
 
-
-def fmt_ms(ms: float | None) -> str:
-    """A duration in milliseconds, written in the unit that fits it (3 significant digits)."""
-    if ms is None:
-        return "-"
-    if ms == 0:
-        return "0 ms"
-    a = abs(ms)
-    if a < 1e-3:
-        return f"{ms * 1e6:.3g} ns"
-    if a < 1.0:
-        return f"{ms * 1e3:.3g} µs"
-    if a < 1000.0:
-        return f"{ms:.3g} ms"
-    if a < 600_000.0:
-        return f"{ms / 1000.0:.3g} s"
-    return f"{ms / 60_000.0:.3g} min"
-
-
-def fmt_mb(mb: float | None) -> str:
-    if mb is None:
-        return "-"
-    return f"{mb / 1024:.3g} GB" if mb >= 1024 else f"{mb:.3g} MB"
+# Durations and sizes in GC tables: the registry's compact style (3 significant digits).
+fmt_ms = registry.format_duration_ms
+fmt_mb = registry.format_mb
 
 
 def fmt_s(s: float | None) -> str:
@@ -47,8 +30,9 @@ def _count_total(st: dict[str, Any] | None) -> str:
     return f"{st['count']} ({fmt_ms(st['total_ms'])})"
 
 
-def log_name(s: LogSummary) -> str:
-    return s.files[0].name if len(s.files) == 1 else f"{s.files[0].name} (+{len(s.files) - 1} rotated)"
+def log_name(s: Any) -> str:
+    """A log's column name, from a LogSummary or a summary document."""
+    return files_name(s["files"] if isinstance(s, dict) else s.files)
 
 
 def lost_ms(doc: dict[str, Any]) -> float | None:
@@ -69,12 +53,11 @@ def _lost(doc: dict[str, Any]) -> str:
     if lost is None:
         return "-"
     share = f" ({100.0 * lost / 1000.0 / span:.3g}% of span)" if span else ""
-    return fmt_ms(lost) + share
+    return _compact("gc.held_total_ms", lost) + share
 
 
-def held_warning(s: LogSummary) -> str | None:
+def held_warning(doc: dict[str, Any], name: str | None = None) -> str | None:
     """One line when stalls or pacing cost more than the pauses (a throughput that misleads)."""
-    doc = s.to_json()
     pauses = doc["pauses"]["total_ms"] or 0.0
     other = _stalls_ms(doc) + doc["pacing"]["total_ms"]
     if other <= 0 or other <= pauses:
@@ -82,16 +65,16 @@ def held_warning(s: LogSummary) -> str | None:
     what = " and ".join(w for w, v in (("allocation stalls", doc["stalls"]["total_ms"]),
                                        ("relocation stalls", doc["relocation_stalls"]["total_ms"]),
                                        ("pacing", doc["pacing"]["total_ms"])) if v)
-    return (f"{log_name(s)}: {what} held allocating threads for {fmt_ms(other)}, more than "
+    return (f"{name or log_name(doc)}: {what} held allocating threads for {fmt_ms(other)}, more than "
             f"all pauses ({fmt_ms(pauses)}); the throughput figure counts pauses only")
+
+
+def _compact(metric: str, value: float | None) -> str:
+    return registry.formatter(metric, "compact")(value)
 
 
 def _kind(doc: dict[str, Any], kind: str) -> str:
     return _count_total((doc["pauses"]["by_kind"] or {}).get(kind))
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{v:.2f}%"
 
 
 def _last_pause(doc: dict[str, Any]) -> str:
@@ -107,6 +90,9 @@ def _top(table: dict[str, dict[str, Any]] | None, n: int = 3) -> str:
     return text + (f", +{len(items) - n} more" if len(items) > n else "")
 
 
+Cell = Callable[[dict[str, Any]], str]
+
+
 def _heap_settings(settings: dict[str, float] | None) -> str:
     """The heap bounds the log states (-Xms/-Xmx, ZGC's Min/Max/Soft Max Capacity)."""
     if not settings:
@@ -114,44 +100,61 @@ def _heap_settings(settings: dict[str, float] | None) -> str:
     return " / ".join(fmt_mb(settings.get(k)) for k in ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb"))
 
 
-ROWS: list[tuple[str, Any]] = [
-    ("format", lambda s, d: d["format"]),
-    ("collector", lambda s, d: d["collector"] or "?"),
-    ("JVM", lambda s, d: d["jvm_version"] or "?"),
-    ("JVM runs in log", lambda s, d: str(d["jvm_runs"])),
-    ("span", lambda s, d: fmt_s(d["span_s"])),
-    ("pauses", lambda s, d: _count_total(d["pauses"]) if d["pauses"]["count"] is not None else "-"),
-    ("pause p50", lambda s, d: fmt_ms(d["pauses"]["p50_ms"])),
-    ("pause p99", lambda s, d: fmt_ms(d["pauses"]["p99_ms"])),
-    ("pause max", lambda s, d: fmt_ms(d["pauses"]["max_ms"])),
-    ("full GCs", lambda s, d: _kind(d, "full")),
-    ("degenerated GCs", lambda s, d: _kind(d, "degenerated")),
-    ("allocation stalls", lambda s, d: _count_total(d["stalls"])),
-    ("relocation stalls", lambda s, d: _count_total(d["relocation_stalls"])),
-    ("pacing delay", lambda s, d: fmt_ms(d["pacing"]["total_ms"]) if d["pacing"]["count"] else "0"),
-    ("throughput (pauses only)", lambda s, d: _pct(d["throughput_pct"])),
-    ("pauses + stalls + pacing", lambda s, d: _lost(d)),
-    ("concurrent cycles", lambda s, d: _count_total(d["concurrent_cycles"])),
-    ("alloc rate", lambda s, d: "-" if d["alloc_rate_mb_s"] is None else f"{fmt_mb(d['alloc_rate_mb_s'])}/s"),
-    ("heap max used", lambda s, d: fmt_mb(d["heap_max_mb"]["used"])),
-    ("heap max after GC", lambda s, d: fmt_mb(d["heap_max_mb"]["after_gc"])),
-    ("heap max committed", lambda s, d: fmt_mb(d["heap_max_mb"]["committed"])),
-    ("heap min / max / soft max", lambda s, d: _heap_settings(d["heap_settings_mb"])),
-    ("young / old max used", lambda s, d: f"{fmt_mb(d['heap_max_mb']['young_used'])} / "
-                                          f"{fmt_mb(d['heap_max_mb']['old_used'])}"),
-    ("first / last event", lambda s, d: f"{fmt_s(d['first_event_s'])} / {fmt_s(d['last_event_s'])}"),
-    ("last pause", lambda s, d: _last_pause(d)),
-    ("causes", lambda s, d: _top(d["collections_by_cause"])),
-    ("failures", lambda s, d: _top(d["failures"])),
-    ("event types", lambda s, d: "-" if d["event_types"] is None else str(d["event_types"]["count"])),
+def _value(metric: str, *path: str) -> tuple[str, Cell]:
+    """A row showing one registered metric read from the document at ``path``."""
+    def cell(doc: dict[str, Any]) -> str:
+        cur: Any = doc
+        for key in path:
+            cur = (cur or {}).get(key)
+        return _compact(metric, cur)
+    return metric, cell
+
+
+# Rows named by a registered metric take its label (and its format where they show one
+# value); the others are facts about the log, not measurements, and name themselves.
+ROWS: list[tuple[str, Cell]] = [
+    ("format", lambda d: d["format"]),
+    ("collector", lambda d: d["collector"] or "?"),
+    ("JVM", lambda d: d["jvm_version"] or "?"),
+    ("JVM runs in log", lambda d: str(d["jvm_runs"])),
+    _value("gc.span_s", "span_s"),
+    ("gc.pause_count", lambda d: _count_total(d["pauses"]) if d["pauses"]["count"] is not None else "-"),
+    _value("gc.pause_p50_ms", "pauses", "p50_ms"),
+    _value("gc.pause_p99_ms", "pauses", "p99_ms"),
+    _value("gc.pause_max_ms", "pauses", "max_ms"),
+    ("gc.full_count", lambda d: _kind(d, "full")),
+    ("gc.degenerated_count", lambda d: _kind(d, "degenerated")),
+    ("gc.stall_total_ms", lambda d: _count_total(d["stalls"])),
+    ("gc.relocation_stall_total_ms", lambda d: _count_total(d["relocation_stalls"])),
+    ("gc.pacing_total_ms", lambda d: _compact("gc.pacing_total_ms", d["pacing"]["total_ms"])
+     if d["pacing"]["count"] else "0"),
+    _value("gc.throughput_pct", "throughput_pct"),
+    ("gc.held_total_ms", _lost),
+    ("gc.concurrent_cycles", lambda d: _count_total(d["concurrent_cycles"])),
+    _value("gc.alloc_rate_mb_s", "alloc_rate_mb_s"),
+    _value("gc.heap_max_used_mb", "heap_max_mb", "used"),
+    _value("gc.heap_after_gc_max_mb", "heap_max_mb", "after_gc"),
+    _value("gc.heap_max_committed_mb", "heap_max_mb", "committed"),
+    ("heap min / max / soft max", lambda d: _heap_settings(d["heap_settings_mb"])),
+    ("young / old max used", lambda d: f"{fmt_mb(d['heap_max_mb']['young_used'])} / "
+                                       f"{fmt_mb(d['heap_max_mb']['old_used'])}"),
+    ("first / last event", lambda d: f"{fmt_s(d['first_event_s'])} / {fmt_s(d['last_event_s'])}"),
+    ("last pause", _last_pause),
+    ("causes", lambda d: _top(d["collections_by_cause"])),
+    ("failures", lambda d: _top(d["failures"])),
+    ("event types", lambda d: "-" if d["event_types"] is None else str(d["event_types"]["count"])),
 ]
 
 
-def summary_columns(summaries: list[LogSummary]) -> tuple[list[str], list[list[str]]]:
+def row_label(key: str) -> str:
+    """A registered metric's label, or the fact row's own name."""
+    return registry.REGISTRY[key].title if key in registry.REGISTRY else key
+
+
+def summary_columns(views: Sequence[GcLogView]) -> tuple[list[str], list[list[str]]]:
     """(row labels, one column of cells per log): measures as rows, logs as columns."""
-    docs = [s.to_json() for s in summaries]
-    labels = [label for label, _ in ROWS]
-    columns = [[fn(s, d) for _, fn in ROWS] for s, d in zip(summaries, docs, strict=True)]
+    labels = [row_label(key) for key, _ in ROWS]
+    columns = [[fn(v.doc) for _, fn in ROWS] for v in views]
     return labels, columns
 
 

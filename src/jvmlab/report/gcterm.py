@@ -4,12 +4,15 @@ pacing held the application longer than its pauses did (throughput alone hides t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from jvmlab.gclog import LogSummary
+from jvmlab.gclog.points import GcLogView, view_of
 from jvmlab.report import gcrows
 
 
@@ -22,20 +25,25 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
     return t
 
 
-def render_gc(summaries: list[LogSummary], console: Console | None = None) -> None:
-    """Print each log's summary and its detail tables."""
+def as_views(logs: Sequence[LogSummary | GcLogView]) -> list[GcLogView]:
+    """Views of analyzed logs (no plot series: the terminal draws none)."""
+    return [log if isinstance(log, GcLogView) else view_of(log, with_points=False) for log in logs]
+
+
+def render_gc(logs: Sequence[LogSummary | GcLogView], console: Console | None = None) -> None:
+    """Print each log's summary and its detail tables (from the summary documents only)."""
     console = console or Console()
-    labels, columns = gcrows.summary_columns(summaries)
+    views = as_views(logs)
+    labels, columns = gcrows.summary_columns(views)
     table = Table(title="GC logs", header_style="bold")
     table.add_column("")
-    for s in summaries:
-        table.add_column(escape(gcrows.log_name(s)), justify="right", overflow="fold")
+    for v in views:
+        table.add_column(escape(v.name), justify="right", overflow="fold")
     for k, label in enumerate(labels):
         table.add_row(label, *[Text(col[k]) for col in columns])
     console.print(table)
-    for s in summaries:
-        doc = s.to_json()
-        name = gcrows.log_name(s)
+    for v in views:
+        doc, name = v.doc, v.name
         kinds = gcrows.kind_rows(doc)
         if kinds:
             console.print(_table(f"{name}: pauses by kind, stalls and pacing", gcrows.KIND_HEADER, kinds))
@@ -45,11 +53,11 @@ def render_gc(summaries: list[LogSummary], console: Console | None = None) -> No
         phases = gcrows.phase_rows(doc)
         if phases:
             console.print(_table(f"{name}: concurrent phases", gcrows.PHASE_HEADER, phases))
-        warning = gcrows.held_warning(s)
+        warning = gcrows.held_warning(doc, name)
         if warning:
             console.print(Text(warning, style="bold yellow"))
-        if not s.pauses_logged:
+        if not v.pauses_logged:
             console.print(Text(f"{name}: this log shows GC cycles but not their pauses; "
                                "log with -Xlog:gc*,safepoint to see them", style="yellow"))
-        if s.unparsed_lines:
-            console.print(Text(f"{name}: {s.unparsed_lines} line(s) not understood", style="dim"))
+        if doc.get("unparsed_lines"):
+            console.print(Text(f"{name}: {doc['unparsed_lines']} line(s) not understood", style="dim"))

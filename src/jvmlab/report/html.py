@@ -9,10 +9,12 @@ again for plotly's own HTML subset (see :mod:`jvmlab.report.plots`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from jvmlab.gclog import LogSummary
+from jvmlab.gclog.points import GcLogView, view_of
 from jvmlab.report.gcpage import gc_context
 from jvmlab.report.page import render_page, write_text
 from jvmlab.report.sections import report_context
@@ -30,6 +32,8 @@ def write_html(summary: Summary, path: Path, why: Any = None) -> Path:
     return write_text(path, render_html(summary, why))
 
 
-def write_gc_html(summaries: list[LogSummary], path: Path) -> Path:
-    """The `jvmlab gc analyze --html` page: per-log table, pause timeline and histogram."""
-    return write_text(path, render_page("gc.html.j2", gc_context(summaries)))
+def write_gc_html(logs: Sequence[LogSummary | GcLogView], path: Path) -> Path:
+    """The `jvmlab gc analyze --html` page: per-log table, pause timeline and histogram.
+    The page renders from records; a LogSummary is turned into one by the analyzer here."""
+    views = [log if isinstance(log, GcLogView) else view_of(log) for log in logs]
+    return write_text(path, render_page("gc.html.j2", gc_context(views)))
