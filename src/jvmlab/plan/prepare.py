@@ -140,7 +140,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     prepared = []
     for cell in cells:
         check = checks.get(cell.index)
-        real, prep = split_prepare(cell.name, cell.flags, spec.environment.prepare)
+        real, prep = split_prepare(cell.name, cell.flags, spec.environment.prepare, cell.prepare)
         prepared.append(PreparedCell(
             cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
             flags=tuple(check.flags) if check else real,

@@ -32,12 +32,13 @@ class ArchivePrep:
     source: str = "level"  # "level": a factor level asked for it; "spec": [environment] prepare
 
 
-def split_prepare(cell_name: str, flags: tuple[str, ...], spec_prepare: str | None
-                  ) -> tuple[tuple[str, ...], ArchivePrep | None]:
-    """A cell's real JVM flags and its preparation: a level's ``@kind`` mark, else the spec-wide one.
+def split_prepare(cell_name: str, flags: tuple[str, ...], spec_prepare: str | None,
+                  level_kinds: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ArchivePrep | None]:
+    """A cell's real JVM flags and its preparation: a level's ``prepare = "kind"`` (or its older
+    ``@kind`` mark among the flags), else the spec-wide ``[environment] prepare``.
 
     Unknown or conflicting marks are one clear line (exit 2) before anything runs."""
-    marks = [f.removeprefix(PREPARE_MARK) for f in flags if f.startswith(PREPARE_MARK)]
+    marks = [*level_kinds, *(f.removeprefix(PREPARE_MARK) for f in flags if f.startswith(PREPARE_MARK))]
     real = tuple(f for f in flags if not f.startswith(PREPARE_MARK))
     unknown = sorted(set(marks) - set(PREP_KINDS))
     if unknown:
