@@ -76,16 +76,25 @@ def test_a_grown_spec_adds_cells_and_a_changed_cell_is_refused(tmp_path: Path, j
     assert again.returncode == 0, again.stderr
     assert len(_rows(db, "select id from invocation")) == 3
 
+    # One more block planned (no new cell): resumed, it runs only that block; the spec text follows.
+    more = TAIL.replace("invocations = 1", "invocations = 2")
+    spec.write_text(HEAD.format(home=jdk17_home) + SERIAL + G1 + PARALLEL + more)
+    longer = _run(tmp_path, spec, "--resume")
+    assert longer.returncode == 0, longer.stderr
+    assert sorted(_rows(db, "select block, count(*) from invocation group by block")) == [(0, 3), (1, 3)]
+    history = json.loads(_rows(db, "select body_json from experiment_document where kind = 'spec_history'")[0][0])
+    assert [h["cells_added"] for h in history] == [["j17 gc=g1"], []]
+
     # A stored cell changed (its level's flags): refused with one line, exit 2, nothing stored.
-    spec.write_text(HEAD.format(home=jdk17_home) + 'serial = "-XX:+UseSerialGC -Xmx64m"\n' + G1 + PARALLEL + TAIL)
+    spec.write_text(HEAD.format(home=jdk17_home) + 'serial = "-XX:+UseSerialGC -Xmx64m"\n' + G1 + PARALLEL + more)
     changed = _run(tmp_path, spec, "--resume")
     assert changed.returncode == 2, changed.stderr
     errors = [ln for ln in changed.stderr.splitlines() if "error" in ln]
     assert len(errors) == 1 and "Traceback" not in changed.stderr, changed.stderr
     assert "changes its cell 'j17 gc=serial'" in errors[0] and "-Xmx64m" in errors[0]
-    assert len(_rows(db, "select id from invocation")) == 3
+    assert len(_rows(db, "select id from invocation")) == 6
 
     # A stored cell dropped: refused too.
-    spec.write_text(HEAD.format(home=jdk17_home) + SERIAL + G1 + TAIL)
+    spec.write_text(HEAD.format(home=jdk17_home) + SERIAL + G1 + more)
     dropped = _run(tmp_path, spec, "--resume")
     assert dropped.returncode == 2 and "no longer makes" in dropped.stderr, dropped.stderr

@@ -121,3 +121,12 @@ def test_a_level_asks_for_its_preparation_by_a_typed_key(tmp_path: Path, jdk17_h
     both = SPEC.replace('appcds = "@cds-archive -Xshare:auto"', 'appcds = {{ flags = "@aot-cache", prepare = "cds-archive" }}')
     with pytest.raises(UserError, match="pick one per cell"):
         _plan(tmp_path, jdk17_home, both)
+
+
+def test_align_without_stored_identities_compares_the_requested_flags(tmp_path: Path, jdk17_home: Path) -> None:
+    """An experiment stored before identities were kept (or a migrated version-1 store)."""
+    plan = _plan(tmp_path, jdk17_home)
+    name = plan.cells[0].cell.name
+    assert align(plan, [_Stored(0, name, list(plan.cells[0].cell.flags))], None, 3).new_cells == (1,)
+    with pytest.raises(UserError, match=r"changes its cell .*flags: \['-Xmx1g'\] -> \[\]"):
+        align(plan, [_Stored(0, name, ["-Xmx1g"])], None, 3)

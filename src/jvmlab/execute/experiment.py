@@ -93,12 +93,13 @@ def resume_experiment(plan: Plan, store: SqlStore, resumed: Resumed, artifacts_r
     new = [pc for pc in plan.cells if pc.cell.index in resumed.growth.new_cells]
     for pc in new:
         cells[pc.cell.index] = add_cell(store, exp.id, plan, pc, collect, artifacts_root)
-    if new:
+    if plan.spec_hash != exp.spec_hash:  # the spec file changed (grew cells, or more blocks): keep both texts
         history = store.experiment_document(exp.id, SPEC_HISTORY_DOC) or []
         history.append({"spec_hash": exp.spec_hash, "spec_text": exp.spec_text, "replaced_at": time.time(),
                         "cells_added": [pc.cell.name for pc in new]})
         store.put_experiment_document(exp.id, SPEC_HISTORY_DOC, history)
         store.set_spec(exp.id, plan.spec_text, plan.spec_hash)
+    if new:
         store.add_hazard(exp.id, Hazard(hazards.CELLS_ADDED, f"{len(new)} cell(s) added on resume: "
                                         f"{', '.join(pc.cell.name for pc in new)}",
                                         hint="the new cells' blocks ran later than the first cells' blocks; "
