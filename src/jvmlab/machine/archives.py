@@ -1,6 +1,7 @@
 """CDS and AOT-cache preparation per cell: a training run, a check that the archive is used.
 
-``prepare = "cds-archive"`` (or a factor level's ``@cds-archive`` pseudo-flag) makes a
+A cell's typed preparation (``ArchivePrep``, from a level's or the spec's ``prepare = "cds-archive"``,
+or the older ``@cds-archive`` pseudo-flag, parsed at plan time) makes a
 dynamic AppCDS archive with ``-XX:ArchiveClassesAtExit`` from a run of the cell's own command
 line; the measured runs get ``-XX:SharedArchiveFile``. ``aot-cache`` (JDK 24+) makes an
 AOT cache (``-XX:AOTCacheOutput`` on 25+, the record/create pair on 24); measured runs get
