@@ -64,3 +64,31 @@ def test_sqlite_is_refused_when_workers_are_remote() -> None:
     check_store("postgresql+psycopg://u@db/lab", ["tcp://10.0.0.5:4000"])
     with pytest.raises(UserError, match="SQLite file but 1 worker"):
         check_store("sqlite:///lab.db", ["tcp://127.0.0.1:4000", "tcp://10.0.0.5:4000"])
+
+
+class _Quiet(StopAfter):
+    def __init__(self) -> None:
+        super().__init__(None)
+
+
+def test_a_grown_spec_resumes_on_the_cluster_with_its_new_cell(tmp_path: Path, jdk17_home: Path) -> None:
+    """Issue 13: the cluster opens experiments through the runner, so a spec that gained a JVM
+    adds a cell there too; the old cells' invocations stay, only the new cell runs."""
+    spec = tmp_path / "spec.toml"
+    head = '[workload]\nbuiltin = "hello"\n[jvms]\n'
+    tail = '[run]\ninvocations = 2\nwarmup = 0\n'
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, resources={"jvm": 1}, processes=False,
+                                  protocol="tcp", host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
+            distributed.Client(cluster) as client:
+        for jvms, resume in ((["a", "b"], False), (["a", "c", "b"], True)):
+            text = head + "".join(f'{j} = "{jdk17_home}"\n' for j in jvms) + tail
+            spec.write_text(text)
+            plan = prepare(parse_spec(text), text, spec)
+            exp = run_on_cluster(plan, store, RunOptions(artifacts_root=tmp_path / "art", resume=resume),
+                                 _Quiet(), client, executor=FakeExecutor())
+    assert [e.id for e in store.experiments()] == [exp]
+    names = {c.id: (c.idx, c.name) for c in store.cells(exp)}
+    assert sorted(names.values()) == [(0, "a"), (1, "b"), (2, "c")]
+    slots = Counter((names[i.cell_id][1], i.block) for i in store.invocations(exp))
+    assert slots == Counter({(j, b): 1 for j in "abc" for b in (0, 1)})

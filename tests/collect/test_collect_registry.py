@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect import registry
-from jvmlab.collect.base import Collected, NullProbe, ProbeContext
+from jvmlab.collect.base import NullProbe
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.registry import BuildContext, CollectorEntry, CollectSettings, Option
 from jvmlab.errors import UserError
 from jvmlab.model.process import ProcessResult

@@ -136,8 +136,8 @@ def test_cds_scenario_levels_per_vm(tmp_path):
     hotspot = replace(j9, vm_kind="HotSpot", feature=25, home=Path("/jdk25"))
     prime = replace(j9, vm_kind="Zing", feature=21, home=Path("/prime"))
     levels, excludes = cds.levels_for([hotspot, j9, prime])
-    assert levels["scc"] == ["@shared-classes"] and levels["quickstart"] == ["-Xquickstart"]
-    assert levels["virtualized"] == ["-Xtune:virtualized"] and levels["readynow"] == ["@readynow"]
+    assert levels["scc"] == {"prepare": "shared-classes"} and levels["quickstart"] == ["-Xquickstart"]
+    assert levels["virtualized"] == ["-Xtune:virtualized"] and levels["readynow"] == {"prepare": "readynow"}
     excluded = {(e["jvm"], e["cds"]) for e in excludes}
     assert {("jdk17", "off"), ("jdk17", "appcds"), ("jdk17", "aot"), ("jdk17", "readynow")} <= excluded
     assert {("jdk25", "scc"), ("jdk25", "quickstart"), ("jdk25", "readynow")} <= excluded

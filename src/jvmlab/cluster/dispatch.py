@@ -16,18 +16,11 @@ from typing import Any
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
 from jvmlab.errors import UserError
-from jvmlab.execute.runner import (
-    SlotWork,
-    _warn,
-    block_label,
-    finish_probes,
-    prepare_slot,
-    record_slot,
-)
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
-from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
+from jvmlab.execute.slots import SlotWork, block_label, finish_probes
+from jvmlab.model.hazards import Hazard
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2
@@ -54,7 +47,7 @@ class Dispatcher:
     """Runs the pending blocks on the accepted nodes; ``run`` returns when all are stored."""
 
     client: Any
-    ctx: Any  # the runner's context: plan, store, options, observer, collectors, state
+    ctx: Any  # the execute.runner.Runner: plan, store, observer, settings, state, and its slot methods
     executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
     nodes: dict[str, _Node] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  # node -> why
@@ -98,9 +91,8 @@ class Dispatcher:
                 ctx.store.put_node(ctx.state.experiment_id, check.name, check.identity, check.refused)
                 if check.refused:
                     self.refused[check.name] = check.refused
-                    _warn(ctx.store, ctx.observer, ctx.state, Hazard(hazards.NODE_REFUSED,
-                          f"node {check.name} refused: {check.refused}",
-                          hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
+                    ctx.warn(Hazard(hazards.NODE_REFUSED, f"node {check.name} refused: {check.refused}",
+                                    hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
                 else:
                     self.nodes[check.name] = _Node(check.name)
         if not self.nodes and self.pending:
@@ -123,7 +115,7 @@ class Dispatcher:
             else:
                 self.requeued[key] = self.requeued.get(key, 0) + 1
                 rest.insert(0, work.slot)
-                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(
+                self.ctx.warn(Hazard(
                     hazards.NODE_LOST, f"node {name} was lost while running {work.cell.cell.name} "
                     f"({block_label(work.slot.block)}); re-queued on another node", cell=work.cell.cell.name))
         if rest:
@@ -135,8 +127,7 @@ class Dispatcher:
         for node in self.nodes.values():
             while len(node.inflight) < DEPTH:
                 if not node.block and self.pending:  # the next block is queued behind the last slots
-                    node.block.extend(prepare_slot(ctx.plan, ctx.options, ctx.collectors, ctx.state, s)
-                                      for s in self.pending.popleft())
+                    node.block.extend(ctx.prepare_slot(s) for s in self.pending.popleft())
                 if not node.block:
                     break
                 work = node.block.popleft()
@@ -153,7 +144,7 @@ class Dispatcher:
         budget = self.ctx.state.budget
         if budget.exhausted:
             if self.pending or any(n.block for n in self.nodes.values()):
-                _warn(self.ctx.store, self.ctx.observer, self.ctx.state, Hazard(hazards.FAILURE_BUDGET,
+                self.ctx.warn(Hazard(hazards.FAILURE_BUDGET,
                       f"{budget.total} failures reached the limit of {budget.max_total}; stopped"))
             self.pending.clear()
             for node in self.nodes.values():
@@ -172,7 +163,8 @@ class Dispatcher:
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
-        return ProbeRecipe(self.ctx.settings, launch.progress_regex, self.ctx.plan.spec.workload.progress_mode,
+        template = work.cell.template
+        return ProbeRecipe(self.ctx.settings, launch.progress_regex, template.progress_mode if template else "auto",
                            launch.kind == "jmh", work.ctx)
 
     def _wait(self) -> None:
@@ -213,7 +205,7 @@ class Dispatcher:
         if outcome is not None:
             _write_back(work, outcome)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
-        record_slot(ctx.store, ctx.observer, ctx.state, work, result, collected, node=node)
+        ctx.record_slot(work, result, collected, node=node)
         self.completed += 1
 
     def _progress(self) -> None:

@@ -5,32 +5,17 @@ runner's own; only who runs each slot differs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.cluster.nodes import check_store
-from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import RunObserver
-from jvmlab.execute.runner import _interrupted, _open_experiment, _remember_options
+from jvmlab.execute.runner import Runner
 from jvmlab.plan.prepare import Plan
-from jvmlab.plan.schedule import Slot, schedule
+from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
-
-
-@dataclass
-class ClusterContext:
-    """What the dispatcher needs from the runner, in one object."""
-
-    plan: Plan
-    store: Store
-    options: RunOptions
-    observer: RunObserver
-    collectors: dict
-    state: Any
-    settings: CollectSettings
 
 
 def connect(address: str) -> Any:
@@ -48,14 +33,12 @@ def connect(address: str) -> Any:
 
 def node_blocks(plan: Plan, done: set[tuple[int, int]]) -> list[list[Slot]]:
     """Each block (warm-ups included) as one unit of work: a block runs whole on one node."""
-    spec = plan.spec
-    blocks = [b for b in range(-spec.run.warmup, spec.run.invocations)]
-    added = sorted({block for _, block in done if block >= spec.run.invocations})
+    shape = plan.shape
+    blocks = [b for b in range(-shape.warmup, shape.invocations)]
+    added = sorted({block for _, block in done if block >= shape.invocations})
     out = []
     for block in [*blocks, *added]:
-        slots = schedule(len(plan.cells), 0, range(block, block + 1), spec.run.order, spec.run.seed) \
-            if block >= 0 else [replace(s, block=block) for s in
-                                schedule(len(plan.cells), 0, range(0, 1), spec.run.order, spec.run.seed)]
+        slots = shape.block(len(plan.cells), block)
         out.append([s for s in slots if (s.cell_index, s.block) not in done])
     return out
 
@@ -78,23 +61,19 @@ def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunO
     Ctrl-C cancels the outstanding tasks; every finished invocation is already stored."""
     if options.until_rel is not None:
         raise UserError("--until is not supported with --cluster yet: give a number of invocations")
-    options = replace(options, artifacts_root=options.artifacts_root.absolute())
+    runner = Runner(store, plan, options, observer)
+    runner.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
     _wait_for_workers(client, store)
-    state = _open_experiment(plan, store, options)
-    options = _remember_options(store, state.experiment_id, options, plan)
-    settings = CollectSettings.from_spec(plan.spec.collect, options.collect_overrides)
-    collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, plan.spec.workload.progress_mode,
-                                                  jmh=pc.launch.kind == "jmh") for pc in plan.cells}
-    done = store.done_slots(state.experiment_id)
-    state.measured = sum(1 for _, block in done if block >= 0)
-    blocks = node_blocks(plan, done)
+    state = runner.open()
+    done = runner.done()
+    blocks = node_blocks(runner.plan, done)
     observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done), False)
-    dispatcher = Dispatcher(client, ClusterContext(plan, store, options, observer, collectors, state, settings), executor)
+    dispatcher = Dispatcher(client, runner, executor)
     try:
         dispatcher.run(blocks)
     except KeyboardInterrupt:
-        _interrupted(store, state, plan, options, 2)
+        runner.interrupted(2)
     except Interrupted as err:
-        _interrupted(store, state, plan, options, err.signum)
+        runner.interrupted(err.signum)
     store.set_status(state.experiment_id, "done", finished=True)
     return state.experiment_id

@@ -216,8 +216,8 @@ def _lost(plan: InvocationPlan) -> ProcessResult:
 
 def wrap_server(plan, inner: object) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
-    spec = plan.spec
-    server = spec.server or Server()
+    template = plan.cells[0].template  # the server/load parts, read from the spec at plan time
+    server = template.server or Server()
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
-    check(server, spec.load, plan.workdir or base_dir)
-    return ServerExecutor(inner, ServerSetup(server, spec.load, client_base(spec.load, plan.cells[0].jdk)))
+    check(server, template.load, plan.workdir or base_dir)
+    return ServerExecutor(inner, ServerSetup(server, template.load, client_base(template.load, plan.cells[0].jdk)))

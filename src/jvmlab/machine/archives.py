@@ -1,6 +1,7 @@
 """CDS and AOT-cache preparation per cell: a training run, a check that the archive is used.
 
-``prepare = "cds-archive"`` (or a factor level's ``@cds-archive`` pseudo-flag) makes a
+A cell's typed preparation (``ArchivePrep``, from a level's or the spec's ``prepare = "cds-archive"``,
+or the older ``@cds-archive`` pseudo-flag, parsed at plan time) makes a
 dynamic AppCDS archive with ``-XX:ArchiveClassesAtExit`` from a run of the cell's own command
 line; the measured runs get ``-XX:SharedArchiveFile``. ``aot-cache`` (JDK 24+) makes an
 AOT cache (``-XX:AOTCacheOutput`` on 25+, the record/create pair on 24); measured runs get
@@ -41,28 +42,21 @@ from jvmlab.machine.archive_run import (
     tail,
     train,
 )
-from jvmlab.plan.prepare import PREPARE_MARK, ArchiveRecord, PreparedCell
+from jvmlab.plan.prepare import ArchiveRecord, PreparedCell
+from jvmlab.plan.template import AOT, CDS, PREP_KINDS, split_prepare
 
-CDS = "cds-archive"
-AOT = "aot-cache"
-KINDS = (CDS, AOT, *vendor_prepare.KINDS)  # + OpenJ9 shared classes, Prime ReadyNow
+KINDS = PREP_KINDS  # CDS, AOT + OpenJ9 shared classes, Prime ReadyNow (vendor_prepare.KINDS)
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
 SHARED_SOURCE = "source: shared objects file"
 
 
-def requested_kind(pc: PreparedCell, spec_prepare: str | None) -> str | None:
-    """The preparation a cell asks for: its ``@`` pseudo-flag, else the spec-wide ``prepare``."""
-    marks = {f.removeprefix(PREPARE_MARK) for f in pc.flags if f.startswith(PREPARE_MARK)}
-    unknown = marks - set(KINDS)
-    if unknown:
-        raise UserError(f"cell {pc.cell.name!r}: unknown preparation @{sorted(unknown)[0]}; "
-                        f"use {' or '.join('@' + k for k in KINDS)}")
-    if len(marks) > 1:
-        raise UserError(f"cell {pc.cell.name!r} asks for {' and '.join('@' + m for m in sorted(marks))}; "
-                        f"pick one per cell")
-    if marks:
-        return marks.pop()
-    return spec_prepare
+def requested_kind(pc: PreparedCell, spec_prepare: str | None = None) -> str | None:
+    """The preparation a cell asks for: its typed ``prepare`` (set at plan time); a cell built by
+    hand with the older ``@kind`` pseudo-flag is parsed the same way, else ``spec_prepare``."""
+    if pc.prepare is not None:
+        return pc.prepare.kind
+    _, prep = split_prepare(pc.cell.name, pc.flags, spec_prepare)
+    return prep.kind if prep is not None else None
 
 
 def archive_path(root: Path, pc: PreparedCell, kind: str, key: str) -> Path:

@@ -10,7 +10,6 @@ whatever happened.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -21,7 +20,7 @@ from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
-from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell
 
 RESIDENT_WARN_SHARE = 0.10  # after eviction, more than this still cached is reported
 HUGE_FLAGS = ("UseTransparentHugePages", "UseLargePages")
@@ -58,17 +57,21 @@ def build_environment(plan: Plan, artifacts_root: Path) -> Environment:
     """The environment handling this plan's spec needs."""
     env = plan.spec.environment
     needs = (env.jdk_location or env.page_cache or env.prepare or env.cpus or env.memory
-             or any(f.startswith(PREPARE_MARK) or any(h in f for h in HUGE_FLAGS)
-                    for pc in plan.cells for f in pc.flags))
+             or any(pc.prepare is not None for pc in plan.cells)
+             or any(any(h in f for h in HUGE_FLAGS) for pc in plan.cells for f in pc.flags))
     return MachineEnvironment(artifacts_root) if needs else NoEnvironment()
 
 
-def run_context(plan: Plan) -> archives.RunContext:
-    """Training runs start like measured runs: same cwd, env and timeout."""
-    spec = plan.spec
-    cwd = plan.workdir or Path.cwd()
-    return archives.RunContext(cwd=cwd, env={**os.environ, **spec.workload.env},
-                               timeout_s=spec.workload.timeout or spec.run.timeout)
+def run_context(plan: Plan, cell: PreparedCell | None = None) -> archives.RunContext:
+    """Training runs start like measured runs: the cell's invocation template (cwd, env, timeout);
+    without a cell, the first cell's, minus its own variables (the workload's environment)."""
+    pc = cell or plan.cells[0]
+    template = pc.template
+    if template is None:
+        raise ValueError(f"cell {pc.cell.name!r} has no invocation template (not made by plan.prepare)")
+    if cell is None:
+        template = replace(template, env=dict(plan.spec.workload.env))
+    return archives.RunContext(cwd=template.cwd, env=template.process_env(pc.jdk.home if cell is not None else None), timeout_s=template.timeout_s)
 
 
 class MachineEnvironment:
@@ -145,11 +148,10 @@ class MachineEnvironment:
         return replace(pc, jdk=replace(pc.jdk, home=self.copies[source].home))
 
     def _prepare_archives(self, plan: Plan, cells: list[PreparedCell]) -> list[PreparedCell]:
-        kinds = {pc.cell.index: archives.requested_kind(pc, plan.spec.environment.prepare) for pc in cells}
+        kinds = {pc.cell.index: archives.requested_kind(pc) for pc in cells}
         if not any(kinds.values()):
             return cells
         cells = self._jar_classpaths(cells)  # every cell, so only the archive differs between them
-        ctx = run_context(plan)
         out = []
         for pc in cells:
             kind = kinds[pc.cell.index]
@@ -162,14 +164,10 @@ class MachineEnvironment:
             except OSError as err:
                 raise UserError(f"cell {pc.cell.name!r}: cannot create {path.parent} for the {kind}: {err}; "
                                 f"pass a writable --artifacts folder") from None
-            archive = archives.make_archive(pc, kind, path, ctx)
+            archive = archives.make_archive(pc, kind, path, run_context(plan, pc))
             self.archives[pc.cell.index] = archive
-            flags = []
-            for f in pc.flags:
-                flags.extend(archive.flags if f.startswith(PREPARE_MARK) else [f])
-            if not any(f.startswith(PREPARE_MARK) for f in pc.flags):
-                flags.extend(archive.flags)
-            out.append(replace(pc, flags=tuple(flags), archive=archive.record))
+            flags = (*archives.real_flags(pc), *archive.flags)  # the typed preparation becomes real flags
+            out.append(replace(pc, flags=flags, archive=archive.record))
         return out
 
     def _jar_classpaths(self, cells: list[PreparedCell]) -> list[PreparedCell]:

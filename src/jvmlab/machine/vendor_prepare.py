@@ -1,8 +1,8 @@
 """Per-cell preparation for non-HotSpot JVMs: OpenJ9's shared classes cache and Prime's ReadyNow.
 
 They are the counterparts of the CDS archive and the AOT cache (:mod:`jvmlab.machine.archives`)
-and use the same seam: a level's ``@shared-classes`` / ``@readynow`` pseudo-flag (or the spec's
-``prepare``) asks for a training run of the cell's own command line, a check that what it made
+and use the same seam: a cell's typed preparation (a level's ``prepare = "shared-classes"`` /
+``"readynow"``, its older ``@kind`` pseudo-flag, or the spec's ``prepare``) asks for a training run of the cell's own command line, a check that what it made
 is really used, and flags for the measured runs. A failed step is a UserError naming the cell,
 never a silent fallback to an unprepared JVM.
 

@@ -37,6 +37,7 @@ PAGE_CACHE = "page-cache"
 SPEC_CHANGED = "spec-changed"
 PRECISION_NOT_REACHED = "precision-not-reached"
 UNLOCK_ADDED = "unlock-added"
+CELLS_ADDED = "cells-added"  # an experiment grew cells on resume (docs/architecture.md)
 GC_LOG_MISSING = "gc-log-missing"
 GC_LOG_UNREADABLE = "gc-log-unreadable"
 COLLECTOR_UNSUPPORTED = "collector-unsupported"

@@ -22,6 +22,7 @@ class Cell:
     flags: tuple[str, ...]
     args: tuple[str, ...] = ()  # program arguments the levels add after the workload's
     env: tuple[tuple[str, str], ...] = ()  # environment variables the levels set
+    prepare: tuple[str, ...] = ()  # archive preparations the levels ask for (``prepare = ...``)
 
     @property
     def name(self) -> str:
@@ -97,14 +98,16 @@ def _cell(index: int, coords: dict[str, str], spec: Spec) -> Cell:
     flags: list[str] = list(spec.workload.jvm_args)  # common to every cell: not in its name
     args: list[str] = []
     env: dict[str, str] = {}
+    prepare: list[str] = []
     for factor, level in levels:
         spec_level = spec.factors.get(factor, {}).get(level)
         if spec_level is not None:
             flags.extend(spec_level.flags)
             args.extend(spec_level.args)
             env.update(spec_level.env)
+            prepare.extend([spec_level.prepare] if spec_level.prepare else [])
     return Cell(index=index, jvm=coords[JVM_FACTOR], levels=levels, flags=tuple(flags), args=tuple(args),
-                env=tuple(sorted(env.items())))
+                env=tuple(sorted(env.items())), prepare=tuple(prepare))
 
 
 def _matches(rule: dict[str, str], coords: dict[str, str]) -> bool:

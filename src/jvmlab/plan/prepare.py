@@ -16,10 +16,12 @@ from jvmlab.errors import UserError
 from jvmlab.jdk import check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
+from jvmlab.plan.template import (PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template,
+                                  split_prepare)
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
-PREPARE_MARK = "@"  # "@cds-archive", "@aot-cache": replaced by the environment's setup
+__all__ = ["PREPARE_MARK", "ArchivePrep", "InvocationTemplate", "RunShape", "Plan", "PreparedCell", "prepare"]
 ARCHIVES_SCHEMA = "jvmlab.archives/1"
 
 
@@ -74,6 +76,16 @@ class PreparedCell:
     check_warnings: tuple[str, ...] = ()  # the JVM's own warnings for accepted flags
     archive: ArchiveRecord | None = None  # set by the environment when it made one
     heap_warnings: tuple[str, ...] = ()  # a maximum heap larger than the machine's memory
+    template: InvocationTemplate | None = None  # how its invocations start (None: a hand-built cell)
+
+    @property
+    def prepare(self) -> ArchivePrep | None:
+        """The archive preparation this cell asks for (typed; never a flag)."""
+        return self.template.prepare if self.template is not None else None
+
+    def argv(self, extra_flags: list[str] | tuple[str, ...] = (), artifacts_dir: Path | None = None) -> list[str]:
+        """The cell's command line with the collectors' flags added: what one invocation runs."""
+        return self.launch.argv(self.jdk, [*self.flags, *extra_flags], self.cell.args, artifacts_dir=artifacts_dir)
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,16 @@ class Plan:
     cells: tuple[PreparedCell, ...]
     baseline_index: int
     workdir: Path | None = None  # absolute: where every JVM of the experiment starts
+    run: RunShape | None = None  # the schedule; filled from the spec when not given
+
+    def __post_init__(self) -> None:
+        if self.run is None:
+            object.__setattr__(self, "run", RunShape.from_spec(self.spec))
+
+    @property
+    def shape(self) -> RunShape:
+        assert self.run is not None  # set in __post_init__
+        return self.run
 
     @property
     def jdk_homes(self) -> list[Path]:
@@ -119,17 +141,18 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     prepared = []
     for cell in cells:
         check = checks.get(cell.index)
-        markers = tuple(f for f in cell.flags if f.startswith(PREPARE_MARK))
+        real, prep = split_prepare(cell.name, cell.flags, spec.environment.prepare, cell.prepare)
         prepared.append(PreparedCell(
             cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
-            flags=tuple(check.flags) + markers if check else cell.flags,
+            flags=tuple(check.flags) if check else real,
+            template=build_template(spec, cell.env, cell.args, workdir, prep),
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
             heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
-                cells=tuple(prepared), baseline_index=baseline.index, workdir=workdir)
+                cells=tuple(prepared), baseline_index=baseline.index, workdir=workdir, run=RunShape.from_spec(spec))
 
 
 def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:

@@ -9,14 +9,11 @@ classes cache off (``scc-off``) and trained for the workload (``scc``, checked w
 
 from __future__ import annotations
 
+import json
+
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.scenarios.jdks import (
-    exclude_rules,
-    factor_table,
-    jvm_name,
-    jvms_table,
-    run_table,
-)
+from jvmlab.plan.template import AOT, CDS
+from jvmlab.scenarios.jdks import exclude_rules, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, mean_ci, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
@@ -28,15 +25,29 @@ AOT_FEATURE = 24
 FULL_FIRST_BLOCKS = 10
 FULL_UNTIL = 0.02
 FULL_MAX_BLOCKS = 60
-LEVELS = {"off": ["-Xshare:off"], "default": [], "appcds": ["@cds-archive"], "aot": ["@aot-cache"]}
-OPENJ9_LEVELS = {"scc-off": ["-Xshareclasses:none"], "scc": ["@shared-classes"],
-                 "virtualized": ["-Xtune:virtualized"], "quickstart": ["-Xquickstart"]}
-PRIME_LEVELS = {"readynow": ["@readynow"]}
+# A level is its JVM flags, or a typed archive preparation (``{"prepare": kind}``, made by a
+# training run before the measured runs; see docs/scenarios.md).
+Level = list[str] | dict[str, str]
+LEVELS: dict[str, Level] = {"off": ["-Xshare:off"], "default": [], "appcds": {"prepare": CDS},
+                            "aot": {"prepare": AOT}}
+OPENJ9_LEVELS: dict[str, Level] = {"scc-off": ["-Xshareclasses:none"], "scc": {"prepare": "shared-classes"},
+                                   "virtualized": ["-Xtune:virtualized"], "quickstart": ["-Xquickstart"]}
+PRIME_LEVELS: dict[str, Level] = {"readynow": {"prepare": "readynow"}}
 HOTSPOT_ONLY = ("off", "appcds", "aot")  # -Xshare and the HotSpot archives
 COMPARED = ("off", "appcds", "aot", *OPENJ9_LEVELS, *PRIME_LEVELS)
 
 
-def levels_for(jdks: list[JdkInfo]) -> tuple[dict[str, list[str]], list[dict[str, str]]]:
+def factor_table(name: str, levels: dict[str, Level]) -> str:
+    """``[factors.NAME]``: a flag level as a TOML list, a prepared level as an inline table."""
+    def value(level: Level) -> str:
+        if isinstance(level, dict):
+            return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in level.items()) + " }"
+        return json.dumps(level)
+    rows = "\n".join(f"{level} = {value(flags)}" for level, flags in levels.items())
+    return f"[factors.{name}]\n{rows}\n"
+
+
+def levels_for(jdks: list[JdkInfo]) -> tuple[dict[str, Level], list[dict[str, str]]]:
     """The cds levels these JDKs call for, and the (jvm, level) cells to exclude."""
     levels = dict(LEVELS)
     if not any(j.feature >= AOT_FEATURE and j.vm_kind == "HotSpot" for j in jdks):

@@ -89,6 +89,12 @@ class SqlStore:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
                          .values(run_options_json=json.dumps(options, sort_keys=True)))
 
+    def set_spec(self, experiment_id: int, spec_text: str, spec_hash: str) -> None:
+        """An experiment that grew cells now stands for the grown spec (resume finds it by hash)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
+                         .values(spec_text=spec_text, spec_hash=spec_hash))
+
     def put_experiment_document(self, experiment_id: int, kind: str, body: Any) -> None:
         """Store (or replace) one document about a whole experiment."""
         with self.engine.begin() as conn:

@@ -1,0 +1,148 @@
+"""Opening the experiment a run writes to: a new one with its cells, or (``--resume``) the stored
+one, grown by the cells the spec now adds. Split from the loop so the local runner and the
+cluster runner open experiments the same way.
+
+Growth (docs/architecture.md): the stored experiment is found by the spec's hash, else as the
+newest experiment of the same spec file; :func:`jvmlab.plan.grow.align` keeps the stored cells'
+indices and refuses a changed cell; the new cells are stored, the spec text is replaced by the
+grown one (its earlier versions are kept in the ``spec_history`` document).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jvmlab import __version__, hazards
+from jvmlab.model.probe import ProbeContext
+from jvmlab.collect.setup import CollectSettings, build_collectors
+from jvmlab.errors import UserError
+from jvmlab.execute.budget import FailureBudget
+from jvmlab.model.hazards import Hazard
+from jvmlab.machine.environment import Environment
+from jvmlab.machine.fingerprint import fingerprint
+from jvmlab.plan.grow import IDENTITY_DOC, Growth, align, cell_identity
+from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.model.stored import StoredExperiment
+from jvmlab.store.protocol import Store
+
+SPEC_HISTORY_DOC = "spec_history"
+
+
+@dataclass
+class RunState:
+    """What one session of a run keeps while it runs (counts, budget, the machine's fingerprint)."""
+
+    experiment_id: int
+    cell_ids: dict[int, int]  # plan cell index -> stored cell id
+    fingerprint: dict
+    budget: FailureBudget
+    started: float = field(default_factory=time.monotonic)
+    measured: int = 0
+    environment: Environment | None = None
+    busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The stored experiment a ``--resume`` continues, and the plan renumbered to it."""
+
+    experiment: StoredExperiment
+    growth: Growth
+
+
+def find_resumed(plan: Plan, store: Store) -> Resumed:
+    """The experiment to continue and the plan aligned to its cells; reads only (nothing stored).
+
+    Runs before the environment's setup so the tmpfs copies and archives are keyed by the
+    stored cell indices."""
+    found = store.find_resumable(plan.spec_hash)
+    if found is None and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
+        same_file = [e for e in store.experiments() if e.spec_path == str(plan.spec_path)]
+        found = same_file[-1] if same_file else None
+    if found is None:
+        raise UserError("nothing to resume: no experiment of this spec in the store "
+                        f"{store.url}; run it without --resume")
+    identities = store.experiment_document(found.id, IDENTITY_DOC)
+    return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
+
+
+def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: CollectSettings,
+                      command_line: str) -> RunState:
+    """A new experiment with every cell of the plan, its hazards and its baseline."""
+    print_fp = fingerprint(plan.jdk_homes)
+    shape = plan.shape
+    exp_id = store.create_experiment(
+        name=plan.spec.name or (plan.spec_path.stem if plan.spec_path else "experiment"),
+        spec_text=plan.spec_text, spec_hash=plan.spec_hash,
+        spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=print_fp,
+        seed=shape.seed, command_line=command_line, jvmlab_version=__version__,
+        artifacts_dir=str(artifacts_root))
+    cell_ids = {pc.cell.index: add_cell(store, exp_id, plan, pc, collect, artifacts_root) for pc in plan.cells}
+    store.set_baseline(exp_id, plan.baseline_index)
+    return RunState(exp_id, cell_ids, print_fp, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+
+
+def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root: Path,
+                      collect: CollectSettings, identities: dict[str, Any]) -> RunState:
+    """Continue the stored experiment; store the cells it gained (``plan`` is the aligned one)."""
+    exp = resumed.experiment
+    cells = {c.idx: c.id for c in store.cells(exp.id)}
+    new = [pc for pc in plan.cells if pc.cell.index in resumed.growth.new_cells]
+    for pc in new:
+        cells[pc.cell.index] = add_cell(store, exp.id, plan, pc, collect, artifacts_root)
+    if plan.spec_hash != exp.spec_hash:  # the spec file changed (grew cells, or more blocks): keep both texts
+        history = store.experiment_document(exp.id, SPEC_HISTORY_DOC) or []
+        history.append({"spec_hash": exp.spec_hash, "spec_text": exp.spec_text, "replaced_at": time.time(),
+                        "cells_added": [pc.cell.name for pc in new]})
+        store.put_experiment_document(exp.id, SPEC_HISTORY_DOC, history)
+        store.set_spec(exp.id, plan.spec_text, plan.spec_hash)
+    if new:
+        store.add_hazard(exp.id, Hazard(hazards.CELLS_ADDED, f"{len(new)} cell(s) added on resume: "
+                                        f"{', '.join(pc.cell.name for pc in new)}",
+                                        hint="the new cells' blocks ran later than the first cells' blocks; "
+                                        "a drift of the machine in between shows only in their comparisons"))
+    store.put_experiment_document(exp.id, IDENTITY_DOC, identities)
+    store.set_status(exp.id, "running")
+    shape = plan.shape
+    return RunState(exp.id, cells, exp.fingerprint, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+
+
+def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,
+             artifacts_root: Path) -> int:
+    """Store one cell with its example argv and the hazards its flag check found."""
+    example = first_block_argv(pc, collect, artifacts_root / f"exp-{exp_id}")
+    cell_id = store.add_cell(
+        exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
+        levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
+        final_flags=pc.final_flags, argv=example)
+    for warning in pc.check_warnings:
+        store.add_hazard(exp_id, Hazard(hazards.FLAG_NOT_IN_EFFECT, f"{warning} (the JVM said so when the "
+                                        f"flags were checked)", hint="the flag is accepted but does not "
+                                        "apply; fix the machine setting or drop the flag", cell=pc.cell.name))
+    for warning in pc.heap_warnings:
+        store.add_hazard(exp_id, Hazard(hazards.HEAP_EXCEEDS_MEMORY, warning, cell=pc.cell.name,
+                                        hint="lower -Xmx, or run on a machine with more memory"))
+    if pc.added_unlocks:
+        store.add_hazard(exp_id, Hazard(hazards.UNLOCK_ADDED, f"added {' '.join(pc.added_unlocks)} for "
+                                        f"diagnostic/experimental flags", cell=pc.cell.name))
+    return cell_id
+
+
+def identities_of(plan: Plan) -> dict[str, Any]:
+    """Each cell's identity by index, taken before the environment's setup changes the plan."""
+    return {str(pc.cell.index): cell_identity(pc) for pc in plan.cells}
+
+
+def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path) -> list[str]:
+    """The cell's command line as its first measured invocation runs it, with the flags the
+    collectors add (GC log, class-load log): what the provenance section shows."""
+    progress_mode = pc.template.progress_mode if pc.template is not None else "auto"
+    collectors = build_collectors(settings, pc.launch.progress_regex, progress_mode)
+    ctx = ProbeContext(jdk=pc.jdk, cell_name=pc.cell.name, flags=pc.flags,
+                       artifacts_dir=exp_dir / f"cell-{pc.cell.index}" / "b0", final_flags=pc.final_flags,
+                       workload_kind=pc.launch.kind)
+    added = [arg for c in collectors for arg in c.probe(ctx).jvm_args()]
+    return pc.argv(added)
