@@ -11,7 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jvmlab.execute.windows import PsutilExecutor, kill_tree, measures_from_psutil
+from jvmlab.execute.windows import PsutilExecutor, measures_from_psutil
+from jvmlab.server.control import kill_tree
 from jvmlab.execute.winhandle import (
     FILETIME,
     PROCESS_MEMORY_COUNTERS,

@@ -31,6 +31,7 @@ import psutil
 
 from jvmlab.execute.output import ReadyWatch, StreamReader
 from jvmlab.model.probe import Probe
+from jvmlab.server.control import kill_tree
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 POLL_S = 0.05
@@ -94,6 +95,7 @@ class PsutilExecutor:
     """Runs invocations on this machine through psutil. ``run(plan, probes) -> ProcessResult``."""
 
     name = "psutil"
+    tree_control = True  # server runs stop it by process tree (server/control.py)
 
     def __init__(self, poll_s: float = POLL_S) -> None:
         self.poll_s = poll_s
@@ -194,35 +196,6 @@ def _new_group_kwargs() -> dict[str, object]:
     if os.name == "nt":
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
     return {"start_new_session": True}
-
-
-def kill_tree(pid: int, known: set[int] | frozenset[int] = frozenset()) -> list[int]:
-    """Kill ``pid`` and its descendants (those alive now and those seen earlier); return who was killed.
-
-    Descendants are listed before the parent dies: on Windows an orphan loses its parent link.
-    """
-    targets: dict[int, psutil.Process] = {}
-    try:
-        parent = psutil.Process(pid)
-        targets.update({c.pid: c for c in parent.children(recursive=True)})
-        targets[pid] = parent
-    except psutil.NoSuchProcess:
-        pass
-    for other in known:
-        if other not in targets:
-            try:
-                targets[other] = psutil.Process(other)
-            except psutil.NoSuchProcess:
-                continue
-    killed = []
-    for proc in targets.values():
-        try:
-            proc.kill()
-            killed.append(proc.pid)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    psutil.wait_procs([p for p in targets.values() if p.pid != pid], timeout=5)
-    return killed
 
 
 def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: object | None, wall_s: float,

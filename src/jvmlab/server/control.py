@@ -15,6 +15,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Protocol
 
+import psutil
+
 
 class ProcessControl(Protocol):
     name: str
@@ -64,7 +66,6 @@ class TreeControl:
         return {}
 
     def send(self, pid: int, signal_name: str) -> None:
-        import psutil
 
         try:
             proc = psutil.Process(pid)
@@ -78,8 +79,6 @@ class TreeControl:
             pass
 
     def kill_all(self, pid: int) -> None:
-        from jvmlab.execute.windows import kill_tree
-
         kill_tree(pid)
 
 
@@ -87,6 +86,33 @@ def control_for(executor: object) -> ProcessControl:
     """Tree control for the psutil executor (and on Windows), group control otherwise."""
     if os.name == "nt":
         return TreeControl()
-    from jvmlab.execute.windows import PsutilExecutor
+    return TreeControl() if getattr(executor, "tree_control", False) else GroupControl()
 
-    return TreeControl() if isinstance(executor, PsutilExecutor) else GroupControl()
+
+def kill_tree(pid: int, known: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Kill ``pid`` and its descendants (those alive now and those seen earlier); return who was killed.
+
+    Descendants are listed before the parent dies: on Windows an orphan loses its parent link.
+    """
+    targets: dict[int, psutil.Process] = {}
+    try:
+        parent = psutil.Process(pid)
+        targets.update({c.pid: c for c in parent.children(recursive=True)})
+        targets[pid] = parent
+    except psutil.NoSuchProcess:
+        pass
+    for other in known:
+        if other not in targets:
+            try:
+                targets[other] = psutil.Process(other)
+            except psutil.NoSuchProcess:
+                continue
+    killed = []
+    for proc in targets.values():
+        try:
+            proc.kill()
+            killed.append(proc.pid)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    psutil.wait_procs([p for p in targets.values() if p.pid != pid], timeout=5)
+    return killed
