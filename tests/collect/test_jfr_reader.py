@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.model import hazards, metrics
+from jvmlab import metrics
+from jvmlab.model import hazards
 from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.collect.jfr_binary import JfrFormatError, chunk_spans, forget_metadata
 from jvmlab.collect.jfr_parse import JfrDigest, digest_events, jfr_tool

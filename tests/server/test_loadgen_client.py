@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.execute.server import client_base_for
+from jvmlab.server.preflight import client_base_for
 from jvmlab.jdk.identify import identify
 from jvmlab.server.parsers import parse_jvmlab
 from jvmlab.workloads.builtin import prepare_builtin

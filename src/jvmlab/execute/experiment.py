@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jvmlab import __version__, hazards
+from jvmlab import __version__
+from jvmlab.model import hazards
 from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import UserError
