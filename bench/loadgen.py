@@ -26,9 +26,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.jdk.identify import identify  # noqa: E402
+from jvmlab.server.histogram import Histogram  # noqa: E402
 from jvmlab.server.parsers import parse_jvmlab, parse_wrk  # noqa: E402
 from jvmlab.server.ports import accepts, free_port  # noqa: E402
-from jvmlab.server.histogram import Histogram  # noqa: E402
 from jvmlab.workloads.builtin import prepare_builtin  # noqa: E402
 
 

@@ -15,8 +15,8 @@ from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult
 from jvmlab.jdk.flagtable import parse_flags_final
 from jvmlab.jdk.model import JdkInfo
-
 from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401
+
 JAVA_DIR = Path(__file__).parent / "java"
 
 

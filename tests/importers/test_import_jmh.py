@@ -9,8 +9,8 @@ import pytest
 
 from cli_runner import run_jvmlab
 from jvmlab.errors import UserError
-from jvmlab.importers.jmh import import_jmh
 from jvmlab.hazards import IMPORTED
+from jvmlab.importers.jmh import import_jmh
 from jvmlab.importers.store import store_import
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.jmh import jmh_table

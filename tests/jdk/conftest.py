@@ -6,14 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from jdk_test_paths import JDK17_HOME, TEMURIN25_HOME
 
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.identify import identify
 from jvmlab.jdk.model import JdkInfo
-
-from jdk_test_paths import JDK17_HOME, TEMURIN25_HOME
-
 
 
 def _require(home: Path) -> Path:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME
 
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import candidates, discover
 from jvmlab.jdk.model import JdkInfo
-
-from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME
 
 pytestmark = pytest.mark.jvm
 

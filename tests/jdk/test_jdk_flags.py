@@ -9,6 +9,7 @@ from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.flags import check_flags, check_many, check_tokens
 from jvmlab.jdk.model import JdkInfo
 
+
 def _rejection(jdk: JdkInfo, flags: list[str], cache: JdkCache) -> str:
     with pytest.raises(UserError) as caught:
         check_flags(jdk, flags, cache=cache)

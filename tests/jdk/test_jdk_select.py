@@ -6,14 +6,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.identify import java_home_of
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.jdk.select import matches_vendor, select
-
-from jdk_test_paths import JDK17_HOME, JDK17_SYMLINK, TEMURIN25_HOME
 
 
 def _jdk(home: str, version: str, vendor: str, vendor_version: str = "", implementor: str = "") -> JdkInfo:

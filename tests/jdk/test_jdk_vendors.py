@@ -7,6 +7,7 @@ recorded_jdk.py). ``test_real_*`` switch on by themselves on a machine where dis
 from __future__ import annotations
 
 import pytest
+from recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 from jvmlab.errors import UserError
 from jvmlab.jdk import azul, openj9
@@ -14,8 +15,6 @@ from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.flags import check_flags
 from jvmlab.jdk.identify import identify
-
-from recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 
 @pytest.fixture

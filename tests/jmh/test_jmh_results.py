@@ -10,8 +10,16 @@ import pytest
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
-from jvmlab.workloads.jmh import (ForkCheck, JmhCommand, check_fork, check_options, metric_name, parse_results,
-                                  read_results, short_name)
+from jvmlab.workloads.jmh import (
+    ForkCheck,
+    JmhCommand,
+    check_fork,
+    check_options,
+    metric_name,
+    parse_results,
+    read_results,
+    short_name,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "importers" / "data"
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java")

@@ -11,8 +11,8 @@ import pytest
 
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.spec.load import parse_spec
-
 from testing_jdks import JDK17_HOME, JDK25_HOME, need  # noqa: F401
+
 SHM = Path("/dev/shm")
 
 

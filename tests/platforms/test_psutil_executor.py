@@ -10,12 +10,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from tests.platforms.recorded import psutil_records
 
 from jvmlab.execute.records import InvocationPlan, Status
 from jvmlab.execute.windows import PsutilExecutor, kill_tree, measures_from_psutil
 from jvmlab.execute.winhandle import FILETIME, PROCESS_MEMORY_COUNTERS, counters_from_structs
-
-from tests.platforms.recorded import psutil_records
 
 
 def test_windows_mapping_uses_the_os_peak_and_fault_count():

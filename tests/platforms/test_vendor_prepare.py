@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.jdk.recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
@@ -17,8 +18,6 @@ from jvmlab.plan.matrix import Cell
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.workload import Launch
 from jvmlab.scenarios import cds
-
-from tests.jdk.recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 
 def _cell(jdk, level: str) -> PreparedCell:

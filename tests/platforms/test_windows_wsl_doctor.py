@@ -7,11 +7,10 @@ import subprocess
 from pathlib import Path, PureWindowsPath
 
 import pytest
+from tests.platforms.recorded import text
 
 from jvmlab.jdk.model import launcher_name
 from jvmlab.machine import windows, wsl
-
-from tests.platforms.recorded import text
 
 
 def test_lock_memory_privilege_held_even_when_disabled_in_the_token():

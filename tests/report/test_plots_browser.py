@@ -12,8 +12,7 @@ import pytest
 
 from jvmlab.analyze import Comparison
 from jvmlab.report import plots
-from jvmlab.report.html import figure_entries, plotly_js
-from jvmlab.report.html import write_html
+from jvmlab.report.html import figure_entries, plotly_js, write_html
 from jvmlab.report.summary import summarize
 from jvmlab.report.synthetic import SyntheticSpec, generate
 from jvmlab.store.sql import SqlStore

@@ -7,7 +7,6 @@ from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios import scenario_verdict
 from jvmlab.scenarios.server import runs
 from jvmlab.spec.load import parse_spec
-
 from scenarios.test_verdicts import cell, summary
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jvmlab.plan.matrix import expand
-from jvmlab.scenarios import scenario_runs
-from jvmlab.scenarios import size
+from jvmlab.scenarios import scenario_runs, size
 from jvmlab.scenarios.jdks import demo_jdks
 from jvmlab.sizing.minheap import MinHeapResult, Status
 from jvmlab.sizing.results import SweepResult

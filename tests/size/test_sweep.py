@@ -15,8 +15,15 @@ from jvmlab.plan.prepare import prepare
 from jvmlab.report.heapsweep import figure, sweep_html
 from jvmlab.sizing.flow import plan_sweep, record_sweep
 from jvmlab.sizing.results import load_sweep
-from jvmlab.sizing.sweep import (Curve, CurvePoint, geometric_multiples, levels_from_multiples, levels_from_sizes,
-                                 parse_multiples, sweep_toml)
+from jvmlab.sizing.sweep import (
+    Curve,
+    CurvePoint,
+    geometric_multiples,
+    levels_from_multiples,
+    levels_from_sizes,
+    parse_multiples,
+    sweep_toml,
+)
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 

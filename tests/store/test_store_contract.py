@@ -20,7 +20,6 @@ from jvmlab.store.migrations import LATEST
 from jvmlab.store.sql import SqlStore
 from pg_server import fresh_database
 
-
 BACKENDS = ["sqlite", "postgresql"]
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from jvmlab.cli.main import app
 from jvmlab.cli.cmd_run import STORE_HELP
+from jvmlab.cli.main import app
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 

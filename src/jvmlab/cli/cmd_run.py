@@ -111,7 +111,6 @@ def run(
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
-
     from jvmlab.store import check_store_location
 
     until_rel = parse_until(until)
@@ -172,9 +171,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     from jvmlab.execute.runner import RunOptions, run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
-    from jvmlab.store import open_store, store_url
-
-    from jvmlab.store import check_free_space
+    from jvmlab.store import check_free_space, open_store, store_url
 
     artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
     try:
@@ -193,7 +190,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
         metric_reason=metric_reason)
     err_console = Console(stderr=True)
-    with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
+    with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
             from jvmlab.cli.cmd_cluster import run_cluster_plan
 

@@ -38,7 +38,7 @@ class ProgressObserver:
         self.rule_note = ""
         self.node_note = ""  # cluster runs: nodes busy / idle and the cluster's rate
 
-    def __enter__(self) -> "ProgressObserver":
+    def __enter__(self) -> ProgressObserver:
         self.progress.start()
         return self
 

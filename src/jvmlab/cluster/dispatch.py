@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from pathlib import Path
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from jvmlab import hazards

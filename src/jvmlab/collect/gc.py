@@ -20,9 +20,9 @@ import re
 import weakref
 from pathlib import Path
 
+from jvmlab import hazards
 from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
 from jvmlab.execute.records import ProcessResult, Status
-from jvmlab import hazards
 from jvmlab.hazards import Hazard
 from jvmlab.jdk.model import JdkInfo
 

@@ -45,10 +45,10 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmlab import hazards
 from jvmlab.collect.base import Collected, NullProbe, ProbeContext, Timeline
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
 from jvmlab.execute.records import ProcessResult
-from jvmlab import hazards
 from jvmlab.hazards import Hazard
 
 UNSUPPORTED = hazards.COLLECTOR_UNSUPPORTED

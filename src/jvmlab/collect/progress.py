@@ -15,8 +15,8 @@ first line cannot be timed).
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 import threading
+from dataclasses import asdict
 
 import numpy as np
 

@@ -24,7 +24,7 @@ class StreamReader(threading.Thread):
     """
 
     def __init__(self, name: str, pipe: BinaryIO, path: Path, cap_bytes: int, tail_bytes: int,
-                 origin: "float | ClockOrigin", callbacks: list[LineCallback], ready: "ReadyWatch | None") -> None:
+                 origin: float | ClockOrigin, callbacks: list[LineCallback], ready: ReadyWatch | None) -> None:
         super().__init__(name=f"jvmlab-{name}", daemon=True)
         self.stream = name
         self.pipe = pipe

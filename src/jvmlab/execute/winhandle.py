@@ -17,7 +17,7 @@ from typing import Any
 _100NS_PER_S = 10_000_000
 
 
-class PROCESS_MEMORY_COUNTERS(ctypes.Structure):  # noqa: N801 - the Win32 name
+class PROCESS_MEMORY_COUNTERS(ctypes.Structure):  # the Win32 name
     _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD),
                 ("PeakWorkingSetSize", ctypes.c_size_t), ("WorkingSetSize", ctypes.c_size_t),
                 ("QuotaPeakPagedPoolUsage", ctypes.c_size_t), ("QuotaPagedPoolUsage", ctypes.c_size_t),

@@ -23,8 +23,8 @@ from typing import Any
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.report.html import json_safe
 from jvmlab.report import notation
+from jvmlab.report.html import json_safe
 from jvmlab.report.summary import Summary, vs_baseline
 from jvmlab.store.records import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.store.sql import SqlStore

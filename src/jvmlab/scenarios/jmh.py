@@ -36,8 +36,8 @@ def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
 
     gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
     excludes = gc_excludes(jdks, COLLECTORS)
-    return (f'name = "demo jmh: jmh-samples x JDK x collector"\n'
-            f'description = "JMH samples, one fork per invocation, across JDKs and two collectors"\n\n'
+    return ('name = "demo jmh: jmh-samples x JDK x collector"\n'
+            'description = "JMH samples, one fork per invocation, across JDKs and two collectors"\n\n'
             + workload_toml(lib, BENCHMARKS, PARAMS, options(quick))
             + f"\n[jvms]\n{jvms_table(jdks)}\n\n"
             + factor_table("gc", {k.lower(): v for k, v in gc_levels.items()})

@@ -23,7 +23,7 @@ def scenario_of(summary: Any) -> str | None:
 
 
 def verdict_for(name: str, summary: Any) -> ScenarioVerdict | str:
-    if name in ("all", "default") or name not in VERDICTS and name != "minecraft":
+    if name in ("all", "default") or (name not in VERDICTS and name != "minecraft"):
         name = scenario_of(summary) or name
     if name == "minecraft":
         return _small_sample_note(gc.verdict(summary, unit="chunks/s (Minestom)"), summary)
