@@ -16,7 +16,7 @@ from jvmlab.spec.durations import parse_duration_s
 
 
 def _size(option: str, text: str) -> int:
-    from jvmlab.machine.cgroup import parse_size_bytes
+    from jvmlab.spec.durations import parse_size_bytes
 
     try:
         return parse_size_bytes(text)

@@ -58,9 +58,9 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
         raise UserError(f"{label}: no experiment {exp_id} in the store; `jvmlab results` lists them") from err
     cells = db.cells(exp_id)
     if cell is None and len(cells) > 1:
-        names = ", ".join(c.name for c in cells)
+        cell_names = ", ".join(c.name for c in cells)
         raise UserError(f"{label}: experiment {exp_id} has {len(cells)} cells; name one as "
-                        f"{exp_id}:CELL (cells: {names})")
+                        f"{exp_id}:CELL (cells: {cell_names})")
     chosen = [c for c in cells if cell is None or c.name == cell]
     if not chosen:
         raise UserError(f"{label}: experiment {exp_id} has no cell {cell!r} "
@@ -68,7 +68,9 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
     ids = {c.id for c in chosen}
     invs = [i for i in db.invocations(exp_id) if i.cell_id in ids and i.status == "ok"]
     docs = db.documents([i.id for i in invs], "gc")
-    names, kept, skipped = [], [], []
+    names: list[str] = []
+    kept: list[dict] = []
+    skipped: list[str] = []
     for inv in invs:
         doc = docs.get(inv.id)
         if not isinstance(doc, dict) or doc.get("error") or "pauses" not in doc:

@@ -11,7 +11,15 @@ import time
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from jvmlab.execute.records import ProcessResult, Status
 from jvmlab.hazards import Hazard
@@ -29,7 +37,7 @@ class ProgressObserver:
             TextColumn("[bold]{task.fields[cell]}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TextColumn("ETA"),
             TimeRemainingColumn(), console=console, transient=False, disable=quiet)
-        self.task = None
+        self.task: TaskID | None = None
         self.failures = 0
         self._block0: list[float] = []  # start time of block 0, then its end
         self._block0_count = 0

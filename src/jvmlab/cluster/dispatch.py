@@ -166,6 +166,8 @@ class Dispatcher:
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
+        if work.ctx is None:  # prepare_slot always sets it: the node rebuilds the probes from it
+            raise RuntimeError(f"slot {work.slot} has no probe context to ship")
         return ProbeRecipe(self.ctx.settings, launch.progress_regex, self.ctx.plan.spec.workload.progress_mode,
                            launch.kind == "jmh", work.ctx)
 

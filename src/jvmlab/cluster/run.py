@@ -80,13 +80,14 @@ def run_on_cluster(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     _wait_for_workers(client, store)
     state = _open_experiment(plan, store, options)
     options = _remember_options(store, state.experiment_id, options, plan)
-    settings = CollectSettings.from_spec(plan.spec.collect, options.collect_overrides)
+    # RunOptions.collect_overrides says dict[str, bool] (execute/runner.py) but the CLI also passes str values
+    settings = CollectSettings.from_spec(plan.spec.collect, options.collect_overrides)  # type: ignore[arg-type]
     collectors = {pc.cell.index: build_collectors(settings, pc.launch.progress_regex, plan.spec.workload.progress_mode,
                                                   jmh=pc.launch.kind == "jmh") for pc in plan.cells}
     done = store.done_slots(state.experiment_id)
     state.measured = sum(1 for _, block in done if block >= 0)
     blocks = node_blocks(plan, done)
-    observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done), False)
+    observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done))
     dispatcher = Dispatcher(client, ClusterContext(plan, store, options, observer, collectors, state, settings), executor)
     try:
         dispatcher.run(blocks)

@@ -187,9 +187,9 @@ class _Process:
         for fd in self.task_fds.values():
             _close(fd)
         self.task_fds.clear()
-        for fd in (self.rollup_fd, self.statm_fd):
-            if fd is not None:
-                _close(fd)
+        for own_fd in (self.rollup_fd, self.statm_fd):
+            if own_fd is not None:
+                _close(own_fd)
         self.rollup_fd = self.statm_fd = None
 
 

@@ -33,7 +33,7 @@ from typing import BinaryIO
 
 from jvmlab.collect.base import Probe
 from jvmlab.execute import launcher
-from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader
+from jvmlab.execute.output import ClockOrigin, LineCallback, ReadyWatch, StreamReader
 from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 _REASON_LINE = re.compile(r"(Exception in thread|Error:|Error occurred|OutOfMemoryError|"
@@ -107,7 +107,7 @@ class _Launch:
 
     def _readers(self, out_r: int, err_r: int) -> list[StreamReader]:
         plan = self.plan
-        callbacks = [p.on_line for p in self.probes]
+        callbacks: list[LineCallback] = [p.on_line for p in self.probes]
         readers = [StreamReader(name, os.fdopen(fd, "rb"), path, plan.output_cap_bytes, plan.tail_bytes,
                                 self.origin, callbacks, self.ready)
                    for name, fd, path in (("stdout", out_r, self.stdout_path), ("stderr", err_r, self.stderr_path))]
@@ -198,13 +198,20 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
     except OSError as err:
         return _start_failed(plan, f"cannot start {plan.argv[0]}: {err.strerror or err}", started_at)
-    callbacks = [p.on_line for p in probes]
-    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)  # type: ignore[arg-type]
+    callbacks: list[LineCallback] = [p.on_line for p in probes]
+    if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
+        raise RuntimeError("subprocess.Popen returned no pipes")
+    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
                for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
     for reader in readers:
         reader.start()
     timed_out = threading.Event()
-    timer = threading.Timer(plan.timeout_s, lambda: (timed_out.set(), _kill_group(proc.pid)))
+
+    def on_timeout() -> None:
+        timed_out.set()
+        _kill_group(proc.pid)
+
+    timer = threading.Timer(plan.timeout_s, on_timeout)
     timer.daemon = True
     timer.start()
     try:

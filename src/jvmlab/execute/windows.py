@@ -26,12 +26,16 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from jvmlab.collect.base import Probe
-from jvmlab.execute.output import ReadyWatch, StreamReader
+from jvmlab.execute.output import LineCallback, ReadyWatch, StreamReader
 from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
+
+if TYPE_CHECKING:
+    from jvmlab.execute.runner import Executor
 
 POLL_S = 0.05
 DESCENDANTS_EVERY = 5  # list the process tree every 5th sample (0.25 s)
@@ -112,7 +116,9 @@ class PsutilExecutor:
         except OSError as err:
             return ProcessResult(Status.START_FAILED, f"cannot start {plan.argv[0]}: {err.strerror or err}",
                                  None, None, None, None, started_at)
-        callbacks = [p.on_line for p in probes]
+        callbacks: list[LineCallback] = [p.on_line for p in probes]
+        if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
+            raise RuntimeError("subprocess.Popen returned no pipes")
         readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
                    for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
         for reader in readers:
@@ -189,7 +195,7 @@ def _psutil_process(pid: int) -> psutil.Process | None:
         return None
 
 
-def _new_group_kwargs() -> dict[str, object]:
+def _new_group_kwargs() -> dict[str, Any]:
     """A new process group (Windows) or session (POSIX) so a console Ctrl-C reaches jvmlab only."""
     if os.name == "nt":
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
@@ -255,7 +261,7 @@ def _classify(code: int, timed_out: bool, timeout_s: float, stderr_tail: str) ->
     return Status.OK, None, 0
 
 
-def default_executor() -> object:
+def default_executor() -> Executor:
     """The executor for this platform: wait4-based locally on POSIX, psutil on Windows."""
     if os.name == "nt":
         return PsutilExecutor()

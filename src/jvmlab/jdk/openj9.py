@@ -18,11 +18,15 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.flagerrors import Rejection, jvm_message
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.jdk.proc import JavaRun
+
+if TYPE_CHECKING:
+    from jvmlab.jdk.flags import FlagCheck
 
 KIND = "OpenJ9"
 JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)
@@ -169,7 +173,7 @@ def warnings(run: JavaRun) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def check_flags(jdk: JdkInfo, flags: Sequence[str], run_java: RunJava, line: Callable[..., str]):  # -> FlagCheck
+def check_flags(jdk: JdkInfo, flags: Sequence[str], run_java: RunJava, line: Callable[..., str]) -> FlagCheck:
     """Validate ``flags`` on an OpenJ9 JDK with one JVM start; UserError with one line if refused.
 
     ``line`` is :func:`jvmlab.jdk.flags.rejection_line`, so the message reads as on HotSpot.

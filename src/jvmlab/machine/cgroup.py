@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.spec.durations import parse_size_bytes as parse_size_bytes  # re-exported: machine.limits reads it here
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000

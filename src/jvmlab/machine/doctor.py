@@ -140,10 +140,10 @@ def cgroup_limits() -> tuple[float | None, int | None, str]:
         return cpu, mem, f"cgroup v2 {v2}"
     cpu = mem = None
     if v1cpu is not None:
-        quota = read_text(v1cpu / "cpu.cfs_quota_us")
-        period = read_text(v1cpu / "cpu.cfs_period_us")
-        if quota and period and int(quota) > 0:
-            cpu = int(quota) / int(period)
+        quota_us = read_text(v1cpu / "cpu.cfs_quota_us")
+        period_us = read_text(v1cpu / "cpu.cfs_period_us")
+        if quota_us and period_us and int(quota_us) > 0:
+            cpu = int(quota_us) / int(period_us)
     if v1mem is not None:
         raw = read_text(v1mem / "memory.limit_in_bytes")
         if raw and int(raw) < (1 << 60):  # v1 says "no limit" with a huge number
@@ -201,7 +201,7 @@ def check_load() -> Check:
 
 
 def check_tmpfs() -> Check:
-    found = []
+    found: list[dict[str, Any]] = []
     for mount in tmpfs.mounts():
         if mount.fs_type != "tmpfs" or mount.mount_point.parts[1:2] in (("sys",), ("proc",)):
             continue

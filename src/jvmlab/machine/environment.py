@@ -164,7 +164,7 @@ class MachineEnvironment:
                                 f"pass a writable --artifacts folder") from None
             archive = archives.make_archive(pc, kind, path, ctx)
             self.archives[pc.cell.index] = archive
-            flags = []
+            flags: list[str] = []
             for f in pc.flags:
                 flags.extend(archive.flags if f.startswith(PREPARE_MARK) else [f])
             if not any(f.startswith(PREPARE_MARK) for f in pc.flags):

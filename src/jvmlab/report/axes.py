@@ -14,7 +14,7 @@ from collections.abc import Sequence
 MAX_TICKS = 9
 
 
-def padded_log_range(values: Sequence[float], pad: float = 0.08) -> tuple[float, float]:
+def padded_log_range(values: Sequence[float | None], pad: float = 0.08) -> tuple[float, float]:
     """(log10 low, log10 high) holding every positive value, with ``pad`` of the span (at
     least a hair) added on each side so markers and interval ends stay inside the plot."""
     positive = [v for v in values if v is not None and math.isfinite(v) and v > 0]

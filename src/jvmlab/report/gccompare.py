@@ -72,6 +72,13 @@ def to_json(side_a: dict[str, Any], side_b: dict[str, Any], comparisons: Sequenc
             "metrics": [c.to_json() for c in comparisons], "notes": list(notes)}
 
 
+def _error_x(c: MetricComparison) -> dict[str, Any]:
+    """The interval as Plotly error bars around the ratio (hidden without one)."""
+    if c.ci is None or c.ratio is None:
+        return {"visible": False}
+    return {"type": "data", "symmetric": False, "array": [c.ci[1] - c.ratio], "arrayminus": [c.ratio - c.ci[0]]}
+
+
 def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
     """B/A per metric with its interval, coloured by better/worse (grey: no verdict)."""
     shown = [c for c in comparisons if c.ratio is not None and c.ratio > 0]
@@ -81,8 +88,7 @@ def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
     data = [{
         "type": "scatter", "mode": "markers", "showlegend": False,
         "x": [c.ratio], "y": [plots.esc(c.label)],
-        "error_x": ({"type": "data", "symmetric": False, "array": [c.ci[1] - c.ratio],
-                     "arrayminus": [c.ratio - c.ci[0]]} if c.ci else {"visible": False}),
+        "error_x": _error_x(c),
         "marker": {"color": colors.get(c.verdict, "#868e96"), "size": 9},
         "hovertemplate": plots.esc(f"{c.label}: {fmt_ratio(c)} ({c.verdict})") + "<extra></extra>"}
         for c in shown]

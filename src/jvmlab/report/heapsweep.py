@@ -5,6 +5,7 @@ heap intervals render here too (a table), so `jvmlab minheap` prints one thing p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,18 +98,20 @@ def figure(result: SweepResult, metric: str) -> plots.Figure | None:
     knees = result.knees() if metric == result.time_metric else {}
     for i, c in enumerate(curves):
         pts = [p for p in c.points if p.mean is not None]
+        means = [p.mean for p in pts if p.mean is not None]
         if not pts:
             continue
         x = [p.heap_bytes / MB for p in pts]
-        banded = [p for p in pts if p.ci_low is not None]
-        if banded:
-            bx = [p.heap_bytes / MB for p in banded]
+        bands = [(p.heap_bytes / MB, lo, hi) for p in pts
+                 if (lo := p.ci_low) is not None and (hi := p.ci_high) is not None]
+        if bands:
+            bx = [b[0] for b in bands]
             data.append({"type": "scatter", "mode": "lines", "x": bx + bx[::-1],
-                         "y": [p.ci_high * factor for p in banded] + [p.ci_low * factor for p in banded[::-1]],
+                         "y": [hi * factor for _, _, hi in bands] + [lo * factor for _, lo, _ in bands[::-1]],
                          "fill": "toself", "fillcolor": plots.color(i), "opacity": 0.18, "line": {"width": 0},
                          "name": plots.esc(f"{c.series} 95% CI"), "legendgroup": plots.esc(c.series),
                          "showlegend": False, "hoverinfo": "skip"})
-        data.append({"type": "scatter", "mode": "lines+markers", "x": x, "y": [p.mean * factor for p in pts],
+        data.append({"type": "scatter", "mode": "lines+markers", "x": x, "y": [m * factor for m in means],
                      "name": plots.esc(c.series), "legendgroup": plots.esc(c.series),
                      "line": {"color": plots.color(i)}, "marker": {"color": plots.color(i), "size": 6},
                      "hovertemplate": f"{plots.esc(c.series)}<br>heap %{{x}} MiB<br>%{{y}}<extra></extra>"})
@@ -124,7 +127,7 @@ def figure(result: SweepResult, metric: str) -> plots.Figure | None:
                                                   label or unit)}
 
 
-def sweep_html(result: SweepResult, title: str, minheap_rows: list[tuple[str, MinHeapResult]] = ()) -> str:
+def sweep_html(result: SweepResult, title: str, minheap_rows: Sequence[tuple[str, MinHeapResult]] = ()) -> str:
     metrics = (result.time_metric, "max_rss_bytes", "gc.pause_p99_ms")
     rows = []
     for series, knee in result.knees().items():
@@ -142,5 +145,5 @@ def sweep_html(result: SweepResult, title: str, minheap_rows: list[tuple[str, Mi
 
 
 def write_sweep_html(result: SweepResult, path: Path, title: str,
-                     minheap_rows: list[tuple[str, MinHeapResult]] = ()) -> Path:
+                     minheap_rows: Sequence[tuple[str, MinHeapResult]] = ()) -> Path:
     return write_text(path, sweep_html(result, title, list(minheap_rows)))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -77,7 +80,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
     m = _shown(summary, metric)
     stats = {cs.cell.name: cs.stats.get(metric) for cs in summary.cells}
 
-    def col(header: str, fn) -> Column:  # type: ignore[no-untyped-def]
+    def col(header: str, fn: Callable[[Any, CellStats | None], str]) -> Column:
         return Column(header, [fn(cs, stats[cs.cell.name]) for cs in summary.cells])
 
     def mean(st: CellStats | None) -> float | None:
@@ -90,7 +93,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
         col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name, digits="#.3g",
                                                                brackets="[]", sep=", ")),
-        col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean) + ci_mark(st)
+        col("95% CI of mean", lambda cs, st: notation.interval(m, st.mean_ci95[0], st.mean_ci95[1], like=st.mean) + ci_mark(st)
             if st and st.mean_ci95 else "-"),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,

@@ -31,8 +31,8 @@ class Series:
     cell_idx: int
     invocation_id: int
     unit: str
-    t_s: list[float]
-    values: list[float]
+    t_s: list[float | None]  # None: a non-finite sample (a gap in the plot)
+    values: list[float | None]
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,10 @@ class TimelineSet:
         return self.series.get(name, [])
 
 
-def round_sig(values: Any, digits: int = 6) -> list[float]:
-    """Values rounded to ``digits`` significant digits: JSON stays small, plots unchanged."""
-    out = []
+def round_sig(values: Any, digits: int = 6) -> list[float | None]:
+    """Values rounded to ``digits`` significant digits: JSON stays small, plots unchanged
+    (a non-finite value becomes None: JSON null, a gap in the plot)."""
+    out: list[float | None] = []
     for v in values:
         f = float(v)
         out.append(float(f"{f:.{digits}g}") if np.isfinite(f) else None)

@@ -86,7 +86,7 @@ def verdict(summary) -> ScenarioVerdict:
         if dict(key).get("cds") != "default" or base is None:
             continue
         jvm = dict(key)["jvm"]
-        rows.append((jvm, "default", Estimate(tuple(v * 1000 for v in base), "{:.0f} ms").text(), "", ""))
+        rows.append((jvm, "default", Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms").text(), "", ""))
         for level in COMPARED:
             other = cells.get(key_with(key, cds=level))
             if other is None:

@@ -62,7 +62,8 @@ def _describe(cell) -> str:
         value = mean_ci(cell, metric)
         if value is None:
             continue
-        scaled = tuple(v / (1 << 20) for v in value) if metric == "mem.peak_rss_bytes" else value
+        est, lo, hi = value
+        scaled = (est / (1 << 20), lo / (1 << 20), hi / (1 << 20)) if metric == "mem.peak_rss_bytes" else value
         bits.append(f"{label}{fmt_interval(scaled, fmt)} {unit}")
     return ", ".join(bits) or "no load metrics"
 

@@ -30,12 +30,12 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
     blocks = 0
     for _ in range(cfg.confirm_max_blocks):
-        results = session.run_block(configs)
-        if any(isinstance(r, str) for r in results):
+        results = [r for r in session.run_block(configs) if not isinstance(r, str)]
+        if len(results) < len(configs):  # a failure is its reason string
             session.hazards.append(f"block {session.block}: a confirmation invocation failed")
             continue
         blocks += 1
-        for name, got in zip(others, results[1:]):
+        for name, got in zip(others, results[1:], strict=True):
             for metric, value in results[0].items():
                 if metric in got and value > 0 and got[metric] > 0:
                     logs[name].setdefault(metric, []).append(math.log(value) - math.log(got[metric]))

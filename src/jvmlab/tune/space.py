@@ -266,7 +266,7 @@ def grid_size(config: TuneConfig, points: int = 6) -> int:
     """How many cells a full grid of the space holds (conditions respected)."""
     combos: list[dict[str, Any]] = [{}]
     for p in config.params:
-        nxt = []
+        nxt: list[dict[str, Any]] = []
         for c in combos:
             nxt.extend({**c, p.name: v} for v in p.grid(points)) if p.active(c) else nxt.append(c)
         combos = nxt
