@@ -186,7 +186,7 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        # type: ignore below: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py; values can be str
+        # ignored arg-type: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py; values can be str
         command_line=provenance_command_line(), collect_overrides=overrides or {},  # type: ignore[arg-type]
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
         metric_reason=metric_reason)

@@ -9,6 +9,8 @@ classes cache off (``scc-off``) and trained for the workload (``scc``, checked w
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import exclude_rules, factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
@@ -76,7 +78,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
     return out
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("cds: ", 1)[-1].split(" x", 1)[0]
     title = f"Startup of {workload} (wall time, change against the default CDS archive, 95% CI, negative is faster)"

@@ -45,7 +45,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", gc = "G1" }}
     return [ScenarioRun(scenario, "collectors", text, METRIC, "steady-state throughput")]
 
 
-def _pause(cell) -> str:
+def _pause(cell: Any) -> str:
     value = mean_ci(cell, "gc.pause_p99_ms")
     return f"{value[0]:.1f} ms" if value is not None else "-"
 
@@ -56,7 +56,7 @@ def _mean(cell: Any, metric: str) -> float:
     return value[0] if value is not None else float("-inf")
 
 
-def verdict(summary, unit: str = "chunks/s") -> ScenarioVerdict:
+def verdict(summary: Any, unit: str = "chunks/s") -> ScenarioVerdict:
     metric = METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK
     what = ("steady-state throughput (after warm-up)" if metric == METRIC else
             "mean throughput over the whole run (no run reached a steady state: run longer)")

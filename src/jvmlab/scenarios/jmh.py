@@ -4,6 +4,9 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
@@ -31,7 +34,7 @@ def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
     return [ScenarioRun("jmh", "jmh-samples across JDKs and collectors", spec_toml(jdks, lib, quick), METRIC)]
 
 
-def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
+def spec_toml(jdks: list[JdkInfo], lib: Path, quick: bool) -> str:
     from jvmlab.workloads.jmh_samples import workload_toml
 
     gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
@@ -45,7 +48,7 @@ def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
             + "\n" + run_table(3 if quick else 5, 1, "120s"))
 
 
-def verdict(summary) -> str:
+def verdict(summary: Any) -> str:
     """How many benchmark x cell differences are real after Holm, and which."""
     from jvmlab import metrics as registry
     from jvmlab.report.jmh import jmh_table

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import GC_FLAGS, exclude_rules, factor_table, gc_excludes, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
@@ -46,7 +48,7 @@ def heap_gb(level: str) -> float:
     return float(size[:-1]) / (1024.0 if size.endswith("m") else 1.0)
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     title = "AlwaysPreTouch: startup cost and RSS committed per GB of heap (on minus off, 95% CI)"
     rows, costs = [], []

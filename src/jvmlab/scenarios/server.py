@@ -4,6 +4,8 @@ each against G1 at the same heap, with 95% CIs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.jdk.model import JdkInfo
 from jvmlab.scenarios.jdks import GC_FLAGS, factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
@@ -56,7 +58,7 @@ args = ["--connections", "4", "--rate", "{RATE}"]
     return [ScenarioRun("server", "collectors under load", text, METRIC)]
 
 
-def _describe(cell) -> str:
+def _describe(cell: Any) -> str:
     bits = []
     for metric, label, fmt, unit in _COLUMNS:
         value = mean_ci(cell, metric)
@@ -68,7 +70,7 @@ def _describe(cell) -> str:
     return ", ".join(bits) or "no load metrics"
 
 
-def verdict(summary) -> str:
+def verdict(summary: Any) -> str:
     """Per heap: each collector's figures, and how it differs from G1 at that heap."""
     by_heap: dict[str, dict[str, object]] = {}
     for cs in summary.cells:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -9,7 +10,7 @@ from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk, server
 from jvmlab.scenarios.table import ScenarioVerdict
 
-VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
+VERDICTS: dict[str, Callable[[Any], ScenarioVerdict | str]] = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
             "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
 NAME_PREFIX = "demo "
 
