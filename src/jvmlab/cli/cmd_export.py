@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -12,6 +13,10 @@ from jvmlab.cli.cmd_run import STORE_HELP
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 from jvmlab.errors import UserError
+
+if TYPE_CHECKING:
+    from jvmlab.analyze.gate import GateCondition
+    from jvmlab.store.sql import SqlStore
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
                 '"jmh.*"); exit 1 '
@@ -21,11 +26,11 @@ SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-req
 
 @app.command()
 def export(
-    experiment: int = typer.Argument(None, help="Experiment id (default: the latest)."),
+    experiment: int | None = typer.Argument(None, help="Experiment id (default: the latest)."),
     fmt: str = typer.Option("json", "--format", "-f", help="json, csv, markdown or hyperfine."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
-    metric: str = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str | None = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
                                                      "else wall_s)."),
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
@@ -48,11 +53,11 @@ def export(
 def compare_cmd(
     experiment_a: int = typer.Argument(..., help="The 'before' experiment id (baseline)."),
     experiment_b: int = typer.Argument(..., help="The 'after' experiment id."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     fail_if: list[str] = typer.Option([], "--fail-if", help=FAIL_IF_HELP),
-    summary_md: Path = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
+    summary_md: Path | None = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
 ) -> None:
     """Compare the same cells (matched by name) across two experiments, with CIs.
     With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold."""
@@ -75,7 +80,7 @@ def compare_cmd(
 
 
 
-def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None,
+def run_gate(db: SqlStore, baseline_id: int, new_id: int, conditions: list[GateCondition], summary_md: Path | None,
              to_stderr: bool = False) -> int:
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code."""

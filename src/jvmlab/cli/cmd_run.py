@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -15,6 +16,10 @@ from jvmlab.cli.console import stdout_console
 from jvmlab.cli.main import app
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
+
+if TYPE_CHECKING:
+    from jvmlab.analyze.gate import GateCondition
+    from jvmlab.plan.prepare import Plan
 
 STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
 COLLECTORS = ("gc", "proc", "progress", "workload_metrics", "flag_effect", "jfr", "startup")
@@ -85,25 +90,25 @@ def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool 
 @app.command()
 def run(
     spec: Path = typer.Argument(..., help="Spec file (TOML)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest experiment of this spec."),
-    until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
-    max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
-    budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
-    metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
+    until: str | None = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
+    max_invocations: int | None = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
+    budget: str | None = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
+    metric: str | None = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
                                                        "Default: wall_s, or on --resume the run's own."),
-    artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
+    artifacts: Path | None = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
     enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    baseline_experiment: int = typer.Option(None, "--baseline-experiment",
+    baseline_experiment: int | None = typer.Option(None, "--baseline-experiment",
                                             help="CI gate: a stored experiment to compare this run with."),
     fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
-    summary_md: Path = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
-    cluster: str = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
+    summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
@@ -128,7 +133,7 @@ def run(
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                       quiet=quiet, metric_reason=metric_reason, cluster=cluster)
-    if conditions:
+    if conditions and baseline_experiment is not None:  # _gate_conditions: both or neither
         from jvmlab.cli.cmd_export import run_gate
         from jvmlab.store import open_store
 
@@ -136,7 +141,7 @@ def run(
                                   to_stderr=as_json))
 
 
-def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list:
+def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list[GateCondition]:
     """Check the gate's options before anything runs (bad syntax or a missing baseline: exit 2)."""
     from jvmlab.analyze.gate import parse_condition
 
@@ -160,7 +165,7 @@ def _budget(value: str | None) -> float | None:
         raise UserError(f"--budget: {err}") from None
 
 
-def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
+def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | str] | None = None, quiet: bool = False,
@@ -221,7 +226,7 @@ def provenance_command_line() -> str:
     return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
 
 
-def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> None:
+def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:
     """Say before any JVM starts when no verdict of this plan can be significant."""
     from jvmlab.plan.power import plan_power
 
@@ -240,9 +245,9 @@ def default_artifacts(url: str) -> Path:
 
 @app.command()
 def demo(
-    name: str = typer.Argument(None, help="A scenario (see `jvmlab demo --list`); none: the quick default."),
+    name: str | None = typer.Argument(None, help="A scenario (see `jvmlab demo --list`); none: the quick default."),
     quick: bool = typer.Option(False, "--quick", help="A shorter version of the scenario."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     list_: bool = typer.Option(False, "--list", help="List the scenarios."),
 ) -> None:
