@@ -35,6 +35,8 @@ from jvmlab.execute.output import LineCallback, ReadyWatch, StreamReader
 from jvmlab.execute.records import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
 if TYPE_CHECKING:
+    import resource  # POSIX only: the type of os.wait4's rusage
+
     from jvmlab.execute.runner import Executor
 
 POLL_S = 0.05
@@ -91,7 +93,7 @@ def measures_from_psutil(memory: Mapping[str, float], times: Mapping[str, float]
 
 
 def _float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
+    return float(value) if isinstance(value, int | float) else None
 
 
 class PsutilExecutor:
@@ -178,7 +180,7 @@ class PsutilExecutor:
                 return
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, object | None]:
+def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, resource.struct_rusage | None]:
     """Block until the child exits: (exit code, rusage). Windows keeps the handle for the counters;
     POSIX reaps with wait4 for the child's exact rusage."""
     if os.name == "nt":
@@ -231,14 +233,14 @@ def kill_tree(pid: int, known: set[int] | frozenset[int] = frozenset()) -> list[
     return killed
 
 
-def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: object | None, wall_s: float,
+def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: resource.struct_rusage | None, wall_s: float,
                     ready_s: float | None) -> ProcessMeasures:
     if rusage is not None:  # POSIX: exact, from wait4
         return ProcessMeasures(
-            wall_s=wall_s, user_s=rusage.ru_utime, sys_s=rusage.ru_stime,  # type: ignore[attr-defined]
-            max_rss_bytes=rusage.ru_maxrss * (1 if sys.platform == "darwin" else 1024),  # type: ignore[attr-defined]
-            minor_faults=rusage.ru_minflt, major_faults=rusage.ru_majflt,  # type: ignore[attr-defined]
-            vol_ctx_switches=rusage.ru_nvcsw, invol_ctx_switches=rusage.ru_nivcsw,  # type: ignore[attr-defined]
+            wall_s=wall_s, user_s=rusage.ru_utime, sys_s=rusage.ru_stime,
+            max_rss_bytes=rusage.ru_maxrss * (1 if sys.platform == "darwin" else 1024),
+            minor_faults=rusage.ru_minflt, major_faults=rusage.ru_majflt,
+            vol_ctx_switches=rusage.ru_nvcsw, invol_ctx_switches=rusage.ru_nivcsw,
             ready_s=ready_s)
     memory, times = dict(samples.memory), dict(samples.times)
     if os.name == "nt":

@@ -50,6 +50,7 @@ def final_counters(proc: Any) -> tuple[dict[str, float], dict[str, float]] | Non
     mem = PROCESS_MEMORY_COUNTERS()
     mem.cb = ctypes.sizeof(mem)
     creation, exited, kernel, user = FILETIME(), FILETIME(), FILETIME(), FILETIME()
+    # typeshed declares ctypes.WinDLL on win32 only, and mypy checks for this (Linux) platform
     psapi = ctypes.WinDLL("psapi")  # type: ignore[attr-defined]
     kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined]
     if not psapi.GetProcessMemoryInfo(int(handle), ctypes.byref(mem), mem.cb):

@@ -28,8 +28,9 @@ def mib(n: int | None) -> str:
 
 def interval_text(r: MinHeapResult) -> str:
     """"(70, 74] MiB, 94% confidence; flaky at 72 MiB" or the reason there is no interval."""
-    if r.status is Status.FOUND:
-        text = f"({r.lower_bytes / MB:g}, {r.upper_bytes / MB:g}] MiB at {r.confidence:.0%} confidence"  # type: ignore[operator]
+    lower, upper, confidence = r.lower_bytes, r.upper_bytes, r.confidence
+    if r.status is Status.FOUND and lower is not None and upper is not None and confidence is not None:
+        text = f"({lower / MB:g}, {upper / MB:g}] MiB at {confidence:.0%} confidence"
         if r.flaky:
             text += "; flaky (passed and failed) at " + ", ".join(f"{s / MB:g}" for s in r.flaky_sizes) + " MiB"
         return text

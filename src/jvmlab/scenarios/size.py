@@ -88,10 +88,11 @@ def knees_for(sweep: SweepResult, jdk: JdkInfo) -> dict[str, int]:
 
 
 def _interval(r: MinHeapResult) -> str:
-    if r.status is not Status.FOUND:
+    lower, upper = r.lower_bytes, r.upper_bytes
+    if r.status is not Status.FOUND or lower is None or upper is None:
         return f"not found ({r.note or r.status})"
     flaky = f", flaky at {', '.join(f'{s / MB:g}' for s in r.flaky_sizes)} MiB" if r.flaky else ""
-    return f"({r.lower_bytes / MB:g}, {r.upper_bytes / MB:g}] MiB{flaky}"  # type: ignore[operator]
+    return f"({lower / MB:g}, {upper / MB:g}] MiB{flaky}"
 
 
 def verdict(minheaps: list[tuple[str, str, MinHeapResult]], sweep: SweepResult | None,

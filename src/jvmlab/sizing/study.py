@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab import __version__
-from jvmlab.collect.base import Collected
+from jvmlab.collect.base import Collected, Probe
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.records import InvocationPlan, ProcessResult
@@ -173,7 +173,7 @@ class _RecordingExecutor:
     def __init__(self, inner: Executor, recorder: _Recorder, limits: LimitRunner | None, pc: PreparedCell) -> None:
         self.inner, self.recorder, self.limits, self.pc = inner, recorder, limits, pc
 
-    def run(self, plan: InvocationPlan, probes=()) -> ProcessResult:  # type: ignore[no-untyped-def]
+    def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
         if self.limits is None:
             result, collected = self.inner.run(plan, probes), Collected()
         else:

@@ -13,6 +13,7 @@ from jvmlab import metrics
 from jvmlab.report.verdicts import change_phrase
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.session import Session
+from jvmlab.tune.space import TuneConfig
 from jvmlab.tune.stats import bootstrap_ratio, half_width_pct
 
 MIN_BLOCKS = 10  # fewer: a lucky small spread stops early and the CI undercovers
@@ -44,7 +45,7 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     return _summarise(session, label, winner, blocks, logs)
 
 
-def _precise(diffs: list[float], cfg, seed: int) -> bool:  # type: ignore[no-untyped-def]
+def _precise(diffs: list[float], cfg: TuneConfig, seed: int) -> bool:
     if len(diffs) < MIN_BLOCKS:
         return False
     _, ci = bootstrap_ratio(diffs, seed)
