@@ -90,7 +90,7 @@ def main() -> None:
     off = statistics.mean(rates[None])
     print(f"off            : mean {off:.1f} chunks/s")
     for arm in arms[1:]:
-        ratios = [a / b for a, b in zip(rates[arm], rates[None])]
+        ratios = [a / b for a, b in zip(rates[arm], rates[None], strict=False)]
         startup = statistics.mean(walls[arm]) - statistics.mean(walls[None])
         print(f"jfr {arm:11}: mean {statistics.mean(rates[arm]):.1f} chunks/s; ratio of means "
               f"{statistics.mean(rates[arm]) / off:.4f}; ratio on/off per round: mean "

@@ -108,7 +108,7 @@ def main() -> None:
         for _ in range(args.rounds):  # alternated, so a drifting machine hurts both alike
             w = run_wrk(wrk, server.port, s, c)
             wrk_rps.append(w["throughput_rps"])
-            j_rps, j_hist = run_jvmlab(base, server.port, s, c, 0)
+            j_rps, _j_hist = run_jvmlab(base, server.port, s, c, 0)
             jvmlab_rps.append(j_rps)
     finally:
         server.stop()

@@ -86,7 +86,7 @@ def main() -> None:
                     "mem.rss_bytes" in collected.timelines else ""
                 print(f"pair {pair + 1} {'on ' if on else 'off'}: {rate:10.1f} chunks/s  "
                       f"jvmlab cpu {cpu_s:.3f} s{extra}", flush=True)
-    ratios = [a / b for a, b in zip(rates[True], rates[False])]
+    ratios = [a / b for a, b in zip(rates[True], rates[False], strict=False)]
     print()
     print(f"JDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, "
           f"/proc interval {args.interval_ms} ms, {args.pairs} pairs interleaved")

@@ -181,7 +181,7 @@ def report(cmds: list[Command]) -> int:
             ok = abs(ratio - 1) <= tol
             failed += not ok
             print(f"  {_verdict(ok)}  {cmd.label}: {tool} mean / hyperfine mean = {ratio:.4f} (+-{tol:.0%})")
-    for auto, off in zip(cmds[1::2], cmds[2::2]):
+    for auto, off in zip(cmds[1::2], cmds[2::2], strict=False):
         feature = auto.jdk.feature if auto.jdk else "?"
         ratios = {tool: statistics.mean(off.times[tool]) / statistics.mean(auto.times[tool]) for tool in TOOLS}
         for tool in ("jvmlab", "jvmlab+collectors"):

@@ -68,7 +68,7 @@ def test_identify_prime(tmp_path, cache):
     info = identify(home, cache=cache)
     assert (info.vm_kind, info.feature, info.gcs, info.jit) == ("Zing", 17, ("C4",), "Falcon")
     assert dict(info.components)["Prime"] == "22.01.0.0+2"
-    assert not any("-XX:+UseG1GC" in a for a in sum(calls(home), []))  # no HotSpot GC probes on Prime
+    assert not any("-XX:+UseG1GC" in a for call in calls(home) for a in call)  # no HotSpot GC probes on Prime
 
 
 @pytest.mark.parametrize("line, prime", [

@@ -351,7 +351,7 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
         unmeasured["mem.peak_rss_bytes"] = why
     else:
         out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
-    rolled = [(t, s) for t, s in zip(times, samples) if s.pss_bytes is not None]
+    rolled = [(t, s) for t, s in zip(times, samples, strict=False) if s.pss_bytes is not None]
     for attr in ("pss_bytes", "anon_huge_bytes"):
         if not rolled:
             continue

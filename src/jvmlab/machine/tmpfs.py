@@ -63,9 +63,9 @@ def mount_of(path: Path, table: list[Mount] | None = None) -> Mount | None:
     real = Path(os.path.realpath(path))
     best: Mount | None = None
     for mount in table if table is not None else mounts():
-        if real == mount.mount_point or mount.mount_point in real.parents:
-            if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
-                best = mount
+        inside = real == mount.mount_point or mount.mount_point in real.parents
+        if inside and (best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts)):
+            best = mount
     return best
 
 

@@ -52,7 +52,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     if high / low <= 12:
         step = _nice_step(high - low, 6)
         first = math.ceil(low / step - 1e-9)
-        values = [round(k * step, 12) for k in range(first, int(math.floor(high / step + 1e-9)) + 1)]
+        values = [round(k * step, 12) for k in range(first, math.floor(high / step + 1e-9) + 1)]
         values = [v for v in values if v > 0]
         return values, [_label(v, step) for v in values]
     values = []

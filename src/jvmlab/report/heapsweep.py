@@ -52,7 +52,7 @@ def minheap_table(rows: list[tuple[str, MinHeapResult]], console: Console) -> No
 def _fmt(metric: str, value: float | None) -> str:
     try:
         return registry.get(metric).format(value)
-    except Exception:  # a workload metric the registry does not know yet
+    except Exception:  # noqa: BLE001 - a workload metric the registry does not know yet
         return "-" if value is None else f"{value:.4g}"
 
 

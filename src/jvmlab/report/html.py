@@ -69,7 +69,7 @@ def _version() -> str:
         from importlib.metadata import version
 
         return version("jvmlab")
-    except Exception:  # not installed as a distribution (running from a checkout)
+    except Exception:  # noqa: BLE001 - not installed as a distribution (running from a checkout)
         return "dev"
 
 

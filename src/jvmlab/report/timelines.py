@@ -9,6 +9,7 @@ per series (min/max per bucket, so spikes survive). Every reduction is stated in
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,7 +69,7 @@ def downsample(t_s: list[float], values: list[float], max_points: int) -> tuple[
     buckets = max(1, max_points // 2)
     edges = np.linspace(0, n, buckets + 1).astype(int)
     keep: list[int] = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         if hi <= lo:
             continue
         chunk = v[lo:hi]

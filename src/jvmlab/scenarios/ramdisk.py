@@ -48,7 +48,7 @@ def verdict(summary: Any) -> ScenarioVerdict:
     workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
     title = f"{workload} wall time: change per comparison (95% CI, negative is faster)"
     rows, found = [], []
-    for key, cell in sorted(cells.items()):
+    for key, _cell in sorted(cells.items()):
         levels = dict(key)
         if levels.get("jdk_location") != "disk" or levels.get("page_cache") != "warm":
             continue

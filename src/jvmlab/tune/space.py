@@ -162,7 +162,7 @@ def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
     if not names or len(dirs) != len(names):
         raise UserError("[tune] objective and direction must have the same length")
     out = []
-    for name, d in zip(names, dirs):
+    for name, d in zip(names, dirs, strict=True):
         _check_metric(str(name), "objective")
         if d not in (None, "minimize", "maximize"):
             raise UserError(f"[tune] direction {d!r}: use \"minimize\" or \"maximize\"")
