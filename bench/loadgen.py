@@ -1,6 +1,7 @@
 """jvmlab's built-in load generator against wrk, and coordinated omission made visible.
 
-Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--rounds 3] [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
+Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--rounds 3]
+          [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
 
 1. Throughput: the built-in server (JvmlabHttpServer), then wrk (Debian package `wrk`,
    installed with apt-get here if missing) and jvmlab's generator in closed loop, each for the

@@ -103,7 +103,8 @@ def main() -> None:
         half = stats.t.ppf(0.975, len(ratios) - 1) * sd / len(ratios) ** 0.5
         mean = statistics.mean(ratios)
         verdict = "PASS" if mean - half >= 0.99 else ("FAIL" if mean + half < 0.99 else "UNDECIDED")
-        print(f"spread of the pair ratios: sd {sd:.4f}; 95% t-interval of the mean {mean - half:.4f}..{mean + half:.4f}")
+        print(f"spread of the pair ratios: sd {sd:.4f}; "
+              f"95% t-interval of the mean {mean - half:.4f}..{mean + half:.4f}")
         print(f"{verdict}  target: collectors cost at most 1% (interval above 0.99; UNDECIDED: "
               f"the interval straddles it, more pairs or a quieter machine)")
     print(f"jvmlab process CPU per run: on {statistics.mean(cpu[True]):.3f} s, "

@@ -162,7 +162,8 @@ def report(cmds: list[Command]) -> int:
                 continue
             rss = f"{statistics.median(cmd.rss[tool]) / 2**20:12.1f}" if cmd.rss[tool] else f"{'-':>12}"
             print(f"{cmd.label:28} {tool:18} {len(t):4d} {_ms(t, 'median'):10.3f} {_ms(t, 'mean'):9.3f} "
-                  f"{statistics.median(t) / statistics.median(hf):9.3f} {statistics.mean(t) / statistics.mean(hf):10.3f} {rss}")
+                  f"{statistics.median(t) / statistics.median(hf):9.3f} "
+                  f"{statistics.mean(t) / statistics.mean(hf):10.3f} {rss}")
     print("\npeak RSS (medians): jvmlab max_rss_bytes vs `/usr/bin/time -f %M` on the same command")
     for cmd in cmds:
         if cmd.rss["jvmlab"] and cmd.gnu_time_rss:

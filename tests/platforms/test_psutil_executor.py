@@ -68,8 +68,8 @@ def test_a_real_child_is_measured(tmp_path):
 
 
 def test_a_failing_child_is_data(tmp_path):
-    result = PsutilExecutor().run(_plan([sys.executable, "-c", "import sys; print('bad', file=sys.stderr); sys.exit(3)"],
-                                        tmp_path))
+    script = "import sys; print('bad', file=sys.stderr); sys.exit(3)"
+    result = PsutilExecutor().run(_plan([sys.executable, "-c", script], tmp_path))
     assert (result.status, result.exit_code) == (Status.FAILED, 3) and result.reason == "exit code 3: bad"
 
 

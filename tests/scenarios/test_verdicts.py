@@ -132,7 +132,8 @@ def test_estimate_answers() -> None:
 
 
 def test_tables_from_few_invocations_say_so() -> None:
-    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"), cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
+    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"),
+             cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
     for cs, n in zip(cells, (3, 3), strict=True):
         cs.n = n
     v = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))

@@ -59,7 +59,8 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
     # What to write in [jvms] to get exactly this JDK.
     selectors = [selector_for(j, found) for j in found]
     if as_json:
-        typer.echo(json.dumps([{**j.to_json(), "selector": s} for j, s in zip(found, selectors, strict=True)], indent=2))
+        rows = [{**j.to_json(), "selector": s} for j, s in zip(found, selectors, strict=True)]
+        typer.echo(json.dumps(rows, indent=2))
         return
     stdout_console().print(jdk_table(found, selectors, stdout_console().width))
     if not found:

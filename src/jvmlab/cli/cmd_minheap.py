@@ -42,7 +42,8 @@ def minheap(
     repeats: int = typer.Option(5, "--repeats", min=1, max=50, help="Runs that must agree at each end."),
     max_probes: int = typer.Option(80, "--max-probes", min=2, help="Most JVM runs per cell."),
     fail_pattern: str | None = typer.Option(None, "--fail-pattern", help="Regex in the output that means 'too small'."),
-    timeout: str | None = typer.Option(None, "--timeout", help="Per-run timeout meaning 'too small' (default: the spec's)."),
+    timeout: str | None = typer.Option(None, "--timeout",
+                                       help="Per-run timeout meaning 'too small' (default: the spec's)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest search of this spec and bounds."),
     sweep: bool = typer.Option(False, "--sweep", help="Then run a heap sweep at --multiples of the minimum."),
@@ -216,7 +217,8 @@ def _run_plain(plan: Plan, db: SqlStore, as_json: bool, metric: str = "wall_s", 
 
 @app.command("heapsweep")
 def heapsweep(
-    experiment: int | None = typer.Argument(None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
+    experiment: int | None = typer.Argument(
+        None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
     within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),

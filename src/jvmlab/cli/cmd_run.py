@@ -42,7 +42,8 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     typer.echo(f"  working directory: {plan.workdir}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
-        typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+        flags = shlex.join(pc.flags) or "(no flags)"
+        typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {flags}{unlock}")
         typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
         for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
@@ -93,14 +94,18 @@ def run(
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest experiment of this spec."),
-    until: str | None = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
-    max_invocations: int | None = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
+    until: str | None = typer.Option(None, "--until",
+                                     help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
+    max_invocations: int | None = typer.Option(None, "--max-invocations", min=1,
+                                               help="Budget: measured invocations in all."),
     budget: str | None = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
     metric: str | None = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
                                                        "Default: wall_s, or on --resume the run's own."),
-    artifacts: Path | None = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
-                                                             "store, named after it: lab.db -> lab-artifacts/)."),
-    enable: list[str] = typer.Option([], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
+    artifacts: Path | None = typer.Option(None, "--artifacts",
+                                          help="Folder for outputs and logs (default: beside an SQLite "
+                                               "store, named after it: lab.db -> lab-artifacts/)."),
+    enable: list[str] = typer.Option(
+        [], "--collect", help="Switch a collector on (gc, proc, progress, jfr, jfr=profile, startup, ...)."),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     baseline_experiment: int | None = typer.Option(None, "--baseline-experiment",
@@ -191,7 +196,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        # ignored arg-type: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py; values can be str
+        # ignored arg-type: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py,
+        # but the values can be str (jfr=profile)
         command_line=provenance_command_line(), collect_overrides=overrides or {},  # type: ignore[arg-type]
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
         metric_reason=metric_reason)

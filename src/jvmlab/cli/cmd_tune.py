@@ -27,7 +27,8 @@ def tune_cmd(
     spec: Path = typer.Argument(..., help="A spec with a [tune] section (docs/tuning.md)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest tuning run of this spec."),
-    html: Path | None = typer.Option(None, "--html", help="Also write the tuning report (history, Pareto, importances)."),
+    html: Path | None = typer.Option(None, "--html",
+                                     help="Also write the tuning report (history, Pareto, importances)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
 ) -> None:
     """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""

@@ -79,7 +79,8 @@ class ProgressObserver:
         if result.status != Status.OK:
             self.failures += 1
             if not self.quiet:
-                self.console.print(f"[red]{escape(cell.cell.name)}: {result.status}: {escape(str(result.reason))}[/red]")
+                self.console.print(f"[red]{escape(cell.cell.name)}: {result.status}: "
+                                   f"{escape(str(result.reason))}[/red]")
         if self.task is not None:
             self.progress.update(self.task, advance=1, note=self._note())
 

@@ -88,7 +88,8 @@ def run_on_cluster(plan: Plan, store: SqlStore, options: RunOptions, observer: R
     state.measured = sum(1 for _, block in done if block >= 0)
     blocks = node_blocks(plan, done)
     observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done))
-    dispatcher = Dispatcher(client, ClusterContext(plan, store, options, observer, collectors, state, settings), executor)
+    context = ClusterContext(plan, store, options, observer, collectors, state, settings)
+    dispatcher = Dispatcher(client, context, executor)
     try:
         dispatcher.run(blocks)
     except KeyboardInterrupt:

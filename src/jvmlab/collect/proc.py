@@ -2,7 +2,8 @@
 
 A daemon thread samples the child every ``interval_s`` (default 100 ms) until the child
 exits; on long runs the interval stretches to 1 % of the run's age, at most 1 s
-(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
+(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length.
+Each sample costs about one ``pread`` per thread (procfs files are regenerated on
 every read at offset 0, so descriptors are opened once and kept) plus one read of
 ``statm`` per process for RSS. PSS and AnonHugePages come from ``smaps_rollup``, which
 walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as

@@ -8,7 +8,8 @@ forked or vforked from jvmlab carries in ``ru_maxrss`` across exec).
 
 Guarantees: the child leads its own process group (a timeout kills everything it started),
 in jvmlab's session (a new session would also mean a new scheduler autogroup: a different
-CPU share on a busy machine than hyperfine's or a shell's children get); when jvmlab dies, even by SIGKILL, the helper's parent-death signal makes it kill the
+CPU share on a busy machine than hyperfine's or a shell's children get); when jvmlab dies,
+even by SIGKILL, the helper's parent-death signal makes it kill the
 child's group, and the child's own parent-death SIGKILL covers a helper killed outright; both
 are set in C between fork and exec, never by a Python callback. Any exception in jvmlab while
 the child runs, Ctrl-C included, kills the child's group before propagating.

@@ -48,9 +48,11 @@ def _gib(n: int | None) -> str:
 def check_thp() -> list[Check]:
     enabled, defrag = thp_setting("enabled"), thp_setting("defrag")
     if enabled is None:
-        thp = Check("thp_enabled", "unknown", "info", "no /sys/kernel/mm/transparent_hugepage: THP flags may do nothing")
+        thp = Check("thp_enabled", "unknown", "info",
+                    "no /sys/kernel/mm/transparent_hugepage: THP flags may do nothing")
     elif enabled == "madvise":
-        thp = Check("thp_enabled", enabled, "ok", "-XX:+UseTransparentHugePages gives the heap huge pages; off means off")
+        thp = Check("thp_enabled", enabled, "ok",
+                    "-XX:+UseTransparentHugePages gives the heap huge pages; off means off")
     elif enabled == "always":
         thp = Check("thp_enabled", enabled, "warn", "every heap gets huge pages with or without the flag, so "
                     f"THP on/off comparisons show little; {THP_HINT}")

@@ -64,7 +64,8 @@ def sweep_table(result: SweepResult, console: Console) -> None:
         table = Table(title=f"{c.series}: {result.time_metric} against heap size")
         for col in ("heap", "x min", "n", "mean", "95% CI", "peak RSS", "p99 pause"):
             table.add_column(col)
-        side = {m: {p.level: p for p in _curve(result, m, c.series).points} for m in ("max_rss_bytes", "gc.pause_p99_ms")}
+        side = {m: {p.level: p for p in _curve(result, m, c.series).points}
+                for m in ("max_rss_bytes", "gc.pause_p99_ms")}
         for p in c.points:
             ci = "-" if p.ci_low is None else f"{_fmt(c.metric, p.ci_low)} – {_fmt(c.metric, p.ci_high)}"
             mark = " *" if knee is not None and p.level == knee.level else ""

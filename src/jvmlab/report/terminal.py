@@ -93,8 +93,8 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
         col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name, digits="#.3g",
                                                                brackets="[]", sep=", ")),
-        col("95% CI of mean", lambda cs, st: notation.interval(m, st.mean_ci95[0], st.mean_ci95[1], like=st.mean) + ci_mark(st)
-            if st and st.mean_ci95 else "-"),
+        col("95% CI of mean", lambda cs, st: notation.interval(m, st.mean_ci95[0], st.mean_ci95[1], like=st.mean)
+            + ci_mark(st) if st and st.mean_ci95 else "-"),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,
                                                     like=mean(st))),

@@ -88,7 +88,8 @@ def verdict(summary: Any) -> ScenarioVerdict:
         if dict(key).get("cds") != "default" or base is None:
             continue
         jvm = dict(key)["jvm"]
-        rows.append((jvm, "default", Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms").text(), "", ""))
+        base_ms = Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms")
+        rows.append((jvm, "default", base_ms.text(), "", ""))
         for level in COMPARED:
             other = cells.get(key_with(key, cds=level))
             if other is None:

@@ -133,7 +133,8 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
             less = (1 - p.heap_bytes / g1.heap_bytes) * 100
             word = "less" if less >= 0 else "more"
             text += (f" {gc} needs {abs(less):.0f}% {word} heap than G1 to come within {sweep.within:.0%} of its best "
-                     f"time ({p.heap_bytes / MB:g} vs {g1.heap_bytes / MB:g} MiB; {p.mean:.3f} s vs {g1.mean:.3f} s there).")
+                     f"time ({p.heap_bytes / MB:g} vs {g1.heap_bytes / MB:g} MiB; "
+                     f"{p.mean:.3f} s vs {g1.mean:.3f} s there).")
     return text
 
 

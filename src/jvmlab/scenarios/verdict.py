@@ -10,8 +10,9 @@ from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk, server
 from jvmlab.scenarios.table import ScenarioVerdict
 
-VERDICTS: dict[str, Callable[[Any], ScenarioVerdict | str]] = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
-            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
+VERDICTS: dict[str, Callable[[Any], ScenarioVerdict | str]] = {
+    "pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
+    "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
 NAME_PREFIX = "demo "
 
 

@@ -59,7 +59,8 @@ def _summarise(session: Session, label: str, winner: Config, blocks: int,
         for i, obj in enumerate(session.config.objectives):
             diffs = per_metric.get(obj.metric, [])
             if len(diffs) < 2:
-                out.verdicts[name if i == 0 else f"{name}:{obj.metric}"] = f"{obj.metric}: not measured (too few blocks)"
+                key = name if i == 0 else f"{name}:{obj.metric}"
+                out.verdicts[key] = f"{obj.metric}: not measured (too few blocks)"
                 continue
             ratio, ci = bootstrap_ratio(diffs, session.seed + i)
             significant = not (ci[0] <= 1.0 <= ci[1])
