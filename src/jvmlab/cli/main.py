@@ -63,18 +63,12 @@ def _plain_flags_in_help() -> None:
 def _register() -> None:
     _plain_flags_in_help()
     # Importing the command modules attaches their commands to `app` and `gc_app`.
-    from jvmlab.cli import (  # noqa: F401
-        cmd_cluster,
-        cmd_doctor,
-        cmd_export,
-        cmd_gc,
-        cmd_import,
-        cmd_jdks,
-        cmd_minheap,
-        cmd_results,
-        cmd_run,
-        cmd_tune,
-    )
+    from jvmlab.cli import cmd_export, cmd_gc, cmd_jdks, cmd_results, cmd_run  # noqa: F401
+    from jvmlab.cli import cmd_doctor  # noqa: F401
+    from jvmlab.cli import cmd_minheap  # noqa: F401
+    from jvmlab.cli import cmd_import  # noqa: F401
+    from jvmlab.cli import cmd_tune  # noqa: F401
+    from jvmlab.cli import cmd_cluster  # noqa: F401
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:
