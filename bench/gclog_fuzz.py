@@ -22,7 +22,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
 
 from gclog.fuzzing import mutate, source_logs  # noqa: E402
-
 from jvmlab.errors import UserError  # noqa: E402
 from jvmlab.gclog import analyze_paths  # noqa: E402
 

@@ -5,8 +5,8 @@
 GCViewer's figures are the ones stored in ``REFERENCE-RUNS.tsv`` (GCViewer 1.36, headless
 ``-t SUMMARY``): a reference, not ground truth (it counts ZGC cycles as pauses and misreads
 some JDK 8u logs). Per log: GCViewer's pause count, accumulated pause time and longest
-pause, then ours; "max" and "accum" agree when within 1% or within the rounding of the printed figure. The last lines count
-how many logs agree on each figure.
+pause, then ours; "max" and "accum" agree when within 1% or within the rounding of the printed
+figure. The last lines count how many logs agree on each figure.
 """
 
 from __future__ import annotations

@@ -44,12 +44,12 @@ from scipy.stats import t as student_t
 
 from chunkgen_rate import chunks_per_s
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.jfr import RECORDING, JfrCollector, recording_args
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.jdk.identify import identify
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.workloads.builtin import prepare_builtin
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]

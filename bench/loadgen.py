@@ -1,6 +1,7 @@
 """jvmlab's built-in load generator against wrk, and coordinated omission made visible.
 
-Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--rounds 3] [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
+Run:  .venv/bin/python bench/loadgen.py [--seconds 8] [--connections 4] [--rounds 3]
+          [--jdk /usr/lib/jvm/java-17-openjdk-amd64]
 
 1. Throughput: the built-in server (JvmlabHttpServer), then wrk (Debian package `wrk`,
    installed with apt-get here if missing) and jvmlab's generator in closed loop, each for the
@@ -26,9 +27,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.jdk.identify import identify  # noqa: E402
+from jvmlab.server.histogram import Histogram  # noqa: E402
 from jvmlab.server.parsers import parse_jvmlab, parse_wrk  # noqa: E402
 from jvmlab.server.ports import accepts, free_port  # noqa: E402
-from jvmlab.server.histogram import Histogram  # noqa: E402
 from jvmlab.workloads.builtin import prepare_builtin  # noqa: E402
 
 
@@ -108,7 +109,7 @@ def main() -> None:
         for _ in range(args.rounds):  # alternated, so a drifting machine hurts both alike
             w = run_wrk(wrk, server.port, s, c)
             wrk_rps.append(w["throughput_rps"])
-            j_rps, j_hist = run_jvmlab(base, server.port, s, c, 0)
+            j_rps, _j_hist = run_jvmlab(base, server.port, s, c, 0)
             jvmlab_rps.append(j_rps)
     finally:
         server.stop()

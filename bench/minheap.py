@@ -91,7 +91,8 @@ def main() -> int:
     print(f"invocations, bisection 1 / linear: {first.invocations}/{linear_runs} = {ratio:.2f} "
           f"({'<=' if ratio <= 1 / 3 else '>'} 1/3 target)")
     mean_inv = sum(r.invocations for r, _ in results) / len(results)
-    print(f"mean bisection invocations over {len(results)} runs: {mean_inv:.1f} ({mean_inv / linear_runs:.2f} of linear)")
+    print(f"mean bisection invocations over {len(results)} runs: {mean_inv:.1f} "
+          f"({mean_inv / linear_runs:.2f} of linear)")
     print(f"{len(results)} independent intervals overlap: {'yes' if overlap else 'NO'}"
           + (f" (common part ({_mib(max(r.lower_bytes for r in found))}, {_mib(min(r.upper_bytes for r in found))}])"
              if overlap else ""))

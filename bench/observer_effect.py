@@ -28,12 +28,12 @@ import time
 from pathlib import Path
 
 from chunkgen_rate import chunks_per_s
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan
 from jvmlab.jdk.identify import identify
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import InvocationPlan
 from jvmlab.workloads.builtin import prepare_builtin
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]
@@ -87,7 +87,7 @@ def main() -> None:
                     "mem.rss_bytes" in collected.timelines else ""
                 print(f"pair {pair + 1} {'on ' if on else 'off'}: {rate:10.1f} chunks/s  "
                       f"jvmlab cpu {cpu_s:.3f} s{extra}", flush=True)
-    ratios = [a / b for a, b in zip(rates[True], rates[False])]
+    ratios = [a / b for a, b in zip(rates[True], rates[False], strict=False)]
     print()
     print(f"JDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, "
           f"/proc interval {args.interval_ms} ms, {args.pairs} pairs interleaved")
@@ -104,7 +104,8 @@ def main() -> None:
         half = stats.t.ppf(0.975, len(ratios) - 1) * sd / len(ratios) ** 0.5
         mean = statistics.mean(ratios)
         verdict = "PASS" if mean - half >= 0.99 else ("FAIL" if mean + half < 0.99 else "UNDECIDED")
-        print(f"spread of the pair ratios: sd {sd:.4f}; 95% t-interval of the mean {mean - half:.4f}..{mean + half:.4f}")
+        print(f"spread of the pair ratios: sd {sd:.4f}; "
+              f"95% t-interval of the mean {mean - half:.4f}..{mean + half:.4f}")
         print(f"{verdict}  target: collectors cost at most 1% (interval above 0.99; UNDECIDED: "
               f"the interval straddles it, more pairs or a quieter machine)")
     print(f"jvmlab process CPU per run: on {statistics.mean(cpu[True]):.3f} s, "

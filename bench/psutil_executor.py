@@ -4,8 +4,9 @@ Run:  .venv/bin/python bench/psutil_executor.py [--runs 10] [--java /usr/lib/jvm
 
 Both run the same children alternately, ``--runs`` times each: a short JVM (``java -Xmx64m
 -version``) and a 1-second child (``python -c "time.sleep(1)"``, where the sampler's steady cost
-shows). Prints, per child and executor, the mean child wall time, the child's peak RSS and user CPU as each measured them,
-and the CPU the jvmlab process itself spent per invocation (the sampler's cost), then the ratios.
+shows). Prints, per child and executor, the mean child wall time, the child's peak RSS and user
+CPU as each measured them, and the CPU the jvmlab process itself spent per invocation (the
+sampler's cost), then the ratios.
 Targets: the psutil executor adds < 5% to the child's wall time and its sampling costs < 20 ms of
 jvmlab CPU per second of child run. Figures from a busy machine are indicative only.
 
@@ -30,8 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.execute.local import LocalExecutor  # noqa: E402
-from jvmlab.model.process import InvocationPlan
 from jvmlab.execute.windows import PsutilExecutor  # noqa: E402
+from jvmlab.model.process import InvocationPlan
 
 
 def main() -> None:
@@ -73,7 +74,8 @@ def compare(argv: tuple[str, ...], runs: int) -> None:
               f"{m['self_cpu'] * 1e3:>15.1f}")
     a, b = means["wait4 (local)"], means["psutil"]
     print(f"psutil/wait4: wall x{b['wall'] / a['wall']:.3f}, peak RSS x{b['rss'] / a['rss']:.3f}, "
-          f"jvmlab CPU per child second {b['self_cpu'] / b['wall'] * 1e3:.1f} ms vs {a['self_cpu'] / a['wall'] * 1e3:.1f} ms")
+          f"jvmlab CPU per child second {b['self_cpu'] / b['wall'] * 1e3:.1f} ms "
+          f"vs {a['self_cpu'] / a['wall'] * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -154,7 +154,8 @@ def real(quick: bool) -> None:
     print(f"  tuner: winner {winner or '(defaults)'}, {result.invocations} invocations ({tuner_s:.0f} s); "
           f"confirmed vs baseline: {result.confirmations[0].verdicts.get('baseline')}")
     print(f"  grid:  best {best} mean {grid[best]:.4f} s, {grid_inv} invocations; the tuner's winner in the grid: "
-          f"{grid.get(winner, defaults):.4f} s (rank {sorted(grid.values()).index(grid[winner]) + 1 if winner in grid else '-'}"
+          f"{grid.get(winner, defaults):.4f} s "
+          f"(rank {sorted(grid.values()).index(grid[winner]) + 1 if winner in grid else '-'}"
           f" of {cells}); the JDK defaults measured with the grid: {defaults:.4f} s")
 
 

@@ -19,7 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.options import RunOptions
@@ -27,6 +26,7 @@ from jvmlab.execute.runner import run_experiment
 from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 

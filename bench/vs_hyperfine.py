@@ -37,13 +37,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
-from jvmlab.model.process import InvocationPlan
 from jvmlab.jdk.identify import identify
+from jvmlab.model.collected import Collected
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import InvocationPlan
 from jvmlab.workloads.builtin import prepare_builtin
 
 TRUE_SLACK_S = 0.0005
@@ -163,7 +163,8 @@ def report(cmds: list[Command]) -> int:
                 continue
             rss = f"{statistics.median(cmd.rss[tool]) / 2**20:12.1f}" if cmd.rss[tool] else f"{'-':>12}"
             print(f"{cmd.label:28} {tool:18} {len(t):4d} {_ms(t, 'median'):10.3f} {_ms(t, 'mean'):9.3f} "
-                  f"{statistics.median(t) / statistics.median(hf):9.3f} {statistics.mean(t) / statistics.mean(hf):10.3f} {rss}")
+                  f"{statistics.median(t) / statistics.median(hf):9.3f} "
+                  f"{statistics.mean(t) / statistics.mean(hf):10.3f} {rss}")
     print("\npeak RSS (medians): jvmlab max_rss_bytes vs `/usr/bin/time -f %M` on the same command")
     for cmd in cmds:
         if cmd.rss["jvmlab"] and cmd.gnu_time_rss:
@@ -182,7 +183,7 @@ def report(cmds: list[Command]) -> int:
             ok = abs(ratio - 1) <= tol
             failed += not ok
             print(f"  {_verdict(ok)}  {cmd.label}: {tool} mean / hyperfine mean = {ratio:.4f} (+-{tol:.0%})")
-    for auto, off in zip(cmds[1::2], cmds[2::2]):
+    for auto, off in zip(cmds[1::2], cmds[2::2], strict=False):
         feature = auto.jdk.feature if auto.jdk else "?"
         ratios = {tool: statistics.mean(off.times[tool]) / statistics.mean(auto.times[tool]) for tool in TOOLS}
         for tool in ("jvmlab", "jvmlab+collectors"):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pg_server import PgServer, running_server, why_unavailable
-from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk, need
 
 from jvmlab.model.jdk import JdkInfo
+from pg_server import PgServer, running_server, why_unavailable
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk, need
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,11 +10,11 @@ import pytest
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, analyze_metric
+from jvmlab.analyze import smallsample as small
 from jvmlab.analyze.bootstrap import mean_ci
 from jvmlab.analyze.compare import ratio_unpaired
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
-from jvmlab.analyze import smallsample as small
 from jvmlab.report.trust import ALL_CELLS, interference, small_sample_hazards
 from jvmlab.report.verdicts import verdict
 

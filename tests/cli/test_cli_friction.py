@@ -18,7 +18,7 @@ def test_version(tmp_path: Path) -> None:
 def test_flags_show_no_type_in_help(tmp_path: Path) -> None:
     for command in (["run", "--help"], ["report", "--help"], ["demo", "--help"], ["--help"]):
         proc = run_jvmlab(*command, cwd=tmp_path)
-        assert proc.returncode == 0 and "--json" in proc.stdout or "--debug" in proc.stdout
+        assert (proc.returncode == 0 and "--json" in proc.stdout) or "--debug" in proc.stdout
         assert "<bool>" not in proc.stdout, command
     assert "<int" in run_jvmlab("run", "--help", cwd=tmp_path).stdout, "options with values keep their type"
 

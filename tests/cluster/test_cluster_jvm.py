@@ -14,7 +14,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from pg_server import fresh_database
 
 from jvmlab.cluster.node import JDK_MAP_ENV
 from jvmlab.cluster.run import run_on_cluster
@@ -22,6 +21,7 @@ from jvmlab.execute.options import RunOptions
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
+from pg_server import fresh_database
 
 distributed = pytest.importorskip("distributed")
 pytestmark = [pytest.mark.jvm, pytest.mark.slow]

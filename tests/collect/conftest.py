@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401
 
 from jvmlab.collect.base import Collector
 from jvmlab.execute.local import LocalExecutor
@@ -18,6 +17,7 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401
 
 JAVA_DIR = Path(__file__).parent / "java"
 

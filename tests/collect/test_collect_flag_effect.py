@@ -44,7 +44,7 @@ def test_final_table_overrides_and_alignment() -> None:
 def test_warnings_attributed_to_their_flag() -> None:
     requested = requested_flags(["-XX:+UseLargePages", "-XX:+UseConcMarkSweepGC", "-XX:+UseBiasedLocking",
                                  "-XX:+UseSerialGC"])
-    lines = ["[0.000s][warning][pagesize] UseLargePages disabled, no large pages configured and available on the system.",
+    lines = ["[0.000s][warning][pagesize] UseLargePages disabled, no large pages configured and available on the system.",  # noqa: E501 - verbatim JVM output
              "OpenJDK 64-Bit Server VM warning: Ignoring option UseConcMarkSweepGC; support was removed in 14.0",
              "OpenJDK 64-Bit Server VM warning: Option UseBiasedLocking was deprecated in version 15.0"]
     got = _by_flag(evaluate(requested, {}, lines, Observed()))

@@ -12,12 +12,12 @@ import pytest
 
 from jvmlab.collect import registry
 from jvmlab.collect.base import NullProbe
-from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.registry import BuildContext, CollectorEntry, CollectSettings, Option
 from jvmlab.errors import UserError
-from jvmlab.model.process import ProcessResult
 from jvmlab.execute.runner import RunOptions, run_experiment
+from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.process import ProcessResult
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.spec.model import Collect

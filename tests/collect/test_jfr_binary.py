@@ -77,8 +77,8 @@ def test_chunk_headers() -> None:
 def test_a_fallback_is_a_warning_naming_the_chunk_and_why() -> None:
     from pathlib import Path
 
-    from jvmlab.model import hazards
     from jvmlab.collect.jfr import fallback_warnings
+    from jvmlab.model import hazards
 
     assert fallback_warnings(Path("/a/recording.jfr"), []) == []
     (warning,) = fallback_warnings(Path("/a/recording.jfr"), ["chunk at byte 9: format version 3.0"])

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from jvmlab import metrics
-from jvmlab.model import hazards
 from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.collect.jfr_binary import JfrFormatError, chunk_spans, forget_metadata
 from jvmlab.collect.jfr_parse import JfrDigest, digest_events, jfr_tool
 from jvmlab.collect.jfr_read import read_chunk, read_recording, read_with_tool
+from jvmlab.model import hazards
 
 pytestmark = pytest.mark.jvm
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from jvmlab.analyze import analyze_metric, half_width_rel
-from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.results import cell_values
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from cli_runner import run_jvmlab, run_spec_json
 
+from cli_runner import run_jvmlab, run_spec_json
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk import identify
 from jvmlab.model.process import InvocationPlan, Status

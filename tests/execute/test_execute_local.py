@@ -68,7 +68,7 @@ def test_a_signal_from_outside_is_recorded(busy: list[str], tmp_path: Path) -> N
 
     class Killer:
         def jvm_args(self): return []
-        def on_start(self, pid):  # noqa: E301 - a tiny probe that sends SIGKILL once the JVM is up
+        def on_start(self, pid):  # a tiny probe that sends SIGKILL once the JVM is up
             threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()
         def on_line(self, *a): return None
         def on_exit(self): return None

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from jvmlab.errors import Interrupted
-from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.runner import run_experiment
 from jvmlab.plan.prepare import prepare
+from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 

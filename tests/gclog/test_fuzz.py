@@ -12,6 +12,7 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.gclog import analyze_paths
+
 from .fuzzing import mutate, source_logs
 
 CASES = 300

@@ -12,7 +12,7 @@ import csv
 import math
 import os
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +65,12 @@ def _rows() -> list[dict[str, str]]:
         return [r for r in csv.DictReader(fh, delimiter="\t") if r.get("file")]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _summary(file: str) -> dict[str, Any]:
     return analyze_paths([SHARED / file])[0].to_json()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _events(file: str) -> tuple[Any, ...]:
     return tuple(iter_events(SHARED / file))
 

@@ -56,7 +56,7 @@ def test_legacy_cms_interleaved_concurrent_phase(tmp_path: Path) -> None:
     assert j["pauses"]["total_ms"] == pytest.approx(10.6548 + 1.0369 + 7.3592 + 3.9463 + 50.0)
     assert j["concurrent_cycles"] == {"count": 1, "total_ms": 13.0}
     assert j["heap_settings_mb"] == {"heap_initial_mb": 32.0, "heap_max_mb": 512.0}
-    full = [e for e in iter_events(log) if e.kind == "full"][0]
+    full = next(e for e in iter_events(log) if e.kind == "full")
     assert (full.cause, full.heap_before_mb, full.heap_after_mb) == ("System.gc()", 43542 / 1024, 20000 / 1024)
     assert j["promotion_rate_mb_s"] is not None and j["unparsed_lines"] == 0
 

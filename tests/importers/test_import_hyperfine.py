@@ -23,7 +23,7 @@ def test_a_cell_per_command_and_an_invocation_per_run(tmp_path: Path) -> None:
     exp = store_import(store, import_hyperfine([path]))
     cells = store.cells(exp)
     assert [c.name for c in cells] == ["jdk17-version", "jdk25-version"]
-    for cell, result in zip(cells, raw):
+    for cell, result in zip(cells, raw, strict=True):
         walls = [i.wall_s for i in store.invocations(exp) if i.cell_id == cell.id]
         assert walls == pytest.approx(result["times"])
     summary = summarize(store, exp)

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_runner import run_jvmlab
-from jvmlab.results import load_experiment
 from jvmlab.errors import UserError
 from jvmlab.importers.jmh import import_jmh
 from jvmlab.importers.store import store_import
@@ -15,6 +15,7 @@ from jvmlab.model.hazards import IMPORTED
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.jmh import jmh_table
 from jvmlab.report.summary import summarize
+from jvmlab.results import load_experiment
 from jvmlab.store.sql import SqlStore
 
 DATA = Path(__file__).resolve().parent / "data"

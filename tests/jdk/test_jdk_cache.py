@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from jdk_test_paths import TEMURIN25_HOME
 
 from jvmlab.jdk.cache import CACHE_FILE, JdkCache, cache_dir
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.identify import identify
 from jvmlab.jdk.proc import JVM_STARTS
-
-from jdk_test_paths import TEMURIN25_HOME
 
 
 def test_cache_dir_follows_environment(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-from testing_jdks import JDK17_HOME, make_jdk
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.flags import check_flags
 from jvmlab.model.jdk import JdkInfo
+from testing_jdks import JDK17_HOME, make_jdk
 
 pytestmark = pytest.mark.jvm
 

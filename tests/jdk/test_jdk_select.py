@@ -51,7 +51,7 @@ def test_select_synthetic(selector: str, home: str) -> None:
 
 
 def test_vendor_labels_in_messages() -> None:
-    with pytest.raises(UserError, match="21 Corretto at .*, 25 Temurin at .*, 21 Oracle GraalVM at"):
+    with pytest.raises(UserError, match=r"21 Corretto at .*, 25 Temurin at .*, 21 Oracle GraalVM at"):
         select("99", SYNTHETIC)
 
 

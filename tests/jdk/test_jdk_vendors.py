@@ -7,6 +7,7 @@ recorded_jdk.py). ``test_real_*`` switch on by themselves on a machine where dis
 from __future__ import annotations
 
 import pytest
+from recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 from jvmlab.errors import UserError
 from jvmlab.jdk import azul, openj9
@@ -14,8 +15,6 @@ from jvmlab.jdk.cache import JdkCache
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.flags import check_flags
 from jvmlab.jdk.identify import identify
-
-from recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 
 @pytest.fixture
@@ -69,7 +68,7 @@ def test_identify_prime(tmp_path, cache):
     info = identify(home, cache=cache)
     assert (info.vm_kind, info.feature, info.gcs, info.jit) == ("Zing", 17, ("C4",), "Falcon")
     assert dict(info.components)["Prime"] == "22.01.0.0+2"
-    assert not any("-XX:+UseG1GC" in a for a in sum(calls(home), []))  # no HotSpot GC probes on Prime
+    assert not any("-XX:+UseG1GC" in a for call in calls(home) for a in call)  # no HotSpot GC probes on Prime
 
 
 @pytest.mark.parametrize("line, prime", [

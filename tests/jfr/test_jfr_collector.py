@@ -38,7 +38,7 @@ def test_recording_gives_metrics_and_the_hot_method_on_top(request, jdk_name, jf
     startup = got.documents["startup"]
     assert startup["jvm_init_s"] and startup["jvm_init_s"] > 0
     assert startup["classes"]["app"] >= 1 and startup["classes"]["jdk"] + startup["classes"]["archive"] > 100
-    assert 0 < got.metrics["startup.to_main_s"]
+    assert got.metrics["startup.to_main_s"] > 0
     assert (tmp_path / "artifacts" / "recording.jfr").is_file()
 
 

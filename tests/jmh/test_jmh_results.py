@@ -10,8 +10,16 @@ import pytest
 
 from jvmlab import metrics as registry
 from jvmlab.errors import UserError
-from jvmlab.workloads.jmh import (ForkCheck, JmhCommand, check_fork, check_options, metric_name, parse_results,
-                                  read_results, short_name)
+from jvmlab.workloads.jmh import (
+    ForkCheck,
+    JmhCommand,
+    check_fork,
+    check_options,
+    metric_name,
+    parse_results,
+    read_results,
+    short_name,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "importers" / "data"
 JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
@@ -35,7 +43,7 @@ def test_fork_scores_are_the_means_of_each_forks_iterations() -> None:
     entry = read_results(DATA / "jmh-jdk17-serial.json")[0]
     forks = raw[0]["primaryMetric"]["rawData"]
     assert len(entry.fork_scores) == len(forks) == 3
-    for score, iterations in zip(entry.fork_scores, forks):
+    for score, iterations in zip(entry.fork_scores, forks, strict=True):
         assert score == pytest.approx(sum(iterations) / len(iterations))
     # JMH's own score is the mean over all iterations of all forks (equal iteration counts).
     assert sum(entry.fork_scores) / 3 == pytest.approx(raw[0]["primaryMetric"]["score"], rel=1e-9)

@@ -11,8 +11,8 @@ import pytest
 
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.spec.load import parse_spec
-
 from testing_jdks import JDK17_HOME, JDK25_HOME, need  # noqa: F401
+
 SHM = Path("/dev/shm")
 
 
@@ -26,7 +26,8 @@ def make_plan() -> MakePlan:
     def make(body: str, jvms: dict[str, Path] | None = None, workload: str = "hello") -> Plan:
         jvms = jvms or {"jdk17": need(JDK17_HOME)}
         table = "\n".join(f'{name} = "{need(home)}"' for name, home in jvms.items())
-        text = f'[workload]\nbuiltin = "{workload}"\n\n[jvms]\n{table}\n\n{body}\n[run]\ninvocations = 1\ntimeout = "60s"\n'
+        text = (f'[workload]\nbuiltin = "{workload}"\n\n[jvms]\n{table}\n\n{body}\n'
+                '[run]\ninvocations = 1\ntimeout = "60s"\n')
         return prepare(parse_spec(text, "test"), text, None)
 
     return make

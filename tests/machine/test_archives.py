@@ -59,7 +59,7 @@ def test_archive_the_jvm_cannot_write_is_an_error(make_plan, tmp_path: Path) -> 
     pc = replace(pc, launch=replace(pc.launch, classpath=(str(jar),)))
     (tmp_path / "cds").mkdir()
     path = tmp_path / "cds" / "missing-folder" / "x.jsa"  # the JVM cannot create the folder
-    with pytest.raises(UserError, match="did not write|exited"):
+    with pytest.raises(UserError, match=r"did not write|exited"):
         archives.make_archive(pc, archives.CDS, path, run_context(plan), log_dir=tmp_path)
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import psutil
 import pytest
+from tests.platforms.recorded import psutil_records
 
 from jvmlab.execute.windows import PsutilExecutor, measures_from_psutil
-from jvmlab.server.control import kill_tree
 from jvmlab.execute.winhandle import (
     FILETIME,
     PROCESS_MEMORY_COUNTERS,
     counters_from_structs,
 )
 from jvmlab.model.process import InvocationPlan, Status
-from tests.platforms.recorded import psutil_records
+from jvmlab.server.control import kill_tree
 
 
 def test_windows_mapping_uses_the_os_peak_and_fault_count():
@@ -73,8 +73,8 @@ def test_a_real_child_is_measured(tmp_path):
 
 
 def test_a_failing_child_is_data(tmp_path):
-    result = PsutilExecutor().run(_plan([sys.executable, "-c", "import sys; print('bad', file=sys.stderr); sys.exit(3)"],
-                                        tmp_path))
+    script = "import sys; print('bad', file=sys.stderr); sys.exit(3)"
+    result = PsutilExecutor().run(_plan([sys.executable, "-c", script], tmp_path))
     assert (result.status, result.exit_code) == (Status.FAILED, 3) and result.reason == "exit code 3: bad"
 
 

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.jdk.recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.cache import JdkCache
@@ -17,8 +18,6 @@ from jvmlab.plan.matrix import Cell
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.workload import Launch
 from jvmlab.scenarios import cds
-
-from tests.jdk.recorded_jdk import Rule, calls, identify_rule, make_home, recorded
 
 
 def _cell(jdk, level: str) -> PreparedCell:
@@ -74,7 +73,8 @@ def test_print_stats_parsing():
 def _prime(tmp_path, table: str):
     rules = [identify_rule("prime-17"),
              Rule(["-XX:ProfileLogIn=*", "-XX:+PrintFlagsFinal"], stdout=table, arg="-XX:ProfileLogIn="),
-             Rule(["-XX:ProfileLogOut=*"], arg="-XX:ProfileLogOut=", write="# ReadyNow profile log (recorded stand-in)\n")]
+             Rule(["-XX:ProfileLogOut=*"], arg="-XX:ProfileLogOut=",
+                  write="# ReadyNow profile log (recorded stand-in)\n")]
     home = make_home(tmp_path / "vm", rules)
     return home, identify(home, cache=JdkCache(tmp_path / "cache"))
 
@@ -98,7 +98,7 @@ def test_profile_read_check_on_jdk8_and_jdk11_tables(tmp_path):
     jdk8 = f"    ccstr ProfileLogIn                              := {profile}                      {{product}}\n"
     assert vendor_prepare.profile_was_read(jdk8, profile) is None
     assert vendor_prepare.profile_was_read(ROW.replace("@ARG@", str(profile)), profile) is None
-    default = f"    ccstr ProfileLogIn                              = {profile}                     {{product}} {{default}}\n"
+    default = f"    ccstr ProfileLogIn                              = {profile}                     {{product}} {{default}}\n"  # noqa: E501 - as -XX:+PrintFlagsFinal prints it
     assert vendor_prepare.profile_was_read(default, profile) is not None
     assert "not" in vendor_prepare.profile_was_read(ROW.replace("@ARG@", "/other"), profile)
 
@@ -141,7 +141,7 @@ def test_cds_scenario_levels_per_vm(tmp_path):
     excluded = {(e["jvm"], e["cds"]) for e in excludes}
     assert {("jdk17", "off"), ("jdk17", "appcds"), ("jdk17", "aot"), ("jdk17", "readynow")} <= excluded
     assert {("jdk25", "scc"), ("jdk25", "quickstart"), ("jdk25", "readynow")} <= excluded
-    assert ("jdk17", "scc") not in excluded and ("jdk25", "aot") not in excluded and ("jdk21", "readynow") not in excluded
+    assert not {("jdk17", "scc"), ("jdk25", "aot"), ("jdk21", "readynow")} & set(excluded)
     only_hotspot, none = cds.levels_for([hotspot])
     assert set(only_hotspot) == {"off", "default", "appcds", "aot"} and none == []
 

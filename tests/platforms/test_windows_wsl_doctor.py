@@ -7,10 +7,10 @@ import subprocess
 from pathlib import Path, PureWindowsPath
 
 import pytest
+from tests.platforms.recorded import text
 
 from jvmlab.machine import windows, wsl
 from jvmlab.model.jdk import launcher_name
-from tests.platforms.recorded import text
 
 
 def test_lock_memory_privilege_held_even_when_disabled_in_the_token():

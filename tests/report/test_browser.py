@@ -68,8 +68,8 @@ def test_markup_shows_as_text_and_never_runs(browser, xss_experiment, tmp_path: 
     assert browser.execute_script("return document.readyState") == "complete"
     alert_open = True
     try:
-        browser.switch_to.alert.text
-    except Exception:  # NoAlertPresentException: nothing ran
+        _ = browser.switch_to.alert.text
+    except Exception:  # noqa: BLE001 - NoAlertPresentException: nothing ran
         alert_open = False
     assert not alert_open
     text = browser.execute_script("return document.body.textContent")

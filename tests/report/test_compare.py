@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.results import load_experiment
 from jvmlab.cli.main import main
 from jvmlab.errors import UserError
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.synthetic import SyntheticSpec, generate
+from jvmlab.results import load_experiment
 from jvmlab.store.sql import SqlStore
 
 MACHINE = {"kernel": "Linux 6.1", "cpu_count": 2, "cpu_model": "X", "jdks": {}}

@@ -29,7 +29,7 @@ def test_hyperfine_schema_and_values(synthetic) -> None:
     cells = store.cells(exp_id)
     invocations = store.invocations(exp_id)
     assert len(doc["results"]) == len(cells)
-    for result, cell in zip(doc["results"], cells):
+    for result, cell in zip(doc["results"], cells, strict=True):
         assert set(result) == HYPERFINE_KEYS
         ok = [i for i in invocations if i.cell_id == cell.id and i.status == "ok"]
         walls = [i.wall_s for i in ok]

@@ -63,7 +63,8 @@ def test_report_has_every_section_and_works_offline(synthetic) -> None:
     # Every measured invocation of the baseline is in its distribution plot.
     dist = figs["m0-0"]["data"]
     strip = next(tr for tr in dist if tr["type"] == "scatter" and tr["name"] == "jdk17 gc=g1")
-    baseline_ids = {i.id for i in store.invocations(exp_id) if i.status == "ok" and i.cell_id == store.cells(exp_id)[0].id}
+    baseline_cell = store.cells(exp_id)[0].id
+    baseline_ids = {i.id for i in store.invocations(exp_id) if i.status == "ok" and i.cell_id == baseline_cell}
     assert set(strip["customdata"]) == baseline_ids
     # Changepoints are marked, the failure's output is shown, provenance is complete.
     assert any("changepoint" in tr["name"] for f in figs.values() for tr in f["data"] if "name" in tr)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.results import load_experiment
 from jvmlab.report import notation
 from jvmlab.report.summary import summarize, vs_baseline
 from jvmlab.report.synthetic import SyntheticSpec, generate
+from jvmlab.results import load_experiment
 from jvmlab.store.sql import SqlStore
 
 LONG_LEVEL = "parallel-with-a-long-level-name"

@@ -14,17 +14,23 @@ import numpy as np
 import pytest
 
 import jvmlab.report
-from jvmlab.model import hazards as hz
 from jvmlab import metrics
 from jvmlab.analyze import CellData, Comparison, MetricAnalysis
 from jvmlab.analyze.model import DriftResult
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import StoredHazard
 from jvmlab.report.summary import summarize
 from jvmlab.report.synthetic import SyntheticSpec, generate
 from jvmlab.results import (
-    ALL_CELLS, BusyBlock, VerdictKind, analyze_experiment, ci_excludes_one, compare_cells, load_experiment,
+    ALL_CELLS,
+    BusyBlock,
+    VerdictKind,
+    analyze_experiment,
+    ci_excludes_one,
+    compare_cells,
+    load_experiment,
 )
 from jvmlab.results.load import busy_blocks
-from jvmlab.model.stored import StoredHazard
 from jvmlab.store.sql import SqlStore
 
 
@@ -140,7 +146,7 @@ def test_the_registry_is_per_experiment_and_nothing_global_changes(lab: tuple[Sq
     name = "workload.records_per_s"
     before = dict(metrics.REGISTRY)
     summary = summarize(store, exp_id)
-    assert metrics.REGISTRY == before and name not in metrics.REGISTRY
+    assert before == metrics.REGISTRY and name not in metrics.REGISTRY
     m = summary.metrics.get(name)
     assert m.unit == "records/s" and not m.lower_is_better
     assert name in summary.metrics and name not in metrics.DEFAULT

@@ -23,7 +23,8 @@ def test_cds_quick_on_hello(tmp_path: Path) -> None:
     exp_id = run_plan(plan, store, artifacts=tmp_path / "artifacts", quiet=True, metric=run.metric,
                       metric_reason=run.metric_reason)
     summary = summarize(open_store(store), exp_id)  # `report N`: the scenario's metric, remembered
-    assert summary.metric == "wall_s" and summary.metric_reason == "as the run was made: scenario cds: startup wall time"
+    assert summary.metric == "wall_s"
+    assert summary.metric_reason == "as the run was made: scenario cds: startup wall time"
     by_level = {(cs.cell.jvm, cs.cell.levels["cds"]): cs for cs in summary.cells}
     for (jvm, level), cs in by_level.items():
         assert cs.n == 2 and cs.failures == 0, (jvm, level)

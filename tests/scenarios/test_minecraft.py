@@ -22,7 +22,7 @@ def jdk(feature: int, home: Path = Path("/nonexistent")) -> JdkInfo:
 
 
 def test_without_a_jdk25_it_skips_saying_so() -> None:
-    with pytest.raises(ScenarioSkipped, match="needs a JDK 25\\+.*found: JDK 17"):
+    with pytest.raises(ScenarioSkipped, match=r"needs a JDK 25\+.*found: JDK 17"):
         minecraft.pick_jdk([jdk(17)])
     assert minecraft.pick_jdk([jdk(17), jdk(25)]).feature == 25
 

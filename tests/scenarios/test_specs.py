@@ -77,7 +77,8 @@ def test_minecraft_spec_or_a_clear_skip() -> None:
 
 
 def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
-    assert set(CLASSIC) | {"minecraft", "size", "jmh", "why", "server", "tune"} == set(SCENARIOS)  # jmh, why: tests/jmh, tests/jfr
+    # jmh, why: tested in tests/jmh, tests/jfr
+    assert set(CLASSIC) | {"minecraft", "size", "jmh", "why", "server", "tune"} == set(SCENARIOS)
 
 
 def test_largepages_full_mode_sorts_512_mb_on_every_jdk() -> None:

@@ -132,7 +132,8 @@ def test_estimate_answers() -> None:
 
 
 def test_tables_from_few_invocations_say_so() -> None:
-    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"), cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
+    cells = [cell("jdk25", {"wall_s": (0.100, 0.002)}, cds="default"),
+             cell("jdk25", {"wall_s": (0.060, 0.002)}, cds="aot")]
     for cs, n in zip(cells, (3, 3), strict=True):
         cs.n = n
     v = scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells))
@@ -140,3 +141,20 @@ def test_tables_from_few_invocations_say_so() -> None:
     for cs in cells:
         cs.n = 6
     assert not scenario_verdict("cds", summary("demo cds: hello x class data sharing", cells)).notes
+
+
+def test_why_verdict_is_the_gc_table_with_the_jfr_reasons_added() -> None:
+    # `why` used to add a str to the gc scenario's table and raise TypeError (found by mypy).
+    cells = [cell("jdk25", {"progress.steady_rate": (900, 10), "jfr.gc_pause_total_ms": (300, 10)}, gc="G1"),
+             cell("jdk25", {"progress.steady_rate": (1200, 10), "jfr.gc_pause_total_ms": (100, 10)}, gc="Parallel")]
+    s = summary("demo why: chunk generation x collector", cells)
+    s.baseline = cells[0].cell.name
+    v = scenario_verdict("why", s)
+    assert [r[1] for r in v.rows] == ["Parallel", "G1"]
+    assert v.conclusion.startswith("Parallel leads on jdk25")
+    assert "Largest differences (JFR): Parallel: " in v.conclusion and "GC pauses" in v.conclusion
+
+
+def test_why_verdict_without_jfr_metrics_says_so() -> None:
+    v = scenario_verdict("why", summary("demo why: x", []))
+    assert v.conclusion.endswith("JFR found no difference large enough to name (was the jfr collector on?).")

@@ -3,12 +3,11 @@ known statistics (deterministic, no JVM)."""
 
 from __future__ import annotations
 
-from scenarios.test_verdicts import cell, summary
-
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios import scenario_verdict
 from jvmlab.scenarios.server import runs
 from jvmlab.spec.load import parse_spec
+from scenarios.test_verdicts import cell, summary
 
 
 def test_spec_is_fixed_rate_over_three_collectors_and_two_heaps(jdk17: JdkInfo) -> None:

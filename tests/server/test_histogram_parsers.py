@@ -47,7 +47,7 @@ JVMLAB_OUTPUT = """jvmlab-load hist unit=us sub=32 counts=10:5,64:90,200:5
 jvmlab-load second t=1 requests=60
 jvmlab-load second t=2 requests=40
 jvmlab-load summary mode=fixed-rate connections=2 rate=50.0 requests=100 errors=1 duration_s=2.000 throughput_rps=50.00 max_us=9000
-"""
+"""  # noqa: E501 - verbatim jvmlab-load output
 
 WRK_OUTPUT = """Running 10s test @ http://127.0.0.1:8080/work
   2 threads and 4 connections

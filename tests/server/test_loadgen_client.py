@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.server.preflight import client_base_for
 from jvmlab.jdk.identify import identify
 from jvmlab.server.parsers import parse_jvmlab
+from jvmlab.server.preflight import client_base_for
 from jvmlab.workloads.builtin import prepare_builtin
 
 pytestmark = pytest.mark.jvm
@@ -24,7 +24,7 @@ class _Closing(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     answers = {"/ok": 200, "/missing": 404}
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
+    def do_GET(self) -> None:
         body = b"ok\n"
         self.send_response(self.answers.get(self.path, 500))
         if self.protocol_version == "HTTP/1.1":  # HTTP/1.0: no length, the body ends at the close

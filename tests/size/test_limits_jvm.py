@@ -46,7 +46,8 @@ def _run(tmp_path: Path, text: str) -> tuple[SqlStore, int]:
 
 def _leftover_groups() -> list[Path]:
     mounts = cgroup._cgroup_mounts()
-    roots = [mounts[c] / cgroup._own_paths().get(c, "/").lstrip("/") for c in ("cpu", "memory", "cpuset") if c in mounts]
+    own = cgroup._own_paths()
+    roots = [mounts[c] / own.get(c, "/").lstrip("/") for c in ("cpu", "memory", "cpuset") if c in mounts]
     return [p for r in roots if r.is_dir() for p in r.glob(f"jvmlab-{os.getpid()}-*")]
 
 

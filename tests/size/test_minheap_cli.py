@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from cli_runner import run_jvmlab  # noqa: E402
-
-from jvmlab.cli.main import main  # noqa: E402
-from jvmlab.errors import UserError  # noqa: E402
-from jvmlab.plan.matrix import expand  # noqa: E402
-from jvmlab.spec.load import parse_spec  # noqa: E402
+from cli_runner import run_jvmlab
+from jvmlab.cli.main import main
+from jvmlab.errors import UserError
+from jvmlab.plan.matrix import expand
+from jvmlab.spec.load import parse_spec
 
 SPEC = '''[workload]
 builtin = "hold"

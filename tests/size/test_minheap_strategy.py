@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from jvmlab.sizing.minheap import (MinHeapSettings, ProbeOutcome, ReplayingProbe, Status, Verdict,
-                                   find_min_heap)
+from jvmlab.sizing.minheap import MinHeapSettings, ProbeOutcome, ReplayingProbe, Status, Verdict, find_min_heap
 
 MB = 1 << 20
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jvmlab.plan.matrix import expand
-from jvmlab.scenarios import scenario_runs
-from jvmlab.scenarios import size
+from jvmlab.scenarios import scenario_runs, size
 from jvmlab.scenarios.jdks import demo_jdks
 from jvmlab.sizing.minheap import MinHeapResult, Status
 from jvmlab.sizing.results import SweepResult
@@ -23,7 +22,7 @@ def _found(lo: int, hi: int, flaky: tuple[int, ...] = ()) -> MinHeapResult:
 def _curve(series: str, means: list[float]) -> Curve:
     sizes = [72, 108, 144, 216, 288]
     return Curve(series, "wall_s", True, tuple(CurvePoint(f"x{i}", s * MB, None, 3, m, m * 0.95, m * 1.05)
-                                               for i, (s, m) in enumerate(zip(sizes, means))))
+                                               for i, (s, m) in enumerate(zip(sizes, means, strict=True))))
 
 
 @pytest.mark.parametrize("quick", [True, False])

@@ -3,6 +3,7 @@ filled by a fake executor whose time falls with the heap (seeded)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -34,8 +35,8 @@ MB = 1 << 20
 def test_geometric_ladder_is_finer_at_small_heaps() -> None:
     ladder = geometric_multiples(1, 4, 7)
     assert ladder[0] == 1 and ladder[-1] == 4 and len(ladder) == 7
-    gaps = [b - a for a, b in zip(ladder, ladder[1:])]
-    assert all(g1 < g2 for g1, g2 in zip(gaps, gaps[1:]))
+    gaps = [b - a for a, b in itertools.pairwise(ladder)]
+    assert all(g1 < g2 for g1, g2 in itertools.pairwise(gaps))
     assert parse_multiples("1-4:7") == ladder
     assert parse_multiples("2, 1,1.5") == (1.0, 1.5, 2.0)
     with pytest.raises(UserError):

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from pg_server import fresh_database
 
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected, Timeline
@@ -21,6 +20,7 @@ from jvmlab.store import open_store, store_url
 from jvmlab.store.migrations import LATEST
 from jvmlab.store.protocol import Store
 from jvmlab.store.sql import SqlStore
+from pg_server import fresh_database
 
 BACKENDS = ["sqlite", "postgresql"]
 

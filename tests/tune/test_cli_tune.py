@@ -4,6 +4,7 @@ runs; a real tuning run on real JVMs stores its trials as cells, resumes, report
 import sqlite3
 
 import pytest
+
 from cli_runner import run_jvmlab
 
 SPEC = """

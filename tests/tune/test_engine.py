@@ -23,7 +23,7 @@ def test_tuner_finds_a_much_better_config_and_confirms_it_with_a_ci_covering_the
     default_wall = true_metrics(())["wall_s"]
     winner_wall = true_metrics(result.winner.flags)["wall_s"]
     assert winner_wall < 0.9 * default_wall  # the surface's defaults are ~33% off its optimum
-    ratio, (lo, hi) = result.confirmations[0].against["baseline"]
+    _ratio, (lo, hi) = result.confirmations[0].against["baseline"]
     assert lo <= winner_wall / default_wall <= hi
     assert "faster" in result.confirmations[0].verdicts["baseline"]
     assert result.invocations <= 1500 + cfg.confirm_max_blocks * 2
@@ -91,7 +91,7 @@ def test_several_objectives_give_a_pareto_front_each_point_confirmed():
     assert result.pareto and len(result.confirmations) == len(result.pareto)
     walls = [true_metrics(c.flags)["wall_s"] for c in result.pareto]
     rss = [true_metrics(c.flags)["max_rss_bytes"] for c in result.pareto]
-    assert len(set(zip(walls, rss))) == len(result.pareto)
+    assert len(set(zip(walls, rss, strict=True))) == len(result.pareto)
 
 
 def test_guardrails_make_trials_infeasible_and_the_winner_keeps_them():

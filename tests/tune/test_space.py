@@ -3,8 +3,8 @@
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.tune.space import grid_size, parse_tune, size_text
 from jvmlab.tune.sim import SIM_TUNE, sim_config
+from jvmlab.tune.space import grid_size, parse_tune, size_text
 
 
 def test_sim_space_parses_with_types_conditions_and_flags():

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401 - re-exported to the tests
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.workloads.builtin import BuiltinWorkload, prepare_builtin
+from testing_jdks import JDK17_HOME, JDK25_HOME, make_jdk  # noqa: F401 - re-exported to the tests
 
 RUN_TIMEOUT_S = 120.0
 

@@ -16,8 +16,10 @@ from jvmlab.workloads.metric_line import WorkloadMetric, format_metric_line, par
     [
         ("jvmlab-metric name=heapsort_ms value=812.5 unit=ms", WorkloadMetric("heapsort_ms", 812.5, "ms")),
         ("  jvmlab-metric   name=a.b-c_1\tvalue=-3   unit=bytes \r\n", WorkloadMetric("a.b-c_1", -3.0, "bytes")),
-        ("jvmlab-metric unit=chunks/s value=1341.73 name=chunks_per_s", WorkloadMetric("chunks_per_s", 1341.73, "chunks/s")),
-        ("jvmlab-metric name=err value=2.631228568361621E-13 unit=1", WorkloadMetric("err", 2.631228568361621e-13, "1")),
+        ("jvmlab-metric unit=chunks/s value=1341.73 name=chunks_per_s",
+         WorkloadMetric("chunks_per_s", 1341.73, "chunks/s")),
+        ("jvmlab-metric name=err value=2.631228568361621E-13 unit=1",
+         WorkloadMetric("err", 2.631228568361621e-13, "1")),
         ("jvmlab-metric name=n value=24270659584 unit=bytes", WorkloadMetric("n", 24270659584.0, "bytes")),
         ("jvmlab-metric name=x value=.5", WorkloadMetric("x", 0.5, "")),
         ("jvmlab-metric name=x value=+7. unit=%", WorkloadMetric("x", 7.0, "%")),

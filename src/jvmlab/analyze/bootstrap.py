@@ -82,7 +82,7 @@ def bca_interval(theta_hat: float, boot: FloatArray, accel: float,
     if lo_b == hi_b:
         return (lo_b, hi_b)
     b = boot.size
-    prop = (np.count_nonzero(boot < theta_hat) + 0.5 * np.count_nonzero(boot == theta_hat)) / b
+    prop = float(np.count_nonzero(boot < theta_hat) + 0.5 * np.count_nonzero(boot == theta_hat)) / b
     prop = min(max(prop, 1.0 / (b + 1)), b / (b + 1.0))
     z0 = float(ndtri(prop))
     tail = (1.0 - level) / 2.0

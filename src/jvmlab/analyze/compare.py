@@ -75,9 +75,9 @@ def block_sums(cell: Clean, base: Clean) -> BlockSums | None:
     pos_b = np.searchsorted(common, base.blocks[in_b])
     k = common.size
     return BlockSums(
-        np.bincount(pos_c, weights=cell.values[in_c], minlength=k),
+        np.asarray(np.bincount(pos_c, weights=cell.values[in_c], minlength=k), dtype=np.float64),
         np.bincount(pos_c, minlength=k).astype(float),
-        np.bincount(pos_b, weights=base.values[in_b], minlength=k),
+        np.asarray(np.bincount(pos_b, weights=base.values[in_b], minlength=k), dtype=np.float64),
         np.bincount(pos_b, minlength=k).astype(float),
     )
 
@@ -130,7 +130,7 @@ def ratio_paired(s: BlockSums, rng: np.random.Generator,
     return ratio, bca_interval(ratio, boot, accel, expanded_level(k))
 
 
-def _log_ratio(sum_a: FloatArray, n_a: float | FloatArray, sum_b: FloatArray,
+def _log_ratio(sum_a: FloatArray | np.float64, n_a: float | FloatArray, sum_b: FloatArray | np.float64,
                n_b: float | FloatArray) -> FloatArray:
     """log(mean_a / mean_b); +-inf when one mean is 0 (allowed: counts can be 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -199,7 +199,7 @@ def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: st
         ratio, ci = ratio_paired(sums, rng, n_boot)
         p = permutation_p_paired(sums, rng, n_perm)
         n_cell, n_base = int(sums.cell_n.sum()), int(sums.base_n.sum())
-        kind = BCA
+        kind: str | None = BCA
     else:
         ratio, ci = ratio_unpaired(cell.values, base.values, rng, n_boot)
         p = permutation_p_unpaired(cell.values, base.values, rng, n_perm)

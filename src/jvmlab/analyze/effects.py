@@ -90,15 +90,16 @@ def _log_means(cells: Sequence[Clean], rng: np.random.Generator,
 
 def _common_blocks(cells: Sequence[Clean]) -> np.ndarray | None:
     """Blocks shared by all cells, when pairing by block is possible and keeps the data."""
-    if any(c.blocks is None for c in cells):
+    blocks = [c.blocks for c in cells if c.blocks is not None]
+    if len(blocks) < len(cells):
         return None
-    common = np.unique(cells[0].blocks)
-    for c in cells[1:]:
-        common = np.intersect1d(common, c.blocks)
+    common = np.unique(blocks[0])
+    for b in blocks[1:]:
+        common = np.intersect1d(common, b)
     if common.size < MIN_PAIRED_BLOCKS:
         return None
-    for c in cells:
-        if np.isin(c.blocks, common).sum() * 2 < c.values.size:
+    for c, b in zip(cells, blocks, strict=True):
+        if np.isin(b, common).sum() * 2 < c.values.size:
             return None
     return common
 
@@ -109,8 +110,8 @@ def _estimate(point: FloatArray, boot: FloatArray, terms: list[list[tuple[int, f
     good = [t for t in terms if all(np.isfinite(point[i]) for i, _ in t)]
     if not good:
         return None, None
-    pt = np.mean([sum(s * point[i] for i, s in t) for t in good])
-    bt = np.mean([sum(s * boot[:, i] for i, s in t) for t in good], axis=0)
+    pt = np.mean([sum(float(s * point[i]) for i, s in t) for t in good])
+    bt = np.mean([np.sum([s * boot[:, i] for i, s in t], axis=0) for t in good], axis=0)
     ci = percentile_interval(np.exp(bt), level)
     return float(np.exp(pt)), ci
 

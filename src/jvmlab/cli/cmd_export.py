@@ -21,11 +21,11 @@ SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-req
 
 @app.command()
 def export(
-    experiment: int = typer.Argument(None, help="Experiment id (default: the latest)."),
+    experiment: int | None = typer.Argument(None, help="Experiment id (default: the latest)."),
     fmt: str = typer.Option("json", "--format", "-f", help="json, csv, markdown or hyperfine."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
-    metric: str = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str | None = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
                                                      "else wall_s)."),
 ) -> None:
     """Export an experiment: full JSON, CSV per invocation, a Markdown table, or hyperfine JSON."""
@@ -50,11 +50,11 @@ def export(
 def compare_cmd(
     experiment_a: int = typer.Argument(..., help="The 'before' experiment id (baseline)."),
     experiment_b: int = typer.Argument(..., help="The 'after' experiment id."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Metric to compare."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     fail_if: list[str] = typer.Option([], "--fail-if", help=FAIL_IF_HELP),
-    summary_md: Path = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
+    summary_md: Path | None = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
 ) -> None:
     """Compare the same cells (matched by name) across two experiments, with CIs.
     With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold."""

@@ -39,8 +39,8 @@ def compare(
     side_a: str = typer.Argument(..., metavar="A", help="GC log, folder of GC logs, or experiment id (N or N:CELL)."),
     side_b: str = typer.Argument(..., metavar="B", help="The same kind of thing to compare against A."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
-    html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML page."),
-    store: str = typer.Option(None, "--store", help="Store for experiment ids (default: ./jvmlab.db or "
+    html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML page."),
+    store: str | None = typer.Option(None, "--store", help="Store for experiment ids (default: ./jvmlab.db or "
                                                     "$JVMLAB_STORE)."),
     seed: int = typer.Option(1, "--seed", help="Bootstrap seed (the same seed gives the same intervals)."),
 ) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from jvmlab.cli.apps import app
 from jvmlab.cli.storeargs import STORE_HELP
+
+if TYPE_CHECKING:
+    from jvmlab.importers.model import ImportedExperiment
 
 import_app = typer.Typer(help="Turn existing result files (JMH, hyperfine) into an experiment.",
                          no_args_is_help=True)
@@ -18,7 +22,7 @@ app.add_typer(import_app, name="import")
 BASELINE_HELP = "Cell name to use as the baseline (default: the first)."
 
 
-def _store(imported, store: str | None, baseline: str | None) -> None:
+def _store(imported: ImportedExperiment, store: str | None, baseline: str | None) -> None:
     from jvmlab.importers.store import store_import
     from jvmlab.store import open_store
 
@@ -33,9 +37,9 @@ def _store(imported, store: str | None, baseline: str | None) -> None:
 @import_app.command("jmh")
 def import_jmh_cmd(
     files: list[Path] = typer.Argument(..., help="JMH JSON results (-rf json)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
-    name: str = typer.Option(None, "--name", help="Experiment name."),
-    baseline: str = typer.Option(None, "--baseline", help=BASELINE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    name: str | None = typer.Option(None, "--name", help="Experiment name."),
+    baseline: str | None = typer.Option(None, "--baseline", help=BASELINE_HELP),
 ) -> None:
     """Import JMH JSON results: a cell per JDK + flags, an invocation per fork, a metric per benchmark."""
     from jvmlab.importers.jmh import import_jmh
@@ -46,9 +50,9 @@ def import_jmh_cmd(
 @import_app.command("hyperfine")
 def import_hyperfine_cmd(
     files: list[Path] = typer.Argument(..., help="hyperfine --export-json files."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
-    name: str = typer.Option(None, "--name", help="Experiment name."),
-    baseline: str = typer.Option(None, "--baseline", help=BASELINE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    name: str | None = typer.Option(None, "--name", help="Experiment name."),
+    baseline: str | None = typer.Option(None, "--baseline", help=BASELINE_HELP),
 ) -> None:
     """Import hyperfine JSON: a cell per command, an invocation per run (wall time, exit code)."""
     from jvmlab.importers.hyperfine import import_hyperfine

@@ -30,7 +30,7 @@ def jdk_table(found: list[JdkInfo], selectors: list[str], width: int) -> Table:
     (field name, then its value wrapped at spaces), so no word is broken in two. The first
     column is the selector to write in ``[jvms]`` to get exactly that JDK."""
     headers = ["selector", *(h for h, _ in FIELDS)]
-    rows = [[sel, *(fn(j) for _, fn in FIELDS)] for j, sel in zip(found, selectors)]
+    rows = [[sel, *(fn(j) for _, fn in FIELDS)] for j, sel in zip(found, selectors, strict=True)]
     widths = [max([len(h)] + [len(r[k]) for r in rows]) for k, h in enumerate(headers)]
     if sum(w + 3 for w in widths) + 1 <= width:
         table = Table(header_style="bold")
@@ -59,7 +59,8 @@ def jdks(as_json: bool = typer.Option(False, "--json", help="Print JSON (a list 
     # What to write in [jvms] to get exactly this JDK.
     selectors = [selector_for(j, found) for j in found]
     if as_json:
-        typer.echo(json.dumps([{**j.to_json(), "selector": s} for j, s in zip(found, selectors)], indent=2))
+        rows = [{**j.to_json(), "selector": s} for j, s in zip(found, selectors, strict=True)]
+        typer.echo(json.dumps(rows, indent=2))
         return
     stdout_console().print(jdk_table(found, selectors, stdout_console().width))
     if not found:

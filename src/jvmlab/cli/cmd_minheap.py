@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -14,9 +15,17 @@ from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
+if TYPE_CHECKING:
+    from jvmlab.plan.prepare import Plan, PreparedCell
+    from jvmlab.sizing.flow import SweepSetup
+    from jvmlab.sizing.minheap import ProbeOutcome
+    from jvmlab.sizing.results import SweepResult
+    from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
+    from jvmlab.store.sql import SqlStore
+
 
 def _size(option: str, text: str) -> int:
-    from jvmlab.machine.cgroup import parse_size_bytes
+    from jvmlab.spec.durations import parse_size_bytes
 
     try:
         return parse_size_bytes(text)
@@ -32,17 +41,18 @@ def minheap(
     step: str = typer.Option("1m", "--step", help="Resolution of the answer."),
     repeats: int = typer.Option(5, "--repeats", min=1, max=50, help="Runs that must agree at each end."),
     max_probes: int = typer.Option(80, "--max-probes", min=2, help="Most JVM runs per cell."),
-    fail_pattern: str = typer.Option(None, "--fail-pattern", help="Regex in the output that means 'too small'."),
-    timeout: str = typer.Option(None, "--timeout", help="Per-run timeout meaning 'too small' (default: the spec's)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    fail_pattern: str | None = typer.Option(None, "--fail-pattern", help="Regex in the output that means 'too small'."),
+    timeout: str | None = typer.Option(None, "--timeout",
+                                       help="Per-run timeout meaning 'too small' (default: the spec's)."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest search of this spec and bounds."),
     sweep: bool = typer.Option(False, "--sweep", help="Then run a heap sweep at --multiples of the minimum."),
     multiples: str = typer.Option("1-4:7", "--multiples", help="Sweep multiples: 1,1.5,2 or a ladder 1-4:7."),
-    sizes: str = typer.Option(None, "--sizes", help="Sweep absolute sizes instead (256m,512m,1g): no search."),
-    invocations: int = typer.Option(None, "--invocations", min=1, help="Sweep invocations per cell."),
+    sizes: str | None = typer.Option(None, "--sizes", help="Sweep absolute sizes instead (256m,512m,1g): no search."),
+    invocations: int | None = typer.Option(None, "--invocations", min=1, help="Sweep invocations per cell."),
     within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
     metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
-    html: Path = typer.Option(None, "--html", help="Write the sweep's HTML report (plots with CI bands) here."),
+    html: Path | None = typer.Option(None, "--html", help="Write the sweep's HTML report (plots with CI bands) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
 ) -> None:
     """Find each cell's minimum heap (bisection, repeated at the boundary); optionally sweep."""
@@ -94,13 +104,13 @@ def minheap(
     _emit(out, as_json)
 
 
-def search(base, db, request, *, resume: bool, console: Console):  # type: ignore[no-untyped-def]
+def search(base: Plan, db: SqlStore, request: MinHeapRequest, *, resume: bool, console: Console) -> MinHeapStudy:
     """Run the search with one line per probe; print the interval table."""
     from jvmlab.report.heapsweep import minheap_table
     from jvmlab.sizing.flow import artifacts_for
     from jvmlab.sizing.study import run_min_heap
 
-    def on_probe(pc, outcome) -> None:  # type: ignore[no-untyped-def]
+    def on_probe(pc: PreparedCell, outcome: ProbeOutcome) -> None:
         console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
                       + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
 
@@ -112,8 +122,8 @@ def search(base, db, request, *, resume: bool, console: Console):  # type: ignor
     return study
 
 
-def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: bool,  # type: ignore[no-untyped-def]
-              resume: bool = False):
+def run_sweep(setup: SweepSetup, db: SqlStore, metric: str, within: float, console: Console, as_json: bool,
+              resume: bool = False) -> SweepResult:
     """Run the sweep as a normal experiment, store its levels, print curves and knees. With
     --resume, a stored sweep of the same spec and sizes continues where it stopped."""
     from jvmlab.report.heapsweep import sweep_table
@@ -128,7 +138,7 @@ def run_sweep(setup, db, metric: str, within: float, console: Console, as_json: 
     return result
 
 
-def study_json(study) -> dict:  # type: ignore[no-untyped-def]
+def study_json(study: MinHeapStudy) -> dict:
     return {"experiment_id": study.experiment_id,
             "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in study.cells]}
 
@@ -190,7 +200,7 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
                               indent=2, default=str))
 
 
-def _run_plain(plan, db, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:  # type: ignore[no-untyped-def]
+def _run_plain(plan: Plan, db: SqlStore, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
@@ -208,11 +218,12 @@ def _run_plain(plan, db, as_json: bool, metric: str = "wall_s", resume: bool = F
 
 @app.command("heapsweep")
 def heapsweep(
-    experiment: int = typer.Argument(None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    experiment: int | None = typer.Argument(
+        None, help="A stored heap sweep or minimum-heap search (default: the latest)."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
     within: float = typer.Option(5.0, "--within", min=0.0, max=100.0, help="Knee: within this % of the best."),
-    html: Path = typer.Option(None, "--html", help="Write the HTML report (plots with CI bands) here."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML report (plots with CI bands) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
 ) -> None:
     """Report a stored heap sweep (curves, CI bands, knees) or minimum-heap search again."""
@@ -232,7 +243,7 @@ def heapsweep(
         return
     result = load_sweep(db, exp_id, metric, within / 100.0)
     sweep_table(result, console)
-    source = db.experiment_document(exp_id, DOCUMENT).get("minheap_experiment")
+    source = (db.experiment_document(exp_id, DOCUMENT) or {}).get("minheap_experiment")
     rows = [(c.cell_name, c.result) for c in load_min_heap(db, source).cells] if source is not None else []
     if html is not None:
         written = write_sweep_html(result, html, f"jvmlab heap sweep: {db.experiment(exp_id).name}", rows)

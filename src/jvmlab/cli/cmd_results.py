@@ -7,6 +7,7 @@ import json
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -18,7 +19,7 @@ from jvmlab.cli.storeargs import STORE_HELP
 
 @app.command()
 def results(
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the experiments in the store."""
@@ -26,7 +27,7 @@ def results(
 
     db = open_store(store, must_exist=True)
     counts = db.invocation_counts()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for exp in db.experiments():
         n, failed = counts.get(exp.id, (0, 0))
         rows.append({"id": exp.id, "name": exp.name, "status": exp.status, "created_at": exp.created_at,
@@ -48,12 +49,12 @@ def results(
 
 @app.command()
 def report(
-    experiment: int = typer.Argument(None, help="Experiment id (default: the latest)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
-    metric: str = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
+    experiment: int | None = typer.Argument(None, help="Experiment id (default: the latest)."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    metric: str | None = typer.Option(None, "--metric", help="Metric to compare (default: the one the run used, "
                                                      "else wall_s)."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary."),
-    html: Path = typer.Option(None, "--html", help="Also write a self-contained HTML report to this file."),
+    html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report to this file."),
     open_: bool = typer.Option(False, "--open", help="Open the HTML report in a browser (a temporary file "
                                                      "unless --html is given)."),
 ) -> None:

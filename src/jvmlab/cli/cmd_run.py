@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_cluster import render_nodes, run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
@@ -19,6 +20,7 @@ from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
+from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
 
 
@@ -41,7 +43,8 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     typer.echo(f"  working directory: {plan.workdir}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
-        typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {shlex.join(pc.flags) or '(no flags)'}{unlock}")
+        flags = shlex.join(pc.flags) or "(no flags)"
+        typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {flags}{unlock}")
         typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
         for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
@@ -80,25 +83,27 @@ def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool 
 @app.command()
 def run(
     spec: Path = typer.Argument(..., help="Spec file (TOML)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest experiment of this spec."),
-    until: str = typer.Option(None, "--until", help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
-    max_invocations: int = typer.Option(None, "--max-invocations", min=1, help="Budget: measured invocations in all."),
-    budget: str = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
-    metric: str = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
+    until: str | None = typer.Option(None, "--until",
+                                     help="Add blocks until every 95% CI half-width is within this, e.g. 2%."),
+    max_invocations: int | None = typer.Option(None, "--max-invocations", min=1,
+                                               help="Budget: measured invocations in all."),
+    budget: str | None = typer.Option(None, "--budget", help="Budget: wall time, e.g. 10m."),
+    metric: str | None = typer.Option(None, "--metric", help="Metric to compare (`jvmlab metrics` lists them). "
                                                        "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
     enable: list[str] = typer.Option([], "--collect", help=collect_help()),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    baseline_experiment: int = typer.Option(None, "--baseline-experiment",
+    baseline_experiment: int | None = typer.Option(None, "--baseline-experiment",
                                             help="CI gate: a stored experiment to compare this run with."),
     fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
-    summary_md: Path = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
-    cluster: str = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
+    summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
@@ -130,7 +135,7 @@ def run(
                                   to_stderr=as_json))
 
 
-def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list:
+def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list[GateCondition]:
     """Check the gate's options before anything runs (bad syntax or a missing baseline: exit 2)."""
     from jvmlab.analyze.gate import parse_condition
 
@@ -154,18 +159,18 @@ def _budget(value: str | None) -> float | None:
         raise UserError(f"--budget: {err}") from None
 
 
-def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
+def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.execute.options import RunOptions
     from jvmlab.execute.runner import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
+    from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.store import check_free_space, open_store, store_url
 
     artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
@@ -181,11 +186,13 @@ def run_plan(plan, store_value: str | None, *, as_json: bool = False, resume: bo
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        command_line=provenance_command_line(), collect_overrides=overrides or {},
+        # ignored arg-type: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py,
+        # but the values can be str (jfr=profile)
+        command_line=provenance_command_line(), collect_overrides=overrides or {},  # type: ignore[arg-type]
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
         metric_reason=metric_reason)
     err_console = Console(stderr=True)
-    with ProgressObserver(err_console, quiet=quiet or not err_console.is_terminal and as_json) as observer:
+    with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
             exp_id = run_cluster_plan(plan, db, options, observer, cluster)
         else:
@@ -217,9 +224,9 @@ def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> N
 
 @app.command()
 def demo(
-    name: str = typer.Argument(None, help="A scenario (see `jvmlab demo --list`); none: the quick default."),
+    name: str | None = typer.Argument(None, help="A scenario (see `jvmlab demo --list`); none: the quick default."),
     quick: bool = typer.Option(False, "--quick", help="A shorter version of the scenario."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     list_: bool = typer.Option(False, "--list", help="List the scenarios."),
 ) -> None:

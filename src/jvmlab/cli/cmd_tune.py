@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -12,13 +14,21 @@ from jvmlab.cli.apps import app
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 
+if TYPE_CHECKING:
+    from jvmlab.plan.prepare import Plan
+    from jvmlab.store.records import StoredCell
+    from jvmlab.store.sql import SqlStore
+    from jvmlab.tune.model import Trial
+    from jvmlab.tune.session import Session
+
 
 @app.command("tune")
 def tune_cmd(
     spec: Path = typer.Argument(..., help="A spec with a [tune] section (docs/tuning.md)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest tuning run of this spec."),
-    html: Path = typer.Option(None, "--html", help="Also write the tuning report (history, Pareto, importances)."),
+    html: Path | None = typer.Option(None, "--html",
+                                     help="Also write the tuning report (history, Pareto, importances)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
 ) -> None:
     """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
@@ -40,7 +50,7 @@ def tune_cmd(
     run_and_show(db, plan, exp_id, artifacts, html, quiet)
 
 
-def _experiment(db, plan, artifacts: Path, resume: bool) -> int:  # type: ignore[no-untyped-def]
+def _experiment(db: SqlStore, plan: Plan, artifacts: Path, resume: bool) -> int:
     from jvmlab import __version__
     from jvmlab.machine.fingerprint import fingerprint
 
@@ -56,7 +66,7 @@ def _experiment(db, plan, artifacts: Path, resume: bool) -> int:  # type: ignore
         artifacts_dir=str(artifacts))
 
 
-def run_and_show(db, plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:  # type: ignore[no-untyped-def]
+def run_and_show(db: SqlStore, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout."""
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
@@ -66,7 +76,7 @@ def run_and_show(db, plan, exp_id: int, artifacts: Path, html: Path | None, quie
     err = Console(stderr=True)
     started = time.monotonic()
 
-    def on_trial(trial, session) -> None:  # type: ignore[no-untyped-def]
+    def on_trial(trial: Trial, session: Session) -> None:
         if not quiet:
             err.print(progress_line(trial, session, time.monotonic() - started), highlight=False)
 
@@ -102,7 +112,7 @@ def tune_demo(quick: bool, store: str | None) -> None:
 @app.command("apply")
 def apply_cmd(
     experiment: int = typer.Argument(..., help="A tuning experiment's id (`jvmlab results`)."),
-    store: str = typer.Option(None, "--store", help=STORE_HELP),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
     """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
     from jvmlab.store import open_store
@@ -110,7 +120,7 @@ def apply_cmd(
     typer.echo(apply_for(open_store(store, must_exist=True), experiment))
 
 
-def apply_for(db, experiment: int) -> str:  # type: ignore[no-untyped-def]
+def apply_for(db: SqlStore, experiment: int) -> str:
     from jvmlab.tune.apply import apply_text
 
     db.experiment(experiment)
@@ -127,7 +137,7 @@ def apply_for(db, experiment: int) -> str:  # type: ignore[no-untyped-def]
     return apply_text(doc, java, args, experiment)
 
 
-def _app_args(db, experiment: int, cells, key: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _app_args(db: SqlStore, experiment: int, cells: Sequence[StoredCell], key: str) -> list[str]:
     """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
     cell = next((c for c in cells if c.levels.get("config") == key), None)
     if cell is None:

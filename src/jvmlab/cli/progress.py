@@ -15,6 +15,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -36,7 +37,7 @@ class ProgressObserver:
             TextColumn("[bold]{task.fields[cell]}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TextColumn("ETA"),
             TimeRemainingColumn(), console=console, transient=False, disable=quiet)
-        self.task = None
+        self.task: TaskID | None = None
         self.failures = 0
         self._block0: list[float] = []  # start time of block 0, then its end
         self._block0_count = 0
@@ -45,7 +46,7 @@ class ProgressObserver:
         self.rule_note = ""
         self.node_note = ""  # cluster runs: nodes busy / idle and the cluster's rate
 
-    def __enter__(self) -> "ProgressObserver":
+    def __enter__(self) -> ProgressObserver:
         self.progress.start()
         return self
 
@@ -78,7 +79,8 @@ class ProgressObserver:
         if result.status != Status.OK:
             self.failures += 1
             if not self.quiet:
-                self.console.print(f"[red]{escape(cell.cell.name)}: {result.status}: {escape(str(result.reason))}[/red]")
+                self.console.print(f"[red]{escape(cell.cell.name)}: {result.status}: "
+                                   f"{escape(str(result.reason))}[/red]")
         if self.task is not None:
             self.progress.update(self.task, advance=1, note=self._note())
 

@@ -16,11 +16,11 @@ from typing import Any
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
 from jvmlab.errors import UserError
+from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
-from jvmlab.model.process import ProcessResult, Status
-from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model.hazards import Hazard
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2

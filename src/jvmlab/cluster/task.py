@@ -8,12 +8,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jvmlab.cluster.node import jdk_map
 from jvmlab.collect.setup import build_collectors
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
+from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult
+
+if TYPE_CHECKING:
+    from jvmlab.collect.setup import CollectSettings
+    from jvmlab.execute.runner import Executor
 
 ARTIFACT_CAP_BYTES = 32 << 20  # per invocation; larger artifacts stay on the node and are named
 
@@ -23,11 +29,11 @@ class ProbeRecipe:
     """How to make a slot's probes on the node: probes hold threads and locks and do not travel,
     so the node builds the same collectors and asks them for the same probes (same JVM args)."""
 
-    settings: object  # CollectSettings
+    settings: CollectSettings
     progress_regex: str | None
     progress_mode: str
     jmh: bool
-    ctx: object  # ProbeContext
+    ctx: ProbeContext
 
     def probes(self) -> list:
         collectors = build_collectors(self.settings, self.progress_regex, self.progress_mode, jmh=self.jmh)
@@ -99,7 +105,7 @@ def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: object | None = None,
+def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor | None = None,
              shipped: dict[str, dict[str, bytes]] | None = None) -> NodeResult:
     """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource)."""
     from distributed import get_worker

@@ -39,7 +39,7 @@ _COMPRESSED_INTS = 1  # bit of the header's flag byte
 _SPAN_NS = {"NANOSECONDS": 1, "MICROSECONDS": 1_000, "MILLISECONDS": 1_000_000, "SECONDS": 1_000_000_000}
 DOUBLE, FLOAT = struct.Struct(">d"), struct.Struct(">f")
 _HEADER = struct.Struct(">4sHHqqqqqqqI")
-_METADATA_CACHE: dict[bytes, dict[int, "TypeInfo"]] = {}
+_METADATA_CACHE: dict[bytes, dict[int, TypeInfo]] = {}
 _METADATA_CACHE_SIZE = 8
 _CACHE_LOCK = threading.Lock()
 
@@ -128,7 +128,7 @@ def chunk_spans(data: bytes | memoryview) -> Iterator[tuple[int, int]]:
 class Cursor:
     """Reads compressed integers, raw floats and encoded strings from a byte buffer."""
 
-    __slots__ = ("data", "pos", "end")
+    __slots__ = ("data", "end", "pos")
 
     def __init__(self, data: bytes, pos: int, end: int) -> None:
         self.data, self.pos, self.end = data, pos, end

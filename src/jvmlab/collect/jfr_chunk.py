@@ -17,8 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from jvmlab.collect.jfr_binary import (CONSTANT_POOL_EVENT, DOUBLE, FLOAT, HEADER_BYTES, ChunkHeader, Cursor, FieldType,
-                                       JfrFormatError, Ref, TypeInfo, parse_header, read_metadata)
+from jvmlab.collect.jfr_binary import (
+    CONSTANT_POOL_EVENT,
+    DOUBLE,
+    FLOAT,
+    HEADER_BYTES,
+    ChunkHeader,
+    Cursor,
+    FieldType,
+    JfrFormatError,
+    Ref,
+    TypeInfo,
+    parse_header,
+    read_metadata,
+)
 
 Event = tuple[str, dict[str, Any]]
 _MAX_RESOLVE_DEPTH = 40

@@ -79,7 +79,7 @@ def iso_instant_s(text: Any) -> float | None:
         return None
     head, _, frac = text[:-1].partition(".")
     try:
-        base = dt.datetime.fromisoformat(head).replace(tzinfo=dt.timezone.utc).timestamp()
+        base = dt.datetime.fromisoformat(head).replace(tzinfo=dt.UTC).timestamp()
     except ValueError:
         return None
     return base + (float("0." + frac) if frac.isdigit() else 0.0)

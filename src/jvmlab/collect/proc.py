@@ -2,7 +2,8 @@
 
 A daemon thread samples the child every ``interval_s`` (default 100 ms) until the child
 exits; on long runs the interval stretches to 1 % of the run's age, at most 1 s
-(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length. Each sample costs about one ``pread`` per thread (procfs files are regenerated on
+(:func:`stretched_interval`), which bounds both the sampler's CPU and the timelines' length.
+Each sample costs about one ``pread`` per thread (procfs files are regenerated on
 every read at offset 0, so descriptors are opened once and kept) plus one read of
 ``statm`` per process for RSS. PSS and AnonHugePages come from ``smaps_rollup``, which
 walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
@@ -189,9 +190,9 @@ class _Process:
         for fd in self.task_fds.values():
             _close(fd)
         self.task_fds.clear()
-        for fd in (self.rollup_fd, self.statm_fd):
-            if fd is not None:
-                _close(fd)
+        for own_fd in (self.rollup_fd, self.statm_fd):
+            if own_fd is not None:
+                _close(own_fd)
         self.rollup_fd = self.statm_fd = None
 
 
@@ -353,7 +354,7 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
         unmeasured["mem.peak_rss_bytes"] = why
     else:
         out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
-    rolled = [(t, s) for t, s in zip(times, samples) if s.pss_bytes is not None]
+    rolled = [(t, s) for t, s in zip(times, samples, strict=False) if s.pss_bytes is not None]
     for attr in ("pss_bytes", "anon_huge_bytes"):
         if not rolled:
             continue

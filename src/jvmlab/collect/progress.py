@@ -53,7 +53,7 @@ def rate_windows(times: list[float], cumulative: list[float],
     """
     t_kept: list[float] = []
     u_kept: list[float] = []
-    for t, u in zip(times, cumulative):
+    for t, u in zip(times, cumulative, strict=False):
         if t_kept and t - t_kept[-1] < _SAME_TIME_S:
             u_kept[-1] = u
         else:

@@ -75,7 +75,7 @@ def parse_startuptime(text: str, digest: StartupDigest) -> None:
     for line in text.splitlines():
         m = _UPTIME.match(line)
         phase = _PHASE.match(m.group(2)) if m else None
-        if not phase:
+        if m is None or phase is None:
             continue
         name, secs = phase.group(1), float(phase.group(2))
         digest.phases_s[name] = digest.phases_s.get(name, 0.0) + secs

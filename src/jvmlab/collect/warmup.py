@@ -34,6 +34,7 @@ rate and its start the time to steady state (seconds since the process started).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -126,7 +127,7 @@ def analyze_warmup(t_s: list[float] | tuple[float, ...], rates: list[float] | tu
     smooth = median_filter(values, size=max(1, params.median_window), mode="nearest")
     min_size = max(2, params.median_window // 2 + 1)  # shorter runs are what the median removes
     bounds = [0, *changepoints(smooth, sigma, params.penalty_factor, min_size), len(values)]
-    parts = _merge([(a, b) for a, b in zip(bounds, bounds[1:])], values, sigma, params.rel_tolerance)
+    parts = _merge(list(itertools.pairwise(bounds)), values, sigma, params.rel_tolerance)
     segments = tuple(Segment(float(times[a]), float(times[b]) if b < len(times) else float(times[-1] + step),
                              b - a, float(values[a:b].mean())) for a, b in parts)
     cps = tuple(s.start_s for s in segments[1:])

@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab import __version__
-from jvmlab.model import hazards
-from jvmlab.model.probe import ProbeContext
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.budget import FailureBudget
-from jvmlab.model.hazards import Hazard
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
+from jvmlab.model import hazards
+from jvmlab.model.hazards import Hazard
+from jvmlab.model.probe import ProbeContext
+from jvmlab.model.stored import StoredExperiment
 from jvmlab.plan.grow import IDENTITY_DOC, Growth, align, cell_identity
 from jvmlab.plan.prepare import Plan, PreparedCell
-from jvmlab.model.stored import StoredExperiment
 from jvmlab.store.protocol import Store
 
 SPEC_HISTORY_DOC = "spec_history"

@@ -108,7 +108,8 @@ def spawn(helper: Path, argv: tuple[str, ...], env: dict[str, str], cwd: Path, t
         (os.POSIX_SPAWN_DUP2, stderr_fd, 2),
         (os.POSIX_SPAWN_DUP2, report_fd, REPORT_FD),
     ]
-    return os.posix_spawn(str(helper), [str(helper), str(os.getpid()), str(cwd), str(max(1, round(timeout_s * 1000))), "--", *argv], env,
+    timeout_ms = str(max(1, round(timeout_s * 1000)))
+    return os.posix_spawn(str(helper), [str(helper), str(os.getpid()), str(cwd), timeout_ms, "--", *argv], env,
                           file_actions=actions, setsigmask=(),
                           setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))  # Python ignores both
 

@@ -8,7 +8,8 @@ forked or vforked from jvmlab carries in ``ru_maxrss`` across exec).
 
 Guarantees: the child leads its own process group (a timeout kills everything it started),
 in jvmlab's session (a new session would also mean a new scheduler autogroup: a different
-CPU share on a busy machine than hyperfine's or a shell's children get); when jvmlab dies, even by SIGKILL, the helper's parent-death signal makes it kill the
+CPU share on a busy machine than hyperfine's or a shell's children get); when jvmlab dies,
+even by SIGKILL, the helper's parent-death signal makes it kill the
 child's group, and the child's own parent-death SIGKILL covers a helper killed outright; both
 are set in C between fork and exec, never by a Python callback. Any exception in jvmlab while
 the child runs, Ctrl-C included, kills the child's group before propagating.
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jvmlab.execute import launcher
-from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader
+from jvmlab.execute.output import ClockOrigin, LineCallback, ReadyWatch, StreamReader
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
@@ -107,7 +108,7 @@ class _Launch:
 
     def _readers(self, out_r: int, err_r: int) -> list[StreamReader]:
         plan = self.plan
-        callbacks = [p.on_line for p in self.probes]
+        callbacks: list[LineCallback] = [p.on_line for p in self.probes]
         readers = [StreamReader(name, os.fdopen(fd, "rb"), path, plan.output_cap_bytes, plan.tail_bytes,
                                 self.origin, callbacks, self.ready)
                    for name, fd, path in (("stdout", out_r, self.stdout_path), ("stderr", err_r, self.stderr_path))]
@@ -198,13 +199,20 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
     except OSError as err:
         return _start_failed(plan, f"cannot start {plan.argv[0]}: {err.strerror or err}", started_at)
-    callbacks = [p.on_line for p in probes]
-    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)  # type: ignore[arg-type]
+    callbacks: list[LineCallback] = [p.on_line for p in probes]
+    if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
+        raise RuntimeError("subprocess.Popen returned no pipes")
+    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
                for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
     for reader in readers:
         reader.start()
     timed_out = threading.Event()
-    timer = threading.Timer(plan.timeout_s, lambda: (timed_out.set(), _kill_group(proc.pid)))
+
+    def on_timeout() -> None:
+        timed_out.set()
+        _kill_group(proc.pid)
+
+    timer = threading.Timer(plan.timeout_s, on_timeout)
     timer.daemon = True
     timer.start()
     try:

@@ -8,7 +8,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 LineCallback = Callable[[str, float, str], None]
 
@@ -23,8 +23,8 @@ class StreamReader(threading.Thread):
     line arrived.
     """
 
-    def __init__(self, name: str, pipe: BinaryIO, path: Path, cap_bytes: int, tail_bytes: int,
-                 origin: "float | ClockOrigin", callbacks: list[LineCallback], ready: "ReadyWatch | None") -> None:
+    def __init__(self, name: str, pipe: IO[bytes], path: Path, cap_bytes: int, tail_bytes: int,
+                 origin: float | ClockOrigin, callbacks: list[LineCallback], ready: ReadyWatch | None) -> None:
         super().__init__(name=f"jvmlab-{name}", daemon=True)
         self.stream = name
         self.pipe = pipe

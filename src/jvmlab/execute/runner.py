@@ -12,15 +12,21 @@ from dataclasses import replace
 from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted
-from jvmlab.execute.experiment import (Resumed, RunState, create_experiment, find_resumed, identities_of,
-                                       resume_experiment)
+from jvmlab.execute.experiment import (
+    Resumed,
+    RunState,
+    create_experiment,
+    find_resumed,
+    identities_of,
+    resume_experiment,
+)
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver
-from jvmlab.execute.windows import default_executor
 from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
 from jvmlab.execute.slots import SlotWork, block_label, build_slot, finish_probes, slot_artifacts
 from jvmlab.execute.until import unreachable
+from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model import hazards
@@ -33,8 +39,16 @@ from jvmlab.plan.prepare import Plan, archive_document
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 
-__all__ = ["RunOptions", "RunObserver", "Executor", "Runner", "run_experiment", "SlotWork", "block_label",
-           "finish_probes"]
+__all__ = [
+    "Executor",
+    "RunObserver",
+    "RunOptions",
+    "Runner",
+    "SlotWork",
+    "block_label",
+    "finish_probes",
+    "run_experiment",
+]
 
 
 # A function deciding, from the store, whether the comparisons are precise enough.

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from jvmlab.collect.base import Collector
 from jvmlab.model.collected import Collected
+from jvmlab.model.hazards import Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
-from jvmlab.model.hazards import Hazard
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.schedule import Slot
 

@@ -26,13 +26,19 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from jvmlab.execute.output import ReadyWatch, StreamReader
+from jvmlab.execute.output import LineCallback, ReadyWatch, StreamReader
 from jvmlab.model.probe import Probe
-from jvmlab.server.control import kill_tree
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.server.control import kill_tree
+
+if TYPE_CHECKING:
+    import resource  # POSIX only: the type of os.wait4's rusage
+
+    from jvmlab.execute.runner import Executor
 
 POLL_S = 0.05
 DESCENDANTS_EVERY = 5  # list the process tree every 5th sample (0.25 s)
@@ -88,7 +94,7 @@ def measures_from_psutil(memory: Mapping[str, float], times: Mapping[str, float]
 
 
 def _float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
+    return float(value) if isinstance(value, int | float) else None
 
 
 class PsutilExecutor:
@@ -114,7 +120,9 @@ class PsutilExecutor:
         except OSError as err:
             return ProcessResult(Status.START_FAILED, f"cannot start {plan.argv[0]}: {err.strerror or err}",
                                  None, None, None, None, started_at)
-        callbacks = [p.on_line for p in probes]
+        callbacks: list[LineCallback] = [p.on_line for p in probes]
+        if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
+            raise RuntimeError("subprocess.Popen returned no pipes")
         readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
                    for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
         for reader in readers:
@@ -174,7 +182,7 @@ class PsutilExecutor:
                 return
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, object | None]:
+def _wait(proc: subprocess.Popen[bytes]) -> tuple[int, resource.struct_rusage | None]:
     """Block until the child exits: (exit code, rusage). Windows keeps the handle for the counters;
     POSIX reaps with wait4 for the child's exact rusage."""
     if os.name == "nt":
@@ -191,7 +199,7 @@ def _psutil_process(pid: int) -> psutil.Process | None:
         return None
 
 
-def _new_group_kwargs() -> dict[str, object]:
+def _new_group_kwargs() -> dict[str, Any]:
     """A new process group (Windows) or session (POSIX) so a console Ctrl-C reaches jvmlab only."""
     if os.name == "nt":
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
@@ -202,10 +210,10 @@ def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: obj
                     ready_s: float | None) -> ProcessMeasures:
     if rusage is not None:  # POSIX: exact, from wait4
         return ProcessMeasures(
-            wall_s=wall_s, user_s=rusage.ru_utime, sys_s=rusage.ru_stime,  # type: ignore[attr-defined]
-            max_rss_bytes=rusage.ru_maxrss * (1 if sys.platform == "darwin" else 1024),  # type: ignore[attr-defined]
-            minor_faults=rusage.ru_minflt, major_faults=rusage.ru_majflt,  # type: ignore[attr-defined]
-            vol_ctx_switches=rusage.ru_nvcsw, invol_ctx_switches=rusage.ru_nivcsw,  # type: ignore[attr-defined]
+            wall_s=wall_s, user_s=rusage.ru_utime, sys_s=rusage.ru_stime,
+            max_rss_bytes=rusage.ru_maxrss * (1 if sys.platform == "darwin" else 1024),
+            minor_faults=rusage.ru_minflt, major_faults=rusage.ru_majflt,
+            vol_ctx_switches=rusage.ru_nvcsw, invol_ctx_switches=rusage.ru_nivcsw,
             ready_s=ready_s)
     memory, times = dict(samples.memory), dict(samples.times)
     if os.name == "nt":
@@ -228,7 +236,7 @@ def _classify(code: int, timed_out: bool, timeout_s: float, stderr_tail: str) ->
     return Status.OK, None, 0
 
 
-def default_executor() -> object:
+def default_executor() -> Executor:
     """The executor for this platform: wait4-based locally on POSIX, psutil on Windows."""
     if os.name == "nt":
         return PsutilExecutor()

@@ -17,7 +17,7 @@ from typing import Any
 _100NS_PER_S = 10_000_000
 
 
-class PROCESS_MEMORY_COUNTERS(ctypes.Structure):  # noqa: N801 - the Win32 name
+class PROCESS_MEMORY_COUNTERS(ctypes.Structure):  # the Win32 name
     _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD),
                 ("PeakWorkingSetSize", ctypes.c_size_t), ("WorkingSetSize", ctypes.c_size_t),
                 ("QuotaPeakPagedPoolUsage", ctypes.c_size_t), ("QuotaPagedPoolUsage", ctypes.c_size_t),
@@ -50,6 +50,7 @@ def final_counters(proc: Any) -> tuple[dict[str, float], dict[str, float]] | Non
     mem = PROCESS_MEMORY_COUNTERS()
     mem.cb = ctypes.sizeof(mem)
     creation, exited, kernel, user = FILETIME(), FILETIME(), FILETIME(), FILETIME()
+    # typeshed declares ctypes.WinDLL on win32 only, and mypy checks for this (Linux) platform
     psapi = ctypes.WinDLL("psapi")  # type: ignore[attr-defined]
     kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined]
     if not psapi.GetProcessMemoryInfo(int(handle), ctypes.byref(mem), mem.cb):

@@ -17,7 +17,7 @@ RESTART_BACKWARDS_S = 1.0
 class MonotonicClock:
     """Maps raw uptimes (or wall-clock seconds) to a continuing axis in seconds."""
 
-    __slots__ = ("offset", "last_raw", "first", "last", "runs", "_done_s", "_run_first", "expect_restart")
+    __slots__ = ("_done_s", "_run_first", "expect_restart", "first", "last", "last_raw", "offset", "runs")
 
     def __init__(self) -> None:
         self.offset = 0.0
@@ -33,7 +33,7 @@ class MonotonicClock:
 
     def __call__(self, raw: float) -> float:
         last_raw = self.last_raw
-        if last_raw is not None and (raw < last_raw - RESTART_BACKWARDS_S or self.expect_restart and raw < last_raw):
+        if last_raw is not None and (raw < last_raw - RESTART_BACKWARDS_S or (self.expect_restart and raw < last_raw)):
             self._new_run(last_raw)
             self.last_raw = raw
         elif last_raw is None or raw > last_raw:

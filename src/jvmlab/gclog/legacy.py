@@ -160,7 +160,7 @@ class LegacyParser(ParserState):
                  "Bad progress", "Adaptive CSet", "Collectable Garbage", "Using ", "Allocation pacing"))
                 or "Application time:" in line
                 or "(lvls, us =" in line or line.endswith(" us")  # Shenandoah's exit statistics
-                or " ms (" in line and "%): " in line
+                or (" ms (" in line and "%): " in line)
                 or "[G1Ergonomics" in line or "[CMS" in line or "secs]" in line):
             return
         self.not_understood(line)

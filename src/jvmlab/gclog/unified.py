@@ -13,14 +13,21 @@ from collections.abc import Iterable, Iterator
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
-from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.decorators import Timer
+from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 from jvmlab.gclog.triggers import trigger_cause
 from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
 from jvmlab.gclog.unified_scan import (  # which lines to read; _GC_LINE and plain_matches also for the bench
-    _BAD_LINE, _GC_LINE, _NO_SAFEPOINT_LINES, _RECURRING_LINES, _SAFEPOINT_NEEDLES, _SHENANDOAH_ONLY,
-    _ZGC_NEEDLES, header_spans, plain_matches,
+    _BAD_LINE,
+    _GC_LINE,
+    _NO_SAFEPOINT_LINES,
+    _RECURRING_LINES,
+    _SAFEPOINT_NEEDLES,
+    _SHENANDOAH_ONLY,
+    _ZGC_NEEDLES,
+    header_spans,
+    plain_matches,
 )
 from jvmlab.gclog.zgc_table import CycleTables, setting
 
@@ -277,7 +284,7 @@ class UnifiedParser(ParserState):
     def _plain(self, deco: str, msg: str) -> Iterator[GcEvent | LogInfo]:
         first = msg[0]
         if first == "U":
-            if msg.startswith("Using ") and self.collector is None or msg.startswith("Using The Z"):
+            if (msg.startswith("Using ") and self.collector is None) or msg.startswith("Using The Z"):
                 for needle, name in _COLLECTORS:
                     if msg.startswith(needle, 6):
                         self.collector = name

@@ -53,7 +53,7 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
             if key not in configs:
                 configs.append(key)
     names = _cell_names(configs)
-    cells = tuple(_cell(n, c, f) for n, (f, c) in zip(names, configs))
+    cells = tuple(_cell(n, c, f) for n, (f, c) in zip(names, configs, strict=True))
     runs: list[ImportedRun] = []
     document: dict[str, dict[str, object]] = {}
     for k, (f, config) in enumerate(configs):

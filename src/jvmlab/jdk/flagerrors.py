@@ -63,7 +63,8 @@ def read_rejection(
     """Parse a failed run; ``flag_names`` is called only when a suggestion needs the table."""
     text = run.stderr + "\n" + run.stdout
     hinted = _DID_YOU_MEAN.search(text)
-    message = jvm_message(_DID_YOU_MEAN.sub("\n", text)) if run.returncode is not None else "the JVM did not finish starting in time"
+    message = (jvm_message(_DID_YOU_MEAN.sub("\n", text)) if run.returncode is not None
+               else "the JVM did not finish starting in time")
     flag = culprit(text, flags)
     suggestion = None
     if flag is not None and hinted is not None:

@@ -75,7 +75,7 @@ def judge_heap(flags: Sequence[str], memory_bytes: int | None) -> HeapJudgement:
     if memory_bytes is None:
         return HeapJudgement(None, ())
     memory = f"{memory_bytes / (1 << 30):.1f} GiB"
-    warnings = []
+    warnings: list[str] = []
     for heap in heap_flags(flags):
         if heap.size_bytes <= memory_bytes:
             continue

@@ -198,7 +198,7 @@ def probe_gcs(java: Path, feature: int, vm_kind: str) -> tuple[str, ...]:
         probes = [(name, ["-XX:+UnlockExperimentalVMOptions", flag, "-version"]) for name, flag in gcs]
     with ThreadPoolExecutor(max_workers=PROBE_WORKERS) as pool:
         runs = list(pool.map(lambda probe: run_java(java, probe[1], timeout_s=PROBE_TIMEOUT_S), probes))
-    return tuple(name for (name, args), run in zip(probes, runs) if _gc_started(run, args[-2]))
+    return tuple(name for (name, args), run in zip(probes, runs, strict=True) if _gc_started(run, args[-2]))
 
 
 def _gc_started(run: JavaRun, option: str) -> bool:

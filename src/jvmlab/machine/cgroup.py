@@ -17,13 +17,12 @@ detection. The cost is one dash start (about a millisecond, the same in every ce
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.spec.durations import parse_size_bytes
+from jvmlab.spec.durations import parse_size_bytes as parse_size_bytes  # re-exported: machine.limits reads it here
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000

@@ -35,9 +35,11 @@ def _gib(n: int | None) -> str:
 def check_thp() -> list[Check]:
     enabled, defrag = thp_setting("enabled"), thp_setting("defrag")
     if enabled is None:
-        thp = Check("thp_enabled", "unknown", "info", "no /sys/kernel/mm/transparent_hugepage: THP flags may do nothing")
+        thp = Check("thp_enabled", "unknown", "info",
+                    "no /sys/kernel/mm/transparent_hugepage: THP flags may do nothing")
     elif enabled == "madvise":
-        thp = Check("thp_enabled", enabled, "ok", "-XX:+UseTransparentHugePages gives the heap huge pages; off means off")
+        thp = Check("thp_enabled", enabled, "ok",
+                    "-XX:+UseTransparentHugePages gives the heap huge pages; off means off")
     elif enabled == "always":
         thp = Check("thp_enabled", enabled, "warn", "every heap gets huge pages with or without the flag, so "
                     f"THP on/off comparisons show little; {THP_HINT}")
@@ -127,10 +129,10 @@ def cgroup_limits() -> tuple[float | None, int | None, str]:
         return cpu, mem, f"cgroup v2 {v2}"
     cpu = mem = None
     if v1cpu is not None:
-        quota = read_text(v1cpu / "cpu.cfs_quota_us")
-        period = read_text(v1cpu / "cpu.cfs_period_us")
-        if quota and period and int(quota) > 0:
-            cpu = int(quota) / int(period)
+        quota_us = read_text(v1cpu / "cpu.cfs_quota_us")
+        period_us = read_text(v1cpu / "cpu.cfs_period_us")
+        if quota_us and period_us and int(quota_us) > 0:
+            cpu = int(quota_us) / int(period_us)
     if v1mem is not None:
         raw = read_text(v1mem / "memory.limit_in_bytes")
         if raw and int(raw) < (1 << 60):  # v1 says "no limit" with a huge number
@@ -188,7 +190,7 @@ def check_load() -> Check:
 
 
 def check_tmpfs() -> Check:
-    found = []
+    found: list[dict[str, Any]] = []
     for mount in tmpfs.mounts():
         if mount.fs_type != "tmpfs" or mount.mount_point.parts[1:2] in (("sys",), ("proc",)):
             continue

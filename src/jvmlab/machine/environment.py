@@ -210,7 +210,8 @@ class MachineEnvironment:
         out = []
         if report.tmpfs_files:
             out.append(Hazard(hazards.PAGE_CACHE, f"{len(report.tmpfs_files)} file(s) this JVM reads are on "
-                              f"tmpfs (e.g. {pagecache.biggest(list(report.tmpfs_files), 1)[0]}): they live in RAM and cannot be evicted, "
+                              f"tmpfs (e.g. {pagecache.biggest(list(report.tmpfs_files), 1)[0]}): "
+                              f"they live in RAM and cannot be evicted, "
                               f"so 'cold' is warm for them",
                               "expected for jdk_location=tmpfs; compare cold/warm on disk", pc.cell.name))
         worst = max((r for r in report.checked if r.share is not None), key=lambda r: r.share or 0.0,

@@ -63,9 +63,9 @@ def mount_of(path: Path, table: list[Mount] | None = None) -> Mount | None:
     real = Path(os.path.realpath(path))
     best: Mount | None = None
     for mount in table if table is not None else mounts():
-        if real == mount.mount_point or mount.mount_point in real.parents:
-            if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
-                best = mount
+        inside = real == mount.mount_point or mount.mount_point in real.parents
+        if inside and (best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts)):
+            best = mount
     return best
 
 
@@ -106,7 +106,8 @@ def check_target(tmpfs_dir: Path, need_bytes: int) -> None:
     free = free_bytes(tmpfs_dir)
     if free < need_bytes + HEADROOM_BYTES:
         raise UserError(f"[environment] tmpfs {tmpfs_dir} has {free >> 20} MiB free but the JDK copy needs "
-                        f"{need_bytes >> 20} MiB (+{HEADROOM_BYTES >> 20} MiB headroom); free some or use a bigger mount")
+                        f"{need_bytes >> 20} MiB (+{HEADROOM_BYTES >> 20} MiB headroom); "
+                        f"free some or use a bigger mount")
 
 
 def ensure_copy(home: Path, tmpfs_dir: Path) -> TmpfsCopy:

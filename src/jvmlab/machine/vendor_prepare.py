@@ -149,7 +149,7 @@ def _readynow(pc: PreparedCell, path: Path, ctx: RunContext, logs: Path) -> Arch
     check_log = log_path(logs, "check")
     code = run_jvm(pc, base + [flag, "-XX:+PrintFlagsFinal"], ctx, check_log)
     output = check_log.read_text(encoding="utf-8", errors="replace")
-    why_not = "exit code %d" % code if code != 0 else profile_was_read(output, profile)
+    why_not = f"exit code {code}" if code != 0 else profile_was_read(output, profile)
     if why_not is not None:
         raise UserError(f"cell {pc.cell.name!r}: the ReadyNow profile {profile} was not taken up ({why_not}); "
                         f"see {check_log}")

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from jvmlab.machine.check import Check
+from jvmlab.machine.check import Check, Verdict
 from jvmlab.machine.fingerprint import read_text, thp_setting
 
 OSRELEASE = Path("/proc/sys/kernel/osrelease")
@@ -106,7 +106,7 @@ def wsl_checks(info: WslInfo, wslconfig: Path | None, wslconfig_text: str | None
         out.append(Check("wsl_memory", f"{text} ([wsl2] memory in {wslconfig})", "info",
                          "heaps near this limit swap or are OOM-killed inside the WSL VM",
                          {**limits, "path": str(wslconfig)}))
-    verdict = "ok" if thp == "madvise" else "info"
+    verdict: Verdict = "ok" if thp == "madvise" else "info"
     out.append(Check("wsl_thp", thp or "unknown", verdict,
                      "THP in WSL is the WSL kernel's own setting (Windows large pages are separate)",
                      {"enabled": thp}))

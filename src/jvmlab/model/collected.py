@@ -32,7 +32,7 @@ class Collected:
     hazards: list[Hazard] = field(default_factory=list)
     failure: str | None = None  # the run's result is refused (e.g. a JMH fork with other flags)
 
-    def merge(self, other: "Collected") -> None:
+    def merge(self, other: Collected) -> None:
         self.failure = self.failure or other.failure
         self.metrics.update(other.metrics)
         self.metric_units.update(other.metric_units)

@@ -51,7 +51,7 @@ class JdkInfo:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "JdkInfo":
+    def from_json(cls, data: dict[str, Any]) -> JdkInfo:
         return cls(
             home=Path(data["home"]),
             version=data["version"],

@@ -16,12 +16,11 @@ from jvmlab.errors import UserError
 from jvmlab.jdk import check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
-from jvmlab.plan.template import (PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template,
-                                  split_prepare)
+from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template, split_prepare
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
-__all__ = ["PREPARE_MARK", "ArchivePrep", "InvocationTemplate", "RunShape", "Plan", "PreparedCell", "prepare"]
+__all__ = ["PREPARE_MARK", "ArchivePrep", "InvocationTemplate", "Plan", "PreparedCell", "RunShape", "prepare"]
 ARCHIVES_SCHEMA = "jvmlab.archives/1"
 
 
@@ -59,7 +58,7 @@ class ArchiveRecord:
         return asdict(self)
 
 
-def archive_document(cells: tuple["PreparedCell", ...]) -> dict[str, Any] | None:
+def archive_document(cells: tuple[PreparedCell, ...]) -> dict[str, Any] | None:
     """The experiment's "archives" document (None when no cell had an archive made)."""
     records = [pc.archive.to_json() for pc in cells if pc.archive is not None]
     return {"schema": ARCHIVES_SCHEMA, "archives": records} if records else None

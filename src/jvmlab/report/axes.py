@@ -14,7 +14,7 @@ from collections.abc import Sequence
 MAX_TICKS = 9
 
 
-def padded_log_range(values: Sequence[float], pad: float = 0.08) -> tuple[float, float]:
+def padded_log_range(values: Sequence[float | None], pad: float = 0.08) -> tuple[float, float]:
     """(log10 low, log10 high) holding every positive value, with ``pad`` of the span (at
     least a hair) added on each side so markers and interval ends stay inside the plot."""
     positive = [v for v in values if v is not None and math.isfinite(v) and v > 0]
@@ -52,7 +52,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     if high / low <= 12:
         step = _nice_step(high - low, 6)
         first = math.ceil(low / step - 1e-9)
-        values = [round(k * step, 12) for k in range(first, int(math.floor(high / step + 1e-9)) + 1)]
+        values = [round(k * step, 12) for k in range(first, math.floor(high / step + 1e-9) + 1)]
         values = [v for v in values if v > 0]
         return values, [_label(v, step) for v in values]
     values = []

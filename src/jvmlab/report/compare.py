@@ -14,16 +14,16 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from jvmlab.model import hazards as hz
 from jvmlab.analyze import CellData, Comparison
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
 from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import StoredExperiment
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
 from jvmlab.results import ExperimentResults, compare_across
-from jvmlab.model.stored import StoredExperiment
 
 SCHEMA = "jvmlab.compare/1"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 CELL_OVERHEAD = 3  # one space of padding each side and one border per column
@@ -25,7 +26,7 @@ class Column:
 
     header: str
     values: list[str] = field(default_factory=list)
-    justify: str = "right"
+    justify: JustifyMethod = "right"
 
     @property
     def width(self) -> int:
@@ -70,7 +71,7 @@ def fitted_tables(key: Column, columns: Sequence[Column], width: int, title: str
         for k in group:
             col = columns[k]
             fits = col.width <= available
-            table.add_column(col.header, justify=col.justify, no_wrap=fits, overflow="fold")  # type: ignore[arg-type]
+            table.add_column(col.header, justify=col.justify, no_wrap=fits, overflow="fold")
         for row, name in enumerate(key.values):
             table.add_row(name, *[columns[k].values[row] for k in group])
         tables.append(table)

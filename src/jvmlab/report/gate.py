@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
+from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.notation import sentence_ci
 from jvmlab.results import ExperimentResults
-from jvmlab.model.stored import PROCESS_METRICS
 
 
 def gate_experiments(baseline: ExperimentResults, new: ExperimentResults,

@@ -5,6 +5,7 @@ heap intervals render here too (a table), so `jvmlab minheap` prints one thing p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,9 @@ def mib(n: int | None) -> str:
 
 def interval_text(r: MinHeapResult) -> str:
     """"(70, 74] MiB, 94% confidence; flaky at 72 MiB" or the reason there is no interval."""
-    if r.status is Status.FOUND:
-        text = f"({r.lower_bytes / MB:g}, {r.upper_bytes / MB:g}] MiB at {r.confidence:.0%} confidence"  # type: ignore[operator]
+    lower, upper, confidence = r.lower_bytes, r.upper_bytes, r.confidence
+    if r.status is Status.FOUND and lower is not None and upper is not None and confidence is not None:
+        text = f"({lower / MB:g}, {upper / MB:g}] MiB at {confidence:.0%} confidence"
         if r.flaky:
             text += "; flaky (passed and failed) at " + ", ".join(f"{s / MB:g}" for s in r.flaky_sizes) + " MiB"
         return text
@@ -50,7 +52,7 @@ def minheap_table(rows: list[tuple[str, MinHeapResult]], console: Console) -> No
 def _fmt(metric: str, value: float | None) -> str:
     try:
         return registry.get(metric).format(value)
-    except Exception:  # a workload metric the registry does not know yet
+    except Exception:  # noqa: BLE001 - a workload metric the registry does not know yet
         return "-" if value is None else f"{value:.4g}"
 
 
@@ -62,7 +64,8 @@ def sweep_table(result: SweepResult, console: Console) -> None:
         table = Table(title=f"{c.series}: {result.time_metric} against heap size")
         for col in ("heap", "x min", "n", "mean", "95% CI", "peak RSS", "p99 pause"):
             table.add_column(col)
-        side = {m: {p.level: p for p in _curve(result, m, c.series).points} for m in ("max_rss_bytes", "gc.pause_p99_ms")}
+        side = {m: {p.level: p for p in _curve(result, m, c.series).points}
+                for m in ("max_rss_bytes", "gc.pause_p99_ms")}
         for p in c.points:
             ci = "-" if p.ci_low is None else f"{_fmt(c.metric, p.ci_low)} – {_fmt(c.metric, p.ci_high)}"
             mark = " *" if knee is not None and p.level == knee.level else ""
@@ -97,18 +100,20 @@ def figure(result: SweepResult, metric: str) -> plots.Figure | None:
     knees = result.knees() if metric == result.time_metric else {}
     for i, c in enumerate(curves):
         pts = [p for p in c.points if p.mean is not None]
+        means = [p.mean for p in pts if p.mean is not None]
         if not pts:
             continue
         x = [p.heap_bytes / MB for p in pts]
-        banded = [p for p in pts if p.ci_low is not None]
-        if banded:
-            bx = [p.heap_bytes / MB for p in banded]
+        bands = [(p.heap_bytes / MB, lo, hi) for p in pts
+                 if (lo := p.ci_low) is not None and (hi := p.ci_high) is not None]
+        if bands:
+            bx = [b[0] for b in bands]
             data.append({"type": "scatter", "mode": "lines", "x": bx + bx[::-1],
-                         "y": [p.ci_high * factor for p in banded] + [p.ci_low * factor for p in banded[::-1]],
+                         "y": [hi * factor for _, _, hi in bands] + [lo * factor for _, lo, _ in bands[::-1]],
                          "fill": "toself", "fillcolor": plots.color(i), "opacity": 0.18, "line": {"width": 0},
                          "name": plots.esc(f"{c.series} 95% CI"), "legendgroup": plots.esc(c.series),
                          "showlegend": False, "hoverinfo": "skip"})
-        data.append({"type": "scatter", "mode": "lines+markers", "x": x, "y": [p.mean * factor for p in pts],
+        data.append({"type": "scatter", "mode": "lines+markers", "x": x, "y": [m * factor for m in means],
                      "name": plots.esc(c.series), "legendgroup": plots.esc(c.series),
                      "line": {"color": plots.color(i)}, "marker": {"color": plots.color(i), "size": 6},
                      "hovertemplate": f"{plots.esc(c.series)}<br>heap %{{x}} MiB<br>%{{y}}<extra></extra>"})
@@ -124,7 +129,7 @@ def figure(result: SweepResult, metric: str) -> plots.Figure | None:
                                                   label or unit)}
 
 
-def sweep_html(result: SweepResult, title: str, minheap_rows: list[tuple[str, MinHeapResult]] = ()) -> str:
+def sweep_html(result: SweepResult, title: str, minheap_rows: Sequence[tuple[str, MinHeapResult]] = ()) -> str:
     metrics = (result.time_metric, "max_rss_bytes", "gc.pause_p99_ms")
     rows = []
     for series, knee in result.knees().items():
@@ -142,5 +147,5 @@ def sweep_html(result: SweepResult, title: str, minheap_rows: list[tuple[str, Mi
 
 
 def write_sweep_html(result: SweepResult, path: Path, title: str,
-                     minheap_rows: list[tuple[str, MinHeapResult]] = ()) -> Path:
+                     minheap_rows: Sequence[tuple[str, MinHeapResult]] = ()) -> Path:
     return write_text(path, sweep_html(result, title, list(minheap_rows)))

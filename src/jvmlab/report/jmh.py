@@ -19,8 +19,8 @@ from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, Comparison
 from jvmlab.metrics import JMH_PREFIX
 from jvmlab.report.summary import Summary
-from jvmlab.results import cell_values, compare_family
 from jvmlab.report.verdicts import short_verdict, verdict
+from jvmlab.results import cell_values, compare_family
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -37,7 +38,7 @@ def digits3(x: float) -> str:
     return f"{x:.{decimals}f}"
 
 
-def _scaled(values: list[float | None], unit: str, like: float) -> tuple[list[str], str]:
+def _scaled(values: Sequence[float | None], unit: str, like: float) -> tuple[list[str], str]:
     divisor, suffix = registry.scale_for(like, unit)
     if unit == "count" and all(v is None or float(v).is_integer() for v in values):
         return ["-" if v is None else f"{v:.0f}" for v in values], suffix
@@ -77,7 +78,7 @@ def span(metric: registry.Metric, low: float | None, high: float | None, like: f
 
 
 def value(metric: registry.Metric, v: float | None, like: float | None = None) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or math.isnan(v):
         return "-"
     parts, suffix = _scaled([v], metric.unit, v if like is None else like)
     return _with_unit(parts[0], suffix)

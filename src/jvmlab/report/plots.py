@@ -117,7 +117,7 @@ def distribution(metric: str, cells: Sequence[tuple[str, int, Sequence[float], S
         jitter = rng.uniform(-0.18, 0.18, keep.size)
         data.append({
             "type": "scatter", "mode": "markers", "x": round_sig(x[keep]),
-            "y": round_sig(pos + jitter, 3), "customdata": [int(ids[k]) for k in keep],
+            "y": round_sig(pos + jitter, 3), "customdata": [int(ids[int(k)]) for k in keep],
             "marker": {"color": color(idx), "size": 5, "opacity": 0.55}, "name": esc(name),
             "showlegend": False, "hovertemplate": f"{esc(name)}<br>%{{x}} {esc(unit)}"
                                                   "<br>invocation %{customdata}<extra></extra>"})
@@ -187,7 +187,7 @@ def effects(metric: str, items: Sequence[tuple[str, Effect]], m: registry.Metric
         return None
     labels = [label for label, _ in items]
     eff = [e for _, e in items]
-    colors = [direction_color(e.ratio, bool(e.ci95) and not (e.ci95[0] <= 1.0 <= e.ci95[1]), m.lower_is_better)
+    colors = [direction_color(e.ratio, e.ci95 is not None and not (e.ci95[0] <= 1.0 <= e.ci95[1]), m.lower_is_better)
               for e in eff]
     hover = [f"{label}: {ratio_ci(e.ratio, e.ci95)}" for label, e in items]
     traces = _ratio_traces(labels, [e.ratio for e in eff], [e.ci95 for e in eff], colors, hover)
@@ -263,11 +263,11 @@ def pause_timeline(series: Sequence[Series]) -> Figure | None:
     return fig
 
 
-def histogram(title: str, per_cell: Sequence[tuple[str, int, Sequence[float]]], xtitle: str) -> Figure | None:
+def histogram(title: str, per_cell: Sequence[tuple[str, int, Sequence[float | None]]], xtitle: str) -> Figure | None:
     """Overlaid histograms, one per cell, on log-spaced bins and a log axis: GC pauses run
     from microseconds to seconds, and linear bins would put nearly all of them in one bar.
     Drawn as filled step lines (bars of log-spaced bins are not well drawn on a log axis)."""
-    cells = [(name, idx, np.asarray([v for v in values if v is not None and v > 0], dtype=float))
+    cells = [(name, idx, np.asarray([v for v in values if v is not None and v > 0], dtype=np.float64))
              for name, idx, values in per_cell]
     cells = [(name, idx, v) for name, idx, v in cells if v.size]
     if not cells:

@@ -20,10 +20,10 @@ from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
+from jvmlab.report.page import figure_entries
 from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
-from jvmlab.report.page import figure_entries
 from jvmlab.results import cell_values, ci_only_comparisons
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.

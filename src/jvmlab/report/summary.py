@@ -9,19 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jvmlab.model import hazards as hz
 from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import small_sample_hazards
 from jvmlab.report.verdicts import disturbance_text, verdict
 from jvmlab.results import (
-    CellResult, CellsComparison, ExperimentAnalysis, ExperimentResults, TimelineSelection, analyze_experiment,
+    CellResult,
+    CellsComparison,
+    ExperimentAnalysis,
+    ExperimentResults,
+    TimelineSelection,
+    analyze_experiment,
     load_experiment,
 )
-from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.store.protocol import Store
 
 SCHEMA = "jvmlab.summary/1"

@@ -90,7 +90,8 @@ def _result(status: Status, started_at: float, wall_s: float, rng: np.random.Gen
             stdout: str, stderr: str) -> ProcessResult:
     ok = status == Status.OK
     measures = ProcessMeasures(wall_s=wall_s, user_s=wall_s * 1.4, sys_s=wall_s * 0.1,
-                               max_rss_bytes=int(rng.normal(520e6, 10e6)), minor_faults=int(rng.integers(1e4, 2e4)),
+                               max_rss_bytes=int(rng.normal(520e6, 10e6)),
+                               minor_faults=int(rng.integers(10_000, 20_000)),
                                major_faults=0, vol_ctx_switches=int(rng.integers(100, 900)),
                                invol_ctx_switches=int(rng.integers(10, 90)))
     return ProcessResult(status=status, reason=None if ok else "exit code 1", exit_code=0 if ok else 1,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -77,7 +80,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
     m = _shown(summary, metric)
     stats = {cs.cell.name: cs.stats.get(metric) for cs in summary.cells}
 
-    def col(header: str, fn) -> Column:  # type: ignore[no-untyped-def]
+    def col(header: str, fn: Callable[[Any, CellStats | None], str]) -> Column:
         return Column(header, [fn(cs, stats[cs.cell.name]) for cs in summary.cells])
 
     def mean(st: CellStats | None) -> float | None:

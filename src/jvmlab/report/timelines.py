@@ -10,15 +10,16 @@ per series (min/max per bucket, so spikes survive). Every reduction is stated in
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from jvmlab.model.stored import StoredCell, StoredInvocation
 from jvmlab.results import ExperimentResults, TimelineSelection
 from jvmlab.results.load import pick_drawn, pick_evenly  # noqa: F401  (pick_evenly: re-exported for tests)
-from jvmlab.model.stored import StoredCell, StoredInvocation
 
 MAX_INVOCATIONS_PER_CELL = 5
 MAX_POINTS = 400
@@ -34,8 +35,8 @@ class Series:
     cell_idx: int
     invocation_id: int
     unit: str
-    t_s: list[float]
-    values: list[float]
+    t_s: list[float | None]  # None: a non-finite sample (a gap in the plot)
+    values: list[float | None]
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,10 @@ class TimelineSet:
         return self.series.get(name, [])
 
 
-def round_sig(values: Any, digits: int = 6) -> list[float]:
-    """Values rounded to ``digits`` significant digits: JSON stays small, plots unchanged."""
-    out = []
+def round_sig(values: Any, digits: int = 6) -> list[float | None]:
+    """Values rounded to ``digits`` significant digits: JSON stays small, plots unchanged
+    (a non-finite value becomes None: JSON null, a gap in the plot)."""
+    out: list[float | None] = []
     for v in values:
         f = float(v)
         out.append(float(f"{f:.{digits}g}") if np.isfinite(f) else None)
@@ -70,7 +72,7 @@ def downsample(t_s: list[float], values: list[float], max_points: int) -> tuple[
     buckets = max(1, max_points // 2)
     edges = np.linspace(0, n, buckets + 1).astype(int)
     keep: list[int] = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         if hi <= lo:
             continue
         chunk = v[lo:hi]

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from jvmlab.analyze.model import MetricAnalysis
-from jvmlab.model import hazards as hz
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
+from jvmlab.model import hazards as hz
 from jvmlab.results.compare import ALL_CELLS, BUSY_BLOCK_SHARE, DRIFT_P, disturbances  # noqa: F401
 from jvmlab.results.load import busy_blocks
 

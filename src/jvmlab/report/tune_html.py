@@ -38,7 +38,8 @@ def _pareto(doc: dict[str, Any]) -> dict[str, Any] | None:
     on = [t for t in trials if " ".join(t["config"]["flags"]) in front]
     return {"data": [
         {"type": "scatter", "mode": "markers", "name": "trials", "x": [t["estimate"][0] for t in trials],
-         "y": [t["estimate"][1] for t in trials], "text": [html.escape(" ".join(t["config"]["flags"])) for t in trials]},
+         "y": [t["estimate"][1] for t in trials],
+         "text": [html.escape(" ".join(t["config"]["flags"])) for t in trials]},
         {"type": "scatter", "mode": "markers", "name": "Pareto front", "marker": {"size": 12, "color": "crimson"},
          "x": [t["estimate"][0] for t in on], "y": [t["estimate"][1] for t in on]}],
         "layout": {"title": {"text": "Pareto front"}, "xaxis": {"title": {"text": html.escape(objs[0])}},
@@ -63,7 +64,8 @@ def tune_html(doc: dict[str, Any], title: str) -> str:
         divs.append(f'<div id="fig{i}" style="height:420px"></div><script>'
                     f'(function(f){{Plotly.newPlot("fig{i}", f.data, f.layout);}})({body});</script>')
     verdicts = "".join(
-        f"<li><b>{html.escape(c['label'])}</b> <code>{html.escape(' '.join(c['config']['flags']) or '(defaults)')}</code>"
+        f"<li><b>{html.escape(c['label'])}</b> "
+        f"<code>{html.escape(' '.join(c['config']['flags']) or '(defaults)')}</code>"
         f"<ul>{''.join(f'<li>vs {html.escape(k)}: {html.escape(v)}</li>' for k, v in c['verdicts'].items())}</ul></li>"
         for c in doc.get("confirmations", []))
     plotly_js = get_plotlyjs().replace("</script", "<\\/script")

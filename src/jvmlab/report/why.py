@@ -37,7 +37,7 @@ class WhyPart:
     def to_json(self) -> dict[str, Any]:
         return {"profile_diffs": [d.to_json() for d in self.diffs],
                 "missing": self.missing,
-        "startup_phases_s": {cell: dict(zip(("jvm_init", "init_to_main", "main_to_ready"), v))
+        "startup_phases_s": {cell: dict(zip(("jvm_init", "init_to_main", "main_to_ready"), v, strict=False))
                                      for cell, v in self.startup.items()}}
 
 

@@ -8,8 +8,19 @@ whole experiment. Renderers take these records, never a store.
 """
 
 from jvmlab.results.compare import (
-    ALL_CELLS, CellsComparison, ComparedCell, Disturbance, VerdictKind, ci_excludes_one, ci_only_comparisons,
-    compare_across, compare_cells, compare_family, pair_difference, pair_ratio_pct, verdict_kind,
+    ALL_CELLS,
+    CellsComparison,
+    ComparedCell,
+    Disturbance,
+    VerdictKind,
+    ci_excludes_one,
+    ci_only_comparisons,
+    compare_across,
+    compare_cells,
+    compare_family,
+    pair_difference,
+    pair_ratio_pct,
+    verdict_kind,
 )
 from jvmlab.results.experiment import CellResult, ExperimentAnalysis, analyze_experiment
 from jvmlab.results.load import TimelineSelection, load_experiment

@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from jvmlab.model import hazards as hz
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import CellStats, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.errors import UserError
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.results.compare import CellsComparison, Statistics, compare_cells
 from jvmlab.results.hazards import experiment_hazards
 from jvmlab.results.records import ExperimentResults
-from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 
 DESCRIBE_RESAMPLES = 1000
 

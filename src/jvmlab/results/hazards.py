@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from jvmlab.model import hazards as hz
 from jvmlab.analyze.model import MetricAnalysis
+from jvmlab.model import hazards as hz
+from jvmlab.model.stored import StoredHazard
 from jvmlab.results.compare import DRIFT_P
 from jvmlab.results.records import BusyBlock
-from jvmlab.model.stored import StoredHazard
 
 
 class FailuresAndOutliers(Protocol):

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from jvmlab.model import hazards as hz
 from jvmlab.metrics import DEFAULT
-from jvmlab.server.measure import HISTOGRAM_DOCUMENT
-from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
+from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
+from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
+from jvmlab.server.measure import HISTOGRAM_DOCUMENT
 from jvmlab.store.protocol import Store
 
 PROGRESS_DOCUMENT = "progress"
@@ -97,4 +97,4 @@ def pick_drawn(cells: tuple[StoredCell, ...], ok: list[StoredInvocation],
     return chosen
 
 
-__all__ = ["TimelineSelection", "load_experiment", "busy_blocks", "pick_evenly", "pick_drawn", "RawSeries"]
+__all__ = ["RawSeries", "TimelineSelection", "busy_blocks", "load_experiment", "pick_drawn", "pick_evenly"]

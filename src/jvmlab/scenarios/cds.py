@@ -10,6 +10,7 @@ classes cache off (``scc-off``) and trained for the workload (``scc``, checked w
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.template import AOT, CDS
@@ -93,7 +94,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
     return out
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("cds: ", 1)[-1].split(" x", 1)[0]
     title = f"Startup of {workload} (wall time, change against the default CDS archive, 95% CI, negative is faster)"
@@ -103,7 +104,8 @@ def verdict(summary) -> ScenarioVerdict:
         if dict(key).get("cds") != "default" or base is None:
             continue
         jvm = dict(key)["jvm"]
-        rows.append((jvm, "default", Estimate(tuple(v * 1000 for v in base), "{:.0f} ms").text(), "", ""))
+        base_ms = Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms")
+        rows.append((jvm, "default", base_ms.text(), "", ""))
         for level in COMPARED:
             other = cells.get(key_with(key, cds=level))
             if other is None:

@@ -3,6 +3,8 @@ pauses, stalls and pacing, ranked with CIs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
     GC_FLAGS,
@@ -51,12 +53,18 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", gc = "G1" }}
     return [ScenarioRun(scenario, "collectors", text, METRIC, "steady-state throughput")]
 
 
-def _pause(cell) -> str:
+def _pause(cell: Any) -> str:
     value = mean_ci(cell, "gc.pause_p99_ms")
     return f"{value[0]:.1f} ms" if value is not None else "-"
 
 
-def verdict(summary, unit: str = "chunks/s") -> ScenarioVerdict:
+def _mean(cell: Any, metric: str) -> float:
+    """The cell's mean of ``metric`` (-inf without one: ranked last)."""
+    value = mean_ci(cell, metric)
+    return value[0] if value is not None else float("-inf")
+
+
+def verdict(summary: Any, unit: str = "chunks/s") -> ScenarioVerdict:
     metric = METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK
     what = ("steady-state throughput (after warm-up)" if metric == METRIC else
             "mean throughput over the whole run (no run reached a steady state: run longer)")
@@ -69,7 +77,7 @@ def verdict(summary, unit: str = "chunks/s") -> ScenarioVerdict:
         return empty(title, "gc: no collector reported throughput (progress lines), so no ranking can be given.")
     rows, leads = [], []
     for jvm, cells in by_jvm.items():
-        ranked = sorted(cells, key=lambda c: -mean_ci(c, metric)[0])
+        ranked = sorted(cells, key=lambda c: -_mean(c, metric))
         for k, c in enumerate(ranked):
             vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
             rows.append((jvm, str(c.cell.levels.get("gc")), Estimate(mean_ci(c, metric), "{:.0f}").text(),

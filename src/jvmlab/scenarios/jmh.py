@@ -4,6 +4,8 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.report.jmh import jmh_table
 from jvmlab.report.verdicts import verdict as sentence
@@ -42,8 +44,8 @@ def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
 def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
     gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
     excludes = gc_excludes(jdks, COLLECTORS)
-    return (f'name = "demo jmh: jmh-samples x JDK x collector"\n'
-            f'description = "JMH samples, one fork per invocation, across JDKs and two collectors"\n\n'
+    return ('name = "demo jmh: jmh-samples x JDK x collector"\n'
+            'description = "JMH samples, one fork per invocation, across JDKs and two collectors"\n\n'
             + workload_toml(lib, BENCHMARKS, PARAMS, options(quick))
             + f"\n[jvms]\n{jvms_table(jdks)}\n\n"
             + factor_table("gc", {k.lower(): v for k, v in gc_levels.items()})
@@ -51,7 +53,7 @@ def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
             + "\n" + run_table(3 if quick else 5, 1, "120s"))
 
 
-def verdict(summary) -> str:
+def verdict(summary: Any) -> str:
     """How many benchmark x cell differences are real after Holm, and which."""
     table = jmh_table(summary)
     if table is None:

@@ -3,6 +3,8 @@ hugetlbfs large pages; the verdict gives each phase's change in percent."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.machine.thp import meminfo
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
@@ -66,7 +68,7 @@ baseline = {{ jvm = "{jvm_name(chosen[0])}", pages = "default" }}
     return out
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     size = summary.experiment.name.split("tlbsort ", 1)[-1].split(" x", 1)[0]
     title = f"Sorting {size}: time change per phase against default pages (95% CI, negative is faster)"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
     GC_FLAGS,
@@ -54,7 +56,7 @@ def heap_gb(level: str) -> float:
     return float(size[:-1]) / (1024.0 if size.endswith("m") else 1.0)
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     title = "AlwaysPreTouch: startup cost and RSS committed per GB of heap (on minus off, 95% CI)"
     rows, costs = [], []

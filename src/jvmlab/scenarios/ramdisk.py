@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
@@ -41,12 +43,12 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "
     return out
 
 
-def verdict(summary) -> ScenarioVerdict:
+def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
     title = f"{workload} wall time: change per comparison (95% CI, negative is faster)"
     rows, found = [], []
-    for key, cell in sorted(cells.items()):
+    for key, _cell in sorted(cells.items()):
         levels = dict(key)
         if levels.get("jdk_location") != "disk" or levels.get("page_cache") != "warm":
             continue

@@ -4,6 +4,8 @@ each against G1 at the same heap, with 95% CIs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
     GC_FLAGS,
@@ -62,18 +64,19 @@ args = ["--connections", "4", "--rate", "{RATE}"]
     return [ScenarioRun("server", "collectors under load", text, METRIC)]
 
 
-def _describe(cell) -> str:
+def _describe(cell: Any) -> str:
     bits = []
     for metric, label, fmt, unit in _COLUMNS:
         value = mean_ci(cell, metric)
         if value is None:
             continue
-        scaled = tuple(v / (1 << 20) for v in value) if metric == "mem.peak_rss_bytes" else value
+        est, lo, hi = value
+        scaled = (est / (1 << 20), lo / (1 << 20), hi / (1 << 20)) if metric == "mem.peak_rss_bytes" else value
         bits.append(f"{label}{fmt_interval(scaled, fmt)} {unit}")
     return ", ".join(bits) or "no load metrics"
 
 
-def verdict(summary) -> str:
+def verdict(summary: Any) -> str:
     """Per heap: each collector's figures, and how it differs from G1 at that heap."""
     by_heap: dict[str, dict[str, object]] = {}
     for cs in summary.cells:

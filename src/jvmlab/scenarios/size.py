@@ -96,10 +96,11 @@ def knees_for(sweep: SweepResult, jdk: JdkInfo) -> dict[str, int]:
 
 
 def _interval(r: MinHeapResult) -> str:
-    if r.status is not Status.FOUND:
+    lower, upper = r.lower_bytes, r.upper_bytes
+    if r.status is not Status.FOUND or lower is None or upper is None:
         return f"not found ({r.note or r.status})"
     flaky = f", flaky at {', '.join(f'{s / MB:g}' for s in r.flaky_sizes)} MiB" if r.flaky else ""
-    return f"({r.lower_bytes / MB:g}, {r.upper_bytes / MB:g}] MiB{flaky}"  # type: ignore[operator]
+    return f"({lower / MB:g}, {upper / MB:g}] MiB{flaky}"
 
 
 def verdict(minheaps: list[tuple[str, str, MinHeapResult]], sweep: SweepResult | None,
@@ -140,7 +141,8 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
             less = (1 - p.heap_bytes / g1.heap_bytes) * 100
             word = "less" if less >= 0 else "more"
             text += (f" {gc} needs {abs(less):.0f}% {word} heap than G1 to come within {sweep.within:.0%} of its best "
-                     f"time ({p.heap_bytes / MB:g} vs {g1.heap_bytes / MB:g} MiB; {p.mean:.3f} s vs {g1.mean:.3f} s there).")
+                     f"time ({p.heap_bytes / MB:g} vs {g1.heap_bytes / MB:g} MiB; "
+                     f"{p.mean:.3f} s vs {g1.mean:.3f} s there).")
     return text
 
 

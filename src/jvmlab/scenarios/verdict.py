@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -9,8 +10,9 @@ from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 from jvmlab.scenarios import cds, gc, jmh, largepages, pretouch, ramdisk, server
 from jvmlab.scenarios.table import ScenarioVerdict
 
-VERDICTS = {"pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
-            "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
+VERDICTS: dict[str, Callable[[Any], ScenarioVerdict | str]] = {
+    "pretouch": pretouch.verdict, "largepages": largepages.verdict, "gc": gc.verdict,
+    "cds": cds.verdict, "ramdisk": ramdisk.verdict, "jmh": jmh.verdict, "server": server.verdict}
 NAME_PREFIX = "demo "
 
 
@@ -23,7 +25,7 @@ def scenario_of(summary: Any) -> str | None:
 
 
 def verdict_for(name: str, summary: Any) -> ScenarioVerdict | str:
-    if name in ("all", "default") or name not in VERDICTS and name != "minecraft":
+    if name in ("all", "default") or (name not in VERDICTS and name != "minecraft"):
         name = scenario_of(summary) or name
     if name == "minecraft":
         return _small_sample_note(gc.verdict(summary, unit="chunks/s (Minestom)"), summary)

@@ -7,6 +7,7 @@ It runs on the newest JDK here that has ZGC (one JDK: the question is "why", not
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from jvmlab.errors import UserError
@@ -22,6 +23,7 @@ from jvmlab.scenarios.jdks import (
 )
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import mean_ci
+from jvmlab.scenarios.table import ScenarioVerdict
 
 # JFR metrics that can explain a throughput gap between collectors, with how to print them.
 EXPLAINING = (("jfr.alloc_stall_total_ms", "allocation stalls", "{:.0f} ms"),
@@ -102,10 +104,12 @@ def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
     return out
 
 
-def verdict(summary: Any, store: Any | None = None) -> str:
+def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
     """The gc verdict, then the two or three largest differences that explain it."""
-    text = gc.verdict(summary)
+    ranked = gc.verdict(summary)
     reasons = [*(frame_changes(summary, store) if store is not None else []), *metric_changes(summary)]
     if not reasons:
-        return text + " JFR found no difference large enough to name (was the jfr collector on?)."
-    return text + " Largest differences (JFR): " + "; ".join(reasons) + "."
+        why = " JFR found no difference large enough to name (was the jfr collector on?)."
+    else:
+        why = " Largest differences (JFR): " + "; ".join(reasons) + "."
+    return replace(ranked, conclusion=ranked.conclusion + why)

@@ -40,7 +40,7 @@ class Histogram:
     counts: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def of_values(cls, values_us: Iterable[int]) -> "Histogram":
+    def of_values(cls, values_us: Iterable[int]) -> Histogram:
         hist = cls()
         for value in values_us:
             index = bucket_of(int(value))
@@ -48,7 +48,7 @@ class Histogram:
         return hist
 
     @classmethod
-    def from_json(cls, data: Mapping[str, int]) -> "Histogram":
+    def from_json(cls, data: Mapping[str, int]) -> Histogram:
         return cls({int(k): int(v) for k, v in data.items()})
 
     def to_json(self) -> dict[str, int]:
@@ -58,7 +58,7 @@ class Histogram:
     def total(self) -> int:
         return sum(self.counts.values())
 
-    def merge(self, other: "Histogram") -> "Histogram":
+    def merge(self, other: Histogram) -> Histogram:
         for index, n in other.counts.items():
             self.counts[index] = self.counts.get(index, 0) + n
         return self

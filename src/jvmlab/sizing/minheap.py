@@ -53,7 +53,7 @@ class ProbeOutcome:
                 "wall_s": self.wall_s}
 
     @classmethod
-    def from_json(cls, d: dict) -> "ProbeOutcome":
+    def from_json(cls, d: dict) -> ProbeOutcome:
         return cls(int(d["heap_bytes"]), Verdict(d["verdict"]), d.get("reason"), d.get("wall_s"))
 
 
@@ -120,7 +120,7 @@ class MinHeapResult:
                 "probes": [p.to_json() for p in self.probes]}
 
     @classmethod
-    def from_json(cls, d: dict) -> "MinHeapResult":
+    def from_json(cls, d: dict) -> MinHeapResult:
         return cls(Status(d["status"]), d.get("lower_bytes"), d.get("upper_bytes"), d.get("confidence"),
                    tuple(d.get("flaky_sizes", ())), tuple(ProbeOutcome.from_json(p) for p in d.get("probes", ())),
                    d.get("note", ""))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from jvmlab.machine.environment import run_context
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported
 from jvmlab.model.collected import Collected
+from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.sizing.minheap import (
@@ -180,7 +181,7 @@ class _RecordingExecutor:
     def __init__(self, inner: Executor, recorder: _Recorder, limits: LimitRunner | None, pc: PreparedCell) -> None:
         self.inner, self.recorder, self.limits, self.pc = inner, recorder, limits, pc
 
-    def run(self, plan: InvocationPlan, probes=()) -> ProcessResult:  # type: ignore[no-untyped-def]
+    def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
         if self.limits is None:
             result, collected = self.inner.run(plan, probes), Collected()
         else:

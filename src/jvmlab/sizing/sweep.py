@@ -21,8 +21,8 @@ import numpy as np
 
 from jvmlab.analyze.bootstrap import mean_ci, rng_for
 from jvmlab.errors import UserError
-from jvmlab.machine.cgroup import parse_size_bytes
 from jvmlab.sizing.probe import HEAP_FLAGS
+from jvmlab.spec.durations import parse_size_bytes
 from jvmlab.spec.model import Spec
 
 HEAP_FACTOR = "heap"
@@ -74,7 +74,7 @@ def levels_from_multiples(reference_bytes: int, multiples: Sequence[float]) -> l
 
 def levels_from_sizes(sizes: Sequence[str]) -> list[HeapLevel]:
     """Absolute sizes ("256m", "1g"), each a level named after itself."""
-    out = {}
+    out: dict[int, HeapLevel] = {}
     for text in sizes:
         try:
             size = parse_size_bytes(text)
@@ -89,10 +89,10 @@ def sweep_toml(spec: Spec, spec_text: str, levels: Sequence[HeapLevel], invocati
     if HEAP_FACTOR in spec.factors:
         raise UserError(f"the spec already has a factor named {HEAP_FACTOR!r}; the sweep adds it: rename yours")
     for factor, table in spec.factors.items():
-        for level, value in table.items():
+        for level_name, value in table.items():
             sized = [f for f in value.flags if f.startswith(HEAP_FLAGS)]
             if sized:
-                raise UserError(f"factor {factor!r} level {level!r} sets the heap ({' '.join(sized)}); the sweep "
+                raise UserError(f"factor {factor!r} level {level_name!r} sets the heap ({' '.join(sized)}); the sweep "
                                 f"sets it: remove those flags from the spec")
     lines = [spec_text.rstrip(), "", f"[factors.{HEAP_FACTOR}]"]
     for level in levels:
@@ -135,24 +135,24 @@ class Curve:
 
     def knee(self, within: float = 0.05) -> CurvePoint | None:
         """The smallest heap whose mean is within ``within`` of the best mean (None: no data)."""
-        measured = [p for p in self.points if p.mean is not None]
+        measured = [(p, p.mean) for p in self.points if p.mean is not None]
         if not measured:
             return None
-        values = [p.mean for p in measured]
-        best = min(values) if self.lower_is_better else max(values)  # type: ignore[type-var]
+        values = [mean for _, mean in measured]
+        best = min(values) if self.lower_is_better else max(values)
         limit = best * (1 + within) if self.lower_is_better else best * (1 - within)
-        for p in sorted(measured, key=lambda p: p.heap_bytes):
-            if (p.mean <= limit) if self.lower_is_better else (p.mean >= limit):  # type: ignore[operator]
+        for p, mean in sorted(measured, key=lambda pm: pm[0].heap_bytes):
+            if (mean <= limit) if self.lower_is_better else (mean >= limit):
                 return p
         return None
 
 
 def curve(series: str, metric: str, lower_is_better: bool, levels: Sequence[HeapLevel],
-          values: Mapping[str, Sequence[float]], seed: int = 0) -> Curve:
+          values: Mapping[str, Sequence[float | None]], seed: int = 0) -> Curve:
     """Mean and 95% bootstrap CI of ``metric`` at each heap level (missing levels: n = 0)."""
     points = []
     for level in levels:
-        x = np.asarray([v for v in values.get(level.name, ()) if v is not None and math.isfinite(v)], dtype=float)
+        x = np.asarray([v for v in values.get(level.name, ()) if v is not None and math.isfinite(v)], dtype=np.float64)
         ci = mean_ci(x, rng_for(seed, metric, series, level.name)) if x.size >= 2 else None
         points.append(CurvePoint(level.name, level.heap_bytes, level.multiple, int(x.size),
                                  float(x.mean()) if x.size else None,

@@ -118,7 +118,7 @@ class Workload(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> "Workload":
+    def _exactly_one(self) -> Workload:
         given = [k for k in WORKLOAD_KINDS if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of builtin, main (with classpath), jar, command or jmh"
@@ -210,7 +210,7 @@ class Spec(_Strict):
     load: Load | None = None
 
     @model_validator(mode="after")
-    def _server_load(self) -> "Spec":
+    def _server_load(self) -> Spec:
         if self.load is not None and self.workload.jmh is not None:
             raise ValueError("[load] drives a server workload; a jmh workload cannot be one")
         if self.server is not None and self.load is None:

@@ -86,7 +86,7 @@ class Server(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _one_readiness(self) -> "Server":
+    def _one_readiness(self) -> Server:
         if self.ready_log is not None and self.ready_url is not None:
             raise ValueError("give one of ready_log or ready_url (or neither: the TCP port accepting)")
         if self.ready_body is not None and self.ready_url is None:
@@ -113,7 +113,7 @@ class Phase(_Strict):
     measure: bool | None = None
 
     @model_validator(mode="after")
-    def _bounded(self) -> "Phase":
+    def _bounded(self) -> Phase:
         if self.duration is None and self.count is None:
             raise ValueError(f"load phase {self.name!r} needs a duration or a count (every phase is bounded)")
         if self.command is not None and not self.command:
@@ -149,7 +149,7 @@ class Load(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Load":
+    def _consistent(self) -> Load:
         if not self.phases:
             raise ValueError("[load] needs at least one [[load.phases]]")
         names = [p.name for p in self.phases]

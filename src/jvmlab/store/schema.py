@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from sqlalchemy import (Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table,
-                        Text, UniqueConstraint)
+from sqlalchemy import (
+                        Boolean,
+                        Column,
+                        Float,
+                        ForeignKey,
+                        Index,
+                        Integer,
+                        MetaData,
+                        String,
+                        Table,
+                        Text,
+                        UniqueConstraint,
+)
 
 metadata = MetaData()
 

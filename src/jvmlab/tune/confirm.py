@@ -13,6 +13,7 @@ from jvmlab import metrics
 from jvmlab.report.verdicts import change_phrase
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.session import Session
+from jvmlab.tune.space import TuneConfig
 from jvmlab.tune.stats import bootstrap_ratio, half_width_pct
 
 MIN_BLOCKS = 10  # fewer: a lucky small spread stops early and the CI undercovers
@@ -30,12 +31,12 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
     blocks = 0
     for _ in range(cfg.confirm_max_blocks):
-        results = session.run_block(configs)
-        if any(isinstance(r, str) for r in results):
+        results = [r for r in session.run_block(configs) if not isinstance(r, str)]
+        if len(results) < len(configs):  # a failure is its reason string
             session.hazards.append(f"block {session.block}: a confirmation invocation failed")
             continue
         blocks += 1
-        for name, got in zip(others, results[1:]):
+        for name, got in zip(others, results[1:], strict=True):
             for metric, value in results[0].items():
                 if metric in got and value > 0 and got[metric] > 0:
                     logs[name].setdefault(metric, []).append(math.log(value) - math.log(got[metric]))
@@ -44,7 +45,7 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     return _summarise(session, label, winner, blocks, logs)
 
 
-def _precise(diffs: list[float], cfg, seed: int) -> bool:  # type: ignore[no-untyped-def]
+def _precise(diffs: list[float], cfg: TuneConfig, seed: int) -> bool:
     if len(diffs) < MIN_BLOCKS:
         return False
     _, ci = bootstrap_ratio(diffs, seed)
@@ -58,7 +59,8 @@ def _summarise(session: Session, label: str, winner: Config, blocks: int,
         for i, obj in enumerate(session.config.objectives):
             diffs = per_metric.get(obj.metric, [])
             if len(diffs) < 2:
-                out.verdicts[name if i == 0 else f"{name}:{obj.metric}"] = f"{obj.metric}: not measured (too few blocks)"
+                key = name if i == 0 else f"{name}:{obj.metric}"
+                out.verdicts[key] = f"{obj.metric}: not measured (too few blocks)"
                 continue
             ratio, ci = bootstrap_ratio(diffs, session.seed + i)
             significant = not (ci[0] <= 1.0 <= ci[1])

@@ -14,7 +14,7 @@ from jvmlab.plan.prepare import Plan
 from jvmlab.store.protocol import Store
 from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
-from jvmlab.tune.model import Measurer, Trial
+from jvmlab.tune.model import FlagJudge, Trial
 from jvmlab.tune.session import Session
 from jvmlab.tune.space import TuneConfig, parse_tune
 
@@ -31,7 +31,7 @@ def read_config(plan: Plan) -> TuneConfig:
     return config
 
 
-def check_space(config: TuneConfig, measurer: Measurer, default_jvm: str) -> None:  # before any trial
+def check_space(config: TuneConfig, measurer: FlagJudge, default_jvm: str) -> None:  # before any trial
     """A parameter none of whose values a JDK accepts is a spec mistake: say so before running."""
     for p in config.params:
         if p.kind == "jdk":

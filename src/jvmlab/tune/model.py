@@ -8,6 +8,13 @@ from typing import Any, Protocol
 Metrics = dict[str, float]
 
 
+class FlagJudge(Protocol):
+    """What checking a space needs: which flags a JDK refuses (no invocation is measured)."""
+
+    def rejected(self, jvm: str, flags: tuple[str, ...]) -> str | None:
+        """Why this JDK refuses these flags, None if accepted."""
+
+
 class Measurer(Protocol):
     """Runs one invocation of a configuration; jvm names a [jvms] entry."""
 

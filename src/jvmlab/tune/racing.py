@@ -81,8 +81,9 @@ def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sig
     means = {k: float(np.mean(v)) for k, v in samples.items()}
     if not diffs:
         return RaceResult(state, 0, None, None, means, samples=samples)
-    ci = tuple(sorted((math.exp(sign * lo), math.exp(sign * hi))))
-    return RaceResult(state, len(diffs), math.exp(sign * float(np.mean(diffs))), ci,  # type: ignore[arg-type]
+    ends = (math.exp(sign * lo), math.exp(sign * hi))
+    ci = (min(ends), max(ends))
+    return RaceResult(state, len(diffs), math.exp(sign * float(np.mean(diffs))), ci,
                       means, samples=samples)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
@@ -34,7 +34,8 @@ class Sampler:
 
     def __init__(self, config: TuneConfig, kind: str = "tpe") -> None:
         self.config = config
-        directions = ["minimize" if o.minimize else "maximize" for o in config.objectives]
+        directions: list[Literal["minimize", "maximize"]] = [
+            "minimize" if o.minimize else "maximize" for o in config.objectives]
         if kind == "random":
             sampler: optuna.samplers.BaseSampler = optuna.samplers.RandomSampler(seed=config.seed)
         elif config.multi:

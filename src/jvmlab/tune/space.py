@@ -162,7 +162,7 @@ def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
     if not names or len(dirs) != len(names):
         raise UserError("[tune] objective and direction must have the same length")
     out = []
-    for name, d in zip(names, dirs):
+    for name, d in zip(names, dirs, strict=True):
         _check_metric(str(name), "objective")
         if d not in (None, "minimize", "maximize"):
             raise UserError(f"[tune] direction {d!r}: use \"minimize\" or \"maximize\"")
@@ -266,7 +266,7 @@ def grid_size(config: TuneConfig, points: int = 6) -> int:
     """How many cells a full grid of the space holds (conditions respected)."""
     combos: list[dict[str, Any]] = [{}]
     for p in config.params:
-        nxt = []
+        nxt: list[dict[str, Any]] = []
         for c in combos:
             nxt.extend({**c, p.name: v} for v in p.grid(points)) if p.active(c) else nxt.append(c)
         combos = nxt

@@ -17,7 +17,7 @@ from scipy import stats
 Z_CONF = 0.95
 
 
-def t_interval(diffs: Sequence[float]) -> tuple[float, float]:
+def t_interval(diffs: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """95% t interval of the mean of per-block log ratios (needs 2+ blocks)."""
     d = np.asarray(diffs, dtype=float)
     if d.size < 2:

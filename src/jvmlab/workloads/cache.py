@@ -65,7 +65,7 @@ def locked(workloads: Path, source_hash: str) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise UserError(f"waited {LOCK_TIMEOUT_S:.0f} s for another jvmlab to finish "
-                                    f"compiling workloads (lock {lock_path}); retry when it is done")
+                                    f"compiling workloads (lock {lock_path}); retry when it is done") from None
                 time.sleep(_LOCK_POLL_S)
         try:
             yield

@@ -210,7 +210,7 @@ def check_fork(entry: JmhBenchmark, expected: ForkCheck) -> str | None:
     if entry.vm_version and entry.vm_version != expected.jdk_version:
         return f"{entry.metric}: the fork ran JDK {entry.vm_version}, not the cell's {expected.jdk_version}"
     folder = expected.own_prefix.rstrip("/") + "/" if expected.own_prefix else None
-    own = [a for a in entry.jvm_args if folder and folder in a or a in PATHLESS_COLLECTOR_FLAGS]
+    own = [a for a in entry.jvm_args if (folder and folder in a) or a in PATHLESS_COLLECTOR_FLAGS]
     theirs = tuple(a for a in entry.jvm_args if a not in own)
     if theirs != expected.flags:
         missing = [f for f in expected.flags if f not in theirs]

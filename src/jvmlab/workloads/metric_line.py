@@ -45,7 +45,7 @@ def parse_metric_line(line: str) -> WorkloadMetric | None:
         return None
 
 
-def _parse(line: str) -> WorkloadMetric | None:
+def _parse(line: object) -> WorkloadMetric | None:
     if not isinstance(line, str):
         return None
     tokens = line.split()
