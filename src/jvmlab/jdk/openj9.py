@@ -27,7 +27,7 @@ from jvmlab.jdk.proc import JavaRun
 from jvmlab.model.jdk import JdkInfo
 
 if TYPE_CHECKING:
-    from jvmlab.jdk.flags import FlagCheck
+    from jvmlab.jdk.flagcheck import FlagCheck
 
 KIND = "OpenJ9"
 JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)

@@ -9,7 +9,9 @@ benchmarks, one "significant" change in twenty at 5% is what chance alone gives.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.console import Console
 from rich.table import Table
@@ -17,10 +19,25 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, Comparison
-from jvmlab.metrics import JMH_PREFIX
-from jvmlab.report.summary import Summary
+from jvmlab.metrics import JMH_PREFIX, MetricRegistry
+from jvmlab.model.stored import StoredExperiment
 from jvmlab.report.verdicts import short_verdict, verdict
 from jvmlab.results import cell_values, compare_family
+from jvmlab.results.experiment import CellResult
+
+
+class Summary(Protocol):
+    """What the table reads of a summary (:class:`jvmlab.report.summary.Summary` has it); the
+    summary's JSON includes this table, so the table must not import the summary module."""
+
+    @property
+    def experiment(self) -> StoredExperiment: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def cells(self) -> Sequence[CellResult]: ...
+    @property
+    def metrics(self) -> MetricRegistry: ...
 
 
 @dataclass(frozen=True)

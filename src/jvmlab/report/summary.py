@@ -15,6 +15,7 @@ from jvmlab.metrics import DEFAULT, MetricRegistry
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.report import notation
+from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import small_sample_hazards
 from jvmlab.report.verdicts import disturbance_text, verdict
@@ -84,11 +85,6 @@ def _moments(stats: CellStats) -> dict[str, float | None]:
 
 def summary_json(s: Summary) -> dict[str, Any]:
     """The documented machine-readable summary (README: JSON summary)."""
-    from jvmlab.report.jmh import (  # JMH experiments: the benchmark x cell table
-        jmh_json,
-        jmh_table,
-    )
-
     jmh = jmh_table(s)
     return {**_summary_json(s), **({"jmh": jmh_json(jmh)} if jmh is not None else {})}
 
