@@ -69,7 +69,8 @@ def test_cold_cell_evicts_the_jdk_and_a_tmpfs_jdk_is_reported(make_plan, shm_dir
         ready = env.setup(plan)
         cells = {(pc.cell.level("jdk_location"), pc.cell.level("page_cache")): pc for pc in ready.cells}
         modules = cells[("disk", "cold")].jdk.home / "lib" / "modules"
-        assert pagecache.resident_share(modules) == pytest.approx(1.0)  # warmed in setup
+        # warmed in setup (the kernel may already have dropped a few pages under memory pressure)
+        assert (pagecache.resident_share(modules) or 0.0) > 0.95
         found = env.before(cells[("disk", "cold")])
         report = env.last_eviction
         assert report is not None and report.evicted_files > 100 and not report.tmpfs_files
