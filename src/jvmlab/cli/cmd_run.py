@@ -23,6 +23,8 @@ from jvmlab.errors import UserError
 from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
 
+_COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
+
 
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
@@ -95,7 +97,7 @@ def run(
                                                        "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
-    enable: list[str] = typer.Option([], "--collect", help=collect_help()),
+    enable: list[str] = typer.Option([], "--collect", help=_COLLECT_HELP),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     baseline_experiment: int | None = typer.Option(None, "--baseline-experiment",

@@ -92,7 +92,8 @@ class Dispatcher:
                 if check.refused:
                     self.refused[check.name] = check.refused
                     ctx.warn(Hazard(hazards.NODE_REFUSED, f"node {check.name} refused: {check.refused}",
-                                    hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
+                                    hint="install the same JDK build on every node "
+                                         "(or map its path with JVMLAB_JDK_MAP)"))
                 else:
                     self.nodes[check.name] = _Node(check.name)
         if not self.nodes and self.pending:

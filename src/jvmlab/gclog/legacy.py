@@ -189,11 +189,9 @@ class LegacyParser(ParserState):
             t = self.clock.peek(_f(m["up"])) if m["up"] else None
             if is_start and phase in ("mark", "root-region-scan") and (
                     self._cycle is None or phase == "root-region-scan" or self._cycle_started_by != "root-region-scan"):
-                if self._cycle is not None and phase == "root-region-scan":
+                # phase is "mark" or "root-region-scan" here: a mark restarts only a cycle a mark started
+                if self._cycle is not None and (phase == "root-region-scan" or self._cycle_started_by == "mark"):
                     yield self._cycle_event()
-                elif self._cycle is not None and phase == "mark":
-                    if self._cycle_started_by == "mark":
-                        yield self._cycle_event()
                 if self._cycle is None:
                     self._cycle = [t, 0.0]
                     self._cycle_started_by = phase

@@ -57,10 +57,10 @@ def environment() -> Environment:
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
+        from importlib.metadata import PackageNotFoundError, version
 
         return version("jvmlab")
-    except Exception:  # not installed as a distribution (running from a checkout)
+    except PackageNotFoundError:  # not installed as a distribution (running from a checkout)
         return "dev"
 
 

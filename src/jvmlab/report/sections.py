@@ -275,7 +275,8 @@ def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
         "metric_sections": metric_sections(summary, by_cell),
         "effects_rows": effects_rows, "effects_figures": effects_figs,
         "warmup_header": warmup_header, "warmup_rows": warmup_rows,
-        "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)), "metric_tables": metric_tables(summary),
+        "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)),
+        "metric_tables": metric_tables(summary),
         "failures": failures, "failures_hidden": hidden, "outputs": outputs,
         "command_line": exp.command_line, "latency_figures": latency_figures(summary),
         "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}
