@@ -165,6 +165,8 @@ class Dispatcher:
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
         template = work.cell.template
+        if work.ctx is None:  # build_slot always sets it: the node rebuilds the probes from it
+            raise ValueError(f"slot of cell {work.cell.cell.name!r} has no probe context (not made by build_slot)")
         return ProbeRecipe(self.ctx.settings, launch.progress_regex, template.progress_mode if template else "auto",
                            launch.kind == "jmh", work.ctx)
 

@@ -10,7 +10,7 @@ attached before the event is emitted.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from datetime import datetime
 
 from jvmlab.gclog import events as ev
@@ -175,7 +175,7 @@ class LegacyParser(ParserState):
             key = "heap_initial_mb" if m["k"] == "InitialHeapSize" else "heap_max_mb"
             yield LogInfo(key, int(m["v"]) / (1 << 20))
 
-    def _concurrent(self, line: str) -> Iterator[GcEvent]:
+    def _concurrent(self, line: str) -> Generator[GcEvent, None, str]:
         """Cut concurrent-phase records out of a line; returns what is left of it."""
         out: list[str] = []
         pos = 0
@@ -226,13 +226,15 @@ class LegacyParser(ParserState):
             return
         kind = (ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full")
                 else ev.DEGENERATED if what.startswith("Degenerated") else ev.OTHER)
-        heap: dict[str, float] = {}
+        before_mb: float | None = None
+        after_mb: float | None = None
+        committed_mb: float | None = None
         if m["b"] is not None:
-            heap = dict(heap_before_mb=_f(m["b"]) * _SIZE_MB[m["bu"]], heap_after_mb=_f(m["a"]) * _SIZE_MB[m["au"]],
-                        heap_committed_mb=_f(m["c"]) * _SIZE_MB[m["cu"]])
+            before_mb, after_mb = _f(m["b"]) * _SIZE_MB[m["bu"]], _f(m["a"]) * _SIZE_MB[m["au"]]
+            committed_mb = _f(m["c"]) * _SIZE_MB[m["cu"]]
         if t is not None and self.clock.last is not None:
             self.clock.last = max(self.clock.last, t)
-        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, **heap)
+        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, before_mb, after_mb, committed_mb)
 
     def _cycle_event(self) -> GcEvent:
         t, total = self._cycle or (None, None)
@@ -240,7 +242,7 @@ class LegacyParser(ParserState):
         cause, self._cycle_cause = self._cycle_cause, None
         return GcEvent(ev.CYCLE, "concurrent", t, total, "Concurrent cycle", cause)
 
-    def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent]:
+    def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent | LogInfo]:
         assert self._pending is not None
         if not first:
             stripped = line.lstrip()
