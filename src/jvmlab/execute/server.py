@@ -225,6 +225,8 @@ def _lost(plan: InvocationPlan) -> ProcessResult:
 def wrap_server(plan: Plan, inner: Executor) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
     template = plan.cells[0].template  # the server/load parts, read from the spec at plan time
+    if template is None or template.load is None:  # the runner wraps only a plan whose template has [load]
+        raise ValueError("wrap_server needs a plan made by plan.prepare from a spec with [load]")
     server = template.server or Server()
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
     check(server, template.load, plan.workdir or base_dir)

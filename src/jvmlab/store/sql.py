@@ -40,6 +40,11 @@ def _inserted_id(result: CursorResult[Any]) -> int:
     return int(key[0])
 
 
+def _storable(value: object) -> bool:
+    """A metric value worth a row: a number, not NaN (a collector's None or NaN means unmeasured)."""
+    return isinstance(value, int | float) and value == value
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor = dbapi_conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -215,7 +220,7 @@ class SqlStore:
     @staticmethod
     def _write_collected(conn: Any, experiment_id: int, inv_id: int, collected: Collected) -> None:
         metrics = [dict(invocation_id=inv_id, name=k, value=float(v), unit=collected.metric_units.get(k))
-                   for k, v in collected.metrics.items() if isinstance(v, int | float) and v == v]  # no None/NaN
+                   for k, v in collected.metrics.items() if _storable(v)]
         if metrics:
             conn.execute(t.metric.insert(), metrics)
         lines = [dict(invocation_id=inv_id, series=k, unit=tl.unit, t_json=json.dumps(list(tl.t_s)),
