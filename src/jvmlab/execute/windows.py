@@ -38,7 +38,7 @@ from jvmlab.server.control import kill_tree
 if TYPE_CHECKING:
     import resource  # POSIX only: the type of os.wait4's rusage
 
-    from jvmlab.execute.runner import Executor
+    from jvmlab.execute.protocols import Executor
 
 POLL_S = 0.05
 DESCENDANTS_EVERY = 5  # list the process tree every 5th sample (0.25 s)
