@@ -293,4 +293,5 @@ class LegacyParser(ParserState):
     def _release(self) -> Iterator[GcEvent]:
         if self._held is not None:
             held, self._held = self._held, None
+            # held: GcEvent's own field names and values, gathered over several lines (a plain dict)
             yield GcEvent(**held)  # type: ignore[arg-type]
