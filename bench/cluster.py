@@ -27,7 +27,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 from jvmlab.cluster import dispatch  # noqa: E402
 from jvmlab.cluster.run import run_on_cluster  # noqa: E402
 from jvmlab.execute.options import RunOptions  # noqa: E402
-from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.process import ProcessMeasures, ProcessResult, Status  # noqa: E402
 from jvmlab.plan.prepare import prepare  # noqa: E402
 from jvmlab.spec.load import parse_spec  # noqa: E402
 from jvmlab.store.sql import SqlStore  # noqa: E402

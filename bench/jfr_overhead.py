@@ -184,7 +184,7 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
 
 def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
     """Geometric mean of the paired ratios on/off and its Student-t 95 % interval."""
-    logs = [math.log(a / b) for a, b in zip(on, off)]
+    logs = [math.log(a / b) for a, b in zip(on, off, strict=True)]
     mean = statistics.mean(logs)
     if len(logs) < 2:
         return math.exp(mean), float("nan"), float("nan")

@@ -32,7 +32,7 @@ sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.execute.local import LocalExecutor  # noqa: E402
 from jvmlab.execute.windows import PsutilExecutor  # noqa: E402
-from jvmlab.model.process import InvocationPlan
+from jvmlab.model.process import InvocationPlan  # noqa: E402
 
 
 def main() -> None:

@@ -62,7 +62,7 @@ def test_chunk_headers() -> None:
     assert (parsed.size_bytes, parsed.constant_pool_offset, parsed.metadata_offset, parsed.ticks_per_s) == (
         100, 80, 90, 1_000_000_000)
     assert list(chunk_spans(header() + header(size=120))) == [(0, 100), (100, 220)]
-    with pytest.raises(JfrFormatError, match="version 1.0"):
+    with pytest.raises(JfrFormatError, match=r"version 1\.0"):
         parse_header(header(major=1), 0)
     with pytest.raises(JfrFormatError, match="unfinished or cut"):
         parse_header(header(cp=0), 0)  # a chunk still being written has no pool offset yet

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_jvmlab
+from jvmlab.plan.prepare import spec_hash as hash_of
 
 pytestmark = [pytest.mark.jvm, pytest.mark.slow]
 
@@ -65,6 +66,7 @@ def test_a_grown_spec_adds_cells_and_a_changed_cell_is_refused(tmp_path: Path, j
     assert "-XX:+UseG1GC" in g1_argv
     spec_text, spec_hash = _rows(db, "select spec_text, spec_hash from experiment")[0]
     assert 'g1 = "-XX:+UseG1GC"' in spec_text
+    assert spec_hash == hash_of(spec.read_text()), "the experiment is found by the grown spec's hash"
     kinds = [k for (k,) in _rows(db, "select kind from hazard")]
     assert "cells-added" in kinds
     history = json.loads(_rows(db, "select body_json from experiment_document where kind = 'spec_history'")[0][0])

@@ -66,7 +66,8 @@ pytestmark = pytest.mark.jvm
 def test_the_gate_fails_only_on_a_real_regression_beyond_the_threshold(lab, new: str, code: int) -> None:
     tmp, ids = lab
     store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
-    result = gate_experiments(load_experiment(store, ids["base"]), load_experiment(store, ids[new]), [parse_condition("wall_s > +3%")])
+    result = gate_experiments(load_experiment(store, ids["base"]), load_experiment(store, ids[new]),
+                              [parse_condition("wall_s > +3%")])
     assert result.exit_code == code
     (check,) = result.checks
     if new == "plus10":

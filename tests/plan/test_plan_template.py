@@ -114,11 +114,13 @@ def test_align_refuses_a_changed_template(tmp_path: Path, jdk17_home: Path) -> N
 
 
 def test_a_level_asks_for_its_preparation_by_a_typed_key(tmp_path: Path, jdk17_home: Path) -> None:
-    text = SPEC.replace('appcds = "@cds-archive -Xshare:auto"', 'appcds = {{ flags = "-Xshare:auto", prepare = "cds-archive" }}')
+    text = SPEC.replace('appcds = "@cds-archive -Xshare:auto"',
+                        'appcds = {{ flags = "-Xshare:auto", prepare = "cds-archive" }}')
     plan = _plan(tmp_path, jdk17_home, text)
     appcds = plan.cells[1]
     assert appcds.prepare == ArchivePrep("cds-archive", "level") and appcds.flags == ("-Xshare:auto",)
-    both = SPEC.replace('appcds = "@cds-archive -Xshare:auto"', 'appcds = {{ flags = "@aot-cache", prepare = "cds-archive" }}')
+    both = SPEC.replace('appcds = "@cds-archive -Xshare:auto"',
+                        'appcds = {{ flags = "@aot-cache", prepare = "cds-archive" }}')
     with pytest.raises(UserError, match="pick one per cell"):
         _plan(tmp_path, jdk17_home, both)
 

@@ -7,6 +7,7 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -22,7 +23,7 @@ JDK17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
 
 class _Closing(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    answers = {"/ok": 200, "/missing": 404}
+    answers: ClassVar[dict[str, int]] = {"/ok": 200, "/missing": 404}
 
     def do_GET(self) -> None:
         body = b"ok\n"

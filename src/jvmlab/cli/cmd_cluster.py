@@ -16,7 +16,7 @@ from jvmlab.errors import UserError
 if TYPE_CHECKING:
     from jvmlab.execute.runner import RunObserver, RunOptions
     from jvmlab.plan.prepare import Plan
-    from jvmlab.store.sql import SqlStore
+    from jvmlab.store.protocol import Store
 
 cluster_app = typer.Typer(help="Run experiments on a Dask cluster (see docs/cluster.md).", no_args_is_help=True)
 app.add_typer(cluster_app, name="cluster")
@@ -47,7 +47,7 @@ def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help=
             typer.echo("stopping the cluster", err=True)
 
 
-def run_cluster_plan(plan: Plan, db: SqlStore, options: RunOptions, observer: RunObserver, address: str) -> int:
+def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str) -> int:
     """`run --cluster`: connect, run on the cluster, close the client (the cluster keeps running)."""
     from jvmlab.cluster.run import connect, run_on_cluster
 
@@ -58,7 +58,7 @@ def run_cluster_plan(plan: Plan, db: SqlStore, options: RunOptions, observer: Ru
         client.close()
 
 
-def render_nodes(db: SqlStore, experiment_id: int, metric: str, console: Console) -> None:
+def render_nodes(db: Store, experiment_id: int, metric: str, console: Console) -> None:
     """Per-node counts, refused nodes, within-node comparisons and nodes with a systematic offset."""
     from jvmlab.cluster.analysis import analyze_nodes
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -12,6 +13,10 @@ from jvmlab.cli.apps import app
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
+
+if TYPE_CHECKING:
+    from jvmlab.analyze.gate import GateCondition
+    from jvmlab.store.protocol import Store
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
                 '"jmh.*"); exit 1 '
@@ -78,7 +83,7 @@ def compare_cmd(
         render_comparison(result, stdout_console())
 
 
-def run_gate(db, baseline_id: int, new_id: int, conditions: list, summary_md: Path | None,
+def run_gate(db: Store, baseline_id: int, new_id: int, conditions: list[GateCondition], summary_md: Path | None,
              to_stderr: bool = False) -> int:
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code."""

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from jvmlab.sizing.minheap import ProbeOutcome
     from jvmlab.sizing.results import SweepResult
     from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
-    from jvmlab.store.sql import SqlStore
+    from jvmlab.store.protocol import Store
 
 
 def _size(option: str, text: str) -> int:
@@ -104,7 +104,7 @@ def minheap(
     _emit(out, as_json)
 
 
-def search(base: Plan, db: SqlStore, request: MinHeapRequest, *, resume: bool, console: Console) -> MinHeapStudy:
+def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, console: Console) -> MinHeapStudy:
     """Run the search with one line per probe; print the interval table."""
     from jvmlab.report.heapsweep import minheap_table
     from jvmlab.sizing.flow import artifacts_for
@@ -122,7 +122,7 @@ def search(base: Plan, db: SqlStore, request: MinHeapRequest, *, resume: bool, c
     return study
 
 
-def run_sweep(setup: SweepSetup, db: SqlStore, metric: str, within: float, console: Console, as_json: bool,
+def run_sweep(setup: SweepSetup, db: Store, metric: str, within: float, console: Console, as_json: bool,
               resume: bool = False) -> SweepResult:
     """Run the sweep as a normal experiment, store its levels, print curves and knees. With
     --resume, a stored sweep of the same spec and sizes continues where it stopped."""
@@ -200,7 +200,7 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
                               indent=2, default=str))
 
 
-def _run_plain(plan: Plan, db: SqlStore, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
+def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions

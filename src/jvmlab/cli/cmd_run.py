@@ -23,6 +23,8 @@ from jvmlab.errors import UserError
 from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
 
+_COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
+
 
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
@@ -95,7 +97,7 @@ def run(
                                                        "Default: wall_s, or on --resume the run's own."),
     artifacts: Path = typer.Option(None, "--artifacts", help="Folder for outputs and logs (default: beside an SQLite "
                                                              "store, named after it: lab.db -> lab-artifacts/)."),
-    enable: list[str] = typer.Option([], "--collect", help=collect_help()),
+    enable: list[str] = typer.Option([], "--collect", help=_COLLECT_HELP),
     disable: list[str] = typer.Option([], "--no-collect", help="Switch a collector off."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     baseline_experiment: int | None = typer.Option(None, "--baseline-experiment",
@@ -128,7 +130,7 @@ def run(
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                       quiet=quiet, metric_reason=metric_reason, cluster=cluster)
-    if conditions:
+    if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
         raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
@@ -162,7 +164,7 @@ def _budget(value: str | None) -> float | None:
 def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
-             overrides: dict[str, bool | str] | None = None, quiet: bool = False,
+             overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
@@ -186,9 +188,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
-        # ignored arg-type: RunOptions.collect_overrides is typed dict[str, bool] in execute/runner.py,
-        # but the values can be str (jfr=profile)
-        command_line=provenance_command_line(), collect_overrides=overrides or {},  # type: ignore[arg-type]
+        command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
         metric_reason=metric_reason)
     err_console = Console(stderr=True)
@@ -213,7 +213,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     return exp_id
 
 
-def _warn_power(plan, until_rel: float | None, max_invocations: int | None) -> None:
+def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:
     """Say before any JVM starts when no verdict of this plan can be significant."""
     from jvmlab.plan.power import plan_power
 

@@ -15,9 +15,9 @@ from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_comma
 from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
+    from jvmlab.model.stored import StoredCell
     from jvmlab.plan.prepare import Plan
-    from jvmlab.store.records import StoredCell
-    from jvmlab.store.sql import SqlStore
+    from jvmlab.store.protocol import Store
     from jvmlab.tune.model import Trial
     from jvmlab.tune.session import Session
 
@@ -50,7 +50,7 @@ def tune_cmd(
     run_and_show(db, plan, exp_id, artifacts, html, quiet)
 
 
-def _experiment(db: SqlStore, plan: Plan, artifacts: Path, resume: bool) -> int:
+def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
     from jvmlab import __version__
     from jvmlab.machine.fingerprint import fingerprint
 
@@ -66,7 +66,7 @@ def _experiment(db: SqlStore, plan: Plan, artifacts: Path, resume: bool) -> int:
         artifacts_dir=str(artifacts))
 
 
-def run_and_show(db: SqlStore, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:
+def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout."""
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
@@ -120,7 +120,7 @@ def apply_cmd(
     typer.echo(apply_for(open_store(store, must_exist=True), experiment))
 
 
-def apply_for(db: SqlStore, experiment: int) -> str:
+def apply_for(db: Store, experiment: int) -> str:
     from jvmlab.tune.apply import apply_text
 
     db.experiment(experiment)
@@ -137,7 +137,7 @@ def apply_for(db: SqlStore, experiment: int) -> str:
     return apply_text(doc, java, args, experiment)
 
 
-def _app_args(db: SqlStore, experiment: int, cells: Sequence[StoredCell], key: str) -> list[str]:
+def _app_args(db: Store, experiment: int, cells: Sequence[StoredCell], key: str) -> list[str]:
     """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
     cell = next((c for c in cells if c.levels.get("config") == key), None)
     if cell is None:

@@ -42,8 +42,10 @@ def _plain_flags_in_help() -> None:
     def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
         return None if self.is_flag else shown(self, ctx)
 
-    display_type_rich._jvmlab = True  # type: ignore[attr-defined]
-    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+    display_type_rich._jvmlab = True  # type: ignore[attr-defined]  # a marker attribute on a function
+    # Patching a method; typer types its ctx as the vendored, private typer._click.Context,
+    # of which the public typer.Context used here is a subclass.
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign, assignment]
 
 
 def _register() -> None:

@@ -92,7 +92,8 @@ class Dispatcher:
                 if check.refused:
                     self.refused[check.name] = check.refused
                     ctx.warn(Hazard(hazards.NODE_REFUSED, f"node {check.name} refused: {check.refused}",
-                                    hint="install the same JDK build on every node (or map its path with JVMLAB_JDK_MAP)"))
+                                    hint="install the same JDK build on every node "
+                                         "(or map its path with JVMLAB_JDK_MAP)"))
                 else:
                     self.nodes[check.name] = _Node(check.name)
         if not self.nodes and self.pending:
@@ -164,6 +165,8 @@ class Dispatcher:
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
         template = work.cell.template
+        if work.ctx is None:  # build_slot always sets it: the node rebuilds the probes from it
+            raise ValueError(f"slot of cell {work.cell.cell.name!r} has no probe context (not made by build_slot)")
         return ProbeRecipe(self.ctx.settings, launch.progress_regex, template.progress_mode if template else "auto",
                            launch.kind == "jmh", work.ctx)
 

@@ -65,5 +65,9 @@ def flag_effect(ctx: BuildContext) -> Collector | None:
     if ctx.jmh:
         return None
     from jvmlab.collect.flag_effect import FlagEffectCollector
+    from jvmlab.collect.gc import GcCollector
+    from jvmlab.collect.proc import ProcCollector
 
-    return FlagEffectCollector(proc=ctx.built.get("proc"), gc=ctx.built.get("gc"))  # type: ignore[arg-type]
+    proc, gc = ctx.built.get("proc"), ctx.built.get("gc")
+    return FlagEffectCollector(proc=proc if isinstance(proc, ProcCollector) else None,
+                               gc=gc if isinstance(gc, GcCollector) else None)

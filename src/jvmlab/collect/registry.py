@@ -22,6 +22,7 @@ from typing import Any
 
 from jvmlab.collect.base import Collector
 from jvmlab.errors import UserError, did_you_mean
+from jvmlab.spec.model import Collect
 
 Value = bool | int | str
 
@@ -142,11 +143,12 @@ def check_value(key: str, value: object, where: str = "[collect]") -> Value:
     if option is not None:
         if option.choices and value not in option.choices:
             raise UserError(f"{where} {key}: choose {' or '.join(option.choices)} (got {value!r})")
-        if option.minimum is not None and value < option.minimum:  # type: ignore[operator]
+        if option.minimum is not None and isinstance(value, int) and value < option.minimum:
             raise UserError(f"{where} {key}: must be at least {option.minimum} (got {value!r})")
-        if option.maximum is not None and value > option.maximum:  # type: ignore[operator]
+        if option.maximum is not None and isinstance(value, int) and value > option.maximum:
             raise UserError(f"{where} {key}: must be at most {option.maximum} (got {value!r})")
-    return value  # type: ignore[return-value]
+    assert isinstance(value, bool | int | str)  # checked above: it has its default's type
+    return value
 
 
 @dataclass(frozen=True, init=False)
@@ -182,7 +184,8 @@ class CollectSettings:
         return CollectSettings(**{**self.values, **changes})
 
     @classmethod
-    def from_spec(cls, collect: object, overrides: Mapping[str, Value] | None = None) -> CollectSettings:
+    def from_spec(cls, collect: Collect | Mapping[str, Value],
+                  overrides: Mapping[str, Value] | None = None) -> CollectSettings:
         """From the spec's ``[collect]`` table (the keys it set) and command-line overrides."""
         return cls(**{**spec_values(collect), **(overrides or {})})
 
@@ -191,13 +194,13 @@ def _settings(values: dict[str, Value]) -> CollectSettings:
     return CollectSettings(**values)
 
 
-def spec_values(collect: object) -> dict[str, Value]:
+def spec_values(collect: Collect | Mapping[str, Value]) -> dict[str, Value]:
     """The collector keys a spec's [collect] table set (its other keys are not collectors')."""
-    data = collect.model_dump() if hasattr(collect, "model_dump") else dict(collect)  # type: ignore[call-overload]
+    data = collect.model_dump() if isinstance(collect, Collect) else dict(collect)
     return {key: value for key, value in data.items() if key not in RESERVED_KEYS}
 
 
-def check_table(collect: object, origin: str = "spec") -> CollectSettings:
+def check_table(collect: Collect | Mapping[str, Value], origin: str = "spec") -> CollectSettings:
     """Validate a spec's [collect] table: one line naming the file, key and rule on a problem."""
     try:
         return CollectSettings.from_spec(collect)

@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
+from jvmlab.execute.protocols import Executor
 from jvmlab.model.collected import Collected
+from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
+from jvmlab.plan.prepare import Plan
 from jvmlab.server import parsers
 from jvmlab.server.clients import ClientRun, phase_argv, run_phase
 from jvmlab.server.control import ProcessControl, control_for
@@ -23,7 +27,7 @@ from jvmlab.server.measure import load_metrics
 from jvmlab.server.ports import free_port
 from jvmlab.server.preflight import check, client_base
 from jvmlab.server.readiness import Readiness, first_request, rss_bytes, wait_ready
-from jvmlab.server.stop import stop_server
+from jvmlab.server.stop import StopOutcome, stop_server
 from jvmlab.spec.server import PORT_PLACEHOLDER, Load, Server
 
 SERVER_COLLECTED = "server_collected"  # ProcessResult.extra key: the Collected of this module
@@ -61,13 +65,13 @@ class _Watch(NullProbe):
 class ServerExecutor:
     """Wraps an executor: ``run(plan, probes)`` runs one whole server invocation."""
 
-    def __init__(self, inner: object, setup: ServerSetup) -> None:
+    def __init__(self, inner: Executor, setup: ServerSetup) -> None:
         self.inner = inner
         self.setup = setup
         self.control = control_for(inner)  # process group (wait4 executor) or process tree (psutil)
         self.name = f"server+{getattr(inner, 'name', 'executor')}"
 
-    def run(self, plan: InvocationPlan, probes: list) -> ProcessResult:
+    def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
         server = self.setup.server
         port = server.port or free_port()
         plan = _with_port(plan, port)
@@ -82,7 +86,11 @@ class ServerExecutor:
             return holder.get("r") or _lost(plan)
         outcome = _drive(self.setup, plan, port, watch, alive, self.control)
         outcome.collected.documents["server"] = {"port": port, "pid": watch.pid, "readiness": server.readiness}
-        stop = stop_server(watch.pid or 0, lambda t: (thread.join(t), not thread.is_alive())[1],
+        def exited(timeout_s: float) -> bool:
+            thread.join(timeout_s)
+            return not thread.is_alive()
+
+        stop = stop_server(watch.pid or 0, exited,
                            server.stop_command and [_fill(a, port, watch.pid) for a in server.stop_command],
                            server.stop_signal, server.stop_grace, self.control)
         thread.join(30.0)
@@ -101,7 +109,7 @@ class _Outcome:
     died: bool = False  # the server exited on its own while it should have been serving
 
 
-def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, alive,
+def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, alive: Callable[[], bool],
            control: ProcessControl) -> _Outcome:
     """Readiness, first request, then each load phase in order."""
     server, load = setup.server, setup.load
@@ -158,7 +166,7 @@ def _parse(load: Load, client: ClientRun) -> parsers.ClientReport:
     return parsers.parse_jvmlab(text)
 
 
-def _finish(result: ProcessResult, outcome: _Outcome, stop, server: Server) -> ProcessResult:
+def _finish(result: ProcessResult, outcome: _Outcome, stop: StopOutcome, server: Server) -> ProcessResult:
     """The server's own result, re-read: a server jvmlab stopped ended as asked (ok)."""
     collected = outcome.collected
     collected.metrics["server.stop_s"] = stop.stop_s
@@ -214,9 +222,11 @@ def _lost(plan: InvocationPlan) -> ProcessResult:
                          None, time.time())
 
 
-def wrap_server(plan, inner: object) -> ServerExecutor:
+def wrap_server(plan: Plan, inner: Executor) -> ServerExecutor:
     """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
     template = plan.cells[0].template  # the server/load parts, read from the spec at plan time
+    if template is None or template.load is None:  # the runner wraps only a plan whose template has [load]
+        raise ValueError("wrap_server needs a plan made by plan.prepare from a spec with [load]")
     server = template.server or Server()
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
     check(server, template.load, plan.workdir or base_dir)

@@ -4,6 +4,7 @@ that a cluster executor splits across machines (prepared here, run on a node, fi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def invocation_of(pc: PreparedCell, argv: list[str], artifacts: Path) -> Invocat
 
 
 def finish_probes(work: SlotWork, result: ProcessResult, collected: Collected,
-                  env_hazards: list[Hazard] = ()) -> tuple[ProcessResult, Collected]:
+                  env_hazards: Sequence[Hazard] = ()) -> tuple[ProcessResult, Collected]:
     """Turn the probes' files and samples into measurements; a refused result becomes INVALID."""
     for probe in work.probes:
         collected.merge(probe.finish(result))

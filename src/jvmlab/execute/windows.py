@@ -206,8 +206,8 @@ def _new_group_kwargs() -> dict[str, Any]:
     return {"start_new_session": True}
 
 
-def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: object | None, wall_s: float,
-                    ready_s: float | None) -> ProcessMeasures:
+def _final_measures(proc: subprocess.Popen[bytes], samples: Samples, rusage: resource.struct_rusage | None,
+                    wall_s: float, ready_s: float | None) -> ProcessMeasures:
     if rusage is not None:  # POSIX: exact, from wait4
         return ProcessMeasures(
             wall_s=wall_s, user_s=rusage.ru_utime, sys_s=rusage.ru_stime,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from jvmlab.errors import UserError
@@ -19,8 +19,9 @@ Parser = UnifiedParser | LegacyParser | J9Parser | ZingParser
 
 
 def _parser_for(fmt: str) -> Parser:
-    return {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser, detect.J9: J9Parser,
-            detect.ZING: ZingParser}[fmt]()
+    makers: dict[str, Callable[[], Parser]] = {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser,
+                                               detect.J9: J9Parser, detect.ZING: ZingParser}
+    return makers[fmt]()
 
 
 def _feed(parser: Parser, paths: Iterable[Path]) -> Iterator[GcEvent | LogInfo]:

@@ -133,7 +133,7 @@ class Figures:
         }
 
 
-def _table(table: dict[str, list[float]]) -> dict[str, dict[str, float]] | None:
+def _table(table: dict[str, list[float]]) -> dict[str, dict[str, float | None]] | None:
     if not table:
         return None
     rows = sorted(table.items(), key=lambda kv: (-kv[1][0], kv[0]))

@@ -143,4 +143,5 @@ class J9Parser(ParserState):
     def _release(self) -> Iterator[GcEvent]:
         if self._last is not None:
             last, self._last = self._last, None
+            # last: GcEvent's own field names and values, completed by a later element (a plain dict)
             yield GcEvent(**last)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ attached before the event is emitted.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from datetime import datetime
 
 from jvmlab.gclog import events as ev
@@ -175,7 +175,7 @@ class LegacyParser(ParserState):
             key = "heap_initial_mb" if m["k"] == "InitialHeapSize" else "heap_max_mb"
             yield LogInfo(key, int(m["v"]) / (1 << 20))
 
-    def _concurrent(self, line: str) -> Iterator[GcEvent]:
+    def _concurrent(self, line: str) -> Generator[GcEvent, None, str]:
         """Cut concurrent-phase records out of a line; returns what is left of it."""
         out: list[str] = []
         pos = 0
@@ -189,11 +189,9 @@ class LegacyParser(ParserState):
             t = self.clock.peek(_f(m["up"])) if m["up"] else None
             if is_start and phase in ("mark", "root-region-scan") and (
                     self._cycle is None or phase == "root-region-scan" or self._cycle_started_by != "root-region-scan"):
-                if self._cycle is not None and phase == "root-region-scan":
+                # phase is "mark" or "root-region-scan" here: a mark restarts only a cycle a mark started
+                if self._cycle is not None and (phase == "root-region-scan" or self._cycle_started_by == "mark"):
                     yield self._cycle_event()
-                elif self._cycle is not None and phase == "mark":
-                    if self._cycle_started_by == "mark":
-                        yield self._cycle_event()
                 if self._cycle is None:
                     self._cycle = [t, 0.0]
                     self._cycle_started_by = phase
@@ -228,13 +226,15 @@ class LegacyParser(ParserState):
             return
         kind = (ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full")
                 else ev.DEGENERATED if what.startswith("Degenerated") else ev.OTHER)
-        heap: dict[str, float] = {}
+        before_mb: float | None = None
+        after_mb: float | None = None
+        committed_mb: float | None = None
         if m["b"] is not None:
-            heap = dict(heap_before_mb=_f(m["b"]) * _SIZE_MB[m["bu"]], heap_after_mb=_f(m["a"]) * _SIZE_MB[m["au"]],
-                        heap_committed_mb=_f(m["c"]) * _SIZE_MB[m["cu"]])
+            before_mb, after_mb = _f(m["b"]) * _SIZE_MB[m["bu"]], _f(m["a"]) * _SIZE_MB[m["au"]]
+            committed_mb = _f(m["c"]) * _SIZE_MB[m["cu"]]
         if t is not None and self.clock.last is not None:
             self.clock.last = max(self.clock.last, t)
-        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, **heap)
+        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, before_mb, after_mb, committed_mb)
 
     def _cycle_event(self) -> GcEvent:
         t, total = self._cycle or (None, None)
@@ -242,7 +242,7 @@ class LegacyParser(ParserState):
         cause, self._cycle_cause = self._cycle_cause, None
         return GcEvent(ev.CYCLE, "concurrent", t, total, "Concurrent cycle", cause)
 
-    def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent]:
+    def _continue(self, line: str, first: bool = False) -> Iterator[GcEvent | LogInfo]:
         assert self._pending is not None
         if not first:
             stripped = line.lstrip()
@@ -293,4 +293,5 @@ class LegacyParser(ParserState):
     def _release(self) -> Iterator[GcEvent]:
         if self._held is not None:
             held, self._held = self._held, None
+            # held: GcEvent's own field names and values, gathered over several lines (a plain dict)
             yield GcEvent(**held)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ import io
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from jvmlab.errors import UserError
 
@@ -24,14 +24,15 @@ def _open_binary(path: Path) -> Iterator[BinaryIO]:
     """Yield the binary streams inside one file (a zip may hold several members)."""
     try:
         if path.name.endswith(".gz"):
-            yield gzip.open(path, "rb")  # type: ignore[misc]
+            # GzipFile/ZipExtFile are binary streams though typeshed does not call them BinaryIO
+            yield cast(BinaryIO, gzip.open(path, "rb"))  # noqa: SIM115 - closed by the caller
         elif path.name.endswith(".zip"):
             with zipfile.ZipFile(path) as archive:
                 members = sorted(i.filename for i in archive.infolist()
                                  if not i.is_dir() and not i.filename.startswith("__MACOSX/"))
                 for name in members:
                     with archive.open(name) as member:
-                        yield member  # type: ignore[misc]
+                        yield cast(BinaryIO, member)
         else:
             yield open(path, "rb")  # noqa: SIM115 - closed by the caller
     except (OSError, zipfile.BadZipFile, EOFError) as exc:

@@ -57,10 +57,7 @@ class PauseSketch:
 
     def _bin_add(self, value_ms: float) -> None:
         assert self._bins is not None
-        if value_ms <= _MIN_MS:
-            idx = 0
-        else:
-            idx = min(_BINS - 1, int(math.log(value_ms / _MIN_MS) / _LOG_RATIO) + 1)
+        idx = 0 if value_ms <= _MIN_MS else min(_BINS - 1, int(math.log(value_ms / _MIN_MS) / _LOG_RATIO) + 1)
         self._bins[idx] += 1
 
     def quantile(self, q: float) -> float | None:

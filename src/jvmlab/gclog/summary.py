@@ -29,7 +29,7 @@ class _Stat:
         self.count += 1
         self.total_ms += ms or 0.0
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, float | None]:
         return {"count": self.count, "total_ms": _r(self.total_ms)}
 
 
@@ -46,7 +46,7 @@ class _MinMeanMax:
         self.lo = min(self.lo, v)
         self.hi = max(self.hi, v)
 
-    def to_json(self) -> dict[str, float] | None:
+    def to_json(self) -> dict[str, float | None] | None:
         if not self.n:
             return None
         return {"min": _r(self.lo), "mean": _r(self.total / self.n), "max": _r(self.hi)}

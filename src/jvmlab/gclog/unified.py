@@ -332,7 +332,7 @@ class UnifiedParser(ParserState):
         if entry is None:
             entry = self._conc[gid] = [t, 0.0, False, False]
         if conc_ms is not None:
-            entry[1] = float(entry[1] or 0.0) + conc_ms  # type: ignore[arg-type]
+            entry[1] = float(entry[1] or 0.0) + conc_ms
             entry[3] = True
 
     def _explicit(self, gid: int) -> None:
@@ -350,5 +350,5 @@ class UnifiedParser(ParserState):
             first_t, conc_ms, explicit, has_conc = self._conc.pop(gid)
             cause = self._causes.pop(gid, None) if self._causes else None
             if has_conc and not explicit and self.collector not in ("G1", "ZGC"):
-                yield GcEvent(ev.CYCLE, "concurrent", first_t, conc_ms, "Concurrent phases",  # type: ignore[arg-type]
+                yield GcEvent(ev.CYCLE, "concurrent", first_t, conc_ms, "Concurrent phases",
                               cause, gid)

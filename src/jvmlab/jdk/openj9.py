@@ -18,16 +18,12 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.flagcheck import FlagCheck
 from jvmlab.jdk.flagerrors import Rejection, jvm_message
 from jvmlab.jdk.proc import JavaRun
 from jvmlab.model.jdk import JdkInfo
-
-if TYPE_CHECKING:
-    from jvmlab.jdk.flagcheck import FlagCheck
 
 KIND = "OpenJ9"
 JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)

@@ -71,7 +71,8 @@ def run_context(plan: Plan, cell: PreparedCell | None = None) -> archives.RunCon
         raise ValueError(f"cell {pc.cell.name!r} has no invocation template (not made by plan.prepare)")
     if cell is None:
         template = replace(template, env=dict(plan.spec.workload.env))
-    return archives.RunContext(cwd=template.cwd, env=template.process_env(pc.jdk.home if cell is not None else None), timeout_s=template.timeout_s)
+    env = template.process_env(pc.jdk.home if cell is not None else None)
+    return archives.RunContext(cwd=template.cwd, env=env, timeout_s=template.timeout_s)
 
 
 class MachineEnvironment:

@@ -2,7 +2,8 @@
 
 They are the counterparts of the CDS archive and the AOT cache (:mod:`jvmlab.machine.archives`)
 and use the same seam: a cell's typed preparation (a level's ``prepare = "shared-classes"`` /
-``"readynow"``, its older ``@kind`` pseudo-flag, or the spec's ``prepare``) asks for a training run of the cell's own command line, a check that what it made
+``"readynow"``, its older ``@kind`` pseudo-flag, or the spec's ``prepare``) asks for a training run
+of the cell's own command line, a check that what it made
 is really used, and flags for the measured runs. A failed step is a UserError naming the cell,
 never a silent fallback to an unprepared JVM.
 

@@ -21,11 +21,16 @@ IDENTITY_DOC = "cell_identity"  # the experiment document holding each stored ce
 
 
 class StoredCellLike(Protocol):
-    """What the store keeps of a cell (``store.records.StoredCell``)."""
+    """What the store keeps of a cell (``model.stored.StoredCell``, frozen: read-only here)."""
 
-    idx: int
-    name: str
-    requested_flags: list[str]
+    @property
+    def idx(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def requested_flags(self) -> list[str]: ...
 
 
 def cell_identity(pc: PreparedCell) -> dict[str, Any]:

@@ -62,13 +62,14 @@ def expand(spec: Spec) -> list[Cell]:
         _check_rule(rule, factors)
     combos: list[dict[str, str]] = []
     for values in itertools.product(*factors.values()):
-        coords = dict(zip(factors, values))
+        coords = dict(zip(factors, values, strict=True))
         if not any(_matches(rule, coords) for rule in spec.matrix.exclude):
             combos.append(coords)
     for rule in spec.matrix.include:
         missing = [f for f in factors if f not in rule]
         if missing:
-            raise UserError(f"[matrix] include {rule} must name a level for every factor; missing: {', '.join(missing)}")
+            raise UserError(f"[matrix] include {rule} must name a level for every factor; "
+                            f"missing: {', '.join(missing)}")
         if rule not in combos:
             combos.append(dict(rule))
     if not combos:

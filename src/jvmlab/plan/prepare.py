@@ -13,7 +13,7 @@ from typing import Any
 
 from jvmlab.collect.registry import check_table
 from jvmlab.errors import UserError
-from jvmlab.jdk import check_flags, discover, select
+from jvmlab.jdk import FlagCheck, check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
 from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template, split_prepare
@@ -165,14 +165,14 @@ def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
     return path
 
 
-def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, object]:
+def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagCheck]:
     """One PrintFlagsFinal run per distinct (JDK, flags); two at a time (2-core machines)."""
     distinct: dict[tuple[str, tuple[str, ...]], JdkInfo] = {}
     for cell in cells:
         distinct.setdefault((cell.jvm, _real_flags(cell)), jvms[cell.jvm])
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {key: pool.submit(check_flags, jdk, list(key[1])) for key, jdk in distinct.items()}
-        results = {}
+        results: dict[tuple[str, tuple[str, ...]], FlagCheck] = {}
         for key, future in futures.items():
             try:
                 results[key] = future.result()

@@ -8,6 +8,7 @@ blocks later (adaptive stopping) or resuming reproduces the same order.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +36,7 @@ def block_order(n_cells: int, block: int, order: Order, seed: int) -> list[int]:
     return cells
 
 
-def schedule(n_cells: int, warmup: int, blocks: range, order: Order, seed: int,
+def schedule(n_cells: int, warmup: int, blocks: Iterable[int], order: Order, seed: int,
              include_warmup: bool = True) -> list[Slot]:
     """All slots for the given measured blocks (and warm-ups when asked), in run order.
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
-from jvmlab.plan.schedule import Slot, schedule
+from jvmlab.plan.schedule import Order, Slot, schedule
 
 PREPARE_MARK = "@"  # the older spelling of a level's preparation: "@cds-archive", "@aot-cache"
 CDS = "cds-archive"
@@ -99,7 +99,7 @@ class RunShape:
 
     invocations: int  # measured blocks planned
     warmup: int
-    order: str
+    order: Order
     seed: int
     max_consecutive_failures: int = 5
     max_failures: int | None = None

@@ -84,8 +84,8 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
     a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
     if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty, Tomcat (docs/servers.md)
-        return Launch("builtin", classpath=build_recipe(workload.builtin, jdk), main_class=RECIPES[workload.builtin], args=args,
-                      default_args=DEFAULT_ARGS, progress_regex=workload.progress)
+        return Launch("builtin", classpath=build_recipe(workload.builtin, jdk), main_class=RECIPES[workload.builtin],
+                      args=args, default_args=DEFAULT_ARGS, progress_regex=workload.progress)
     if workload.builtin is not None:
         compilers = [j for j in discover() if j.has_javac] if not jdk.has_javac else []
         built = prepare_builtin(workload.builtin, jdk, compilers=compilers)

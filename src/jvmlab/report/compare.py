@@ -89,7 +89,7 @@ def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResul
                               metric, f"#{a_id}", seed)
     pairs = tuple(CellPair(name, comp, verdict(comp, m, label=f"{name}: #{b_id}", baseline_label=f"#{a_id}"),
                            _mean(values_a[name]), _mean(values_b[name]))
-                  for name, comp in zip(shared, adjusted))
+                  for name, comp in zip(shared, adjusted, strict=True))
     hazards = [hz.Hazard(hz.FINGERPRINT_CHANGED, f"between experiments {a_id} and {b_id}: {change}",
                          "the machine or a JDK changed; part of any difference may be the machine's")
                for change in changes(a.fingerprint, b.fingerprint)]

@@ -10,6 +10,7 @@ import html
 import json
 import math
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,14 +58,14 @@ def environment() -> Environment:
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
+        from importlib.metadata import PackageNotFoundError, version
 
         return version("jvmlab")
-    except Exception:  # not installed as a distribution (running from a checkout)
+    except PackageNotFoundError:  # not installed as a distribution (running from a checkout)
         return "dev"
 
 
-def figure_entries(figures: list[dict[str, Any] | None], prefix: str) -> list[dict[str, str]]:
+def figure_entries(figures: Sequence[dict[str, Any] | None], prefix: str) -> list[dict[str, str]]:
     """Template entries (id, title, safe JSON) for the figures that exist.
 
     The title is shown as page text above the figure (the page script drops it from the

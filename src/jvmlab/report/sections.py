@@ -117,8 +117,8 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
     for k, metric in enumerate(names[:MAX_METRIC_SECTIONS]):
         cells = []
         for cs in summary.cells:
-            pairs = [(inv.value(metric), inv.id) for inv in by_cell.get(cs.cell.id, [])]
-            pairs = [(v, i) for v, i in pairs if v is not None and np.isfinite(v)]
+            given = [(inv.value(metric), inv.id) for inv in by_cell.get(cs.cell.id, [])]
+            pairs = [(v, i) for v, i in given if v is not None and np.isfinite(v)]
             cells.append((cs.cell.name, cs.cell.idx, [v for v, _ in pairs], [i for _, i in pairs]))
         comparisons = summary.analysis.comparisons if metric == summary.metric else \
             _comparisons(summary, by_cell, metric)
@@ -156,7 +156,7 @@ def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]
 
 def warmup_part(tl: TimelineSet, summary: Summary) -> tuple[list[str], list[list[str]]]:
     classes = sorted({k for c in tl.warmup_classes.values() for k in c})
-    rows = [[cs.cell.name, *[str(tl.warmup_classes.get(cs.cell.name, {}).get(k, 0)) for k in classes]]
+    rows = [[cs.cell.name, *[str(tl.warmup_classes[cs.cell.name][k]) for k in classes]]  # a Counter: 0 if absent
             for cs in summary.cells if cs.cell.name in tl.warmup_classes]
     return ["cell", *classes], rows
 
@@ -226,7 +226,7 @@ def output_parts(summary: Summary, invocations: list[StoredInvocation]) -> tuple
 
 
 def _fingerprint_rows(fp: dict[str, Any]) -> list[list[str]]:
-    rows = []
+    rows: list[list[str]] = []
     for key, value in sorted(fp.items()):
         if isinstance(value, dict):
             rows.extend([f"{key}: {k}", str(v)] for k, v in sorted(value.items()))
@@ -275,7 +275,8 @@ def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
         "metric_sections": metric_sections(summary, by_cell),
         "effects_rows": effects_rows, "effects_figures": effects_figs,
         "warmup_header": warmup_header, "warmup_rows": warmup_rows,
-        "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)), "metric_tables": metric_tables(summary),
+        "timeline_figures": timeline_figures(tl, notation.progress_unit(exp.spec_text)),
+        "metric_tables": metric_tables(summary),
         "failures": failures, "failures_hidden": hidden, "outputs": outputs,
         "command_line": exp.command_line, "latency_figures": latency_figures(summary),
         "command_lines": [{"cell": cs.cell.name, "argv": shlex.join(cs.cell.argv) if cs.cell.argv else "-"}

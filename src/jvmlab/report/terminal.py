@@ -99,7 +99,8 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
                                                     like=mean(st))),
         col("user", lambda cs, st: notation.mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s"))),
         col("sys", lambda cs, st: notation.mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s"))),
-        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(summary.metrics.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))),
+        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(summary.metrics.get("max_rss_bytes"),
+                                                         cs.stats.get("max_rss_bytes"))),
     ]
     names = Column("cell", [cs.cell.name + (" (!)" if cs.not_in_effect else "") for cs in summary.cells], "left")
     return fitted_tables(names, columns, width, title=f"Cells: {metric} ({m.unit})")

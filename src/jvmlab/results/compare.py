@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
@@ -38,7 +38,7 @@ SECONDARY_RESAMPLES = 1000
 Statistics = Callable[..., MetricAnalysis]  # analyze_metric's signature; tests pass seeded fakes
 
 
-class VerdictKind(str, Enum):
+class VerdictKind(StrEnum):
     """What a comparison says, before any wording."""
 
     BETTER = "better"  # significant after correction, in the metric's good direction

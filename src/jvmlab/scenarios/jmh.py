@@ -4,6 +4,7 @@ cell table with Holm-corrected verdicts (docs/jmh.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from jvmlab.model.jdk import JdkInfo
@@ -41,7 +42,7 @@ def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
     return [ScenarioRun("jmh", "jmh-samples across JDKs and collectors", spec_toml(jdks, lib, quick), METRIC)]
 
 
-def spec_toml(jdks: list[JdkInfo], lib, quick: bool) -> str:
+def spec_toml(jdks: list[JdkInfo], lib: Path, quick: bool) -> str:
     gc_levels = {gc.lower(): ["-Xmx512m", GC_FLAGS[gc]] for gc in COLLECTORS}
     excludes = gc_excludes(jdks, COLLECTORS)
     return ('name = "demo jmh: jmh-samples x JDK x collector"\n'

@@ -94,7 +94,7 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
 
 def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell."""
-    out = []
+    out: list[str] = []
     for diff in load_why(summary, store).diffs:
         if diff.kind != "cpu":
             continue

@@ -66,7 +66,7 @@ def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: flo
     """Start every client of the phase at once, wait for all (each bounded by ``timeout_s``)."""
     control = control or GroupControl()
     folder.mkdir(parents=True, exist_ok=True)
-    started = []
+    started: list[tuple[list[str], subprocess.Popen[bytes] | None, Path, Path, float]] = []
     for i, argv in enumerate(argvs):
         out_path = folder / f"{phase.name}-client{i}.txt"
         summary = folder / f"{phase.name}-client{i}-summary.json"
@@ -74,7 +74,7 @@ def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: flo
         with out_path.open("wb") as out:
             try:
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                        close_fds=True, env=env, **control.spawn_kwargs())  # type: ignore[call-overload]
+                                        close_fds=True, env=env, **control.spawn_kwargs())
             except OSError as err:
                 out.write(f"cannot start {argv[0]}: {err}\n".encode())
                 started.append((argv, None, out_path, summary, time.perf_counter()))

@@ -13,15 +13,23 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 import psutil
 
 
-class ProcessControl(Protocol):
-    name: str
+class SpawnKwargs(TypedDict, total=False):
+    """The ``subprocess.Popen`` arguments a control adds (typed, so ``**`` matches Popen's overloads)."""
 
-    def spawn_kwargs(self) -> dict[str, object]:
+    start_new_session: bool
+    creationflags: int
+
+
+class ProcessControl(Protocol):
+    @property
+    def name(self) -> str: ...  # read-only: the controls are frozen dataclasses
+
+    def spawn_kwargs(self) -> SpawnKwargs:
         """Extra ``subprocess.Popen`` arguments for a client process."""
 
     def send(self, pid: int, signal_name: str) -> None:
@@ -37,7 +45,7 @@ class GroupControl:
 
     name: str = "process group"
 
-    def spawn_kwargs(self) -> dict[str, object]:
+    def spawn_kwargs(self) -> SpawnKwargs:
         return {"start_new_session": True}
 
     def send(self, pid: int, signal_name: str) -> None:
@@ -60,7 +68,7 @@ class TreeControl:
 
     name: str = "process tree"
 
-    def spawn_kwargs(self) -> dict[str, object]:
+    def spawn_kwargs(self) -> SpawnKwargs:
         if os.name == "nt":  # Ctrl-C in jvmlab's console must not reach the clients directly
             return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         return {}

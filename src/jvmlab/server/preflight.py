@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.identify import identify
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.server.ports import free_port, port_taken
+from jvmlab.spec.model import Spec
 from jvmlab.spec.server import LOOPBACK_HOSTS, PORT_PLACEHOLDER, Load, Server
 from jvmlab.workloads.builtin import prepare_builtin
 
@@ -109,12 +112,26 @@ def client_base(load: Load, default: JdkInfo) -> tuple[str, ...]:
     return client_base_for(jdk.java, built.classpath)
 
 
+
+class PlanLike(Protocol):
+    """What the checks read of a prepared plan (``plan.prepare.Plan`` is a layer above: not imported)."""
+
+    @property
+    def spec(self) -> Spec: ...
+
+    @property
+    def spec_path(self) -> Path | None: ...
+
+    @property
+    def workdir(self) -> Path | None: ...
+
+
 def client_base_for(java: Path, classes: Path) -> tuple[str, ...]:
     """The built-in client's command: its own JVM, small and fixed, never the cell's flags."""
     return (str(java), "-Xms64m", "-Xmx256m", "-XX:+UseParallelGC", "-cp", str(classes), "JvmlabLoad")
 
 
-def plan_problems(plan) -> list[str]:  # type: ignore[no-untyped-def]  # a jvmlab.plan.prepare.Plan
+def plan_problems(plan: PlanLike) -> list[str]:
     """The checks for a prepared plan (what ``jvmlab check`` calls): [] when it has no [load]."""
     spec = plan.spec
     if spec.load is None:
@@ -123,7 +140,7 @@ def plan_problems(plan) -> list[str]:  # type: ignore[no-untyped-def]  # a jvmla
     return problems(spec.server or Server(), spec.load, plan.workdir or base_dir)
 
 
-def check_plan(plan, echo_error) -> str | None:  # type: ignore[no-untyped-def]
+def check_plan(plan: PlanLike, echo_error: Callable[[str], object]) -> str | None:
     """``jvmlab check``'s server hook: every problem as its own line (``echo_error``), the last
     raised as the UserError that makes the exit code 2; else a one-line summary (None without [load])."""
     found = plan_problems(plan)

@@ -29,7 +29,7 @@ def stop_server(pid: int, exited: Callable[[float], bool], stop_command: list[st
     if stop_command:
         try:
             done = subprocess.run(stop_command, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=grace_s, check=False, **control.spawn_kwargs())  # type: ignore[call-overload]
+                                  timeout=grace_s, check=False, **control.spawn_kwargs())
             if done.returncode != 0:
                 detail = f"stop command exited with code {done.returncode}"
         except (OSError, subprocess.TimeoutExpired) as err:

@@ -51,6 +51,10 @@ class Store(Protocol):
 
     def set_baseline(self, experiment_id: int, cell_idx: int) -> None: ...
 
+    def set_spec(self, experiment_id: int, spec_text: str, spec_hash: str) -> None:
+        """An experiment that grew cells now stands for the grown spec (resume finds it by hash)."""
+        ...
+
     def experiment(self, experiment_id: int) -> StoredExperiment:
         """The experiment, or a UserError naming the ids that exist."""
         ...

@@ -9,7 +9,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import CursorResult, Engine, create_engine, event, func, select, update
 from sqlalchemy.exc import (
     ArgumentError,
     DatabaseError,
@@ -30,6 +30,19 @@ from jvmlab.model.stored import (
 )
 from jvmlab.store import schema as t
 from jvmlab.store.migrations import upgrade
+
+
+def _inserted_id(result: CursorResult[Any]) -> int:
+    """The new row's id; an INSERT that returns none is a driver fault, not bad input."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError("the database returned no id for the inserted row")
+    return int(key[0])
+
+
+def _storable(value: object) -> bool:
+    """A metric value worth a row: a number, not NaN (a collector's None or NaN means unmeasured)."""
+    return isinstance(value, int | float) and value == value
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -74,7 +87,7 @@ class SqlStore:
                 fingerprint_json=json.dumps(fingerprint, sort_keys=True), created_at=time.time(),
                 status="running", seed=seed, command_line=command_line,
                 jvmlab_version=jvmlab_version, artifacts_dir=artifacts_dir))
-            return int(result.inserted_primary_key[0])
+            return _inserted_id(result)
 
     def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None:
         values: dict[str, Any] = {"status": status}
@@ -165,7 +178,7 @@ class SqlStore:
                 levels_json=json.dumps(levels), requested_flags_json=json.dumps(requested_flags),
                 flags_json=json.dumps(flags), final_flags_json=json.dumps(final_flags),
                 argv_json=json.dumps(argv) if argv is not None else None))
-            return int(result.inserted_primary_key[0])
+            return _inserted_id(result)
 
     def cells(self, experiment_id: int) -> list[StoredCell]:
         with self.engine.connect() as conn:
@@ -198,7 +211,7 @@ class SqlStore:
                        ready_s=m.ready_s)
         try:
             with self.engine.begin() as conn:
-                inv_id = int(conn.execute(t.invocation.insert().values(**row)).inserted_primary_key[0])
+                inv_id = _inserted_id(conn.execute(t.invocation.insert().values(**row)))
                 self._write_collected(conn, experiment_id, inv_id, collected)
         except SQLAlchemyError as err:
             raise UserError(f"cannot write to store {self.url}: {err}") from None
@@ -207,7 +220,7 @@ class SqlStore:
     @staticmethod
     def _write_collected(conn: Any, experiment_id: int, inv_id: int, collected: Collected) -> None:
         metrics = [dict(invocation_id=inv_id, name=k, value=float(v), unit=collected.metric_units.get(k))
-                   for k, v in collected.metrics.items() if v is not None and v == v]
+                   for k, v in collected.metrics.items() if _storable(v)]
         if metrics:
             conn.execute(t.metric.insert(), metrics)
         lines = [dict(invocation_id=inv_id, series=k, unit=tl.unit, t_json=json.dumps(list(tl.t_s)),
