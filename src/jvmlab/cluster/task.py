@@ -19,7 +19,7 @@ from jvmlab.model.process import InvocationPlan, ProcessResult
 
 if TYPE_CHECKING:
     from jvmlab.collect.setup import CollectSettings
-    from jvmlab.execute.runner import Executor
+    from jvmlab.execute.protocols import Executor
 
 ARTIFACT_CAP_BYTES = 32 << 20  # per invocation; larger artifacts stay on the node and are named
 

@@ -13,16 +13,12 @@ wait, and reports the child's rusage. See the C file for the protocol and the gu
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import shutil
 import signal
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmlab.paths import cache_root
+from jvmlab.native import build
 
 SOURCE = Path(__file__).with_name("launch.c")
 REPORT_FD = 3
@@ -68,34 +64,11 @@ def parse_report(line: str) -> Started | Ended | int:
     raise ValueError(f"unexpected launch helper report {line!r}")
 
 
-def _cache_dir() -> Path:
-    return cache_root() / "launcher"
-
-
 @functools.cache
 def launcher_path() -> Path | None:
-    """The built helper (built on first use, keyed by its source's hash); None without a C compiler."""
-    source = SOURCE.read_bytes()
-    digest = hashlib.sha256(source).hexdigest()[:16]
-    target = _cache_dir() / f"jvmlab-launch-{digest}"
-    if os.access(target, os.X_OK):
-        return target
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-            built = Path(tmp) / "jvmlab-launch"
-            for static in (["-static"], []):  # static: no dynamic loader on every launch
-                proc = subprocess.run([compiler, "-O2", *static, "-o", str(built), str(SOURCE)],
-                                      capture_output=True, timeout=120)
-                if proc.returncode == 0:
-                    os.replace(built, target)  # atomic: a concurrent build loses nothing
-                    return target
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return None
+    """The built helper (built on first use, keyed by its source's hash); None without a C compiler.
+    Static first: no dynamic loader on every launch."""
+    return build(SOURCE, "launcher", "jvmlab-launch", [["-static"], []])
 
 
 def spawn(helper: Path, argv: tuple[str, ...], env: dict[str, str], cwd: Path, timeout_s: float,

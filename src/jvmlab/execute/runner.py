@@ -24,10 +24,11 @@ from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver
 from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
+from jvmlab.execute.server import wrap_server
 from jvmlab.execute.slots import SlotWork, block_label, build_slot, finish_probes, slot_artifacts
 from jvmlab.execute.until import unreachable
 from jvmlab.execute.windows import default_executor
-from jvmlab.machine.environment import Environment
+from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
@@ -64,13 +65,9 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
                    precision_check: PrecisionCheck | None = None) -> int:
     """Run (or resume) the plan's experiment; return its id. Raises Interrupted on Ctrl-C
     or SIGTERM after storing everything measured so far."""
-    from jvmlab.machine.environment import build_environment
-
     executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
     if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
         # a server under load (docs/servers.md): checked before anything runs
-        from jvmlab.execute.server import wrap_server
-
         executor = wrap_server(plan, executor)
     runner = Runner(store, plan, options, observer, executor, precision_check)
     runner.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices

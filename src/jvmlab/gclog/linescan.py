@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from jvmlab.native import build
 
 SOURCE = Path(__file__).with_name("linescan.c")
 ENV_SWITCH = "JVMLAB_GCLOG_NATIVE"
@@ -36,34 +34,10 @@ ENV_SWITCH = "JVMLAB_GCLOG_NATIVE"
 Filter = Callable[[bytes, int], bytes]  # (block, length) -> the kept lines of block[:length]
 
 
-def _cache_dir() -> Path:
-    from jvmlab.paths import cache_root
-
-    return cache_root() / "gclog"
-
-
 @functools.cache
 def _library_path() -> Path | None:
     """The built shared library (built on first use); None without a working C compiler."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    target = _cache_dir() / f"linescan-{digest}.so"
-    if target.is_file():
-        return target
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-            built = Path(tmp) / "linescan.so"
-            proc = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(SOURCE)],
-                                  capture_output=True, timeout=120, check=False)
-            if proc.returncode != 0:
-                return None
-            os.replace(built, target)  # atomic: a concurrent build loses nothing
-            return target
-    except (OSError, subprocess.SubprocessError):
-        return None
+    return build(SOURCE, "gclog", "linescan.so", [["-shared", "-fPIC"]])
 
 
 @functools.cache

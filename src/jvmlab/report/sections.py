@@ -24,6 +24,7 @@ from jvmlab.report.page import figure_entries
 from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
+from jvmlab.report.why import why_context
 from jvmlab.results import cell_values, ci_only_comparisons
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.
@@ -260,8 +261,6 @@ def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
     effects_rows, effects_figs = effects_part(summary)
     warmup_header, warmup_rows = warmup_part(tl, summary)
     failures, hidden, outputs = output_parts(summary, invocations)
-    from jvmlab.report.why import why_context
-
     return {**(why_context(why) if why is not None else {"why": None}),
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,

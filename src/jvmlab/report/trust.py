@@ -20,6 +20,7 @@ from typing import Any
 from jvmlab.analyze.model import MetricAnalysis
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
 from jvmlab.model import hazards as hz
+from jvmlab.report.verdicts import disturbance_text
 from jvmlab.results.compare import ALL_CELLS, BUSY_BLOCK_SHARE, DRIFT_P, disturbances  # noqa: F401
 from jvmlab.results.load import busy_blocks
 
@@ -48,7 +49,5 @@ def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: 
     """cell -> what disturbed it (drift of the cell or of the baseline); ``ALL_CELLS`` when
     other processes were busy in at least a quarter of the blocks. The decision is the
     results layer's (:func:`jvmlab.results.compare.disturbances`, on numbers); this words it."""
-    from jvmlab.report.verdicts import disturbance_text
-
     found = disturbances(analysis, busy_blocks(stored_hazards), n_blocks)
     return {cell: text for cell, d in found.items() if (text := disturbance_text(d))}
