@@ -12,7 +12,7 @@ from rich.console import Console
 
 from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_cluster import render_nodes, run_cluster_plan
+from jvmlab.cli.cmd_cluster import run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
@@ -208,8 +208,6 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
 
         render(summary, stdout_console())
         render_why(summary, db, stdout_console())
-        if cluster is not None:
-            render_nodes(db, exp_id, summary.metric, stdout_console())
     return exp_id
 
 

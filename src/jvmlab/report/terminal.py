@@ -12,6 +12,7 @@ from rich.text import Text
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
 from jvmlab.report import archives_view, notation
+from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
@@ -65,6 +66,7 @@ def render(summary: Summary, console: Console) -> None:
         render_jmh(jmh, console)
     if summary.warmup_classes:
         _print_all(console, _warmup_tables(summary, width))
+    nodes_view.render(summary, console)
     if summary.hazards:
         console.print(Text("Warnings", style="bold yellow"))
         for h in summary.hazards:
