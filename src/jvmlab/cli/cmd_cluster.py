@@ -45,12 +45,24 @@ def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help=
             typer.echo("stopping the cluster", err=True)
 
 
-def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str) -> int:
+def check_artifacts_url(artifacts_url: str | None, cluster: str | None) -> None:
+    """--artifacts-url is where cluster nodes leave artifacts: checked before any work starts."""
+    if artifacts_url is None:
+        return
+    if cluster is None:
+        raise UserError("--artifacts-url is for --cluster runs (one machine writes to --artifacts)")
+    from jvmlab.cluster.share import parse_artifacts_url
+
+    parse_artifacts_url(artifacts_url)
+
+
+def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str,
+                     artifacts_url: str | None = None) -> int:
     """`run --cluster`: connect, run on the cluster, close the client (the cluster keeps running)."""
     from jvmlab.cluster.run import connect, run_on_cluster
 
     client = connect(address)
     try:
-        return run_on_cluster(plan, db, options, observer, client)
+        return run_on_cluster(plan, db, options, observer, client, artifacts_url=artifacts_url)
     finally:
         client.close()
