@@ -50,6 +50,7 @@ def render(summary: Summary, console: Console) -> None:
         for comp in summary.analysis.comparisons:
             style = "green" if comp.significant else "dim"
             console.print(Text(f"  {summary.verdicts.get(comp.cell, comp.cell)}", style=style))
+    nodes_view.render(summary, console)  # a cluster run: the within-node verdicts, node offsets
     if summary.analysis.effects:
         _print_all(console, _effects_tables(summary, width))
     _print_all(console, _metric_tables(summary, GC_COLUMNS, "GC per cell (mean per invocation)", width))
@@ -66,7 +67,6 @@ def render(summary: Summary, console: Console) -> None:
         render_jmh(jmh, console)
     if summary.warmup_classes:
         _print_all(console, _warmup_tables(summary, width))
-    nodes_view.render(summary, console)
     if summary.hazards:
         console.print(Text("Warnings", style="bold yellow"))
         for h in summary.hazards:
