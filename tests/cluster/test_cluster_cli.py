@@ -26,3 +26,18 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path: Path, jdk17_h
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "cannot reach the Dask scheduler" in lines[0] and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["run", "s.toml", "--artifacts-url", "file:///tmp"], "--artifacts-url is for --cluster runs"),
+    (["run", "s.toml", "--cluster", "tcp://127.0.0.1:1", "--artifacts-url", "s3://bucket/x"], "file:///PATH"),
+    (["tune", "s.toml", "--cluster", "tcp://127.0.0.1:1"], "tune --cluster is not supported yet"),
+])
+def test_cluster_options_refused_with_one_line(tmp_path: Path, jdk17_home: Path, args: list[str], says: str) -> None:
+    """Checked before anything runs (no scheduler is contacted, no experiment is created)."""
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n'
+                                     f'[run]\ninvocations = 1\nwarmup = 0\n')
+    proc = run_jvmlab(*args, "--store", "lab.db", cwd=tmp_path, timeout=120)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and says in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr

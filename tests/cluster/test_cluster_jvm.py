@@ -88,6 +88,28 @@ def test_small_matrix_on_real_jvms_every_slot_once_with_its_node(tmp_path, pg_se
     assert all(fp["jdk_builds"][str(jdk17_home)]["JAVA_VERSION"] for fp, _ in nodes.values())
     assert observer.node_notes and max(busy for busy, _, _ in observer.node_notes) >= 1
     assert store.experiment(exp).status == "done"
+    assert_node_section_in_the_report(store, exp, workers)
+
+
+def assert_node_section_in_the_report(store: SqlStore, exp: int, workers: set[str]) -> None:
+    """The report (loaded once through the results layer) has the node section in HTML and JSON:
+    which node ran what, every node's level against the median, the within-node verdict."""
+    import json
+
+    from jvmlab.report.export import export_text
+    from jvmlab.report.html import render_html
+    from jvmlab.report.summary import summarize
+
+    summary = summarize(store, exp)
+    doc = json.loads(export_text(summary, "json"))["nodes"]
+    assert set(doc["invocations"]) == workers and sum(doc["invocations"].values()) == 2 * 4
+    assert {o["node"] for o in doc["offsets"]} == workers
+    [comp] = doc["comparisons"]
+    assert comp["cell"] == "j25" and comp["baseline"] == "j17" and comp["ratio"] > 0
+    assert comp["ci_kind"].startswith("hierarchical")
+    html = render_html(summary)
+    assert '<section id="nodes">' in html and all(w in html for w in workers)
+    assert "Within-node comparisons (the verdict)" in html
 
 
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path, pg_server, jdk17_home, jdk25_home):

@@ -7,8 +7,6 @@ import time
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from jvmlab.cli.apps import app
 from jvmlab.errors import UserError
@@ -47,37 +45,24 @@ def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help=
             typer.echo("stopping the cluster", err=True)
 
 
-def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str) -> int:
+def check_artifacts_url(artifacts_url: str | None, cluster: str | None) -> None:
+    """--artifacts-url is where cluster nodes leave artifacts: checked before any work starts."""
+    if artifacts_url is None:
+        return
+    if cluster is None:
+        raise UserError("--artifacts-url is for --cluster runs (one machine writes to --artifacts)")
+    from jvmlab.cluster.share import parse_artifacts_url
+
+    parse_artifacts_url(artifacts_url)
+
+
+def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str,
+                     artifacts_url: str | None = None) -> int:
     """`run --cluster`: connect, run on the cluster, close the client (the cluster keeps running)."""
     from jvmlab.cluster.run import connect, run_on_cluster
 
     client = connect(address)
     try:
-        return run_on_cluster(plan, db, options, observer, client)
+        return run_on_cluster(plan, db, options, observer, client, artifacts_url=artifacts_url)
     finally:
         client.close()
-
-
-def render_nodes(db: Store, experiment_id: int, metric: str, console: Console) -> None:
-    """Per-node counts, refused nodes, within-node comparisons and nodes with a systematic offset."""
-    from jvmlab.cluster.analysis import analyze_nodes
-
-    result = analyze_nodes(db, experiment_id, metric)
-    console.print(f"\n[bold]Nodes[/bold] ({len(result.nodes)} used): " + ", ".join(
-        f"{escape(n)} {c}" for n, c in sorted(result.nodes.items())))
-    for node, why in sorted(result.refused.items()):
-        console.print(f"  refused {escape(node)}: {escape(why)}")
-    if not any(o.ci is not None for o in result.offsets):
-        console.print("  node offsets: not judged (needs 2 or more nodes with 2 or more blocks each)")
-    for o in result.offsets:
-        if o.ci is not None:
-            mark = "  [red]systematic offset[/red]" if o.systematic else ""
-            console.print(f"  {escape(o.node)}: {o.ratio_to_others - 1:+.1%} vs the median node "
-                          f"[{o.ci[0] - 1:+.1%}, {o.ci[1] - 1:+.1%}]{mark}")
-    for c in result.comparisons:
-        h = c.within_node
-        if h is None or h.ci is None:
-            console.print(f"  {escape(c.cell)} vs {escape(c.baseline)}: not enough paired blocks")
-            continue
-        console.print(f"  {escape(c.cell)} vs {escape(c.baseline)} within node ({h.n_nodes} nodes, {h.n_blocks} "
-                      f"blocks): {h.ratio - 1:+.1%} [{h.ci[0] - 1:+.1%}, {h.ci[1] - 1:+.1%}] (nodes, then blocks)")

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_cluster import render_nodes, run_cluster_plan
+from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
@@ -107,6 +107,8 @@ def run(
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
     cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
+    artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
+                                             "(file:///PATH) where nodes leave every artifact."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -117,6 +119,7 @@ def run(
 
     until_rel = parse_until(until)
     budget_s = _budget(budget)
+    check_artifacts_url(artifacts_url, cluster)
     if metric is not None:
         registry.get(metric)
     # Recorded with the metric so `report` compares the same one; a bare --resume keeps the
@@ -129,7 +132,7 @@ def run(
     plan = prepare(parsed, text, spec)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster)
+                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
@@ -165,7 +168,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
-             metric_reason: str = "", cluster: str | None = None) -> int:
+             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
@@ -194,7 +197,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
-            exp_id = run_cluster_plan(plan, db, options, observer, cluster)
+            exp_id = run_cluster_plan(plan, db, options, observer, cluster, artifacts_url)
         else:
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.
@@ -208,8 +211,6 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
 
         render(summary, stdout_console())
         render_why(summary, db, stdout_console())
-        if cluster is not None:
-            render_nodes(db, exp_id, summary.metric, stdout_console())
     return exp_id
 
 

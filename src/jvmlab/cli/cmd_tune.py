@@ -30,8 +30,12 @@ def tune_cmd(
     html: Path | None = typer.Option(None, "--html",
                                      help="Also write the tuning report (history, Pareto, importances)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Not supported yet (see docs/cluster.md)."),
 ) -> None:
     """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
+    if cluster is not None:
+        raise UserError("tune --cluster is not supported yet: trials run on this machine; run the winner's "
+                        "confirmation on the cluster with `jvmlab run SPEC --cluster ADDRESS`")
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.cluster.nodes import check_nodes, check_store
-from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
+from jvmlab.cluster.share import share_target
+from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult, ProbeRecipe, pack_folder, run_slot
 from jvmlab.errors import UserError
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
@@ -56,6 +57,7 @@ class Dispatcher:
     started: float = field(default_factory=time.monotonic)
     completed: int = 0
     packed: dict[str, dict[str, bytes]] = field(default_factory=dict)  # built-in classes, read once
+    share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
 
     def run(self, blocks: list[list[Slot]]) -> None:
         self.pending.extend(b for b in blocks if b)
@@ -137,7 +139,7 @@ class Dispatcher:
                 ctx.observer.starting(work.cell, work.slot)
                 node.inflight.append((work, self.client.submit(
                     run_slot, work.invocation, self._recipe(work), self.executor, self._shipped(work),
-                    workers=[node.name],
+                    self._share_to(work), workers=[node.name],
                     allow_other_workers=False, resources={"jvm": 1}, pure=False)))
 
     def _budget_allows(self, work: SlotWork) -> bool:
@@ -151,7 +153,22 @@ class Dispatcher:
             for node in self.nodes.values():
                 node.block.clear()
             return False
+        if self._over_budget():
+            self.pending.clear()
+            for node in self.nodes.values():
+                node.block.clear()
+            return False
         return not budget.cell_stopped(work.slot.cell_index)
+
+    def _over_budget(self) -> bool:
+        """--max-invocations and --budget, as on one machine; measured slots in flight count too,
+        so a round of blocks on many nodes does not overshoot the limit."""
+        ctx = self.ctx
+        limit = ctx.options.max_invocations
+        inflight = sum(1 for n in self.nodes.values() for w, _ in n.inflight if not w.slot.warmup)
+        if limit is not None and ctx.state.measured + inflight >= limit:
+            return True
+        return bool(ctx.out_of_budget())
 
     def _shipped(self, work: SlotWork) -> dict[str, dict[str, bytes]]:
         """A built-in workload's classes travel with its slots: a node without jvmlab's cache gets them."""
@@ -161,6 +178,11 @@ class Dispatcher:
         if folder not in self.packed:
             self.packed[folder] = pack_folder(Path(folder))
         return {folder: self.packed[folder]}
+
+    def _share_to(self, work: SlotWork) -> str | None:
+        if self.share is None:
+            return None
+        return str(share_target(self.share, self.ctx.options.artifacts_root, work.artifacts))
 
     def _recipe(self, work: SlotWork) -> ProbeRecipe:
         launch = work.cell.launch
@@ -206,10 +228,29 @@ class Dispatcher:
                outcome: NodeResult | None = None) -> None:
         ctx = self.ctx
         if outcome is not None:
-            _write_back(work, outcome)
+            work = self._artifacts_back(work, outcome)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         ctx.record_slot(work, result, collected, node=node)
         self.completed += 1
+
+    def _artifacts_back(self, work: SlotWork, outcome: NodeResult) -> SlotWork:
+        """Record where the artifacts are: on the share, or written back here; name any left behind."""
+        if outcome.shared_dir is not None:
+            return replace(work, artifacts=Path(outcome.shared_dir))
+        _write_back(work, outcome)
+        cell = work.cell.cell.name
+        if outcome.share_error:
+            self.ctx.warn(Hazard(hazards.ARTIFACTS_ON_NODE, f"node {outcome.node}: {outcome.share_error}; "
+                                 f"the artifacts came back with the result instead", cell=cell))
+        if outcome.artifacts_left_on_node:
+            left = ", ".join(outcome.artifacts_left_on_node[:3])
+            more = len(outcome.artifacts_left_on_node) - 3
+            self.ctx.warn(Hazard(
+                hazards.ARTIFACTS_ON_NODE, f"{cell} ({block_label(work.slot.block)}): over {ARTIFACT_CAP_BYTES >> 20} "
+                f"MiB of artifacts, so {left}{f' and {more} more' if more > 0 else ''} stayed in "
+                f"{work.invocation.artifacts_dir} on node {outcome.node}",
+                hint="give a shared folder with --artifacts-url file:///PATH to keep every artifact", cell=cell))
+        return work
 
     def _progress(self) -> None:
         tell = getattr(self.ctx.observer, "nodes", None)

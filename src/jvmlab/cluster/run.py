@@ -9,12 +9,15 @@ from typing import Any
 
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.cluster.nodes import check_store
+from jvmlab.cluster.share import parse_artifacts_url
+from jvmlab.cluster.until import PrecisionCheck, run_until
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import RunObserver
 from jvmlab.execute.runner import Runner
 from jvmlab.plan.prepare import Plan
 from jvmlab.plan.schedule import Slot
+from jvmlab.results.node_precision import node_precision_reached
 from jvmlab.store.protocol import Store
 
 
@@ -43,6 +46,11 @@ def node_blocks(plan: Plan, done: set[tuple[int, int]]) -> list[list[Slot]]:
     return out
 
 
+def next_block(plan: Plan, done: set[tuple[int, int]]) -> int:
+    """The first block ``--until`` adds: after the planned ones and any an earlier session added."""
+    return max([plan.shape.invocations - 1, *(block for _, block in done)]) + 1
+
+
 def _wait_for_workers(client: Any, store: Store, timeout_s: float = 60.0) -> None:
     """Some worker must be there, and an SQLite store only with local workers: checked before the
     experiment is created, so a refusal leaves nothing behind."""
@@ -55,22 +63,27 @@ def _wait_for_workers(client: Any, store: Store, timeout_s: float = 60.0) -> Non
 
 
 def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunObserver, client: Any,
-                   executor: object | None = None) -> int:
+                   executor: object | None = None, artifacts_url: str | None = None,
+                   precision_check: PrecisionCheck = node_precision_reached) -> int:
     """Run (or resume) the plan's experiment on the cluster; return its id.
 
-    Ctrl-C cancels the outstanding tasks; every finished invocation is already stored."""
-    if options.until_rel is not None:
-        raise UserError("--until is not supported with --cluster yet: give a number of invocations")
+    Ctrl-C cancels the outstanding tasks; every finished invocation is already stored. With
+    ``options.until_rel`` blocks are added after the planned ones (:mod:`jvmlab.cluster.until`);
+    with ``artifacts_url`` nodes leave their artifacts on that share (:mod:`jvmlab.cluster.share`)."""
+    share = parse_artifacts_url(artifacts_url) if artifacts_url is not None else None
     runner = Runner(store, plan, options, observer)
     runner.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
     _wait_for_workers(client, store)
     state = runner.open()
     done = runner.done()
     blocks = node_blocks(runner.plan, done)
-    observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done), False)
-    dispatcher = Dispatcher(client, runner, executor)
+    observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done),
+                     options.until_rel is not None)
+    dispatcher = Dispatcher(client, runner, executor, share=share)
     try:
         dispatcher.run(blocks)
+        if options.until_rel is not None:
+            run_until(dispatcher, runner, next_block(runner.plan, done), precision_check)
     except KeyboardInterrupt:
         runner.interrupted(2)
     except Interrupted as err:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jvmlab.cluster.node import jdk_map
+from jvmlab.cluster.share import copy_to_share
 from jvmlab.collect.setup import build_collectors
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
@@ -48,7 +49,9 @@ class NodeResult:
     result: ProcessResult
     collected: Collected
     artifacts: dict[str, bytes]  # path relative to the artifacts folder -> content
-    artifacts_left_on_node: tuple[str, ...] = ()
+    artifacts_left_on_node: tuple[str, ...] = ()  # over the cap: still in the node's artifacts folder
+    shared_dir: str | None = None  # the artifacts were copied to this folder on the share
+    share_error: str | None = None  # the share could not take them (they came back instead)
 
 
 def _on_node(invocation: InvocationPlan) -> InvocationPlan:
@@ -106,10 +109,11 @@ def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
 
 
 def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor | None = None,
-             shipped: dict[str, dict[str, bytes]] | None = None) -> NodeResult:
-    """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource)."""
-    from distributed import get_worker
+             shipped: dict[str, dict[str, bytes]] | None = None, share_to: str | None = None) -> NodeResult:
+    """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource).
 
+    ``share_to``: copy the artifacts folder there (a shared filesystem) instead of sending it back."""
+    from distributed import get_worker
 
     node = get_worker().address
     invocation = _on_node(invocation)
@@ -120,5 +124,12 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     collected = Collected()
     for probe in probes:
         collected.merge(probe.finish(result))
-    artifacts, left = read_artifacts(Path(invocation.artifacts_dir))
-    return NodeResult(node, result, collected, artifacts, left)
+    folder = Path(invocation.artifacts_dir)
+    share_error = None
+    if share_to is not None:
+        try:
+            return NodeResult(node, result, collected, {}, (), str(copy_to_share(folder, Path(share_to))))
+        except OSError as err:
+            share_error = f"could not copy to {share_to}: {err}"
+    artifacts, left = read_artifacts(folder)
+    return NodeResult(node, result, collected, artifacts, left, None, share_error)

@@ -25,6 +25,7 @@ from jvmlab.errors import UserError, did_you_mean
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_table, markdown_jmh
+from jvmlab.report.nodes import nodes_json
 from jvmlab.report.page import json_safe
 from jvmlab.report.summary import Summary, vs_baseline
 
@@ -88,6 +89,7 @@ def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[
         "invocations": [invocation_record(i, cells[i.cell_id], summary.experiment.id) for i in invocations],
         "metrics": {m: {"unit": registry.get(m).unit, "lower_is_better": registry.get(m).lower_is_better,
                         "description": registry.get(m).description} for m in names},
+        **({"nodes": nodes} if (nodes := nodes_json(summary)) is not None else {}),
     }
 
 

@@ -18,6 +18,7 @@ from jvmlab.analyze import CellStats, Comparison
 from jvmlab.analyze.model import clean
 from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
+from jvmlab.report import nodes as nodes_view
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.page import figure_entries
@@ -261,7 +262,7 @@ def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
     effects_rows, effects_figs = effects_part(summary)
     warmup_header, warmup_rows = warmup_part(tl, summary)
     failures, hidden, outputs = output_parts(summary, invocations)
-    return {**(why_context(why) if why is not None else {"why": None}),
+    return {**(why_context(why) if why is not None else {"why": None}), **nodes_view.html_context(summary),
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),
         "finished": _when(exp.finished_at), "metric": summary.metric, "baseline": summary.baseline,
         "metric_description": summary.metrics.get(summary.metric).description, "metric_reason": summary.metric_reason,

@@ -12,6 +12,7 @@ from rich.text import Text
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellStats
 from jvmlab.report import archives_view, notation
+from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
@@ -49,6 +50,7 @@ def render(summary: Summary, console: Console) -> None:
         for comp in summary.analysis.comparisons:
             style = "green" if comp.significant else "dim"
             console.print(Text(f"  {summary.verdicts.get(comp.cell, comp.cell)}", style=style))
+    nodes_view.render(summary, console)  # a cluster run: the within-node verdicts, node offsets
     if summary.analysis.effects:
         _print_all(console, _effects_tables(summary, width))
     _print_all(console, _metric_tables(summary, GC_COLUMNS, "GC per cell (mean per invocation)", width))

@@ -16,6 +16,7 @@ import numpy as np
 from jvmlab.metrics import DEFAULT
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
+from jvmlab.results.nodes import load_nodes
 from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
 from jvmlab.server.measure import HISTOGRAM_DOCUMENT
 from jvmlab.store.protocol import Store
@@ -61,7 +62,7 @@ def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
     return ExperimentResults(
         experiment=experiment, cells=cells, invocations=invocations, units=dict(units), hazards=stored,
         busy_blocks=busy_blocks(stored), progress=progress, histograms=histograms, archives=archives,
-        timelines=drawn, metrics=DEFAULT.extended(units))
+        timelines=drawn, metrics=DEFAULT.extended(units), nodes=load_nodes(store, experiment_id))
 
 
 def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock, ...]:

@@ -16,6 +16,7 @@ import numpy as np
 from jvmlab.analyze.model import CellData
 from jvmlab.metrics import DEFAULT, MetricRegistry
 from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
+from jvmlab.results.node_records import NodeRecords
 
 RawSeries = tuple[str, list[float], list[float]]  # unit, t_s, values
 
@@ -51,6 +52,7 @@ class ExperimentResults:
     archives: tuple[dict[str, Any], ...] = ()  # CDS/AOT archives made for cells (ArchiveRecord JSON)
     timelines: Mapping[int, Mapping[str, RawSeries]] = field(default_factory=dict)  # drawn invocations only
     metrics: MetricRegistry = DEFAULT
+    nodes: NodeRecords | None = None  # a cluster run's nodes (None: run on one machine)
 
     @property
     def baseline(self) -> str | None:
