@@ -27,16 +27,22 @@ values = {{ c1 = "-XX:TieredStopAtLevel=1", c2 = "" }}
 GCS = '{ serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }'
 
 
-def _spec(tmp_path, objective="wall_s", values=GCS):
+def _spec(tmp_path, objective="wall_s", values=GCS, extra=""):
     path = tmp_path / "tune.toml"
-    path.write_text(SPEC.format(objective=objective, values=values))
+    path.write_text(SPEC.format(objective=objective, values=values) + extra)
     return path
 
 
-def test_an_objective_the_tuner_does_not_measure_exits_2_before_anything_runs(tmp_path):
-    proc = run_jvmlab("tune", str(_spec(tmp_path, objective="gc.pause_p99_ms")), "--store", "lab.db", cwd=tmp_path)
+@pytest.mark.parametrize("objective, extra, words", [
+    ("gc.pause_p99_ms", "[collect]\ngc = false\n", "measured by the gc collector, which is off"),
+    ("mem.peak_rss_bytes", "[collect]\nproc = false\n", "measured by the proc collector, which is off"),
+    ("cgroup.peak_bytes", "", "is not measured per invocation"),
+])
+def test_an_objective_the_tuner_does_not_measure_exits_2_before_anything_runs(tmp_path, objective, extra, words):
+    proc = run_jvmlab("tune", str(_spec(tmp_path, objective=objective, extra=extra)), "--store", "lab.db",
+                      cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.count("\n") == 1 and "not measured by the tuner" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr
     assert not (tmp_path / "lab-artifacts").exists()
 
 

@@ -31,7 +31,7 @@ def test_sizes_and_absolute_guardrails():
 @pytest.mark.parametrize("change, words", [
     ({"params": {}}, "[tune.params] is empty"),
     ({"budget": {}}, "[tune.budget] is empty"),
-    ({"objective": "gc.pause_p99_ms"}, "is not measured by the tuner"),
+    ({"objective": "cgroup.peak_bytes"}, "is not measured per invocation"),
     ({"objective": "no_such_metric"}, "unknown metric"),
     ({"guardrails": ["nonsense_metric <= 2x baseline"]}, "unknown metric"),
     ({"guardrails": ["wall_s is small"]}, "guardrail"),
