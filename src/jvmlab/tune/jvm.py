@@ -21,9 +21,9 @@ from typing import Any
 from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
-from jvmlab.jdk.flags import check_flags
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.slots import build_slot, finish_probes
+from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult, Status
@@ -45,7 +45,7 @@ def _metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
     m = result.measures
     process = {} if m is None else {name: getattr(m, name) for name in PROCESS_METRICS}
     out = {k: float(v) for k, v in process.items() if v is not None}
-    out.update({k: float(v) for k, v in collected.metrics.items() if v is not None})
+    out.update({k: float(v) for k, v in collected.metrics.items()})
     return out
 
 

@@ -8,6 +8,8 @@ What is checked here, before anything runs, is that the collector that makes the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from jvmlab.errors import UserError
 from jvmlab.model.stored import PROCESS_METRICS
 
@@ -30,7 +32,7 @@ def collector_of(metric: str) -> str | None:
                     f"{', '.join(p + '*' for p in COLLECTOR_OF_PREFIX)})")
 
 
-def check_measured(metric: str, where: str, collectors_on: dict[str, object], ready: bool) -> None:
+def check_measured(metric: str, where: str, collectors_on: Mapping[str, object], ready: bool) -> None:
     """One line, before anything runs, when nothing in this spec would measure ``metric``."""
     if metric == "ready_s" and not ready:
         raise UserError(f"[tune] {where} uses ready_s but the workload has no `ready` regex, so it is not measured")
