@@ -54,5 +54,9 @@ def test_the_demo_spec_parses_into_a_conditional_space():
     from jvmlab.spec.load import parse_spec
 
     (_, text), = scenario_specs("tune", quick=True)
-    cfg = parse_tune(parse_spec(text).tune)
-    assert [p.name for p in cfg.params] == ["gc", "tier", "heap", "pause"] and cfg.params[3].when == {"gc": ("g1",)}
+    spec = parse_spec(text)
+    cfg = parse_tune(spec.tune)
+    assert [p.name for p in cfg.params] == ["gc", "heap", "pretouch", "pause"] and cfg.params[3].when == {"gc": ("g1",)}
+    # the baseline is the too-small heap the demo is about, and the space reaches well past it
+    assert spec.workload.builtin == "hold" and cfg.baseline_flags == ("-Xmx48m",)
+    assert cfg.params[1].high >= 8 * cfg.params[1].low
