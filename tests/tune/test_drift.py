@@ -65,3 +65,22 @@ def test_a_better_candidate_raced_while_the_machine_slows_down_is_not_promoted()
     assert len(drifted) >= 9
     assert all("measured during drift" in r.reason for r in drifted)
     assert sum(r.state == "promoted" for r in outcomes["step"]) <= 1
+
+
+def test_the_summary_names_a_drift_trial_and_why_it_was_not_promoted():
+    from jvmlab.tune.engine import TuneResult
+    from jvmlab.tune.model import Trial
+    from jvmlab.tune.summary import summary_text
+
+    cfg = sim_config()
+    base = Config({}, "default", ())
+    cand = Config({}, "default", GOOD)
+    session = Session(dataclasses.replace(cfg, guardrails=()), SimMeasurer(3, drift=0.01, step=(4, 1.4)), 3)
+    raced = race(session, cand, Incumbent(Config({}, "default", ("-XX:+UseSerialGC",))),
+                 Incumbent(base))
+    assert raced.state == "drift"
+    trial = Trial(0, cand, raced.state, raced.blocks, raced.ratio, raced.ci, (9.0,), raced.reason)
+    text = summary_text(cfg, TuneResult([trial], base, base, [base], [], {}, session.invocations,
+                                        session.hazards), 7)
+    assert "1 drift" in text and "drift trial 1: -XX:+UseParallelGC" in text and "not promoted" in text
+    assert "warning: block" in text and "drift during a race" in text
