@@ -12,10 +12,11 @@ threads x a boolean, 5% log-normal noise, 3% block drift), per seed:
     invocations each, best mean wins): who found the truly faster configuration
     (target: the tuner in >= 16/20);
   * whether the confirmation CI (winner / baseline) covers the true ratio (target >= 18/20).
-Real JVMs: hellostream over 3 collectors x 6 (quick: 2) heap sizes x TieredStopAtLevel 1/4,
+Real JVMs: the demo's workload (hold: a 40 MiB live set, 1 GiB of garbage; baseline -Xmx48m,
+a heap far too small) over 3 collectors x 6 (quick: 2) heap sizes x AlwaysPreTouch off/on,
 the full grid (each cell the same number of invocations, in randomized blocks) and the tuner
-at a quarter of the grid's invocations: the tuner's confirmed winner, the grid's best, and
-the invocations each used.
+at a quarter of the grid's invocations (at least 30): the tuner's confirmed winner, the grid's
+best, the baseline and JDK defaults, and the invocations each used.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src")]
 
 from jvmlab.tune.engine import make_config, tune  # noqa: E402
+from jvmlab.tune.model import Config  # noqa: E402
 from jvmlab.tune.sim import SimMeasurer, sim_config, true_metrics, true_optimum  # noqa: E402
 from jvmlab.tune.space import Budget, grid_size  # noqa: E402
 
@@ -101,9 +103,11 @@ def simulation(seeds: int) -> None:
 REAL_SPEC = """
 name = "bench-tuner"
 [workload]
-builtin = "hellostream"
+builtin = "hold"
+args = {args}
 [tune]
 objective = "wall_s"
+baseline = "{baseline}"
 budget = {{ invocations = {budget} }}
 max_blocks = 8
 confirm_max_blocks = {confirm}
@@ -113,9 +117,9 @@ values = {{ g1 = "-XX:+UseG1GC", serial = "-XX:+UseSerialGC", parallel = "-XX:+U
 [tune.params.heap]
 type = "categorical"
 values = {{ {heaps} }}
-[tune.params.tier]
+[tune.params.pretouch]
 type = "categorical"
-values = {{ c1 = "-XX:TieredStopAtLevel=1", c2 = "-XX:TieredStopAtLevel=4" }}
+values = {{ off = "", on = "-XX:+AlwaysPreTouch" }}
 """
 
 
@@ -123,17 +127,19 @@ def real(quick: bool) -> None:
     from jvmlab.execute.windows import default_executor
     from jvmlab.machine.fingerprint import fingerprint
     from jvmlab.plan.prepare import prepare
+    from jvmlab.scenarios.tune import DEMO_ARGS, DEMO_BASELINE
     from jvmlab.spec.load import parse_spec
     from jvmlab.store import open_store
     from jvmlab.tune.flow import read_config
     from jvmlab.tune.jvm import JvmMeasurer
 
-    sizes = ["64m", "1g"] if quick else ["32m", "64m", "128m", "256m", "512m", "1g"]
+    sizes = ["48m", "256m"] if quick else ["48m", "64m", "96m", "128m", "256m", "512m"]
     per_cell = 3 if quick else 6
     cells = 3 * len(sizes) * 2
     grid_inv = cells * per_cell
+    budget = max(int(0.25 * grid_inv), 30)  # baseline + a few races: fewer cannot promote anything
     heaps = ", ".join(f'h{s} = "-Xmx{s}"' for s in sizes)
-    text = REAL_SPEC.format(budget=int(0.25 * grid_inv) - (0 if quick else 10), confirm=6 if quick else 10,
+    text = REAL_SPEC.format(args=DEMO_ARGS, baseline=DEMO_BASELINE, budget=budget, confirm=6 if quick else 10,
                             heaps=heaps)
     plan = prepare(parse_spec(text), text, None)
     cfg = read_config(plan)
@@ -141,22 +147,29 @@ def real(quick: bool) -> None:
         store = open_store(str(Path(tmp) / "lab.db"))
         exp = store.create_experiment(name="bench", spec_text=text, spec_hash="x", spec_path=None,
                                       fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
-                                  jvmlab_version="bench", artifacts_dir=tmp)
+                                      jvmlab_version="bench", artifacts_dir=tmp)
         measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
         t0 = time.monotonic()
         result = tune(cfg, measurer, "default")
         tuner_s = time.monotonic() - t0
         grid = _grid(cfg, plan, store, tmp, per_cell)
     defaults = grid.pop("", float("nan"))
+    baseline = grid.pop(DEMO_BASELINE, float("nan"))
     best = min(grid, key=lambda k: grid[k])
     winner = " ".join(result.winner.flags)
-    print(f"real JVMs (hellostream, {cells} cells, machine state as it was):")
-    print(f"  tuner: winner {winner or '(defaults)'}, {result.invocations} invocations ({tuner_s:.0f} s); "
-          f"confirmed vs baseline: {result.confirmations[0].verdicts.get('baseline')}")
+    conf = result.confirmations[0]
+    states = sorted({t.state for t in result.trials})
+    print(f"real JVMs (hold --live-mb 40 --alloc-mb 1024, baseline {DEMO_BASELINE}, {cells} cells, "
+          f"machine state as it was):")
+    print(f"  tuner: winner {winner or '(baseline)'}, {result.invocations} invocations incl. confirmation "
+          f"({tuner_s:.0f} s), budget {budget}; {len(result.trials)} trials "
+          f"({', '.join(f'{sum(t.state == s for t in result.trials)} {s}' for s in states)})")
+    print(f"         confirmed vs baseline: {conf.verdicts.get('baseline')}; vs JDK defaults: "
+          f"{conf.verdicts.get('defaults', '-')}")
+    rank = sorted(grid.values()).index(grid[winner]) + 1 if winner in grid else "-"
     print(f"  grid:  best {best} mean {grid[best]:.4f} s, {grid_inv} invocations; the tuner's winner in the grid: "
-          f"{grid.get(winner, defaults):.4f} s "
-          f"(rank {sorted(grid.values()).index(grid[winner]) + 1 if winner in grid else '-'}"
-          f" of {cells}); the JDK defaults measured with the grid: {defaults:.4f} s")
+          f"{grid.get(winner, float('nan')):.4f} s (rank {rank} of {cells}); baseline {baseline:.4f} s; "
+          f"JDK defaults {defaults:.4f} s (both measured with the grid, not counted)")
 
 
 def _grid(cfg, plan, store, tmp: str, per_cell: int) -> dict[str, float]:
@@ -168,13 +181,17 @@ def _grid(cfg, plan, store, tmp: str, per_cell: int) -> dict[str, float]:
                                   fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
                                   jvmlab_version="bench", artifacts_dir=tmp)
     measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
-    configs = [make_config(cfg, {"gc": g, "heap": h, "tier": t}, "default")
+    configs = [make_config(cfg, {"gc": g, "heap": h, "pretouch": t}, "default")
                for g in cfg.params[0].choices for h in cfg.params[1].choices for t in cfg.params[2].choices]
+    configs = [c for c in configs if c.flags]  # the grid proper
     configs.append(make_config(cfg, {}, "default"))  # the JDK defaults, for reference (not counted)
+    configs.append(Config({}, "default", tuple(cfg.baseline_flags)))  # the baseline, for reference
     walls: dict[str, list[float]] = {}
     rng = np.random.default_rng(1)
     for block in range(1, per_cell + 1):
         for position, i in enumerate(rng.permutation(len(configs))):
+            if measurer.rejected("default", configs[i].flags) is not None:
+                continue
             got = measurer.measure("default", configs[i].flags, block, position)
             if isinstance(got, dict):
                 walls.setdefault(" ".join(configs[i].flags), []).append(got["wall_s"])

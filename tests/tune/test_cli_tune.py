@@ -27,16 +27,22 @@ values = {{ c1 = "-XX:TieredStopAtLevel=1", c2 = "" }}
 GCS = '{ serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }'
 
 
-def _spec(tmp_path, objective="wall_s", values=GCS):
+def _spec(tmp_path, objective="wall_s", values=GCS, extra=""):
     path = tmp_path / "tune.toml"
-    path.write_text(SPEC.format(objective=objective, values=values))
+    path.write_text(SPEC.format(objective=objective, values=values) + extra)
     return path
 
 
-def test_an_objective_the_tuner_does_not_measure_exits_2_before_anything_runs(tmp_path):
-    proc = run_jvmlab("tune", str(_spec(tmp_path, objective="gc.pause_p99_ms")), "--store", "lab.db", cwd=tmp_path)
+@pytest.mark.parametrize("objective, extra, words", [
+    ("gc.pause_p99_ms", "[collect]\ngc = false\n", "measured by the gc collector, which is off"),
+    ("mem.peak_rss_bytes", "[collect]\nproc = false\n", "measured by the proc collector, which is off"),
+    ("cgroup.peak_bytes", "", "is not measured per invocation"),
+])
+def test_an_objective_the_tuner_does_not_measure_exits_2_before_anything_runs(tmp_path, objective, extra, words):
+    proc = run_jvmlab("tune", str(_spec(tmp_path, objective=objective, extra=extra)), "--store", "lab.db",
+                      cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.count("\n") == 1 and "not measured by the tuner" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr
     assert not (tmp_path / "lab-artifacts").exists()
 
 
@@ -120,3 +126,58 @@ def test_a_killed_tune_resumes_and_measures_nothing_twice(tmp_path):
                            "group by cell_id, block, position having c > 1)").fetchone()[0]
         experiments = db.execute("select count(*) from experiment").fetchone()[0]
     assert dupes == 0 and experiments == 1
+
+
+GC_SPEC = """
+name = "tune-gc"
+[workload]
+builtin = "hold"
+args = ["--live-mb", "16", "--alloc-mb", "256"]
+[tune]
+objective = "gc.pause_total_ms"
+guardrails = ["gc.pause_count <= 100000"]
+baseline = "-Xmx24m -XX:+UseSerialGC"
+budget = { trials = 3 }
+min_blocks = 2
+max_blocks = 2
+confirm_max_blocks = 2
+[tune.params.heap]
+type = "categorical"
+values = { small = "-Xmx24m", big = "-Xmx512m" }
+[tune.params.gc]
+type = "categorical"
+values = { serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }
+"""
+
+
+@pytest.mark.jvm
+@pytest.mark.slow
+def test_a_gc_metric_as_objective_on_real_jvms_is_measured_stored_and_replayed(tmp_path):
+    """The trials run with the GC collector (the runner's slot path): every invocation stores
+    the GC log's metrics, the tuner ranks on gc.pause_total_ms and guards on gc.pause_count,
+    and a resumed run reads them back instead of measuring again. The assertion on the data
+    is a count, not a timing: a 24 MiB heap collects far more often than a 512 MiB one."""
+    from jvmlab.store import open_store
+
+    spec = tmp_path / "tune.toml"
+    spec.write_text(GC_SPEC)
+    proc = run_jvmlab("tune", str(spec), "--store", "lab.db", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    store = open_store(str(tmp_path / "lab.db"))
+    doc = store.experiment_document(1, "tune")
+    assert doc["objectives"][0]["metric"] == "gc.pause_total_ms"
+    measured = [t for t in doc["trials"] if t["state"] != "infeasible"]
+    assert measured and all(t["estimate"] is not None for t in measured)
+    cells = {c.id: c.flags for c in store.cells(1)}
+    rows = [r for r in store.invocations(1) if r.status == "ok"]
+    assert rows and all("gc.pause_total_ms" in r.metrics and "gc.pause_count" in r.metrics for r in rows)
+    counts: dict[str, list[float]] = {}
+    for r in rows:  # the confirmation's JDK-defaults cell has no -Xmx: "" groups it apart
+        heap = next((f for f in cells[r.cell_id] if f.startswith("-Xmx")), "")
+        counts.setdefault(heap, []).append(r.metrics["gc.pause_count"])
+    assert min(counts["-Xmx24m"]) > 2 * max(counts.get("-Xmx512m", [0]))
+    total = len(store.invocations(1))
+    again = run_jvmlab("tune", str(spec), "--store", "lab.db", "--resume", cwd=tmp_path, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"({total} read back from the store)" in again.stdout
+    assert len(open_store(str(tmp_path / "lab.db")).invocations(1)) == total

@@ -31,7 +31,7 @@ def test_sizes_and_absolute_guardrails():
 @pytest.mark.parametrize("change, words", [
     ({"params": {}}, "[tune.params] is empty"),
     ({"budget": {}}, "[tune.budget] is empty"),
-    ({"objective": "gc.pause_p99_ms"}, "is not measured by the tuner"),
+    ({"objective": "cgroup.peak_bytes"}, "is not measured per invocation"),
     ({"objective": "no_such_metric"}, "unknown metric"),
     ({"guardrails": ["nonsense_metric <= 2x baseline"]}, "unknown metric"),
     ({"guardrails": ["wall_s is small"]}, "guardrail"),
@@ -54,5 +54,9 @@ def test_the_demo_spec_parses_into_a_conditional_space():
     from jvmlab.spec.load import parse_spec
 
     (_, text), = scenario_specs("tune", quick=True)
-    cfg = parse_tune(parse_spec(text).tune)
-    assert [p.name for p in cfg.params] == ["gc", "tier", "heap", "pause"] and cfg.params[3].when == {"gc": ("g1",)}
+    spec = parse_spec(text)
+    cfg = parse_tune(spec.tune)
+    assert [p.name for p in cfg.params] == ["gc", "heap", "pretouch", "pause"] and cfg.params[3].when == {"gc": ("g1",)}
+    # the baseline is the too-small heap the demo is about, and the space reaches well past it
+    assert spec.workload.builtin == "hold" and cfg.baseline_flags == ("-Xmx48m",)
+    assert cfg.params[1].high >= 8 * cfg.params[1].low

@@ -67,7 +67,7 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
     if name == "tune":  # `jvmlab demo tune` runs it through the tuner (cli/cmd_tune.py)
         from jvmlab.scenarios.tune import tune_spec
 
-        return [ScenarioRun("tune", "tune hellostream's startup flags", tune_spec(quick))]
+        return [ScenarioRun("tune", "tune a too-small heap (hold workload)", tune_spec(quick))]
     if name == "size":
         from jvmlab.scenarios import size
 

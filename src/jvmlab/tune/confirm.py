@@ -14,7 +14,7 @@ from jvmlab.report.verdicts import change_phrase
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.session import Session
 from jvmlab.tune.space import TuneConfig
-from jvmlab.tune.stats import bootstrap_ratio, half_width_pct
+from jvmlab.tune.stats import bootstrap_ratio, half_width_pct, log_value
 
 MIN_BLOCKS = 10  # fewer: a lucky small spread stops early and the CI undercovers
 
@@ -38,8 +38,8 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
         blocks += 1
         for name, got in zip(others, results[1:], strict=True):
             for metric, value in results[0].items():
-                if metric in got and value > 0 and got[metric] > 0:
-                    logs[name].setdefault(metric, []).append(math.log(value) - math.log(got[metric]))
+                if metric in got:
+                    logs[name].setdefault(metric, []).append(log_value(value) - log_value(got[metric]))
         if blocks >= MIN_BLOCKS and _precise(logs["baseline"].get(cfg.objectives[0].metric, []), cfg, session.seed):
             break
     return _summarise(session, label, winner, blocks, logs)
@@ -76,6 +76,6 @@ def _summarise(session: Session, label: str, winner: Config, blocks: int,
 
 def side_effect_words(side: dict[str, float]) -> str:
     """", peak RSS +3%" style tails for the verdict line."""
-    names = {"max_rss_bytes": "peak RSS", "user_s": "CPU user time"}
+    names = {"max_rss_bytes": "peak RSS", "user_s": "CPU user time", "gc.pause_total_ms": "GC pauses"}
     parts = [f"{names[m]} {(r - 1) * 100:+.0f}%" for m, r in side.items() if m in names]
     return (", " + ", ".join(parts)) if parts else ""

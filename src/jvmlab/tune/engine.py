@@ -22,6 +22,7 @@ from jvmlab.tune.racing import Incumbent, RaceResult, guard, race
 from jvmlab.tune.sampler import Sampler
 from jvmlab.tune.session import Session
 from jvmlab.tune.space import TuneConfig
+from jvmlab.tune.stats import LOG_FLOOR, log_value
 
 MAX_REPEATS = 40  # proposals of already-tried configurations in a row: the space is exhausted
 
@@ -95,7 +96,7 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
 
 
 def _ci_of(inc: Incumbent, metric: str) -> tuple[float, float] | None:
-    vals = np.log(np.maximum(inc.samples.get(metric, []), 1e-12))
+    vals = np.log(np.maximum(inc.samples.get(metric, []), LOG_FLOOR))
     if vals.size < 2:
         return None
     half = 1.96 * vals.std(ddof=1) / math.sqrt(vals.size)
@@ -114,7 +115,7 @@ def _one_trial(session: Session, number: int, cfg: Config, inc: Incumbent,
     if result.state == "infeasible":
         return Trial(number, cfg, "infeasible", result.blocks, result.ratio, result.ci, None, result.reason), {}
     estimate = inc.estimate(objs[0].metric) * (result.ratio or 1.0)
-    trial = Trial(number, cfg, result.state, result.blocks, result.ratio, result.ci, (estimate,))
+    trial = Trial(number, cfg, result.state, result.blocks, result.ratio, result.ci, (estimate,), result.reason)
     return trial, result.samples
 
 
@@ -132,7 +133,7 @@ def _paired_with_baseline(session: Session, number: int, cfg: Config, base: Incu
         base.add(got_b)
         cand.add(got_c)
         for o in objs:
-            logs[o.metric].append(math.log(max(got_c[o.metric], 1e-12)) - math.log(max(got_b[o.metric], 1e-12)))
+            logs[o.metric].append(log_value(got_c[o.metric]) - log_value(got_b[o.metric]))
     if not logs[objs[0].metric]:
         return Trial(number, cfg, "infeasible", 0, None, None, None, "the baseline failed in every block")
     means = {k: float(np.mean(v)) for k, v in cand.samples.items()}

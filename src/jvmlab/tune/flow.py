@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jvmlab.collect.registry import CollectSettings
 from jvmlab.errors import UserError
 from jvmlab.plan.prepare import Plan
 from jvmlab.store.protocol import Store
@@ -16,6 +17,7 @@ from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
 from jvmlab.tune.model import FlagJudge, Trial
 from jvmlab.tune.session import Session
+from jvmlab.tune.sources import check_measured
 from jvmlab.tune.space import TuneConfig, parse_tune
 
 DOC_KIND = "tune"
@@ -25,9 +27,12 @@ def read_config(plan: Plan) -> TuneConfig:
     config = parse_tune(plan.spec.tune, tuple(plan.spec.jvms))
     if plan.spec.factors:
         raise UserError("[tune] and [factors] do not mix: the tuner makes its own cells from [tune.params]")
-    metrics = {o.metric for o in config.objectives} | {g.metric for g in config.guardrails}
-    if "ready_s" in metrics and not plan.spec.workload.ready:
-        raise UserError("[tune] uses ready_s but the workload has no `ready` regex, so it is not measured")
+    on = dict(CollectSettings.from_spec(plan.shape.collect).values)
+    ready = bool(plan.spec.workload.ready)
+    for o in config.objectives:
+        check_measured(o.metric, "objective", on, ready)
+    for g in config.guardrails:
+        check_measured(g.metric, "guardrail on", on, ready)
     return config
 
 

@@ -5,28 +5,48 @@ each invocation is stored with its block and position. On `--resume` the history
 back and an invocation already stored for (block, position, configuration) is returned
 instead of run again. Flags are checked once per distinct JDK + flags with the same check
 `run` uses; a refusal or a failed launch is an infeasible trial, never a crash.
+
+A trial's invocation goes through the runner's slot path (``execute.slots``): the cell's
+invocation template (cwd, environment, timeout, ready regex, output cap) and the collectors
+the spec switches on, so a GC log, the /proc sampler or the workload's own metrics are
+measured and stored as in `run`, and any of them can be an objective or a guardrail.
 """
 
 from __future__ import annotations
 
-import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from jvmlab.collect.base import Collector
+from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
+from jvmlab.execute.slots import build_slot, finish_probes
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model.collected import Collected
-from jvmlab.model.process import InvocationPlan, Status
-from jvmlab.plan.prepare import Plan
+from jvmlab.model.process import ProcessResult, Status
+from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
+from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 from jvmlab.tune.model import Metrics
-from jvmlab.tune.space import TUNABLE_METRICS
 
 
-def _metrics_of(row: Any) -> Metrics:
-    return {m: float(getattr(row, m)) for m in TUNABLE_METRICS if getattr(row, m, None) is not None}
+def _metrics_of(row: StoredInvocation) -> Metrics:
+    """Every stored metric of one invocation: the process's columns and the collectors'."""
+    out = {m: row.value(m) for m in PROCESS_METRICS}
+    return {**{k: float(v) for k, v in out.items() if v is not None}, **row.metrics}
+
+
+def _metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
+    """The same metrics, from a result just measured (what the store would give back)."""
+    m = result.measures
+    process = {} if m is None else {name: getattr(m, name) for name in PROCESS_METRICS}
+    out = {k: float(v) for k, v in process.items() if v is not None}
+    out.update({k: float(v) for k, v in collected.metrics.items()})
+    return out
 
 
 class FlagChecker:
@@ -69,6 +89,8 @@ class JvmMeasurer(FlagChecker):
         self.said: set[str] = set()
         self.replayed = 0
         self.measured = 0
+        self.settings = CollectSettings.from_spec(plan.shape.collect)
+        self.collectors: dict[str, list[Collector]] = {}
         self.watch = LoadWatch()
         self.watch.start()
 
@@ -91,27 +113,30 @@ class JvmMeasurer(FlagChecker):
         if (block, position, key) in self.history:
             self.replayed += 1
             return self.history[(block, position, key)]
-        pc = self._cell(jvm)
-        cell_id = self._cell_id(key, jvm, pc, flags, self.checked.get((jvm, flags)) or flags)
-        artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
-        artifacts.mkdir(parents=True, exist_ok=True)
         run_flags = self.checked.get((jvm, flags)) or flags
-        argv = pc.launch.argv(pc.jdk, list(run_flags), pc.cell.args, artifacts_dir=artifacts)
-        spec = self.plan.spec
-        plan = InvocationPlan(argv=tuple(argv), env={**os.environ, **spec.workload.env, "JAVA_HOME": str(pc.jdk.home)},
-                              cwd=self.plan.workdir or Path.cwd(), timeout_s=spec.workload.timeout or spec.run.timeout,
-                              artifacts_dir=artifacts, ready_regex=spec.workload.ready,
-                              output_cap_bytes=spec.collect.output_cap_bytes)
-        result = self.executor.run(plan, [])
+        pc = self._cell(jvm)
+        cell_id = self._cell_id(key, jvm, pc, flags, run_flags)
+        # The configuration as a prepared cell: the plan's cell for this JDK (template, launch)
+        # with the trial's flags; its slot is built and finished exactly as `run` does it.
+        cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags)
+        artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
+        work = build_slot(cell, Slot(cell_id, block, position), self._collectors(pc), artifacts)
+        result = self.executor.run(work.invocation, work.probes)
+        result, collected = finish_probes(work, result, Collected())
         self.measured += 1
         self.store.record_invocation(self.exp, cell_id, block=block, position=position, result=result,
-                                     collected=Collected(), argv=argv, artifacts_dir=str(artifacts))
+                                     collected=collected, argv=work.argv, artifacts_dir=str(artifacts))
         if result.status != Status.OK or result.measures is None:
             return result.reason or str(result.status)
-        m = result.measures
-        out = {"wall_s": m.wall_s, "user_s": m.user_s, "sys_s": m.sys_s, "max_rss_bytes": m.max_rss_bytes,
-               "ready_s": m.ready_s}
-        return {k: float(v) for k, v in out.items() if v is not None}
+        return _metrics_of_result(result, collected)
+
+    def _collectors(self, pc: PreparedCell) -> list[Collector]:
+        """The collectors the spec switches on, built once per JDK cell (as the runner does)."""
+        if pc.cell.jvm not in self.collectors:
+            mode = pc.template.progress_mode if pc.template else "auto"
+            self.collectors[pc.cell.jvm] = build_collectors(self.settings, pc.launch.progress_regex, mode,
+                                                            jmh=pc.launch.kind == "jmh")
+        return self.collectors[pc.cell.jvm]
 
     def _cell_id(self, key: str, jvm: str, pc: Any, flags: tuple[str, ...], run_flags: tuple[str, ...]) -> int:
         """The configuration's cell, added to the running experiment the first time it runs."""

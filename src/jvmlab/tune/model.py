@@ -45,7 +45,7 @@ class Config:
 class Trial:
     number: int
     config: Config
-    state: str  # promoted, not-better, worse, infeasible, cached
+    state: str  # promoted, not-better, worse, drift (better, but measured during drift), infeasible
     blocks: int
     ratio: float | None  # candidate / incumbent on the first objective (paired, geometric)
     ci: tuple[float, float] | None

@@ -4,7 +4,8 @@ Each block runs both, in random order. After ``min_blocks`` the paired t interva
 per-block log ratios decides: entirely worse -> dropped (like Optuna's WilcoxonPruner, a
 paired test prunes); entirely better -> promoted; a point estimate that is not better ->
 stopped without spending more. A candidate that looks better keeps racing up to
-``max_blocks``. A failed launch makes the trial infeasible; guardrails are checked on the
+``max_blocks``. A race measured while the machine drifted (tune/drift.py) is never promoted.
+A failed launch makes the trial infeasible; guardrails are checked on the
 candidate's means against the baseline's.
 """
 
@@ -15,9 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jvmlab.tune.drift import MIN_BLOCKS, block_drift
 from jvmlab.tune.model import Config, Metrics
 from jvmlab.tune.session import Session
-from jvmlab.tune.stats import t_interval
+from jvmlab.tune.stats import LOG_FLOOR, log_value, t_interval
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Incumbent:
     def estimate(self, metric: str) -> float:
         """Geometric mean: the scale paired log ratios live on."""
         vals = self.samples.get(metric) or [math.nan]
-        return float(math.exp(np.mean(np.log(np.maximum(vals, 1e-12)))))
+        return float(math.exp(np.mean(np.log(np.maximum(vals, LOG_FLOOR)))))
 
 
 @dataclass
@@ -47,11 +49,16 @@ class RaceResult:
 
 
 def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) -> RaceResult:
-    """Race ``cand`` against ``inc``; incumbent samples taken here are added to ``inc``."""
+    """Race ``cand`` against ``inc``; incumbent samples taken here are added to ``inc``.
+
+    A candidate the t interval would promote keeps racing to ``drift.MIN_BLOCKS`` blocks (when
+    the block and invocation budgets allow) so the drift check can look at its blocks; a race
+    measured during drift is marked ``drift`` and never promoted."""
     cfg = session.config
     obj = cfg.objectives[0]
     sign = 1.0 if obj.minimize else -1.0
     diffs: list[float] = []
+    pair: tuple[list[float], list[float]] = ([], [])  # per-block objective: candidate, incumbent
     cand_samples: dict[str, list[float]] = {}
     for _ in range(cfg.max_blocks):
         got_c, got_i = session.run_block([cand, inc.config])
@@ -63,17 +70,35 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
         inc.add(got_i)
         for k, v in got_c.items():
             cand_samples.setdefault(k, []).append(v)
-        diffs.append(sign * (math.log(max(got_c[obj.metric], 1e-12)) - math.log(max(got_i[obj.metric], 1e-12))))
+        pair[0].append(got_c[obj.metric])
+        pair[1].append(got_i[obj.metric])
+        diffs.append(sign * (log_value(got_c[obj.metric]) - log_value(got_i[obj.metric])))
         if len(diffs) < cfg.min_blocks:
             continue
         lo, hi = t_interval(diffs)
         if lo > 0:
-            return _result("worse", diffs, cand_samples, sign)
+            return _checked(session, _result("worse", diffs, cand_samples, sign), pair)
         if hi < 0:
-            return guard(session, _result("promoted", diffs, cand_samples, sign), baseline)
+            if len(diffs) < min(MIN_BLOCKS, cfg.max_blocks) and not session.out_of_budget(0, reserve=2):
+                continue  # better: enough blocks for the drift check before promoting
+            promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair)
+            return promoted if promoted.state == "drift" else guard(session, promoted, baseline)
         if np.mean(diffs) >= 0 or session.out_of_budget(0, reserve=2):
             break
-    return guard(session, _result("not-better", diffs, cand_samples, sign), baseline)
+    result = _checked(session, _result("not-better", diffs, cand_samples, sign), pair)
+    return result if result.state == "drift" else guard(session, result, baseline)
+
+
+def _checked(session: Session, result: RaceResult, pair: tuple[list[float], list[float]]) -> RaceResult:
+    """The drift check over the race's blocks: a promotion measured during drift becomes
+    ``drift`` (not promoted); any other outcome keeps its state and says so in its reason."""
+    found = block_drift(*pair)
+    if found is None:
+        return result
+    session.hazards.append(f"block {session.block}: drift during a race: {found.text()}")
+    state = "drift" if result.state == "promoted" else result.state
+    return RaceResult(state, result.blocks, result.ratio, result.ci, result.means,
+                      f"measured during drift: {found.text()}", result.samples)
 
 
 def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sign: float) -> RaceResult:

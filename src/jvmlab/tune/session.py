@@ -43,13 +43,21 @@ class Session:
         order = self.rng(self.block).permutation(len(configs))
         results: list[Metrics | str] = [""] * len(configs)
         for position, i in enumerate(order):
-            got = self.measurer.measure(configs[i].jvm, configs[i].flags, self.block, position)
+            got = self._missing(self.measurer.measure(configs[i].jvm, configs[i].flags, self.block, position))
             self.invocations += 1
             if isinstance(got, dict):
                 self.spent_wall_s += got.get("wall_s", 0.0)
             results[i] = got
         self.hazards.extend(f"block {self.block}: {h}" for h in self.measurer.block_hazards())
         return results
+
+    def _missing(self, got: Metrics | str) -> Metrics | str:
+        """An invocation that ran but lacks an objective (no GC log written, no workload line)
+        is a failure with its reason: the race cannot compare what was not measured."""
+        if isinstance(got, str):
+            return got
+        lost = [o.metric for o in self.config.objectives if o.metric not in got]
+        return f"objective {lost[0]} not measured in this invocation" if lost else got
 
     def out_of_budget(self, trials_done: int, reserve: int = 0) -> bool:
         b = self.config.budget

@@ -66,8 +66,11 @@ def true_metrics(flags: tuple[str, ...]) -> Metrics:
 class SimMeasurer:
     """Measures the surface with noise; counts what it really measured (not replayed)."""
 
-    def __init__(self, seed: int, cv: float = 0.05, drift: float = 0.03) -> None:
-        self.seed, self.cv, self.drift = seed, cv, drift
+    def __init__(self, seed: int, cv: float = 0.05, drift: float = 0.03,
+                 step: tuple[int, float] | None = None) -> None:
+        """``step = (block, factor)``: from that block on the machine is ``factor`` times slower
+        (a neighbour started): the systematic drift the per-race drift check must catch."""
+        self.seed, self.cv, self.drift, self.step = seed, cv, drift, step
         self.history: dict[tuple[int, int, str], Metrics] = {}
         self.measured = 0
 
@@ -88,6 +91,8 @@ class SimMeasurer:
         block_rng = np.random.default_rng([self.seed, block, 7])
         sigma = math.sqrt(math.log1p(self.cv ** 2))
         noise = rng.lognormal(-sigma * sigma / 2, sigma) * (1.0 + self.drift * block_rng.standard_normal())
+        if self.step is not None and block >= self.step[0]:
+            noise *= self.step[1]
         true = true_metrics(flags)
         got = {"wall_s": true["wall_s"] * noise, "max_rss_bytes": true["max_rss_bytes"] * rng.uniform(0.98, 1.02)}
         self.history[key] = got

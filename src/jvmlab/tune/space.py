@@ -14,9 +14,8 @@ from typing import Any, Literal
 from jvmlab import metrics
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+from jvmlab.tune.sources import collector_of
 
-# What one invocation measured from the child alone (rusage, ready marker): the tuner's metrics.
-TUNABLE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes", "ready_s")
 Kind = Literal["categorical", "int", "size", "bool", "jdk"]
 _GUARD = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
                     r"\s*(?P<rel>x\s*baseline)?\s*(?P<unit>ms|s|[kmg]b?|bytes)?\s*$")
@@ -150,9 +149,7 @@ def _as_list(value: Any) -> list[Any]:
 def _check_metric(name: str, where: str) -> str:
     if name not in metrics.REGISTRY and not name.startswith("workload."):
         metrics.get(name)  # raises the registry's "unknown metric" line
-    if name not in TUNABLE_METRICS:
-        raise UserError(f"[tune] {where} {name!r} is not measured by the tuner (it measures "
-                        f"{', '.join(TUNABLE_METRICS)} from each child process)")
+    collector_of(name)  # a metric measured per invocation (which collector: checked by flow)
     return name
 
 

@@ -15,6 +15,14 @@ import numpy as np
 from scipy import stats
 
 Z_CONF = 0.95
+# Values below this (in the metric's unit) count as this much on the log scale: a collector's
+# metric can be 0 (no GC pause at all), and log(0) would make one block decide a race alone.
+LOG_FLOOR = 1e-3
+
+
+def log_value(x: float) -> float:
+    """The log a paired ratio is built from, with zero floored (see LOG_FLOOR)."""
+    return math.log(max(x, LOG_FLOOR))
 
 
 def t_interval(diffs: Sequence[float] | np.ndarray) -> tuple[float, float]:

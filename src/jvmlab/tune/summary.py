@@ -63,6 +63,8 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
     infeasible = [t for t in result.trials if t.state == "infeasible"][:3]
     for t in infeasible:
         lines.append(f"infeasible trial {t.number + 1}: {' '.join(t.config.flags)}: {t.reason}")
+    for t in [t for t in result.trials if t.state == "drift"][:3]:  # better, but not promoted
+        lines.append(f"drift trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
     if result.importances:
         top = sorted(result.importances.items(), key=lambda kv: -kv[1])
         lines.append("Parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in top))
