@@ -11,6 +11,16 @@ from jvmlab.results.load import load_experiment
 from jvmlab.results.nodes import NodeAnalysis, analyze_nodes
 from jvmlab.store.protocol import Store
 
+# A hierarchical interval from one or two blocks per node can come out far too narrow (seen: a
+# 4-block, 2-node run judged precise at 2% where 40 blocks were needed): no stop before this.
+MIN_BLOCKS_PER_NODE = 3
+
+
+def enough_blocks(analysis: NodeAnalysis) -> bool:
+    """Every within-node comparison rests on at least MIN_BLOCKS_PER_NODE blocks per node."""
+    return all(c.within_node is not None and c.within_node.n_blocks >= MIN_BLOCKS_PER_NODE * c.within_node.n_nodes
+               for c in analysis.comparisons)
+
 
 def half_widths(analysis: NodeAnalysis) -> list[float | None]:
     """Each comparison's CI half-width on the ratio (a share of the baseline); None: no interval."""
@@ -22,14 +32,15 @@ def half_widths(analysis: NodeAnalysis) -> list[float | None]:
 
 
 def node_precision_reached(store: Store, experiment_id: int, metric: str, target_rel: float) -> Precision:
-    """Every within-node comparison's 95% CI half-width <= ``target_rel``. An experiment with one
+    """Every within-node comparison's 95% CI half-width <= ``target_rel``, on at least
+    MIN_BLOCKS_PER_NODE blocks per node. An experiment with one
     cell (nothing to compare) or no node records falls back to the one-machine rule."""
     results = load_experiment(store, experiment_id, documents=False)
     analysis = analyze_nodes(results, metric)
     if analysis is None or not analysis.comparisons:
         return store_precision_reached(store, experiment_id, metric, target_rel)
     widths = half_widths(analysis)
-    return Precision(all(w is not None and w <= target_rel for w in widths), None)
+    return Precision(enough_blocks(analysis) and all(w is not None and w <= target_rel for w in widths), None)
 
 
-__all__ = ["half_widths", "node_precision_reached"]
+__all__ = ["MIN_BLOCKS_PER_NODE", "enough_blocks", "half_widths", "node_precision_reached"]
