@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jvmlab.execute import launcher
-from jvmlab.execute.output import ClockOrigin, LineCallback, ReadyWatch, StreamReader
+from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader, start_readers
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 
@@ -107,14 +107,8 @@ class _Launch:
         return self._outcome(reports, readers, started_at)
 
     def _readers(self, out_r: int, err_r: int) -> list[StreamReader]:
-        plan = self.plan
-        callbacks: list[LineCallback] = [p.on_line for p in self.probes]
-        readers = [StreamReader(name, os.fdopen(fd, "rb"), path, plan.output_cap_bytes, plan.tail_bytes,
-                                self.origin, callbacks, self.ready)
-                   for name, fd, path in (("stdout", out_r, self.stdout_path), ("stderr", err_r, self.stderr_path))]
-        for reader in readers:
-            reader.start()
-        return readers
+        return start_readers(self.plan, (os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb")),
+                             (self.stdout_path, self.stderr_path), self.origin, self.probes, self.ready)
 
     def _watch(self, report: BinaryIO, helper_pid: int) -> list[launcher.Started | launcher.Ended | int]:
         """Wait for the helper to exit (starting the probes first, if any); its reports."""
@@ -199,13 +193,9 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
     except OSError as err:
         return _start_failed(plan, f"cannot start {plan.argv[0]}: {err.strerror or err}", started_at)
-    callbacks: list[LineCallback] = [p.on_line for p in probes]
     if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
         raise RuntimeError("subprocess.Popen returned no pipes")
-    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
-               for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
-    for reader in readers:
-        reader.start()
+    readers = start_readers(plan, (proc.stdout, proc.stderr), (stdout_path, stderr_path), t0, probes, ready)
     timed_out = threading.Event()
 
     def on_timeout() -> None:

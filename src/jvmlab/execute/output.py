@@ -6,9 +6,12 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO
+
+from jvmlab.model.probe import Probe
+from jvmlab.model.process import InvocationPlan
 
 LineCallback = Callable[[str, float, str], None]
 
@@ -111,3 +114,15 @@ class ReadyWatch:
             with self._lock:
                 if self.ready_s is None:
                     self.ready_s = t_s
+
+
+def start_readers(plan: InvocationPlan, pipes: tuple[IO[bytes], IO[bytes]], paths: tuple[Path, Path],
+                  origin: float | ClockOrigin, probes: Sequence[Probe], ready: ReadyWatch | None) -> list[StreamReader]:
+    """The stdout and stderr readers of one invocation (every executor's), started, in that order;
+    each probe sees every line through its ``on_line``."""
+    callbacks: list[LineCallback] = [p.on_line for p in probes]
+    readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, origin, callbacks, ready)
+               for name, pipe, path in zip(("stdout", "stderr"), pipes, paths, strict=True)]
+    for reader in readers:
+        reader.start()
+    return readers

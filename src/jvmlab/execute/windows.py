@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from jvmlab.execute.output import LineCallback, ReadyWatch, StreamReader
+from jvmlab.execute.output import ReadyWatch, start_readers
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.server.control import kill_tree
@@ -120,13 +120,9 @@ class PsutilExecutor:
         except OSError as err:
             return ProcessResult(Status.START_FAILED, f"cannot start {plan.argv[0]}: {err.strerror or err}",
                                  None, None, None, None, started_at)
-        callbacks: list[LineCallback] = [p.on_line for p in probes]
         if proc.stdout is None or proc.stderr is None:  # cannot be: both were asked for as pipes
             raise RuntimeError("subprocess.Popen returned no pipes")
-        readers = [StreamReader(name, pipe, path, plan.output_cap_bytes, plan.tail_bytes, t0, callbacks, ready)
-                   for name, pipe, path in (("stdout", proc.stdout, stdout_path), ("stderr", proc.stderr, stderr_path))]
-        for reader in readers:
-            reader.start()
+        readers = start_readers(plan, (proc.stdout, proc.stderr), (stdout_path, stderr_path), t0, probes, ready)
         samples = Samples(counters=os.name == "nt")
         timed_out = threading.Event()
         stop = threading.Event()

@@ -103,12 +103,7 @@ class Workload(_Strict):
     @field_validator("ready", "progress")
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as err:
-                raise ValueError(f"regex {value!r} does not compile: {err}") from err
-        return value
+        return check_regex(value)
 
     @field_validator("progress")
     @classmethod
@@ -192,7 +187,7 @@ class Environment(_Strict):
         return value
 
 
-from jvmlab.spec.server import Load, Server  # noqa: E402  (server/load parts, docs/servers.md)
+from jvmlab.spec.server import Load, Server, check_regex  # noqa: E402  (server/load parts, docs/servers.md)
 
 
 class Spec(_Strict):

@@ -26,7 +26,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _check_regex(value: str | None) -> str | None:
+def check_regex(value: str | None) -> str | None:
+    """``value`` unchanged when it compiles as a regex (or is None); else a ValueError saying why."""
     if value is not None:
         try:
             re.compile(value)
@@ -58,7 +59,7 @@ class Server(_Strict):
     @field_validator("ready_log", "ready_body")
     @classmethod
     def _regexes(cls, value: str | None) -> str | None:
-        return _check_regex(value)
+        return check_regex(value)
 
     @field_validator("ready_url", "first_request_url")
     @classmethod
@@ -143,7 +144,7 @@ class Load(_Strict):
     @field_validator("regex")
     @classmethod
     def _named_groups(cls, value: str | None) -> str | None:
-        _check_regex(value)
+        check_regex(value)
         if value is not None and not re.compile(value).groupindex:
             raise ValueError(f"load regex {value!r} needs named groups, e.g. (?P<req_per_s>[0-9.]+)")
         return value

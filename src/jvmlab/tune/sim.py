@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from jvmlab.tune.model import Metrics
-from jvmlab.tune.space import TuneConfig, parse_tune
+from jvmlab.tune.space import TuneConfig, grid_points, parse_tune
 
 SIM_TUNE: dict[str, Any] = {
     "objective": "wall_s",
@@ -101,10 +101,4 @@ class SimMeasurer:
 
 def true_optimum(config: TuneConfig, points: int = 24) -> float:
     """The best noise-free wall time over a fine grid of the space (conditions respected)."""
-    combos: list[dict[str, Any]] = [{}]
-    for p in config.params:
-        nxt: list[dict[str, Any]] = []
-        for c in combos:
-            nxt.extend({**c, p.name: v} for v in p.grid(points)) if p.active(c) else nxt.append(c)
-        combos = nxt
-    return min(true_metrics(config.flags(c))["wall_s"] for c in combos)
+    return min(true_metrics(config.flags(c))["wall_s"] for c in grid_points(config, points))

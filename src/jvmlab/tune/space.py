@@ -259,15 +259,20 @@ def _range(name: str, kind: Kind, body: dict[str, Any], when: dict[str, tuple[st
                  template=template, when=when)
 
 
-def grid_size(config: TuneConfig, points: int = 6) -> int:
-    """How many cells a full grid of the space holds (conditions respected)."""
+def grid_points(config: TuneConfig, points: int = 6) -> list[dict[str, Any]]:
+    """Every point of a full grid of the space (conditions respected: an inactive parameter is left out)."""
     combos: list[dict[str, Any]] = [{}]
     for p in config.params:
         nxt: list[dict[str, Any]] = []
         for c in combos:
             nxt.extend({**c, p.name: v} for v in p.grid(points)) if p.active(c) else nxt.append(c)
         combos = nxt
-    return len(combos)
+    return combos
+
+
+def grid_size(config: TuneConfig, points: int = 6) -> int:
+    """How many cells a full grid of the space holds (conditions respected)."""
+    return len(grid_points(config, points))
 
 
 def value_text(value: Any) -> str:
