@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from jvmlab.collect.proc import (
     ProcCollector,
     ProcSample,
+    TreeSampler,
     parse_rollup,
     parse_stat,
     summarize,
@@ -64,6 +67,34 @@ def test_too_few_samples_give_no_figure_but_a_reason() -> None:
     assert why["mem.peak_rss_bytes"] == "fewer than 5 samples (3 in 0.20 s)"
     assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (1 in")
     assert "mem.rss_bytes" in out.timelines, "the samples themselves are kept, with their times"
+
+
+def test_no_rollup_read_gives_the_reason_for_pss() -> None:
+    samples = [ProcSample(0.1, 100, None, None, {"jit": 0.0, "gc": 0.0, "vm": 0.0, "app": 0.01})]
+    why = summarize(samples).documents["proc"]["unmeasured"]
+    assert why["mem.peak_pss_bytes"] == "fewer than 5 samples (0 in 0.00 s) of smaps_rollup"
+    assert why["mem.peak_anon_huge_bytes"] == "fewer than 5 samples (0 in 0.00 s) of smaps_rollup"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux /proc")
+def test_first_sample_skips_smaps_rollup_and_new_threads_are_found() -> None:
+    # This test's own process is the sampled one: real /proc files, no JVM needed.
+    sampler = TreeSampler(os.getpid())
+    try:
+        first = sampler.sample(0.1)
+        assert first.rss_bytes > 0 and first.pss_bytes is None  # start-up: no page walk yet
+        assert sampler.sample(0.2).pss_bytes is not None
+        stop = threading.Event()
+        worker = threading.Thread(target=stop.wait, name="late-thread", daemon=True)
+        worker.start()
+        try:
+            sampler.sample(0.3)  # the thread count changed: the task folder is listed again
+            assert (os.getpid(), worker.native_id) in sampler.last_ticks
+        finally:
+            stop.set()
+            worker.join()
+    finally:
+        sampler.close()
 
 
 def test_shares_that_miss_most_of_the_cpu_time_are_not_given() -> None:

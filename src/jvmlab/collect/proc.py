@@ -9,7 +9,7 @@ process's ``stat`` for RSS and its thread count; the task folder is listed again
 that count differs from the threads known (or once a second). PSS and AnonHugePages come from ``smaps_rollup``, which
 walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
 often as keeps its cost under ``ROLLUP_BUDGET`` (0.5 %) of one core: every sample for a
-small process, every second or so for a big heap. The "mem.pss_bytes" and
+small process, every second or so for a big heap, and never at the first sample. The "mem.pss_bytes" and
 "mem.anon_huge_bytes" timelines therefore have their own, sparser times, and a short
 peak between two rollup reads can be missed. See bench/observer_effect.py.
 
@@ -213,14 +213,19 @@ class TreeSampler:
         self.last_ticks: dict[tuple[int, int], tuple[str, int]] = {}  # (pid, tid) -> (group, ticks)
         self.retired = dict.fromkeys(GROUPS, 0)  # ticks of threads whose tid was reused
         self._last_tree: float | None = None
-        self._next_rollup = 0.0
+        # No smaps_rollup at the first sample: the process has just started (its PSS is a
+        # fraction of what it will be) and the page walk (1-3 ms for a JVM) would compete
+        # with its start-up; a JVM of 100-200 ms would pay it and get no PSS figure anyway.
+        self._next_rollup: float | None = None
 
     def sample(self, t_s: float) -> ProcSample:
         every = self._last_tree is None or t_s - self._last_tree >= _TREE_EVERY_S
         if every:
             self._last_tree = t_s
         self._grow_tree(every)
-        rollup = t_s >= self._next_rollup
+        rollup = self._next_rollup is not None and t_s >= self._next_rollup
+        if self._next_rollup is None:
+            self._next_rollup = t_s
         rollup_cpu_s = 0.0  # the budget is of CPU: preemption on a busy machine is not cost
         rss, pss, anon_huge = 0, 0, 0
         for proc in list(self.processes.values()):
@@ -367,6 +372,7 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
     rolled = [(t, s) for t, s in zip(times, samples, strict=False) if s.pss_bytes is not None]
     for attr in ("pss_bytes", "anon_huge_bytes"):
         if not rolled:
+            unmeasured[f"mem.peak_{attr}"] = f"{_too_few(0, MIN_MEMORY_SAMPLES, [])} of smaps_rollup"
             continue
         values = tuple(float(getattr(s, attr)) for _, s in rolled)
         out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
