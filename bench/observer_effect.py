@@ -176,8 +176,8 @@ def _line(label: str, values: list[float]) -> str:
 
 def report(rounds: list[dict[str, Run]], args: argparse.Namespace, jdk: JdkInfo) -> None:
     runs = {arm: [r[arm] for r in rounds] for arm in ARMS}
-    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds} s (steady: ticks "
-          f"{args.skip}..{args.seconds - 1 if args.seconds == int(args.seconds) else int(args.seconds)} s), "
+    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds} s (steady rate: "
+          f"the JVM's ticks from {args.skip} s to {args.seconds} s), "
           f"{' '.join(FLAGS)}, /proc interval {args.interval_ms} ms, {len(rounds)} rounds; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs at the end")
     print(f"\n{'arm':6} {'steady chunks/s':>16} {'sd':>7} {'child CPU s/kchunk':>19} "
