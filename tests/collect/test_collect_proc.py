@@ -148,6 +148,9 @@ def test_a_sub_second_jvm_gets_no_cpu_shares_but_the_reason(jdk17: JdkInfo, clas
                    classpath=classes)
     assert run.result.status == "ok", run.result.reason
     out = run.collected
+    samples = out.documents["proc"]["samples"]
+    if samples >= 5:  # a JVM of ~0.1 s that a loaded machine stretched past half a second
+        pytest.skip(f"the premise failed: the JVM ran {run.result.measures.wall_s:.2f} s ({samples} samples)")
     assert not any(name.startswith("cpu.") and name.endswith("_share") for name in out.metrics)
     assert "mem.peak_pss_bytes" not in out.metrics
     why = out.documents["proc"]["unmeasured"]
