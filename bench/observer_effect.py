@@ -169,7 +169,7 @@ def _ratios(rounds: list[dict[str, Run]], num: str, den: str, what: str) -> list
 
 def _line(label: str, values: list[float]) -> str:
     mean, lo, hi = interval(values)
-    spread = statistics.stdev(math.log(v) for v in values) if len(values) > 1 else 0.0
+    spread = statistics.stdev([math.log(v) for v in values]) if len(values) > 1 else 0.0
     return (f"  {label:44} {mean:.4f}  95% CI {lo:.4f}..{hi:.4f}  "
             f"(sd of the log ratios {spread:.4f}, range {min(values):.4f}..{max(values):.4f})")
 
