@@ -122,7 +122,8 @@ def run_hyperfine(hyperfine: str, cmd: Command, runs: int, tmp: Path, output: st
     # 0.6); jvmlab's batches discard their first run too, so both tools are treated alike.
     subprocess.run([hyperfine, "-N", "--warmup", "1", "--runs", str(runs), "--style", "none",
                     f"--output={output}", "--export-json", str(out),
-                    shlex.join(argv)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    shlex.join(argv)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=folder)  # jvmlab's children, too, run in a folder of the same temporary directory
     shutil.rmtree(folder, ignore_errors=True)
     [result] = json.loads(out.read_text())["results"]
     tool = "hyperfine+flags" if with_flags else "hyperfine"
