@@ -76,3 +76,35 @@ def test_log_deleted_when_not_kept_jdk25(jdk25: JdkInfo, classes: Path, tmp_path
     assert doc["kept"] is False
     assert doc["collector"].startswith("ZGC")
     assert run.collected.metrics["gc.pause_count"] > 0
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize(("jdk_name", "gc_flag"), [("jdk17", "-XX:+UseG1GC"), ("jdk17", "-XX:+UseParallelGC"),
+                                                   ("jdk17", "-XX:+UseZGC"), ("jdk25", "-XX:+UseZGC")])
+def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytest.FixtureRequest, classes: Path,
+                                     tmp_path: Path, run_java) -> None:
+    # gc_log = "light" lists the tag sets the summary reads instead of gc*: the same metrics.
+    jdk: JdkInfo = request.getfixturevalue(jdk_name)
+    run = run_java([GcCollector(keep_logs=True, level="light")], jdk, tmp_path,
+                   [gc_flag, "-Xmx64m", "-XX:TieredStopAtLevel=1"], ["Garbage", "300"], classpath=classes)
+    assert run.result.status == "ok", run.result.reason
+    [log] = run.ctx.artifacts_dir.glob("gc-*.log")
+    text = log.read_text()
+    assert "[gc,heap" not in text and "[gc,metaspace" not in text and "[gc,init" in text  # light, really
+    out = run.collected
+    assert out.documents["gc"]["gc_log"] == "light"
+    assert out.metrics["gc.pause_count"] == _pause_lines(log) > 0
+    assert out.metrics["gc.pause_max_ms"] >= out.metrics["gc.pause_p50_ms"] > 0
+    assert 0 < out.metrics["gc.paused_pct"] < 100
+    assert out.timelines["gc.heap_after_mb"].values
+    doc = out.documents["gc"]
+    assert doc["heap_settings_mb"]["heap_max_mb"] == 64 and doc["jvm_version"].startswith(str(jdk.feature))
+    if "ZGC" in gc_flag:
+        assert out.metrics["gc.concurrent_cycles"] > 0
+    else:
+        assert out.metrics["gc.alloc_rate_mb_s"] > 0
+
+
+def test_light_flags(jdk17: JdkInfo, tmp_path: Path) -> None:
+    assert gc_log_args(jdk17, tmp_path, "light")[-1] == (
+        f'-Xlog:gc,gc+init,gc+phases,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0')

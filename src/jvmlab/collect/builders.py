@@ -25,7 +25,7 @@ def workload_metrics(ctx: BuildContext) -> Collector | None:
 def gc(ctx: BuildContext) -> Collector | None:
     from jvmlab.collect.gc import GcCollector
 
-    return GcCollector(keep_logs=bool(ctx.settings.keep_gc_logs))
+    return GcCollector(keep_logs=bool(ctx.settings.keep_gc_logs), level=str(ctx.settings.gc_log))
 
 
 def proc(ctx: BuildContext) -> Collector | None:

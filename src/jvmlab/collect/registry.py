@@ -300,7 +300,8 @@ def docs_table() -> str:
     lines = ["| `[collect]` key / `--collect` name | default | adds | settings | metrics |", "|---|---|---|---|---|"]
     for e in switchable():
         settings = "; ".join(f"`{o.key} = {_toml(o.default)}`: {o.help}"
-                             + (f" ({' or '.join(o.choices)}; `--collect {e.name}=VALUE`)" if o.choices else "")
+                             + (f" ({' or '.join(o.choices)}" + (f"; `--collect {e.name}=VALUE`" if o.key == e.setting
+                                                                 else "") + ")" if o.choices else "")
                              for o in e.options)
         lines.append(f"| `{e.name}` | {'on' if e.default_on else 'off'} | {e.help} | {settings or '-'} | "
                      f"{e.metrics or '-'} |")
@@ -315,7 +316,10 @@ register(CollectorEntry("workload_metrics", "`jvmlab-metric name=x value=1.5 uni
                         "`workload.<name>`", _B + "workload_metrics"))
 register(CollectorEntry("gc", "a GC log per invocation, summarised (docs/gclog.md)",
                         "`gc.pause_*`, `gc.paused_pct`, `gc.alloc_rate_mb_s`, ...", _B + "gc",
-                        options=(Option("keep_gc_logs", True, "keep each GC log (false: delete it once summarised)"),)))
+                        options=(Option("keep_gc_logs", True, "keep each GC log (false: delete it once summarised)"),
+                                 Option("gc_log", "full", "what the GC log records: full (`gc*`) or light (the tag "
+                                        "sets the summary reads; a fifth of full's cost at each JVM's start)",
+                                        choices=("full", "light")))))
 register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group (Linux)",
                         "`mem.peak_*`, `cpu.*_share`", _B + "proc",
                         options=(Option("proc_interval_ms", 100, "sampling interval in ms (5 to 60000)",
