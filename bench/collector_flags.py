@@ -4,7 +4,8 @@
 
 Runs the built-in HelloWorld under ``valgrind --tool=callgrind`` (interpreter only,
 ``-Xint``, so the count does not depend on what the JIT compiled when) with no extra flag,
-with each default collector's flags alone, and with all of them, and prints the
+with each default collector's flags alone (and the GC log's ``light`` level), and with all
+of them, and prints the
 instructions each adds. A count is what a busy machine cannot blur: on this 2-core machine
 shared by seven builds, wall and CPU times of a 40 ms JVM varied by more than the few
 percent in question, while two counts of the same command agree within 0.1 %. Each
@@ -25,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from jvmlab.collect.gc import GcCollector
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.jdk.identify import identify
 from jvmlab.model.jdk import JdkInfo
@@ -40,6 +42,7 @@ def variants(jdk: JdkInfo, folder: Path) -> dict[str, list[str]]:
     per = {c.name: c.probe(ctx).jvm_args() for c in build_collectors(CollectSettings(), None)}
     out = {"none": []}
     out.update({f"{name} alone": args for name, args in per.items() if args})
+    out['gc alone, gc_log = "light"'] = GcCollector(level="light").probe(ctx).jvm_args()
     out["all default collectors"] = [a for args in per.values() for a in args]
     return out
 
@@ -78,7 +81,7 @@ def main() -> None:
                 argv = [str(jdk.java), "-Xint", *flags, "-cp", str(built.classpath), built.main_class]
                 n = min(count(valgrind, argv, folder) for _ in range(max(1, args.runs)))
                 base = n if base is None else base
-                print(f"  {label:26} {n / 1e6:8.2f} M  {(n - base) / 1e6:+7.2f} M  {n / base - 1:+7.2%}  "
+                print(f"  {label:28} {n / 1e6:8.2f} M  {(n - base) / 1e6:+7.2f} M  {n / base - 1:+7.2%}  "
                       f"{' '.join(flags)[:90]}", flush=True)
 
 

@@ -107,4 +107,4 @@ def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytes
 
 def test_light_flags(jdk17: JdkInfo, tmp_path: Path) -> None:
     assert gc_log_args(jdk17, tmp_path, "light")[-1] == (
-        f'-Xlog:gc,gc+init,gc+phases,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0')
+        f'-Xlog:gc,gc+init,gc+phases,gc+alloc,gc+stats,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0')

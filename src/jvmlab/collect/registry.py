@@ -318,7 +318,7 @@ register(CollectorEntry("gc", "a GC log per invocation, summarised (docs/gclog.m
                         "`gc.pause_*`, `gc.paused_pct`, `gc.alloc_rate_mb_s`, ...", _B + "gc",
                         options=(Option("keep_gc_logs", True, "keep each GC log (false: delete it once summarised)"),
                                  Option("gc_log", "full", "what the GC log records: full (`gc*`) or light (the tag "
-                                        "sets the summary reads; a fifth of full's cost at each JVM's start)",
+                                        "sets the summary reads; a third of full's cost at each JVM's start)",
                                         choices=("full", "light")))))
 register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group (Linux)",
                         "`mem.peak_*`, `cpu.*_share`", _B + "proc",
