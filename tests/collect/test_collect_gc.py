@@ -80,7 +80,8 @@ def test_log_deleted_when_not_kept_jdk25(jdk25: JdkInfo, classes: Path, tmp_path
 
 @pytest.mark.jvm
 @pytest.mark.parametrize(("jdk_name", "gc_flag"), [("jdk17", "-XX:+UseG1GC"), ("jdk17", "-XX:+UseParallelGC"),
-                                                   ("jdk17", "-XX:+UseZGC"), ("jdk25", "-XX:+UseZGC")])
+                                                   ("jdk17", "-XX:+UseZGC"), ("jdk25", "-XX:+UseZGC"),
+                                                   ("jdk25", "-XX:+UseShenandoahGC")])
 def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytest.FixtureRequest, classes: Path,
                                      tmp_path: Path, run_java) -> None:
     # gc_log = "light" lists the tag sets the summary reads instead of gc*: the same metrics.
@@ -101,6 +102,8 @@ def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytes
     assert doc["heap_settings_mb"]["heap_max_mb"] == 64 and doc["jvm_version"].startswith(str(jdk.feature))
     if "ZGC" in gc_flag:
         assert out.metrics["gc.concurrent_cycles"] > 0
+    elif "Shenandoah" in gc_flag:
+        assert "[gc,stats" in text and doc["pacing"]["count"] > 0  # its pacing table (gc+stats) is read
     else:
         assert out.metrics["gc.alloc_rate_mb_s"] > 0
 
