@@ -111,3 +111,17 @@ def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytes
 def test_light_flags(jdk17: JdkInfo, tmp_path: Path) -> None:
     assert gc_log_args(jdk17, tmp_path, "light")[-1] == (
         f'-Xlog:gc,gc+init,gc+phases,gc+alloc,gc+stats,safepoint:file="{tmp_path}/gc-%p.log":uptime,level,tags:filecount=0')
+
+
+def test_gc_log_setting_reaches_the_flags(jdk17: JdkInfo, tmp_path: Path) -> None:
+    from jvmlab.collect.setup import CollectSettings, build_collectors
+    from jvmlab.errors import UserError
+    from jvmlab.model.probe import ProbeContext
+    from jvmlab.spec.model import Collect
+
+    ctx = ProbeContext(jdk17, "c", (), tmp_path)
+    for level, selection in (("light", "-Xlog:gc,gc+init,"), ("full", "-Xlog:gc*,")):
+        [gc] = [c for c in build_collectors(CollectSettings.from_spec(Collect(gc_log=level)), None) if c.name == "gc"]
+        assert gc.probe(ctx).jvm_args()[-1].startswith(selection)
+    with pytest.raises(UserError, match="gc_log: choose full or light"):
+        CollectSettings.from_spec(Collect(gc_log="medium"))
