@@ -21,7 +21,8 @@ Per run it reads two figures that have far less run-to-run spread than the whole
   jvmlab's own CPU during the run added (the machine's whole cost of one chunk).
 
 The per-round ratios (on/off, flags/off, on/flags) are paired, so slow drift of the machine
-cancels; each is printed with the 95 % t-interval of its mean over the rounds. Verdicts:
+cancels; each is printed as the geometric mean over the rounds with the 95 % t-interval of
+the mean of the log ratios. Verdicts:
 the collectors cost at most 1 % of steady throughput (PASS: the on/off interval lies above
 0.99; FAIL: below; UNDECIDED: it straddles 0.99) and at most 1 % of CPU per chunk (PASS: the
 interval lies below 1.01). The decomposition: jvmlab's own CPU per second of child (while it
