@@ -67,3 +67,18 @@ def test_build_why_merges_each_cells_profiles_and_diffs_against_the_baseline() -
     [cpu] = [d for d in part.diffs if d.kind == "cpu"]
     assert cpu.cell == "other" and cpu.grew[0].frame == "b"  # the leaf frame
     assert why_json(summary, WhyRecords(7, invs)) == {}  # no profile, no startup, no jfr: no why part
+
+
+def test_the_why_scenario_names_the_grown_frame_from_a_real_store(tmp_path: Path) -> None:
+    # G1 (baseline) spends 8 of 10 samples in a, ZGC 8 of 10 in b: b grew by 60 percentage points.
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios.why import frame_changes
+
+    store, exp, g1, zgc = _store(tmp_path)
+    store.set_baseline(exp, 0)
+    for block in range(3):
+        _record(store, exp, g1, block, {"jfr.profile": {"cpu": {"main;a": 8, "main;b": 2}, "alloc": {}}})
+        _record(store, exp, zgc, block, {"jfr.profile": {"cpu": {"main;a": 2, "main;b": 8}, "alloc": {}}})
+    summary = summarize(store, exp)
+    assert frame_changes(summary, store) == ["ZGC: +60.0 pp of samples in b"]
+    store.close()
