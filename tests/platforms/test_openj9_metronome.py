@@ -60,3 +60,25 @@ def test_impossible_heartbeats_are_refused_not_expanded():
         quanta_pauses(None, 10**9, 0.1, 0.2, 0.3)  # a damaged count: no billion events
     with pytest.raises(ValueError):
         quanta_pauses(None, 3, 2.0, 1.0, 1.0)  # shortest above longest
+
+
+def test_metronome_percentiles_are_not_measured_and_say_why(capsys):
+    import json
+
+    from jvmlab.cli.main import main
+    from jvmlab.gclog.summary import summary_metrics
+
+    (summary,) = analyze_paths([LOGS / "metronome.xml"])
+    metrics = summary_metrics(summary)
+    assert metrics["gc.pause_count"] == 6 and metrics["gc.pause_max_ms"] == pytest.approx(25.125)
+    assert "gc.pause_p50_ms" not in metrics and "gc.pause_p99_ms" not in metrics
+    with pytest.raises(SystemExit) as done:
+        main(["gc", "analyze", "--json", str(LOGS / "metronome.xml")])
+    assert done.value.code == 0
+    (log,) = json.loads(capsys.readouterr().out)["logs"]
+    pauses = log["pauses"]
+    assert pauses["p50_ms"] is None and pauses["p99_ms"] is None and pauses["count"] == 6
+    assert "percentiles are not" in pauses["percentiles_not_measured"]
+    # a policy that logs each pause keeps its percentiles and has no such note
+    (gencon,) = analyze_paths([LOGS / "gencon.xml"])
+    assert gencon.percentiles_unmeasured is None and "gc.pause_p50_ms" in summary_metrics(gencon)

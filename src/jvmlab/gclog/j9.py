@@ -15,7 +15,7 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
-from jvmlab.gclog.j9_metronome import HEARTBEAT, SYNC_GC, MetronomeReader
+from jvmlab.gclog.j9_metronome import HEARTBEAT, PERCENTILES_UNMEASURED, SYNC_GC, MetronomeReader
 from jvmlab.gclog.state import ParserState
 
 _ATTR = re.compile(r'([\w-]+)="([^"]*)"')
@@ -120,11 +120,13 @@ class J9Parser(ParserState):
         elif name == "kickoff" and self._kickoff_open:
             yield from self._kicked_off(attrs.get("reason"))
 
-    def _metronome_op(self, attrs: dict[str, str]) -> Iterator[GcEvent]:
+    def _metronome_op(self, attrs: dict[str, str]) -> Iterator[GcEvent | LogInfo]:
         """A heartbeat opens a summary of quanta; a synchronous GC is one full pause."""
         yield from self._release()
         t = self._t(attrs)
         if attrs["type"] == HEARTBEAT:
+            if not self._metronome.seen:
+                yield LogInfo("percentiles_unmeasured", PERCENTILES_UNMEASURED)
             self._metronome.begin(t)
         elif "timems" in attrs:
             self._last = dict(type=ev.PAUSE, kind=ev.FULL, t_s=t, duration_ms=float(attrs["timems"]), name=SYNC_GC)

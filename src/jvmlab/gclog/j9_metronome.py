@@ -1,8 +1,8 @@
 """OpenJ9 metronome (``-Xgcpolicy:metronome``) verbose GC: heartbeats of quanta, synchronous GCs.
 
 Metronome collects in short stop-the-world quanta spread over time and does not log each
-one: every heartbeat (about once a second, ``-Xgc:verbosegcCycleTime``) writes one summary
-of the quanta since the previous one. OpenJ9 prints it as (``VerboseHandlerOutputRealtime``
+one: each heartbeat (written once the VM's ``verbosegcCycleTime`` has passed, at a phase
+change, or before a synchronous GC) summarises the quanta since the previous one. OpenJ9 prints it as (``VerboseHandlerOutputRealtime``
 in eclipse-openj9/openj9)::
 
     <gc-op id="5" type="heartbeat" contextid="4" timestamp="...">
@@ -15,9 +15,10 @@ with ``<summary quantumcount="12">`` and ``<quantum minms=".." meanms=".." maxms
 Each quantum is a pause, so a heartbeat gives ``quantumCount`` pause events whose count,
 total (count x mean), shortest and longest are the logged ones. The log has no other
 durations: the quanta between the shortest and the longest are given the mean of the rest,
-so the pause count, total and maximum are exact but percentiles between are not measured
-(``docs/jdks.md`` says so). A synchronous GC (``<gc-op type="syncgc" timems=..>``, metronome
-falling back to a stop-the-world collection) is one full pause of that duration.
+so the pause count, total and maximum are exact; the log's pause percentiles are reported
+as not measured (``PERCENTILES_UNMEASURED``, ``docs/jdks.md``). A synchronous GC
+(``<gc-op type="syncgc" timems=..>``, metronome falling back to a stop-the-world
+collection) is one full pause of that duration.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from __future__ import annotations
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
 
+PERCENTILES_UNMEASURED = ("metronome logs each heartbeat's quanta as count, min, mean and max only: "
+                          "pause count, total and max are measured, percentiles are not")
 HEARTBEAT = "heartbeat"
 SYNC_GC = "syncgc"
 QUANTUM_NAME = "metronome quantum"
@@ -56,12 +59,13 @@ class MetronomeReader:
     on two elements (``<summary>`` then ``<quantum>``); the phase on newer ones is inline."""
 
     def __init__(self) -> None:
+        self.seen = False  # a heartbeat was read: the log's percentiles are not measured
         self.beat_t: float | None = None
         self.in_beat = False
         self.count: int | None = None
 
     def begin(self, t_s: float | None) -> None:
-        self.beat_t, self.in_beat, self.count = t_s, True, None
+        self.beat_t, self.in_beat, self.count, self.seen = t_s, True, None, True
 
     def element(self, name: str, attrs: dict[str, str]) -> list[GcEvent]:
         """Pauses from one element inside a heartbeat (``quanta``, ``summary``, ``quantum``)."""
