@@ -2,8 +2,8 @@
 
 Metronome collects in short stop-the-world quanta spread over time and does not log each
 one: each heartbeat (written once the VM's ``verbosegcCycleTime`` has passed, at a phase
-change, or before a synchronous GC) summarises the quanta since the previous one. OpenJ9 prints it as (``VerboseHandlerOutputRealtime``
-in eclipse-openj9/openj9)::
+change, or before a synchronous GC) summarises the quanta since the previous one. OpenJ9
+prints it as (``VerboseHandlerOutputRealtime`` in eclipse-openj9/openj9)::
 
     <gc-op id="5" type="heartbeat" contextid="4" timestamp="...">
       <quanta quantumCount="12" quantumType="mark" minTimeMs="0.412" meanTimeMs="1.208"
