@@ -26,7 +26,9 @@ EXPECTED = {
     "balanced": (["mixed", "other", "full"], 152.457 + 6.705 + 410.250),
     "optthruput": (["full", "full"], 12.250 + 15.750),
     "optavgpause": (["full"], 4.250),
-    "metronome": ([], 0.0),  # heartbeats summarise quanta; the parser counts no pauses from them
+    # two heartbeats of 4 (0.4 / 0.8 / 0.8 / 2.0 ms: min, max, the rest at their mean) and 1
+    # (0.5 ms) quanta, then one 25.125 ms synchronous GC
+    "metronome": (["other"] * 5 + ["full"], 4 * 1.0 + 0.5 + 25.125),
     "nogc": ([], 0.0),
 }
 

@@ -1,8 +1,9 @@
 """Azul Zing / Prime GC logs: the recorded public excerpts in tests/data/jvms/prime-gc
 (sources in tests/data/jvms/SOURCES.md) read by `jvmlab gc analyze`.
 
-No public recorded sample of Zing's per-cycle GPGC lines was found, so none is tested: the
-excerpts hold Zing's GCHH header and the safepoint lines Azul documents for Zing's gc.log.
+No public recorded or documented sample of Zing's per-cycle GPGC lines was found (SOURCES.md
+lists the pages read), so none is tested: the excerpts hold Zing's GCHH header and the
+safepoint lines Azul documents for Zing's gc.log (JDK 8 recorded, JDK 11+ constructed).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import pytest
 
 from jvmlab.cli.main import main
 from jvmlab.gclog import analyze_paths, iter_events
-from jvmlab.gclog.detect import LEGACY, ZING, detect_format
+from jvmlab.gclog.detect import LEGACY, UNIFIED, ZING, detect_format
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "jvms" / "prime-gc"
 HEADER = LOGS / "gchh-header.log"
 STOPPED = LOGS / "stopped-time.log"
+UNIFIED_SAFEPOINT = LOGS / "constructed-unified-safepoint.log"
 
 
 def test_gchh_header_is_read_as_a_zing_log_with_c4():
@@ -45,6 +47,17 @@ def test_zing_stopped_time_lines_are_one_safepoint():
     (summary,) = analyze_paths([STOPPED])
     assert summary.collector is None and summary.pauses.count == 0 and summary.cycles.count == 0
     assert summary.unparsed_lines == 0
+
+
+def test_prime_unified_safepoint_lines_go_through_the_unified_parser():
+    # Constructed from the support article's filter (SOURCES.md): one "Total time ... stopped:
+    # 0.0000602 seconds" = 0.0602 ms at 12.836 s; the "Application time" line is no event.
+    assert detect_format(UNIFIED_SAFEPOINT) == UNIFIED
+    events = list(iter_events(UNIFIED_SAFEPOINT))
+    assert [(e.type, e.t_s) for e in events] == [("safepoint", 12.836)]
+    assert events[0].duration_ms == pytest.approx(0.0602)
+    (summary,) = analyze_paths([UNIFIED_SAFEPOINT])
+    assert summary.collector is None and summary.pauses.count == 0 and summary.unparsed_lines == 0
 
 
 def test_a_gchh_headed_log_also_reads_its_safepoint_lines(tmp_path):

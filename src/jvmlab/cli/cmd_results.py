@@ -62,6 +62,7 @@ def report(
     from jvmlab.report.summary import REPORT_TIMELINES, summary_of
     from jvmlab.report.terminal import render
     from jvmlab.results import analyze_experiment, load_experiment
+    from jvmlab.results.why import load_why
     from jvmlab.store import open_store
 
     db = open_store(store, must_exist=True)
@@ -69,24 +70,25 @@ def report(
     # load -> compare -> render: the store is read here, once; renderers take the results.
     drawn = REPORT_TIMELINES if html is not None or open_ else None
     summary = summary_of(analyze_experiment(load_experiment(db, exp_id, timelines=drawn), metric))
+    why_records = load_why(db, exp_id)
     if html is not None or open_:
         from jvmlab.report.html import write_html
-        from jvmlab.report.why import load_why
+        from jvmlab.report.why import build_why
 
         target = html if html is not None else Path(tempfile.mkdtemp(prefix="jvmlab-")) / f"report-{exp_id}.html"
-        written = write_html(summary, target, why=load_why(summary, db))
+        written = write_html(summary, target, why=build_why(summary, why_records))
         typer.echo(f"HTML report: {written}", err=True)
         if open_:
             webbrowser.open(written.resolve().as_uri())
     if as_json:
         from jvmlab.report.why import why_json
 
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records)}, indent=2, default=str))
     else:
         from jvmlab.report.why import render_why
 
         render(summary, stdout_console())
-        render_why(summary, db, stdout_console())
+        render_why(summary, why_records, stdout_console())
 
 
 @app.command("metrics")

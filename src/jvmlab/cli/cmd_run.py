@@ -202,15 +202,18 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.
     summary = summarize(db, exp_id, metric)
+    from jvmlab.results.why import load_why
+
+    why_records = load_why(db, exp_id)
     if as_json:
         from jvmlab.report.why import why_json
 
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records)}, indent=2, default=str))
     else:
         from jvmlab.report.why import render_why
 
         render(summary, stdout_console())
-        render_why(summary, db, stdout_console())
+        render_why(summary, why_records, stdout_console())
     return exp_id
 
 

@@ -2,7 +2,8 @@
 
 Read line by line with attribute regexes rather than an XML parser: real files are often
 truncated or concatenated, which an XML parser refuses but this reads to the last event.
-A pause is a ``<gc-end durationms=...>`` (R26+) or an ``<af>``/``<sys>`` block's total time.
+A pause is a ``<gc-end durationms=...>`` (R26+) or an ``<af>``/``<sys>`` block's total time;
+metronome's heartbeats and synchronous GCs are read by :mod:`jvmlab.gclog.j9_metronome`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.j9_metronome import HEARTBEAT, PERCENTILES_UNMEASURED, SYNC_GC, MetronomeReader
 from jvmlab.gclog.state import ParserState
 
 _ATTR = re.compile(r'([\w-]+)="([^"]*)"')
@@ -48,6 +50,7 @@ class J9Parser(ParserState):
         self._kickoff: float | None = None  # a <concurrent-kickoff> waiting for its reason
         self._kickoff_open = False
         self._concurrent_starts: dict[str, float | None] = {}  # concurrent-X-start -> its time
+        self._metronome = MetronomeReader()
 
     def _t(self, attrs: dict[str, str]) -> float | None:
         stamp = attrs.get("timestamp")
@@ -106,10 +109,27 @@ class J9Parser(ParserState):
                 total, free = float(attrs["total"]), float(attrs["free"])
                 target["heap_after_mb"] = (total - free) / (1 << 20)
                 target["heap_committed_mb"] = total / (1 << 20)
+        elif name in ("gc-op", "gc") and attrs.get("type") in (HEARTBEAT, SYNC_GC):
+            yield from self._metronome_op(attrs)
+        elif name in ("quanta", "summary", "quantum"):
+            yield from self._metronome.element(name, attrs)
+        elif name == "syncgc-info" and self._last is not None and self._last.get("name") == SYNC_GC:
+            self._last["cause"] = attrs.get("reason")
         elif name.startswith("concurrent-"):
             yield from self._concurrent(name, attrs, line)
         elif name == "kickoff" and self._kickoff_open:
             yield from self._kicked_off(attrs.get("reason"))
+
+    def _metronome_op(self, attrs: dict[str, str]) -> Iterator[GcEvent | LogInfo]:
+        """A heartbeat opens a summary of quanta; a synchronous GC is one full pause."""
+        yield from self._release()
+        t = self._t(attrs)
+        if attrs["type"] == HEARTBEAT:
+            if not self._metronome.seen:
+                yield LogInfo("percentiles_unmeasured", PERCENTILES_UNMEASURED)
+            self._metronome.begin(t)
+        elif "timems" in attrs:
+            self._last = dict(type=ev.PAUSE, kind=ev.FULL, t_s=t, duration_ms=float(attrs["timems"]), name=SYNC_GC)
 
     def _concurrent(self, name: str, attrs: dict[str, str], line: str) -> Iterator[GcEvent]:
         """Concurrent work as ``concurrent_phases``: a kickoff (start of concurrent marking,

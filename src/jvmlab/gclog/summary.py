@@ -85,6 +85,7 @@ class LogSummary:
     jvm_runs: int = 0
     unparsed_lines: int = 0
     unparsed_samples: list[str] = field(default_factory=list)
+    percentiles_unmeasured: str | None = None  # why pause percentiles are not measured (metronome)
     _last_heap_after: float | None = None
     _alloc_t0: float | None = None
     _alloc_t1: float | None = None
@@ -116,6 +117,8 @@ class LogSummary:
             self.collector = self.collector or str(info.value)
         elif info.key == "jvm_version":
             self.jvm_version = self.jvm_version or str(info.value)
+        elif info.key == "percentiles_unmeasured":
+            self.percentiles_unmeasured = self.percentiles_unmeasured or str(info.value)
         elif isinstance(info.value, float | int):
             self.heap.setdefault(info.key, float(info.value))
 
@@ -181,7 +184,7 @@ class LogSummary:
     def to_json(self) -> dict[str, Any]:
         """One entry of the ``logs[]`` array (schema in docs/gclog.md)."""
         p = self.pauses
-        p50, p90, p99 = p.quantiles((0.5, 0.9, 0.99))
+        p50, p90, p99 = p.quantiles((0.5, 0.9, 0.99)) if self.percentiles_unmeasured is None else (None,) * 3
         pauses: dict[str, Any] = {
             "count": p.count,
             "total_ms": _r(p.total),
@@ -191,6 +194,8 @@ class LogSummary:
             "percentiles_exact": p.exact,
             "by_kind": {k: s.to_json() for k, s in self.by_kind.items()},
         }
+        if self.percentiles_unmeasured is not None:
+            pauses["percentiles_not_measured"] = self.percentiles_unmeasured
         if not self.pauses_logged:
             pauses = {k: None for k in pauses}
         out: dict[str, Any] = {
@@ -237,7 +242,7 @@ def summary_metrics(summary: LogSummary, wall_s: float | None = None) -> dict[st
     if p.count:
         p50, p99 = p.quantiles((0.5, 0.99))
         out.update({"gc.pause_mean_ms": p.total / p.count, "gc.pause_max_ms": p.max})
-        if p50 is not None and p99 is not None:
+        if p50 is not None and p99 is not None and summary.percentiles_unmeasured is None:
             out.update({"gc.pause_p50_ms": p50, "gc.pause_p99_ms": p99})
     out["gc.concurrent_cycles"] = float(summary.cycles.count)
     if summary.collector == "ZGC" or summary.stalls.count:

@@ -11,11 +11,12 @@ the label). Frames are HTML-escaped for plotly's label subset; the page escapes 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.model.stored import StoredCell, StoredInvocation
+from jvmlab.model.stored import StoredCell
 from jvmlab.profile import (
     FrameChange,
     ProfileDiff,
@@ -25,6 +26,7 @@ from jvmlab.profile import (
     merge_stacks,
 )
 from jvmlab.profile.interval import share_change_interval
+from jvmlab.results.why import InvocationProfile
 
 KINDS = {"cpu": "execution samples", "alloc": "allocated bytes (allocation samples)"}
 TOP_CHANGES = 5
@@ -45,17 +47,15 @@ class CellProfiles:
         return any(s for kinds in self.stacks.values() for s in kinds.values())
 
 
-def load_profiles(store: Any, cells: list[StoredCell], invocations: list[StoredInvocation],
-                  baseline: str | None) -> CellProfiles:
-    """Merge the ``jfr.profile`` documents of each cell's successful invocations."""
-    ok = [i for i in invocations if i.status == "ok"]
-    docs = store.documents([i.id for i in ok], "jfr.profile") if ok else {}
+def merge_profiles(cells: list[StoredCell], profiles: Sequence[InvocationProfile],
+                   baseline: str | None) -> CellProfiles:
+    """Merge the loaded ``jfr.profile`` records of each cell's successful invocations."""
     out = CellProfiles(baseline)
     for cell in cells:
-        mine = [docs[i.id] for i in ok if i.cell_id == cell.id and isinstance(docs.get(i.id), dict)]
+        mine = [p.stacks for p in profiles if p.cell_id == cell.id]
         if mine:
-            out.stacks[cell.name] = {k: merge_stacks(d.get(k) or {} for d in mine) for k in KINDS}
-            out.runs[cell.name] = {k: [d.get(k) or {} for d in mine] for k in KINDS}
+            out.stacks[cell.name] = {k: merge_stacks(dict(d.get(k) or {}) for d in mine) for k in KINDS}
+            out.runs[cell.name] = {k: [dict(d.get(k) or {}) for d in mine] for k in KINDS}
             out.invocations[cell.name] = len(mine)
     return out
 

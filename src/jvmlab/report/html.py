@@ -23,7 +23,8 @@ from jvmlab.report.summary import Summary
 
 def render_html(summary: Summary, why: Any = None) -> str:
     """The experiment report as one HTML document, from the summary (and the results it
-    carries) alone; ``why`` is the optional profile/JFR part (:func:`jvmlab.report.why.load_why`)."""
+    carries) alone; ``why`` is the optional profile/JFR part (:func:`jvmlab.report.why.build_why`
+    from :func:`jvmlab.results.why.load_why`)."""
     return render_page("report.html.j2", report_context(summary, why))
 
 

@@ -250,7 +250,8 @@ def _description(spec_text: str) -> str:
 
 def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
     """Everything the report template shows. ``why`` is the report's "why" part
-    (:func:`jvmlab.report.why.load_why`), loaded by the caller; None leaves it out."""
+    (:func:`jvmlab.report.why.build_why` from :func:`jvmlab.results.why.load_why`), loaded by
+    the caller; None leaves it out."""
     exp = summary.experiment
     invocations = list(summary.invocations)
     ok = [i for i in invocations if i.status == "ok"]

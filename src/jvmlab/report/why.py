@@ -1,8 +1,12 @@
 """The "why" part of a report: flame graphs, differential profiles, startup phases and the
-JFR metrics table, loaded once for the HTML page, the terminal and JSON."""
+JFR metrics table, built once for the HTML page, the terminal and JSON.
+
+It takes results only: the summary and the :class:`~jvmlab.results.why.WhyRecords` that
+:func:`jvmlab.results.why.load_why` read from the store (profiles and JFR notes)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,12 +16,13 @@ from jvmlab.report.flame import (
     CellProfiles,
     diff_rows,
     flame_figures,
-    load_profiles,
+    merge_profiles,
     profile_diffs,
     render_terminal,
 )
 from jvmlab.report.page import figure_entries
 from jvmlab.report.startup import phase_means, startup_figure
+from jvmlab.results.why import JfrNotes, WhyRecords
 
 
 @dataclass
@@ -41,33 +46,28 @@ class WhyPart:
                                      for cell, v in self.startup.items()}}
 
 
-def load_why(summary: Any, store: Any) -> WhyPart:
-    """Profiles and startup phases of an experiment (empty when jfr/startup were off)."""
+def build_why(summary: Any, records: WhyRecords) -> WhyPart:
+    """Profiles, startup phases and JFR tables of an experiment (empty when jfr/startup were off)."""
     cells = [cs.cell for cs in summary.cells]
-    invocations = list(summary.invocations) or store.invocations(summary.experiment.id)
-    profiles = load_profiles(store, cells, invocations, summary.baseline)
+    invocations = list(records.invocations)
+    profiles = merge_profiles(cells, records.profiles, summary.baseline)
     header, rows = jfr_metric_rows(summary)
-    ok = [i for i in invocations if i.status == "ok"]
-    docs = store.documents([i.id for i in ok], "jfr") if ok else {}
     part = WhyPart(profiles, profile_diffs(profiles), phase_means(cells, invocations), header, rows,
-                   missing_reasons(summary, docs, ok))
-    part.phase_header, part.phase_rows = gc_phase_rows(summary, docs, ok)
+                   missing_reasons(summary, records.jfr))
+    part.phase_header, part.phase_rows = gc_phase_rows(summary, records.jfr)
     return part
 
 
-def gc_phase_rows(summary: Any, docs: dict[int, Any], ok: list[Any], top: int = 10
-                  ) -> tuple[list[str], list[list[str]]]:
+def gc_phase_rows(summary: Any, notes: Sequence[JfrNotes], top: int = 10) -> tuple[list[str], list[list[str]]]:
     """Mean ms per invocation of the GC phases JFR timed, the ``top`` longest of any cell."""
     sums: dict[int, dict[str, float]] = {}
     counts: dict[int, int] = {}
-    for inv in ok:
-        doc = docs.get(inv.id)
-        phases = doc.get("gc_phases_ms") if isinstance(doc, dict) else None
-        if not isinstance(phases, dict):
+    for note in notes:
+        if note.gc_phases_ms is None:
             continue
-        counts[inv.cell_id] = counts.get(inv.cell_id, 0) + 1
-        cell = sums.setdefault(inv.cell_id, {})
-        for name, ms in phases.items():
+        counts[note.cell_id] = counts.get(note.cell_id, 0) + 1
+        cell = sums.setdefault(note.cell_id, {})
+        for name, ms in note.gc_phases_ms.items():
             cell[name] = cell.get(name, 0.0) + float(ms)
     means = {cid: {k: v / counts[cid] for k, v in cell.items()} for cid, cell in sums.items()}
     names = sorted({k for m in means.values() for k in m}, key=lambda k: -max(m.get(k, 0.0) for m in means.values()))
@@ -90,17 +90,14 @@ def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
     return ["cell", *names], rows
 
 
-def missing_reasons(summary: Any, docs: dict[int, Any], ok: list[Any]) -> list[str]:
+def missing_reasons(summary: Any, notes: Sequence[JfrNotes]) -> list[str]:
     """Why jfr metrics are missing, per cell: the reasons the collector stored, counted."""
     names = {cs.cell.id: cs.cell.name for cs in summary.cells}
     counts: dict[tuple[str, str], int] = {}
-    for inv in ok:
-        doc = docs.get(inv.id)
-        if not isinstance(doc, dict):
-            continue
-        reasons = [("all jfr metrics", doc["error"])] if doc.get("error") else list((doc.get("missing") or {}).items())
+    for note in notes:
+        reasons = [("all jfr metrics", note.error)] if note.error else list(note.missing.items())
         for metric, reason in reasons:
-            key = (names.get(inv.cell_id, "?"), f"{metric}: {reason}")
+            key = (names.get(note.cell_id, "?"), f"{metric}: {reason}")
             counts[key] = counts.get(key, 0) + 1
     return [f"{cell}: {text} ({n} invocation{'s' if n > 1 else ''})" for (cell, text), n in sorted(counts.items())]
 
@@ -118,18 +115,17 @@ def why_context(part: WhyPart) -> dict[str, Any]:
         "metric_header": part.metric_header, "metric_rows": part.metric_rows, "missing": part.missing}}
 
 
-def why_json(summary: Any, store: Any) -> dict[str, Any]:
+def why_json(summary: Any, records: WhyRecords) -> dict[str, Any]:
     """``{"why": {...}}`` for the JSON summary, or ``{}`` when jfr and startup were off."""
-    part = load_why(summary, store)
+    part = build_why(summary, records)
     return {} if part.empty() else {"why": part.to_json()}
 
 
-def render_why(summary: Any, store: Any, console: Any) -> None:
+def render_why(summary: Any, records: WhyRecords, console: Any) -> None:
     """Terminal: startup phases per cell and the frames that grew/shrank most."""
     from rich.table import Table
 
-
-    part = load_why(summary, store)
+    part = build_why(summary, records)
     if part.startup:
         table = Table(title="Startup phases (mean, ms since JVM start)", title_justify="left")
         for col in ("cell", "JVM init", "init → main", "main → ready"):

@@ -12,7 +12,8 @@ from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.report.why import load_why
+from jvmlab.report.why import build_why
+from jvmlab.results.why import load_why
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.jdks import (
     GC_FLAGS,
@@ -95,7 +96,7 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
 def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell."""
     out: list[str] = []
-    for diff in load_why(summary, store).diffs:
+    for diff in build_why(summary, load_why(store, summary.experiment.id)).diffs:
         if diff.kind != "cpu":
             continue
         cell = next((cs for cs in summary.cells if cs.cell.name == diff.cell), None)
