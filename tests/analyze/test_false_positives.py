@@ -204,7 +204,7 @@ def test_familywise_rate_on_recorded_real_hello_world_noise() -> None:
     records = _fixture()
     experiments = [_cells(r) for r in records]
     rounds = -(-400 // len(experiments))
-    rate = rerandomized_rate(experiments, rounds, seed=11, decide=any_significant(records[0]["baseline"]))
+    rate = rerandomized_rate(experiments, rounds, seed=11, decide=any_significant(records[0]["baseline"], **FAST))
     print(f"\n  re-randomised real A/A family-wise false positives: {rate.describe()}")
     assert rate.trials >= 400
     assert rate.rate is not None and rate.rate <= binomial_slack(rate.trials)

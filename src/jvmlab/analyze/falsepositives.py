@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta, binom
 
+from jvmlab.analyze.compare import DEFAULT_PERMUTATIONS
 from jvmlab.analyze.model import CellData, Interval
 from jvmlab.analyze.pipeline import analyze_metric
 
@@ -115,13 +116,14 @@ def rerandomized(cells: Mapping[str, CellData], rng: np.random.Generator) -> dic
     return out
 
 
-def any_significant(baseline: str, metric: str = "wall_s", n_boot: int = 200) -> Decide:
+def any_significant(baseline: str, metric: str = "wall_s", n_boot: int = 200,
+                    n_perm: int = DEFAULT_PERMUTATIONS) -> Decide:
     """The pipeline's decision rule: does :func:`analyze_metric` (exact/Monte-Carlo
     within-block permutation p, Holm across the comparisons) call any cell different from
     ``baseline``? The decision reads only the p-values, so a small ``n_boot`` (the CI's
     resamples) changes nothing but the time."""
     def decide(cells: Mapping[str, CellData], seed: int) -> bool:
-        analysis = analyze_metric(cells, baseline, metric, seed=seed, n_boot=n_boot)
+        analysis = analyze_metric(cells, baseline, metric, seed=seed, n_boot=n_boot, n_perm=n_perm)
         return any(c.significant for c in analysis.comparisons)
     return decide
 
