@@ -105,7 +105,8 @@ def test_clopper_pearson_matches_closed_forms() -> None:
 
 def test_rate_verdict_pass_undecided_fail() -> None:
     assert Rate(2, 40).verdict() == PASS  # 5.0%: at the nominal rate
-    assert "straddles 5%" in Rate(2, 40).describe()
+    assert "PASS by the point estimate; UNDECIDED by the interval" in Rate(2, 40).describe()
+    assert Rate(0, 80).describe() == "0/80 = 0.0% (95% CI 0.0%-4.5%): PASS"  # the interval is below 5%
     assert Rate(2, 20).verdict() == UNDECIDED  # 10%, but the interval reaches down to 1.2%
     assert Rate(12, 40).verdict() == FAIL  # 30%: the interval (16.6-46.5%) is above 5%
     assert Rate(0, 0).verdict() == UNDECIDED

@@ -61,14 +61,23 @@ class Rate:
             return PASS
         return FAIL if self.ci95[0] > nominal else UNDECIDED
 
+    def straddles(self, nominal: float = NOMINAL) -> bool:
+        """The 95% interval holds rates on both sides of ``nominal``: the data cannot tell."""
+        return self.ci95 is not None and self.ci95[0] <= nominal < self.ci95[1]
+
     def describe(self, nominal: float = NOMINAL) -> str:
-        """``2/40 = 5.0% (95% CI 0.6-16.9%): PASS; the interval straddles 5%``."""
+        """``2/40 = 5.0% (95% CI 0.6%-16.9%): PASS by the point estimate; UNDECIDED by the
+        interval, which straddles 5%``."""
         if self.rate is None or self.ci95 is None:
             return "no trials"
         low, high = self.ci95
-        text = f"{self.hits}/{self.trials} = {self.rate:.1%} (95% CI {low:.1%}-{high:.1%}): {self.verdict(nominal)}"
-        if low <= nominal < high:
-            text += f"; the interval straddles {nominal:.0%}, more experiments would narrow it"
+        verdict = self.verdict(nominal)
+        text = f"{self.hits}/{self.trials} = {self.rate:.1%} (95% CI {low:.1%}-{high:.1%}): {verdict}"
+        if verdict == PASS and self.straddles(nominal):
+            text += (f" by the point estimate; {UNDECIDED} by the interval, which straddles {nominal:.0%} "
+                     f"(more experiments narrow it)")
+        elif verdict == UNDECIDED:
+            text += f": the interval straddles {nominal:.0%} (more experiments narrow it)"
         return text
 
 
