@@ -16,6 +16,9 @@ rule on that real noise.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +40,8 @@ from jvmlab.analyze.falsepositives import (
 )
 from jvmlab.analyze.model import clean
 from jvmlab.plan.schedule import schedule
+from jvmlab.results.compare import compare_cells
+from jvmlab.results.records import BusyBlock
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "aa_hello_jdk17.json"
 LEVELS = ("a", "b", "c", "d")
@@ -226,3 +231,28 @@ def test_recorded_run_order_was_randomised_in_every_block() -> None:
                 counts[names.index(i["cell"]), i["position"]] += 1
     assert len(orders) >= 15  # of the 24 possible orders
     assert chi2_contingency(counts).pvalue > 0.001
+
+
+def test_saved_raw_values_reproduce_the_verdicts_printed_live() -> None:
+    """The JSON the bench saves is enough to re-make jvmlab's decision: re-analysed, each
+    recorded experiment has as many significant comparisons as the live report printed."""
+    for record in _fixture():
+        busy = tuple(BusyBlock(**b) for b in record["busy_blocks"])
+        n_blocks = len({i["block"] for i in record["invocations"] if i["status"] == "ok"})
+        result = compare_cells(_cells(record), record["baseline"], "wall_s", lower_is_better=True,
+                               seed=record["seed"], busy=busy, n_blocks=n_blocks)
+        significant = [c for c in result.compared if c.comparison.significant]
+        assert len(significant) == len(record["printed_significant"])
+        assert all(c.disturbance is not None for c in significant)  # said, not called
+
+
+def test_bench_reanalyses_a_saved_run_without_jvms() -> None:
+    bench = Path(__file__).resolve().parents[2] / "bench" / "aa_real.py"
+    done = subprocess.run([sys.executable, str(bench), "--from", str(FIXTURE), "--rerandomize", "2"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert sum(line.startswith("experiment ") for line in out.splitlines()) == 8
+    assert "blocks whose positions are not one permutation of the levels: 0" in out
+    assert "re-randomised within blocks (2 relabellings" in out
+    assert re.search(r"family-wise called rate <= 5% \(target on a quiet machine\): \d+/8 = ", out)
