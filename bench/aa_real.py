@@ -201,7 +201,7 @@ def main() -> int:
     parser.add_argument("--experiments", type=int, default=40)
     parser.add_argument("--blocks", type=int, default=15)
     parser.add_argument("--seed-base", type=int, default=1000, help="experiment k runs with seed SEED_BASE + k")
-    parser.add_argument("--rerandomize", type=int, default=100, metavar="N",
+    parser.add_argument("--rerandomize", type=int, default=25, metavar="N",
                         help="relabellings per recorded experiment (0: none)")
     parser.add_argument("--save", type=Path, help="where to write the raw values (default: a file in the temp dir)")
     parser.add_argument("--from", dest="source", type=Path, help="re-analyse a saved run instead of running JVMs")
