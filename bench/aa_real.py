@@ -47,7 +47,7 @@ from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.report.verdicts import disturbance_text
-from jvmlab.results.compare import ALL_CELLS, ci_excludes_one, compare_cells
+from jvmlab.results.compare import ci_excludes_one, compare_cells
 from jvmlab.results.records import BusyBlock
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
@@ -123,11 +123,9 @@ def analyse(record: Mapping[str, Any]) -> dict[str, Any]:
                            seed=record["seed"], busy=busy, n_blocks=n_blocks)
     comps = [c.comparison for c in result.compared]
     texts = {c.cell: disturbance_text(c.disturbance) for c in result.compared if c.disturbance is not None}
-    busy_all = any(c.disturbance is not None and c.disturbance.drift is None for c in result.compared)
     return {"comparisons": len(comps), "significant": sum(c.significant for c in comps),
             "called": sum(c.significant and c.cell not in texts for c in comps),
             "disturbed": "; ".join(sorted({t for t in texts.values() if t})),
-            "busy": bool(busy) or busy_all or ALL_CELLS in texts,
             "ci_without_test": sum(ci_excludes_one(c.ci95) and not c.significant for c in comps),
             "test_without_ci": sum(c.significant and not ci_excludes_one(c.ci95) for c in comps),
             "min_p_adjusted": min((c.p_adjusted for c in comps if c.p_adjusted is not None), default=None)}
