@@ -27,6 +27,7 @@ from scipy.stats import chi2_contingency
 
 from jvmlab.analyze import CellData, analyze_metric
 from jvmlab.analyze.compare import BlockSums, block_sums, ratio_paired, swapped_log_ratios
+from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.falsepositives import (
     FAIL,
     PASS,
@@ -38,9 +39,9 @@ from jvmlab.analyze.falsepositives import (
     rerandomized,
     rerandomized_rate,
 )
-from jvmlab.analyze.model import clean
+from jvmlab.analyze.model import Comparison, clean
 from jvmlab.plan.schedule import schedule
-from jvmlab.results.compare import compare_cells
+from jvmlab.results.compare import VerdictKind, compare_cells, verdict_kind
 from jvmlab.results.records import BusyBlock
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "aa_hello_jdk17.json"
@@ -118,6 +119,20 @@ def test_rate_verdict_pass_undecided_fail() -> None:
 
 
 # -- the pieces the exactness of the test rests on --------------------------------------
+
+def test_significance_is_the_corrected_p_alone() -> None:
+    """(a): the interval never decides; the Holm-adjusted permutation p does, and a CI that
+    excludes 1 without it is "inconclusive", not a difference."""
+    def comp(cell: str, p: float, ci: tuple[float, float]) -> Comparison:
+        return Comparison(cell=cell, baseline="a", metric="wall_s", ratio=1.04, ci95=ci, rel_diff_pct=4.0,
+                          p_value=p, p_adjusted=None, significant=False, n_cell=15, n_baseline=15, paired=True)
+
+    family = adjust([comp("b", 0.2, (1.01, 1.07)), comp("c", 0.004, (0.99, 1.09)), comp("d", 0.9, (0.9, 1.1))])
+    assert [c.significant for c in family] == [False, True, False]
+    assert [c.p_adjusted for c in family] == pytest.approx([0.4, 0.012, 0.9])
+    kinds = [verdict_kind(c, lower_is_better=True) for c in family]
+    assert kinds == [VerdictKind.INCONCLUSIVE, VerdictKind.WORSE, VerdictKind.NO_CLEAR_DIFFERENCE]
+
 
 def test_rerandomized_deals_each_blocks_values_again() -> None:
     rng = np.random.default_rng(1)
