@@ -145,12 +145,12 @@ def test_cli_bad_sides_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 SPEC = """name = "gc compare e2e"
 [workload]
 builtin = "chunkgen"
-args = ["--threads", "1", "--seconds", "1", "--retain-mb", "16", "--chunk-kb", "64"]
+args = ["--threads", "1", "--seconds", "2", "--retain-mb", "16", "--chunk-kb", "64"]
 [jvms]
 jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64"
 [factors.gc]
-g1 = "-XX:+UseG1GC -Xmx128m"
-serial = "-XX:+UseSerialGC -Xmx128m"
+g1 = "-XX:+UseG1GC -Xmx32m"
+serial = "-XX:+UseSerialGC -Xmx32m"
 [run]
 invocations = 2
 warmup = 0
