@@ -203,9 +203,11 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.
     summary = summarize(db, exp_id, metric)
     if as_json:
+        from jvmlab.report.nodes import nodes_part
         from jvmlab.report.why import why_json
 
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db)}, indent=2, default=str))
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, db), **nodes_part(summary)}, indent=2,
+                              default=str))
     else:
         from jvmlab.report.why import render_why
 
