@@ -223,9 +223,13 @@ class Dispatcher:
             except queue.Empty:  # nothing finished yet: look at the nodes again
                 pass
         self._drain()  # every finished future is read from its node below
-        values = self._gather([node.inflight[i][1] for node in self.nodes.values() for i in range(_done_prefix(node))])
-        for node in self.nodes.values():
-            while node.inflight and node.inflight[0][1].status != "pending":
+        # A snapshot: a slot finishing from here on wakes the next round (its callback is queued).
+        done = [(node, _done_prefix(node)) for node in list(self.nodes.values())]
+        values = self._gather([node.inflight[i][1] for node, count in done for i in range(count)])
+        for node, count in done:
+            for _ in range(count):
+                if not node.inflight:  # a killed worker gave its block back
+                    break
                 work, future = node.inflight.popleft()
                 self._finished(node, work, future, values.get(future.key))
         self._progress()
