@@ -25,6 +25,7 @@ sys.path[:0] = [str(REPO / "src")]
 from distributed import Client, LocalCluster  # noqa: E402
 
 from jvmlab.cluster import dispatch  # noqa: E402
+from jvmlab.cluster.local import stop_local_cluster  # noqa: E402
 from jvmlab.cluster.run import run_on_cluster  # noqa: E402
 from jvmlab.execute.options import RunOptions  # noqa: E402
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status  # noqa: E402
@@ -114,18 +115,10 @@ def measure(workers: int, blocks_per_worker: int, sleep_s: float, folder: Path) 
                              executor=SleepExecutor(sleep_s))
         ended = time.perf_counter()
     finally:
-        shutdown(client, cluster)
+        stop_local_cluster(cluster, client)  # workers, client, scheduler: no CommClosedError traceback
     n = len(store.invocations(exp))
     return {"n": n, "rate": n / (ended - SETUP["first_s"]), "rate_all": n / (ended - started),
             "client_s": CLIENT_S[0] / n, "gather_s": GATHER_S[0] / n, "check_s": SETUP["check_s"]}
-
-
-def shutdown(client: Client, cluster: LocalCluster) -> None:
-    """The client first (it stops asking the scheduler), then the workers, then the scheduler:
-    closing the scheduler under live workers is what printed a CommClosedError traceback."""
-    client.close(timeout=30)
-    cluster.scale(0)
-    cluster.close(timeout=30)
 
 
 def main() -> None:
