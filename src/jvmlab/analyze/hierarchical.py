@@ -77,9 +77,9 @@ def hierarchical_ratio(groups: Sequence[NodeBlocks], rng: np.random.Generator,
 
     The two-stage bootstrap gives the spread of log(ratio); the interval is t-based on it
     (df = blocks - 1, the bootstrap's (n-1)/n shrinkage undone), not the percentile one: with
-    3-5 blocks per node the percentiles of a few distinct resamples covered "no difference" far
-    too rarely (A/A false positives 14-24% at 1-2 nodes x 3 blocks; about 5% with the t form,
-    tests/cluster/test_hierarchical_calibration.py)."""
+    3-5 blocks per node the percentiles of a few distinct resamples excluded "no difference" far
+    too often (A/A false positives 14-24% at 1-2 nodes x 3 blocks; 2.5-4% with the t form,
+    tests/cluster/test_node_offsets.py)."""
     groups = [g for g in groups if g.cell_s.size > 0]
     if not groups:
         return None

@@ -140,7 +140,8 @@ def nodes_json(summary: Summary) -> dict[str, Any] | None:
                          "p_value": None if c.within_node is None else c.within_node.p_value,
                          "ci_kind": "hierarchical bootstrap: nodes, then blocks within node (t-based)"}
                         for c in analysis.comparisons],
-        "verdicts": "within node" if pooled(summary) else "pooled (one node measured)",
+        "verdicts": ("within node" if pooled(summary) else
+                     "no comparisons" if not analysis.comparisons else "pooled: measured on one node"),
         "pooled_comparisons": [{**p.to_json(), "ci_kind": f"pooled, nodes ignored ({p.ci_kind})"}
                                for p in pooled(summary)],
     }
