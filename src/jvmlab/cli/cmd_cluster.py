@@ -33,16 +33,19 @@ def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help=
                                scheduler_port=port, dashboard_address="127.0.0.1:0", processes=True)
     except (OSError, RuntimeError) as err:
         raise UserError(f"cannot start a local cluster on 127.0.0.1:{port}: {err}; try another --port") from None
-    with cluster:
+    from jvmlab.cluster.local import stop_local_cluster
+
+    try:
         typer.echo(f"scheduler {cluster.scheduler_address} with {workers} worker(s); dashboard "
                    f"{cluster.dashboard_link}")
         typer.echo(f"run with: jvmlab run SPEC --cluster {cluster.scheduler_address} --store postgresql+psycopg://...")
         typer.echo("Ctrl-C stops the cluster")
-        try:
-            while True:
-                time.sleep(1.0)
-        except KeyboardInterrupt:
-            typer.echo("stopping the cluster", err=True)
+        while True:
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        typer.echo("stopping the cluster", err=True)
+    finally:
+        stop_local_cluster(cluster)  # the workers first: no CommClosedError traceback
 
 
 def check_artifacts_url(artifacts_url: str | None, cluster: str | None) -> None:

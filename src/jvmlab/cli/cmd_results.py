@@ -81,9 +81,11 @@ def report(
         if open_:
             webbrowser.open(written.resolve().as_uri())
     if as_json:
+        from jvmlab.report.nodes import nodes_part
         from jvmlab.report.why import why_json
 
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records)}, indent=2, default=str))
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
+                              indent=2, default=str))
     else:
         from jvmlab.report.why import render_why
 

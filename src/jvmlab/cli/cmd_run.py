@@ -206,9 +206,11 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
 
     why_records = load_why(db, exp_id)
     if as_json:
+        from jvmlab.report.nodes import nodes_part
         from jvmlab.report.why import why_json
 
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records)}, indent=2, default=str))
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
+                              indent=2, default=str))
     else:
         from jvmlab.report.why import render_why
 

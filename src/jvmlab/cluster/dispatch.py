@@ -3,10 +3,17 @@ result stored the moment it arrives, a slot lost with its node re-queued once el
 
 Why one slot in flight per node (not the whole block submitted at once): the order inside a block
 is the randomized order, and a node lost mid-block gives back exactly the slots it had not run.
+
+Why a done-callback queue and one gather per wake-up: the client loop is the one place every
+result passes through. Waiting with ``distributed.wait`` and then calling ``result()`` per future
+cost one round trip to Dask's event-loop thread per call; with 8 nodes finishing together those
+queued up behind each other (on a busy 2-core machine 0.14 s per result). Now a finished future
+wakes the loop by itself and the results of all finished slots come in one ``gather``.
 """
 
 from __future__ import annotations
 
+import queue
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -58,6 +65,7 @@ class Dispatcher:
     completed: int = 0
     packed: dict[str, dict[str, bytes]] = field(default_factory=dict)  # built-in classes, read once
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
+    done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
 
     def run(self, blocks: list[list[Slot]]) -> None:
         self.pending.extend(b for b in blocks if b)
@@ -72,6 +80,14 @@ class Dispatcher:
         except BaseException:
             self.cancel()
             raise
+        finally:
+            self._drain()
+
+    def _drain(self) -> None:
+        """Drop the wake-ups left: a future referenced past the client's close is released late,
+        into a closed connection (a CommClosedError traceback at shutdown)."""
+        while not self.done.empty():
+            self.done.get_nowait()
 
     def cancel(self) -> None:
         """Ctrl-C: drop every outstanding task; what finished is already stored."""
@@ -137,10 +153,12 @@ class Dispatcher:
                 if not self._budget_allows(work):
                     continue
                 ctx.observer.starting(work.cell, work.slot)
-                node.inflight.append((work, self.client.submit(
+                future = self.client.submit(
                     run_slot, work.invocation, self._recipe(work), self.executor, self._shipped(work),
                     self._share_to(work), workers=[node.name],
-                    allow_other_workers=False, resources={"jvm": 1}, pure=False)))
+                    allow_other_workers=False, resources={"jvm": 1}, pure=False)
+                future.add_done_callback(self.done.put)
+                node.inflight.append((work, future))
 
     def _budget_allows(self, work: SlotWork) -> bool:
         """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
@@ -193,26 +211,43 @@ class Dispatcher:
                            launch.kind == "jmh", work.ctx)
 
     def _wait(self) -> None:
-        from distributed import wait
-
+        """Sleep until a slot finishes (a done-callback puts it on ``done``) or POLL_S passes, then
+        take every finished head slot, in each node's order, with one gather for their results."""
         heads = [n.inflight[0][1] for n in self.nodes.values() if n.inflight]
         if not heads:
             time.sleep(POLL_S) if self.pending else None
             return
         if _all_pending(heads):
             try:
-                wait(heads, timeout=POLL_S, return_when="FIRST_COMPLETED")
-            except TimeoutError:  # nothing finished yet: look at the nodes again
+                self.done.get(timeout=POLL_S)
+            except queue.Empty:  # nothing finished yet: look at the nodes again
                 pass
-        for node in self.nodes.values():
-            while node.inflight and node.inflight[0][1].status != "pending":
+        self._drain()  # every finished future is read from its node below
+        # A snapshot: a slot finishing from here on wakes the next round (its callback is queued).
+        done = [(node, _done_prefix(node)) for node in list(self.nodes.values())]
+        values = self._gather([node.inflight[i][1] for node, count in done for i in range(count)])
+        for node, count in done:
+            for _ in range(count):
+                if not node.inflight:  # a killed worker gave its block back
+                    break
                 work, future = node.inflight.popleft()
-                self._finished(node, work, future)
+                self._finished(node, work, future, values.get(future.key))
         self._progress()
 
-    def _finished(self, node: _Node, work: SlotWork, future: Any) -> None:
+    def _gather(self, futures: list[Any]) -> dict[Any, Any]:
+        """The results of the finished futures in one round trip (key -> NodeResult); errors and
+        a failed gather leave them out, to be read one by one in :meth:`_finished`."""
+        finished = [f for f in futures if f.status == "finished"]
+        if not finished:
+            return {}
+        try:
+            return dict(zip([f.key for f in finished], self.client.gather(finished, errors="skip"), strict=True))
+        except Exception:  # noqa: BLE001 - e.g. a worker lost between finishing and the gather
+            return {}
+
+    def _finished(self, node: _Node, work: SlotWork, future: Any, value: NodeResult | None = None) -> None:
         if future.status == "finished":
-            outcome: NodeResult = future.result()
+            outcome: NodeResult = value if value is not None else future.result()
             self._store(work, outcome.result, outcome.collected, node.name, outcome)
         elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
@@ -263,6 +298,16 @@ class Dispatcher:
 
 def _all_pending(futures: list) -> bool:
     return all(f.status == "pending" for f in futures)
+
+
+def _done_prefix(node: _Node) -> int:
+    """How many of the node's in-flight slots, oldest first, are no longer pending."""
+    count = 0
+    for _, future in node.inflight:
+        if future.status == "pending":
+            break
+        count += 1
+    return count
 
 
 def _write_back(work: SlotWork, outcome: NodeResult) -> None:

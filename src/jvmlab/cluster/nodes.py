@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from jvmlab.cluster.node import NodeCheck, jdk_build, node_identity, refusal
+from jvmlab.cluster.task import ready_node
 from jvmlab.errors import UserError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -32,16 +33,21 @@ def expected_builds(jdk_homes: list[str]) -> dict[str, dict[str, str] | None]:
 
 
 def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str]) -> list[NodeCheck]:
-    """Take each node's identity on the node (one small task pinned to it) and judge it."""
+    """Take each node's identity on the node (one small task pinned to it) and judge it; then
+    ready it for slots (:func:`jvmlab.cluster.task.ready_node`, pinned behind the identity)."""
     want = expected_builds(jdk_homes)
     futures = {a: client.submit(node_identity, jdk_homes, workers=[a], allow_other_workers=False,
                                 pure=False, key=f"jvmlab-identity-{a}") for a in addresses}
+    ready = {a: client.submit(ready_node, workers=[a], allow_other_workers=False, pure=False,
+                              key=f"jvmlab-ready-{a}") for a in addresses}
     checks = []
     for address, future in futures.items():
         try:
             identity = future.result(timeout=60)
+            ready[address].result(timeout=60)
         except Exception as err:  # noqa: BLE001 - a node that cannot answer is refused, with why
-            checks.append(NodeCheck(address, {}, f"could not take its identity: {err}"))
+            what = "load jvmlab's slot code" if future.status == "finished" else "take its identity"
+            checks.append(NodeCheck(address, {}, f"could not {what}: {err}"))
             continue
         checks.append(NodeCheck(address, identity, refusal(want, identity)))
     return checks

@@ -1,10 +1,11 @@
 """The nodes of a cluster run in the report: terminal lines, the HTML section's rows and the JSON
 export's ``nodes`` key, all from the loaded results (:func:`jvmlab.results.nodes.analyze_nodes`).
 
-For a run spread over nodes the within-node comparison with its hierarchical interval (nodes
-resampled, then blocks within node) is the verdict; the pooled interval of the cells table
-treats every invocation as independent and ignores the machine. Values stay plain strings
-here: the template escapes them, and the terminal prints them as ``Text``.
+For a run spread over two or more nodes the within-node comparison with its hierarchical interval
+(nodes resampled, then blocks within node) is the verdict of the report's "Verdicts" list
+(:mod:`jvmlab.results.node_verdicts`); this section adds the node offsets and, for reference, the
+pooled comparison that ignores the nodes (every invocation as if from one machine). Values stay
+plain strings here: the template escapes them, and the terminal prints them as ``Text``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from jvmlab.analyze.model import Interval
+from jvmlab.analyze.model import Comparison, Interval
 from jvmlab.report.summary import Summary
 from jvmlab.results.nodes import NodeAnalysis, NodeComparison, analyze_nodes
 
 VERDICT_NOTE = ("Each block ran whole on one node, so every cell is compared with the baseline within node; "
-                "the interval resamples nodes, then blocks within each node (hierarchical bootstrap), and is "
-                "the verdict for a run spread over nodes.")
+                "the interval resamples nodes, then blocks within each node (hierarchical bootstrap, t-based), and "
+                "is the verdict for a run spread over nodes. The pooled line ignores the nodes: a node that ran "
+                "more of one cell biases it; it is shown for reference, never as the verdict. Node offsets: each "
+                "node's block level against the median node's, intervals simultaneous over the nodes.")
 NOT_JUDGED = "node offsets not judged: needs 2 or more nodes with 2 or more blocks each"
 FINGERPRINT_KEYS = ("host", "cpu_model", "cpu_count", "kernel", "thp_enabled", "governor", "loadavg_1m")
 
@@ -44,6 +47,19 @@ def comparison_line(c: NodeComparison) -> str:
     word = "differs" if h.significant else "no difference shown"
     return (f"{c.cell} vs {c.baseline} within node ({h.n_nodes} nodes, {h.n_blocks} blocks): "
             f"{h.ratio - 1:+.1%} {_pct(h.ci)}: {word}")
+
+
+def pooled_line(c: Comparison) -> str:
+    """``B vs A pooled, nodes ignored (n=12 vs 12): +14.0% [+9.0%, +19.0%]``."""
+    if c.ratio is None or c.ci95 is None:
+        return f"{c.cell} vs {c.baseline} pooled, nodes ignored: not enough data"
+    return (f"{c.cell} vs {c.baseline} pooled, nodes ignored (n={c.n_cell} vs {c.n_baseline}): "
+            f"{c.ratio - 1:+.1%} {_pct(c.ci95)}")
+
+
+def pooled(summary: Summary) -> tuple[Comparison, ...]:
+    """The pooled comparisons the verdicts replaced (empty: the verdicts are the pooled ones)."""
+    return () if summary.comparison is None else summary.comparison.pooled
 
 
 def offset_rows(analysis: NodeAnalysis) -> list[dict[str, str]]:
@@ -73,7 +89,7 @@ def html_context(summary: Summary) -> dict[str, Any]:
         "metric": analysis.metric, "rows": offset_rows(analysis), "judged": analysis.judged,
         "not_judged": NOT_JUDGED, "systematic": [o.node for o in analysis.systematic],
         "refused": sorted(analysis.refused.items()), "comparisons": [comparison_line(c) for c in analysis.comparisons],
-        "note": VERDICT_NOTE}}
+        "pooled": [pooled_line(c) for c in pooled(summary)], "note": VERDICT_NOTE}}
 
 
 def render(summary: Summary, console: Console) -> None:
@@ -94,6 +110,8 @@ def render(summary: Summary, console: Console) -> None:
                                style="red" if row["mark"] else ""))
     for c in analysis.comparisons:
         console.print(Text(f"  {comparison_line(c)}"))
+    for p in pooled(summary):
+        console.print(Text(f"  {pooled_line(p)}", style="dim"))
     console.print(Text(f"  {VERDICT_NOTE}", style="dim"))
 
 
@@ -119,6 +137,17 @@ def nodes_json(summary: Summary) -> dict[str, Any] | None:
                          "n_nodes": None if c.within_node is None else c.within_node.n_nodes,
                          "n_blocks": None if c.within_node is None else c.within_node.n_blocks,
                          "significant": None if c.within_node is None else c.within_node.significant,
-                         "ci_kind": "hierarchical bootstrap: nodes, then blocks within node"}
+                         "p_value": None if c.within_node is None else c.within_node.p_value,
+                         "ci_kind": "hierarchical bootstrap: nodes, then blocks within node (t-based)"}
                         for c in analysis.comparisons],
+        "verdicts": ("within node" if pooled(summary) else
+                     "no comparisons" if not analysis.comparisons else "pooled: measured on one node"),
+        "pooled_comparisons": [{**p.to_json(), "ci_kind": f"pooled, nodes ignored ({p.ci_kind})"}
+                               for p in pooled(summary)],
     }
+
+
+def nodes_part(summary: Summary) -> dict[str, Any]:
+    """``{"nodes": ...}`` for a JSON document of a cluster run (``report --json``, ``run --json``); {} otherwise."""
+    doc = nodes_json(summary)
+    return {} if doc is None else {"nodes": doc}

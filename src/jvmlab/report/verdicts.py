@@ -24,6 +24,7 @@ from jvmlab.report.notation import pct_change_ci as _signed_ci
 from jvmlab.report.notation import sentence_ci, times_ci
 from jvmlab.report.notation import times as _times
 from jvmlab.results.compare import Disturbance, VerdictKind, ci_excludes_one, verdict_kind
+from jvmlab.results.node_verdicts import HIERARCHICAL
 
 LARGE_RATIO = 2.0
 _TIME_UNITS = {"s", "ms", "us", "ns"}
@@ -48,6 +49,11 @@ def verb(metric: Metric) -> str:
     if metric.unit in _TIME_UNITS:
         return "is"
     return "uses" if metric.unit in _MEMORY_UNITS else "has"
+
+
+def within_node_mark(blocks: int) -> str:
+    """Which analysis a cluster run's verdict is: paired within node, nodes then blocks resampled."""
+    return f"within node, {blocks} blocks paired: hierarchical bootstrap over nodes, then blocks"
 
 
 CI_ONLY_NOTE = ("Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
@@ -102,6 +108,8 @@ def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
     text = _sentence(comparison, metric, label, baseline_label)
     if comparison.ci_kind == SMALL_N_KIND:
         text += f" [small sample, n={min(comparison.n_cell, comparison.n_baseline)}: t-based interval]"
+    if comparison.ci_kind == HIERARCHICAL:
+        text += f" [{within_node_mark(comparison.n_cell)}]"
     if interference and comparison.significant:
         text += f"; but not called a difference: {interference} during the run; rerun on a quiet machine"
     return text

@@ -79,6 +79,7 @@ class CellsComparison:
 
     analysis: MetricAnalysis
     compared: tuple[ComparedCell, ...]
+    pooled: tuple[Comparison, ...] = ()  # a run on 2+ nodes: nodes ignored (its verdicts are within node)
 
     def of(self, cell: str) -> ComparedCell | None:
         return next((c for c in self.compared if c.cell == cell), None)

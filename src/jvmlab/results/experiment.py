@@ -18,6 +18,7 @@ from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
 from jvmlab.results.compare import CellsComparison, Statistics, compare_cells
 from jvmlab.results.hazards import experiment_hazards
+from jvmlab.results.node_verdicts import within_node_verdicts
 from jvmlab.results.records import ExperimentResults
 
 DESCRIBE_RESAMPLES = 1000
@@ -91,6 +92,8 @@ def analyze_experiment(results: ExperimentResults, metric: str | None = None, se
         lower_is_better=results.metrics.get(choice.metric).lower_is_better,
         factors={c.name: {f: _levels(c)[f] for f in varying} for c in cells} if len(varying) >= 2 else None,
         seed=seed, busy=results.busy_blocks, n_blocks=results.measured_blocks(), statistics=statistics)
+    comparison = within_node_verdicts(results, comparison, choice.metric,  # a cluster run: node as a block
+                                      results.metrics.get(choice.metric).lower_is_better)
     cell_results = tuple(_cell_result(results, c, choice.metric, comparison.analysis, seed) for c in cells)
     hazards = experiment_hazards(results.hazards, results.busy_blocks, cell_results, comparison.analysis)
     return ExperimentAnalysis(results=results, metric=choice.metric, metric_reason=choice.reason,
