@@ -29,7 +29,7 @@ def test_full_mode_walks_512_mb_on_every_jdk_until_precise() -> None:
     for hugetlbfs in (False, True):
         (run,) = largepages.runs(jdks, quick=False, hugetlbfs=hugetlbfs)
         spec = parse_spec(run.toml)
-        assert spec.workload.args == ["--mb", "512", "--walk-m", "10", "--sort-mb", "32", "--seed", "42"]
+        assert spec.workload.args == ["--mb", "512", "--walk-m", "6", "--sort-mb", "16", "--seed", "42"]
         assert spec.run.invocations == MIN_PAIRED_BLOCKS  # paired by block: machine drift cancels
         assert run.until_rel == 0.03 and run.max_blocks == 20
         cells = expand(spec)
@@ -38,7 +38,7 @@ def test_full_mode_walks_512_mb_on_every_jdk_until_precise() -> None:
                                                      else {"default", "thp"})
         assert run.max_invocations(len(cells)) == 20 * len(cells)
         heap = [f for f in cells[0].flags if f.startswith("-Xmx")]
-        assert heap == ["-Xmx832m"]  # 512 + 2 x 32 + 256
+        assert heap == ["-Xmx800m"]  # 512 + 2 x 16 + 256
         assert run.metric == "workload.walk_ns"
         assert run.metric_reason == "scenario largepages: ns per dependent random read (TLB-bound)"
     assert largepages.hugetlbfs_reserved("HugePages_Total:       0\n") is False

@@ -50,13 +50,14 @@ class Sizing:
         return self.mb + 2 * self.sort_mb + 256
 
 
-# Full mode: 512 MB walked with 10 million dependent reads (about 2-4 s) and a heap sort of a
-# 32 MB prefix (about 2-3 s): one invocation takes about 6-8 s on a quiet 2-core machine. From
-# 8 shared blocks comparisons are paired by block (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS),
-# so a slow spell of the machine that hits both cells of a block cancels out; then blocks are
-# added until every 95% CI of the walk is within +-3% (THP is expected to save 10-50% per
-# access), at most 20 blocks: 2 JDKs x 2 page sizes x 20 x ~7 s is about 9-10 minutes.
-FULL = Sizing(mb=512, walk_m=10, sort_mb=32, blocks=8, until_rel=0.03, max_blocks=20)
+# Full mode: 512 MB walked with 6 million dependent reads (1-2 s) and a heap sort of a 16 MB
+# prefix (about 2 s; the whole 512 MB took 60-90 s): one invocation takes about 5 s on a quiet
+# 2-core machine. From 8 shared blocks comparisons are paired by block
+# (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS), so a slow spell of the machine that hits both
+# cells of a block cancels out; then blocks are added until every 95% CI of the walk is within
+# +-3% (THP is expected to save 10-50% per read), at most 20 blocks: 2 JDKs x 2 page sizes x
+# 20 x ~5 s is about 7 minutes, 8 blocks under 3.
+FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=8, until_rel=0.03, max_blocks=20)
 # Quick mode: one JDK, 64 MB (still 16384 small pages against 32 huge ones), a few seconds per
 # invocation; 5 blocks, the fewest from which two comparisons can reach significance.
 QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=5)
@@ -81,7 +82,7 @@ def runs(jdks: list[JdkInfo], quick: bool, sizes: tuple[tuple[int, int], ...] | 
     if not quick and not (hugetlbfs_reserved() if hugetlbfs is None else hugetlbfs):
         pages.pop("largepages")
     if sizes is not None:
-        plans = [Sizing(mb, 4, min(mb, 32), n, warmup=1 if mb <= 128 else 0) for mb, n in sizes]
+        plans = [Sizing(mb, 4, min(mb, 16), n, warmup=1 if mb <= 128 else 0) for mb, n in sizes]
     else:
         plans = [QUICK if quick else FULL]
     return [_run(chosen, pages, s) for s in plans]
