@@ -117,6 +117,18 @@ def test_runs_without_a_walk_fall_back_to_the_heap_sort() -> None:
     assert v.conclusion == "The heap sort of 512 MB changed -10.0% with thp on jdk17."
 
 
+def test_one_block_is_too_few_for_an_interval_not_no_effect() -> None:
+    """An interrupted run with one block: the change has no CI, and the table says so rather
+    than "no effect seen"."""
+    cells = [pages_cell("jdk17", "default", 2000, 1000), pages_cell("jdk17", "thp", 1400, 900, huge_mib=600)]
+    for c in cells:
+        c.ok_invocations = c.ok_invocations[:1]
+    v = scenario_verdict("largepages", summary("demo largepages: tlbsort 512 MB x page size", cells))
+    _, thp = v.rows
+    assert thp[3] == "-30.0% (no CI)" and thp[6] == "no CI: too few blocks"
+    assert v.conclusion.endswith("not resolved for thp on jdk17 after 1 block (too few blocks for an interval).")
+
+
 def thp_mode() -> str:
     text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text() if Path(
         "/sys/kernel/mm/transparent_hugepage/enabled").exists() else ""

@@ -14,6 +14,7 @@ and 11.4% (JDK 25) faster with THP by hand; a full demo of it needed 35-50 minut
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,7 +137,7 @@ def verdict(summary: Any) -> ScenarioVerdict:
                 notes.append(f"{pages} on {jvm}: the flag was NOT in effect ({other.not_in_effect[0]}{more})")
             main = walk if primary == WALK else sort
             found.append((jvm, pages, main, sort, off))
-            answer = "flag NOT in effect" if off else main.answer()
+            answer = "flag NOT in effect" if off else _answer(main)
             rows.append((jvm, pages, _ns(other), walk.text(), sort.text(), _huge(other), answer))
     if not found:
         return empty(title, f"largepages ({size}): no page-size pair had measurements, so nothing can be said.")
@@ -144,6 +145,15 @@ def verdict(summary: Any) -> ScenarioVerdict:
         notes.append("the run stopped at its bound of blocks before every interval was as narrow as planned")
     header = ("JDK", "pages", "ns per read", "random reads", "heap sort", "AnonHugePages", "answer")
     return ScenarioVerdict(title, header, tuple(rows), _conclusion(size, primary, found), tuple(notes))
+
+
+def _has_ci(e: Estimate) -> bool:
+    return e.value is not None and math.isfinite(e.value[1]) and math.isfinite(e.value[2])
+
+
+def _answer(e: Estimate) -> str:
+    """The table's answer; an estimate without an interval (one block) is not "no effect"."""
+    return "no CI: too few blocks" if e.value is not None and not _has_ci(e) else e.answer()
 
 
 def _ns(cell: Any) -> str:
@@ -171,9 +181,11 @@ def _conclusion(size: str, primary: str, found: list[tuple[str, str, Estimate, E
     unclear = [(jvm, pages, main) for jvm, pages, main in real if not main.clear]
     if unclear:
         needs = [n for _, _, e in unclear if (n := e.needed()) is not None]
+        blocks = min(e.n for _, _, e in unclear)
+        why = (f"about {max(needs)} blocks would be needed" if needs else "too few blocks for an interval"
+               if not all(_has_ci(e) for _, _, e in unclear) else "no effect seen")
         text += (f"; not resolved for {', '.join(f'{p} on {j}' for j, p, _ in unclear)} after "
-                 f"{min(e.n for _, _, e in unclear)} blocks"
-                 + (f" (about {max(needs)} blocks would be needed)" if needs else " (no effect seen)"))
+                 f"{blocks} block{'s' if blocks != 1 else ''} ({why})")
     off = [f"{pages} on {jvm}" for jvm, pages, _, _, was_off in found if was_off]
     if off:
         text += f"; {', '.join(off)} not in effect"
