@@ -75,7 +75,8 @@ def test_verdict_gives_ns_per_read_change_and_thp_evidence() -> None:
     assert thp17[:2] == ("jdk17", "thp") and thp17[3].startswith("-25.0% [") and thp17[4].startswith("-5.0% [")
     assert thp17[5] == "530 MiB" and thp17[6] == "clear"
     assert thp25[3].startswith("-30.0% [") and thp25[6] == "clear"
-    assert v.conclusion == "A random read of 512 MB changed -25.0% with thp on jdk17, -30.0% with thp on jdk25."
+    assert v.conclusion == ("A random read of 512 MB changed -25.0% with thp on jdk17, -30.0% with thp on jdk25; "
+                            "the heap sort changed -5.0% with thp on jdk17, -10.0% with thp on jdk25.")
     assert "Page size on 512 MB" in v.title and not v.notes
 
 
@@ -86,7 +87,8 @@ def test_verdict_reports_a_flag_not_in_effect() -> None:
     v = scenario_verdict("all", summary("demo largepages: tlbsort 64 MB x page size", cells))
     _, thp, large = v.rows
     assert thp[6] == "clear" and large[1] == "largepages" and large[6] == "flag NOT in effect"
-    assert v.conclusion == "A random read of 64 MB changed -20.0% with thp on jdk17; largepages on jdk17 not in effect."
+    assert v.conclusion == ("A random read of 64 MB changed -20.0% with thp on jdk17; the heap sort changed -2.0% "
+                            "with thp on jdk17; largepages on jdk17 not in effect.")
     assert "NOT in effect" in v.notes[0] and "no hugetlbfs pages" in v.notes[0]
 
 
@@ -103,7 +105,8 @@ def test_unresolved_says_how_many_blocks_and_where_the_bound_stopped() -> None:
     need = int(row[6].split("~")[1].split()[0])
     assert 6 <= need <= 100
     assert v.conclusion == (f"A random read of 512 MB: no page size gave a clear change; not resolved for thp on "
-                            f"jdk25 after 5 blocks (about {need} blocks would be needed).")
+                            f"jdk25 after 5 blocks (about {need} blocks would be needed); the heap sort was not "
+                            "clear for thp on jdk25.")
     assert v.notes == ("the run stopped at its bound of blocks before every interval was as narrow as planned",)
 
 
@@ -126,7 +129,8 @@ def test_one_block_is_too_few_for_an_interval_not_no_effect() -> None:
     v = scenario_verdict("largepages", summary("demo largepages: tlbsort 512 MB x page size", cells))
     _, thp = v.rows
     assert thp[3] == "-30.0% (no CI)" and thp[6] == "no CI: too few blocks"
-    assert v.conclusion.endswith("not resolved for thp on jdk17 after 1 block (too few blocks for an interval).")
+    assert v.conclusion.endswith("not resolved for thp on jdk17 after 1 block (too few blocks for an interval); "
+                                 "the heap sort was not clear for thp on jdk17.")
 
 
 def thp_mode() -> str:

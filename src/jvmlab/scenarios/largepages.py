@@ -186,7 +186,21 @@ def _conclusion(size: str, primary: str, found: list[tuple[str, str, Estimate, E
                if not all(_has_ci(e) for _, _, e in unclear) else "no effect seen")
         text += (f"; not resolved for {', '.join(f'{p} on {j}' for j, p, _ in unclear)} after "
                  f"{blocks} block{'s' if blocks != 1 else ''} ({why})")
+    if primary == WALK:
+        text += _heap_sort_clause(found)
     off = [f"{pages} on {jvm}" for jvm, pages, _, _, was_off in found if was_off]
     if off:
         text += f"; {', '.join(off)} not in effect"
     return text + "."
+
+
+def _heap_sort_clause(found: list[tuple[str, str, Estimate, Estimate, bool]]) -> str:
+    """The classic phase in a few words: its clear changes, and where it is not clear."""
+    real = [(jvm, pages, sort) for jvm, pages, _, sort, off in found if not off and sort.value is not None]
+    if not real:
+        return ""
+    clear = [f"{s.value[0]:+.1f}% with {p} on {j}" for j, p, s in real if s.clear and s.value]
+    unclear = [f"{p} on {j}" for j, p, s in real if not s.clear]
+    parts = ([f"changed {', '.join(clear)}"] if clear else []) + (
+        [f"was not clear for {', '.join(unclear)}"] if unclear else [])
+    return "; the heap sort " + " and ".join(parts)
