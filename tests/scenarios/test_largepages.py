@@ -167,7 +167,10 @@ def test_walk_end_to_end_records_metrics_and_thp_evidence(tmp_path: Path) -> Non
             assert walk_ms == pytest.approx(ns, rel=1e-6)  # one million reads: the ms of the phase = ns per read
             assert inv.value("workload.heapsort_ms") is not None and inv.value("workload.arrayssort_ms") is not None
         if cs.cell.levels["pages"] == "thp" and thp_mode() in ("madvise", "always"):
-            assert not cs.not_in_effect, cs.not_in_effect  # flag_effect saw AnonHugePages > 0
+            assert not cs.not_in_effect, cs.not_in_effect  # no "AnonHugePages stayed 0"
+            docs = open_store(store).documents([inv.id for inv in cs.ok_invocations], "flag_effect")
+            evidence = [e for body in docs.values() for e in body if e["flag"] == "-XX:+UseTransparentHugePages"]
+            assert len(evidence) == 2 and all(e["in_effect"] is True for e in evidence), evidence
     v = scenario_verdict("largepages", summary_)
     assert v.header[2] == "ns per read" and {r[1] for r in v.rows} == {"default", "thp"}
     assert len(v.rows) == 2 * len(demo_jdks()) and v.conclusion.startswith("A random read of 64 MB")
