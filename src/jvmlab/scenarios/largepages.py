@@ -60,8 +60,8 @@ class Sizing:
 # 20 x ~5 s is about 7 minutes, 8 blocks under 3.
 FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=8, until_rel=0.03, max_blocks=20)
 # Quick mode: one JDK, 64 MB (still 16384 small pages against 32 huge ones), a few seconds per
-# invocation; 5 blocks, the fewest from which two comparisons can reach significance.
-QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=5)
+# invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t.
+QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=6)
 
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
