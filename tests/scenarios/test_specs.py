@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.errors import UserError
 from jvmlab.plan.matrix import expand
 from jvmlab.scenarios import SCENARIOS, demo_spec, scenario_names, scenario_runs, scenario_specs
@@ -79,26 +78,6 @@ def test_minecraft_spec_or_a_clear_skip() -> None:
 def test_every_listed_scenario_has_runs_or_is_minecraft() -> None:
     # jmh, why: tested in tests/jmh, tests/jfr
     assert set(CLASSIC) | {"minecraft", "size", "jmh", "why", "server", "tune"} == set(SCENARIOS)
-
-
-def test_largepages_full_mode_sorts_512_mb_on_every_jdk() -> None:
-    """Full mode goes where the effect lives (512 MB heap sort) on both JDKs; the hugetlbfs
-    level only when hugetlbfs pages are reserved (else it cannot be in effect)."""
-    from jvmlab.scenarios import largepages
-
-    jdks = demo_jdks()
-    for hugetlbfs in (False, True):
-        (run,) = largepages.runs(jdks, quick=False, hugetlbfs=hugetlbfs)
-        spec = parse_spec(run.toml)
-        assert spec.workload.args == ["--mb", "512", "--seed", "42"]
-        assert spec.run.invocations == MIN_PAIRED_BLOCKS  # paired by block: machine drift cancels
-        cells = expand(spec)
-        assert {c.jvm for c in cells} == {f"jdk{j.feature}" for j in jdks}
-        assert {c.level("pages") for c in cells} == ({"default", "thp", "largepages"} if hugetlbfs
-                                                     else {"default", "thp"})
-        assert run.metric == "workload.heapsort_ms" and run.metric_reason == "scenario largepages: heap-sort phase time"
-    assert largepages.hugetlbfs_reserved("HugePages_Total:       0\n") is False
-    assert largepages.hugetlbfs_reserved("HugePages_Total:      16\n") is True
 
 
 def test_cheap_scenarios_size_themselves_with_until_in_full_mode() -> None:

@@ -69,33 +69,6 @@ def test_pretouch_verdict_is_a_table_in_seconds_per_gb() -> None:
     assert text.splitlines()[0].startswith("AlwaysPreTouch") and "+0.250" in text
 
 
-def test_largepages_verdict_reports_a_flag_not_in_effect() -> None:
-    cells = [cell("jdk17", {"workload.heapsort_ms": (1000, 10), "workload.arrayssort_ms": (500, 5)}, pages="default"),
-             cell("jdk17", {"workload.heapsort_ms": (800, 10), "workload.arrayssort_ms": (500, 5)}, pages="thp"),
-             cell("jdk17", {"workload.heapsort_ms": (1001, 10), "workload.arrayssort_ms": (500, 5)},
-                  not_in_effect=("-XX:+UseLargePages: no hugetlbfs pages",), pages="largepages")]
-    v = scenario_verdict("all", summary("demo largepages: tlbsort 64 MB x page size", cells))
-    assert v.title.startswith("Sorting 64 MB")
-    thp, large = v.rows
-    assert thp[:2] == ("jdk17", "thp") and thp[2].startswith("-20.0% [") and thp[4] == "clear"
-    assert large[1] == "largepages" and large[4] == "flag NOT in effect"
-    assert v.conclusion == "Heap sort (random access, TLB-bound): thp -20.0% on jdk17."
-    assert "NOT in effect" in v.notes[0]
-
-
-def test_largepages_unresolved_says_how_many_invocations() -> None:
-    """A -2% change with a CI of about +-5% at n = 5 is not clear; resolving it needs about
-    5 (5/2)^2 ~ 31 per cell: the verdict says so instead of a bare "no difference"."""
-    cells = [cell("jdk25", {"workload.heapsort_ms": (1000, 40)}, pages="default"),
-             cell("jdk25", {"workload.heapsort_ms": (980, 40)}, pages="thp")]
-    v = scenario_verdict("largepages", summary("demo largepages: tlbsort 512 MB x page size", cells))
-    [row] = v.rows
-    assert row[4].startswith("not clear: ~") and row[4].endswith("per cell would resolve it")
-    need = int(row[4].split("~")[1].split()[0])
-    assert 6 <= need <= 100
-    assert f"about {need} invocations per cell would be needed" in v.conclusion
-
-
 def test_gc_verdict_ranks_by_throughput_higher_first() -> None:
     cells = [cell("jdk25", {"progress.steady_rate": (900, 10), "gc.pause_p99_ms": (5, 1)}, gc="G1"),
              cell("jdk25", {"progress.steady_rate": (1200, 10), "gc.pause_p99_ms": (20, 1)}, gc="Parallel"),

@@ -22,7 +22,7 @@ __all__ = ["SCENARIOS", "ScenarioRun", "demo_jdks", "demo_spec", "jvms_table", "
 SCENARIOS = {
     "default": "AlwaysPreTouch off/on at a 1 GB heap on up to two JDKs (about a minute)",
     "pretouch": "AlwaysPreTouch x heap size x THP x G1/Parallel/Serial: seconds per GB, RSS committed",
-    "largepages": "tlbsort at 64 and 512 MB x default pages / THP / UseLargePages: change per phase",
+    "largepages": "tlbsort 512 MB random reads + heap sort x default pages / THP / UseLargePages: ns per read",
     "gc": "chunk generation x G1/Parallel/ZGC/Shenandoah per JDK: steady throughput, pauses, ranking",
     "cds": "hello and hellostream x -Xshare:off / default CDS / AppCDS / AOT cache (JDK 24+): startup ms",
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",

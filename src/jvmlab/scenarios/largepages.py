@@ -1,31 +1,67 @@
-"""`largepages`: heap sort (TLB-bound) and Arrays.sort at two sizes with default pages, THP and
-hugetlbfs large pages; the verdict gives each phase's change in percent."""
+"""`largepages`: what a bigger page size does to TLB-bound work, with default pages, THP and
+hugetlbfs large pages; the verdict gives the cost of one random access and the heap sort's
+change, per JDK, with the evidence that THP was in use.
+
+Where the effect lives: in the working set, not the run length. The workload (tlbsort) fills
+an array and walks it with dependent random reads (``workload.walk_ns``: ns per access, the
+primary metric): over 512 MB with 4 KiB pages nearly every read misses the TLB and pays a page
+walk whose own entries (1 MiB of them) miss the caches; with 2 MiB pages the TLB covers far
+more. A fixed number of reads gives a cost per access that does not depend on how long the
+phase ran. The classic heap sort is kept as a second phase, sized so one invocation stays
+short (a heap sort of all 512 MB took 60-90 s on a quiet 2-core machine and was 6.6% (JDK 17)
+and 11.4% (JDK 25) faster with THP by hand; a full demo of it needed 35-50 minutes).
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 from jvmlab.machine.thp import meminfo
+from jvmlab.model import hazards as hz
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import index_cells, key_with, pair_n, ratio_pct
+from jvmlab.scenarios.stats import index_cells, key_with, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
-PHASES = ("workload.heapsort_ms", "workload.arrayssort_ms")
+WALK = "workload.walk_ns"
+HEAPSORT = "workload.heapsort_ms"
 PAGES = {"default": [], "thp": ["-XX:+UseTransparentHugePages"], "largepages": ["-XX:+UseLargePages"]}
-# Where the effect lives: by hand on this 2-core machine a 512 MB heap sort was 6.6% (JDK 17) and
-# 11.4% (JDK 25) faster with THP, while 64-128 MB runs gave +-15% intervals. One 512 MB run takes
-# 60-90 s on a quiet machine. The full mode runs 8 blocks: from 8 shared blocks the comparison is
-# paired by block (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS), so a slow spell of the machine that
-# hits both cells of a block cancels out. A first run here with 5 blocks, while the load average
-# fell from 18 to 1, gave heap sorts of 56-390 s and intervals of -79% ... +203%: unpaired, that
-# drift swamps a 6-11% effect. With the heap sort's in-process CV of ~2% on a quiet machine the
-# paired CI is about +-2-3% at 8 blocks; when it is not (a noisy machine) the verdict says how many
-# invocations would resolve it.
-SIZES_QUICK = ((64, 3),)
-SIZES_FULL = ((512, 8),)
-FULL_HEAPSORT_CV = 0.02  # the planning figure behind SIZES_FULL
+ANON_HUGE = "mem.peak_anon_huge_bytes"
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """One spec's sizes: the array (MiB), million random reads, the heap-sorted prefix (MiB)
+    and the blocks (fixed, or the first ones before --until-style stopping)."""
+
+    mb: int
+    walk_m: int
+    sort_mb: int
+    blocks: int
+    warmup: int = 0
+    until_rel: float | None = None
+    max_blocks: int | None = None
+
+    @property
+    def heap_mb(self) -> int:
+        """The array, the sorted copies, and room for the JVM's own objects."""
+        return self.mb + 2 * self.sort_mb + 256
+
+
+# Full mode: 512 MB walked with 6 million dependent reads (1-2 s) and a heap sort of a 16 MB
+# prefix (about 2 s; the whole 512 MB took 60-90 s): one invocation takes about 5 s on a quiet
+# 2-core machine. From 8 shared blocks comparisons are paired by block
+# (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS), so a slow spell of the machine that hits both
+# cells of a block cancels out; then blocks are added until every 95% CI of the walk is within
+# +-3% (THP is expected to save 10-50% per read), at most 20 blocks: 2 JDKs x 2 page sizes x
+# 20 x ~5 s is about 7 minutes, 8 blocks under 3.
+FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=8, until_rel=0.03, max_blocks=20)
+# Quick mode: one JDK, 64 MB (still 16384 small pages against 32 huge ones), a few seconds per
+# invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t.
+QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=6)
 
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
@@ -35,75 +71,136 @@ def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
 
 def runs(jdks: list[JdkInfo], quick: bool, sizes: tuple[tuple[int, int], ...] | None = None,
          hugetlbfs: bool | None = None) -> list[ScenarioRun]:
-    """One spec per array size (workload arguments are fixed per spec); (MiB, invocations).
+    """The specs to run. Full mode: 512 MB on every JDK found (up to two), sized by precision.
 
-    Full mode: 512 MB on every JDK found (up to two). The hugetlbfs level is left out when no
-    hugetlbfs pages are reserved: the JVM would fall back to small pages, and each run costs
-    minutes; the quick mode keeps it to show the "not in effect" warning.
+    ``sizes`` ((MiB, invocations) pairs, fixed blocks) is for `demo all`, which keeps to
+    smaller arrays. The hugetlbfs level is left out of the full mode when no hugetlbfs pages
+    are reserved (the JVM would fall back to small pages); the quick mode keeps it to show the
+    "not in effect" warning.
     """
     chosen = jdks[:1] if quick else jdks
     pages = dict(PAGES)
     if not quick and not (hugetlbfs_reserved() if hugetlbfs is None else hugetlbfs):
         pages.pop("largepages")
-    out = []
-    for mb, invocations in sizes or (SIZES_QUICK if quick else SIZES_FULL):
-        heap = f"{2 * mb + 128}m"
-        text = f'''name = "demo largepages: tlbsort {mb} MB x page size"
-description = "Does a bigger page size speed up a TLB-bound sort of {mb} MB?"
+    if sizes is not None:
+        plans = [Sizing(mb, 4, min(mb, 16), n, warmup=1 if mb <= 128 else 0) for mb, n in sizes]
+    else:
+        plans = [QUICK if quick else FULL]
+    return [_run(chosen, pages, s) for s in plans]
+
+
+def _run(jdks: list[JdkInfo], pages: dict[str, list[str]], s: Sizing) -> ScenarioRun:
+    heap = f"{s.heap_mb}m"
+    text = f'''name = "demo largepages: tlbsort {s.mb} MB x page size"
+description = "Does a bigger page size speed up TLB-bound random reads of {s.mb} MB, and a heap sort?"
 
 [workload]
 builtin = "tlbsort"
-args = ["--mb", "{mb}", "--seed", "42"]
+args = ["--mb", "{s.mb}", "--walk-m", "{s.walk_m}", "--sort-mb", "{s.sort_mb}", "--seed", "42"]
 
 [jvms]
-{jvms_table(chosen)}
+{jvms_table(jdks)}
 
 {factor_table("heap", {f"h{heap}": [f"-Xms{heap}", f"-Xmx{heap}"]})}
 {factor_table("pages", pages)}
 [matrix]
-baseline = {{ jvm = "{jvm_name(chosen[0])}", pages = "default" }}
+baseline = {{ jvm = "{jvm_name(jdks[0])}", pages = "default" }}
 
-{run_table(invocations, 1 if mb <= 128 else 0, "900s")}'''
-        out.append(ScenarioRun("largepages", f"tlbsort {mb} MB", text, PHASES[0], "heap-sort phase time"))
-    return out
+{run_table(s.blocks, s.warmup, "300s")}'''
+    return ScenarioRun("largepages", f"tlbsort {s.mb} MB", text, WALK, "ns per dependent random read (TLB-bound)",
+                       until_rel=s.until_rel, max_blocks=s.max_blocks)
 
 
 def verdict(summary: Any) -> ScenarioVerdict:
     cells = index_cells(summary)
     size = summary.experiment.name.split("tlbsort ", 1)[-1].split(" x", 1)[0]
-    title = f"Sorting {size}: time change per phase against default pages (95% CI, negative is faster)"
-    rows, heap, notes = [], [], []
-    for key, cell in sorted(cells.items()):
+    primary = WALK if any(WALK in c.stats for c in cells.values()) else HEAPSORT  # older runs: no walk
+    title = (f"Page size on {size}: cost of a random read and heap-sort time against default pages "
+             "(95% CI, negative is faster)")
+    rows, found, notes = [], [], []
+    for key, base in sorted(cells.items()):
         if dict(key).get("pages") != "default":
             continue
+        jvm = dict(key)["jvm"]
+        rows.append((jvm, "default", _ns(base), "", "", _huge(base), ""))
         for pages in ("thp", "largepages"):
             other = cells.get(key_with(key, pages=pages))
             if other is None:
                 continue
-            phases = [Estimate(ratio_pct(other, cell, m), "{:+.1f}%", pair_n(other, cell, m)) for m in PHASES]
-            if all(p.value is None for p in phases):
+            walk, sort = (Estimate(ratio_pct(other, base, m), "{:+.1f}%", pair_n(other, base, m))
+                          for m in (WALK, HEAPSORT))
+            if walk.value is None and sort.value is None:
                 continue
-            if other.not_in_effect:
-                notes.append(f"{pages} on {dict(key)['jvm']}: -XX:+UseLargePages was NOT in effect ("
-                             + "; ".join(other.not_in_effect) + ")")
-            heap.append((dict(key)["jvm"], pages, phases[0], bool(other.not_in_effect)))
-            answer = "flag NOT in effect" if other.not_in_effect else phases[0].answer()
-            rows.append((dict(key)["jvm"], pages, *(p.text() for p in phases), answer))
-    if not rows:
+            off = bool(other.not_in_effect)
+            if off:
+                more = f" and {len(other.not_in_effect) - 1} more" if len(other.not_in_effect) > 1 else ""
+                notes.append(f"{pages} on {jvm}: the flag was NOT in effect ({other.not_in_effect[0]}{more})")
+            main = walk if primary == WALK else sort
+            found.append((jvm, pages, main, sort, off))
+            answer = "flag NOT in effect" if off else _answer(main)
+            rows.append((jvm, pages, _ns(other), walk.text(), sort.text(), _huge(other), answer))
+    if not found:
         return empty(title, f"largepages ({size}): no page-size pair had measurements, so nothing can be said.")
-    header = ("JDK", "pages", "heap sort", "Arrays.sort", "heap sort answer")
-    return ScenarioVerdict(title, header, tuple(rows), _conclusion(heap), tuple(notes))
+    if any(h.kind == hz.PRECISION_NOT_REACHED for h in summary.hazards):
+        notes.append("the run stopped at its bound of blocks before every interval was as narrow as planned")
+    header = ("JDK", "pages", "ns per read", "random reads", "heap sort", "AnonHugePages", "answer")
+    return ScenarioVerdict(title, header, tuple(rows), _conclusion(size, primary, found), tuple(notes))
 
 
-def _conclusion(heap: list[tuple[str, str, Estimate, bool]]) -> str:
-    """One sentence on the heap sort, the phase where fewer TLB misses should show."""
-    real = [(jvm, pages, e) for jvm, pages, e, off in heap if not off]
-    clear = [f"{pages} {e.value[0]:+.1f}% on {jvm}" for jvm, pages, e in real if e.clear and e.value]
-    unclear = [(jvm, pages, e) for jvm, pages, e in real if not e.clear]
-    text = ("Heap sort (random access, TLB-bound): " + ", ".join(clear)) if clear else \
-        "Heap sort (random access, TLB-bound): no page size gave a clear change"
+def _has_ci(e: Estimate) -> bool:
+    return e.value is not None and math.isfinite(e.value[1]) and math.isfinite(e.value[2])
+
+
+def _answer(e: Estimate) -> str:
+    """The table's answer; an estimate without an interval (one block) is not "no effect"."""
+    return "no CI: too few blocks" if e.value is not None and not _has_ci(e) else e.answer()
+
+
+def _ns(cell: Any) -> str:
+    """The mean cost of one random read with its CI, or "-" without a walk."""
+    value = mean_ci(cell, WALK)
+    return "-" if value is None else Estimate(value, "{:.0f}").text()
+
+
+def _huge(cell: Any) -> str:
+    """Evidence that huge pages backed the heap: the peak AnonHugePages of the JVM (mean over
+    invocations), "not sampled" when the /proc sampler did not measure it."""
+    st = cell.stats.get(ANON_HUGE)
+    if st is None or st.mean is None:
+        return "not sampled"
+    return f"{st.mean / (1 << 20):.0f} MiB"
+
+
+def _conclusion(size: str, primary: str, found: list[tuple[str, str, Estimate, Estimate, bool]]) -> str:
+    """One sentence: the clear changes of the primary phase, then what is not resolved and
+    how many blocks (one invocation per cell each) would resolve it."""
+    what = f"A random read of {size}" if primary == WALK else f"The heap sort of {size}"
+    real = [(jvm, pages, main) for jvm, pages, main, _, off in found if not off]
+    clear = [f"{main.value[0]:+.1f}% with {pages} on {jvm}" for jvm, pages, main in real if main.clear and main.value]
+    text = f"{what} changed " + ", ".join(clear) if clear else f"{what}: no page size gave a clear change"
+    unclear = [(jvm, pages, main) for jvm, pages, main in real if not main.clear]
     if unclear:
         needs = [n for _, _, e in unclear if (n := e.needed()) is not None]
-        text += (f"; not resolved for {', '.join(f'{p} on {j}' for j, p, _ in unclear)}"
-                 + (f" (about {max(needs)} invocations per cell would be needed)" if needs else ""))
+        blocks = min(e.n for _, _, e in unclear)
+        why = (f"about {max(needs)} blocks would be needed" if needs else "too few blocks for an interval"
+               if not all(_has_ci(e) for _, _, e in unclear) else "no effect seen")
+        text += (f"; not resolved for {', '.join(f'{p} on {j}' for j, p, _ in unclear)} after "
+                 f"{blocks} block{'s' if blocks != 1 else ''} ({why})")
+    if primary == WALK:
+        text += _heap_sort_clause(found)
+    off = [f"{pages} on {jvm}" for jvm, pages, _, _, was_off in found if was_off]
+    if off:
+        text += f"; {', '.join(off)} not in effect"
     return text + "."
+
+
+def _heap_sort_clause(found: list[tuple[str, str, Estimate, Estimate, bool]]) -> str:
+    """The classic phase in a few words: its clear changes, and where it is not clear."""
+    real = [(jvm, pages, sort) for jvm, pages, _, sort, off in found if not off and sort.value is not None]
+    if not real:
+        return ""
+    clear = [f"{s.value[0]:+.1f}% with {p} on {j}" for j, p, s in real if s.clear and s.value]
+    unclear = [f"{p} on {j}" for j, p, s in real if not s.clear]
+    parts = ([f"changed {', '.join(clear)}"] if clear else []) + (
+        [f"was not clear for {', '.join(unclear)}"] if unclear else [])
+    return "; the heap sort " + " and ".join(parts)

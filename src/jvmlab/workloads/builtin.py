@@ -58,8 +58,9 @@ _SPECS: tuple[BuiltinSpec, ...] = (
                 "prints free/total physical memory and heap committed/max/free, then exits: heap "
                 "commit and pre-touch effects", ()),
     BuiltinSpec("tlbsort", "JvmlabTlbSort",
-                "fills an int[] of --mb MiB, heap-sorts a copy (poor locality) and Arrays.sorts it "
-                "(good locality): page size / TLB effects; metrics fill_ms, heapsort_ms, arrayssort_ms",
+                "fills an int[] of --mb MiB, walks it with --walk-m million dependent random reads, heap-sorts "
+                "a copy (poor locality) and Arrays.sorts it (good locality): page size / TLB effects; metrics "
+                "fill_ms, walk_ns, heapsort_ms, arrayssort_ms",
                 ("--mb", "64", "--seed", "42")),
     BuiltinSpec("chunkgen", "JvmlabChunkGen",
                 "multi-threaded, allocation-heavy Minecraft-like chunk generator with a capped retained "
