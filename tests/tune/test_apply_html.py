@@ -80,3 +80,12 @@ def test_html_trial_table_from_a_real_drift_race(tmp_path):
         assert f"blocks {t['block_range'][0]}-{t['block_range'][1]}" in page
     assert drifted, [(t["state"], t["reason"]) for t in doc["trials"]]
     assert "not promoted: measured during drift" in page
+
+
+def test_apply_turns_a_preparation_mark_into_the_archive_flag_and_its_build_command():
+    doc = {**DOC, "winner": {"values": {}, "jvm": "default", "flags": ["-XX:+UseSerialGC", "@cds-archive"]},
+           "confirmations": []}
+    text = apply_text(doc, "/jdk/bin/java", ["-cp", "/app.jar", "Main"], 3)
+    assert "@cds-archive" not in text.split("\n", 1)[1]  # only the header names the configuration
+    assert "/jdk/bin/java -XX:+UseSerialGC -XX:SharedArchiveFile=app.jsa -cp /app.jar Main" in text
+    assert "-XX:ArchiveClassesAtExit=app.jsa -cp /app.jar Main" in text
