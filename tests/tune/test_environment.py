@@ -131,3 +131,42 @@ def test_a_configuration_whose_archive_cannot_be_made_is_a_failed_measurement_no
         plain = measurer.measure("default", ("-XX:+UseSerialGC",), 1, 1)
     assert isinstance(got, str) and "cds" in got and "failed" in got
     assert isinstance(plain, dict) and plain["wall_s"] > 0
+
+
+def _can_make_groups() -> bool:
+    from jvmlab.errors import UserError
+    from jvmlab.machine import cgroup
+
+    try:
+        cgroup.find_hierarchy(["cpu", "memory"])
+    except UserError:
+        return False
+    return True
+
+
+LIMITED = SPEC.replace('''[tune.params.cds]
+type = "categorical"
+values = {{ off = "", on = {{ prepare = "cds-archive" }} }}''', '''[tune.params.heap]
+type = "categorical"
+values = {{ small = "-Xmx64m", big = "-Xmx128m" }}''')
+
+
+@pytest.mark.skipif(not _can_make_groups(), reason="cgroups cannot be created here (not root?)")
+def test_trials_run_inside_the_memory_limit_with_the_jvm_view_of_each_configuration(tmp_path):
+    text = LIMITED.format(jdk=need(JDK17_HOME), environment='memory = ["300m"]', trials=3)
+    plan = prepare(parse_spec(text), text, None)
+    store = open_store(str(tmp_path / "lab.db"))
+    exp = store.create_experiment(name="t", spec_text=text, spec_hash=plan.spec_hash, spec_path=None,
+                                  fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="test",
+                                  jvmlab_version="test", artifacts_dir=str(tmp_path / "art"))
+    run_tune(plan, store, exp, tmp_path / "art", default_executor())
+    config = {c.id: c.levels["config"] for c in store.cells(exp)}
+    rows = store.invocations(exp)
+    assert rows
+    for inv in rows:
+        key = config[inv.cell_id]
+        assert inv.metrics["jvm.memory_limit_bytes"] == 300 * (1 << 20)  # the JVM saw the cgroup limit
+        assert inv.metrics["cgroup.peak_bytes"] > 0  # measured in its own group
+        heap = 64 if "-Xmx64m" in key else 128 if "-Xmx128m" in key else None
+        if heap is not None:  # the view was taken for this configuration, not the plan's cell
+            assert inv.metrics["jvm.max_heap_bytes"] == heap * (1 << 20)
