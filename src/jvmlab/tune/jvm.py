@@ -81,7 +81,8 @@ class JvmMeasurer(FlagChecker):
 
     def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any) -> None:
         super().__init__(plan)
-        self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts, executor
+        # absolute: the GC log and other artifacts paths are handed to the JVMs
+        self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts.absolute(), executor
         self.cells: dict[str, int] = {c.levels.get("config", c.name): c.id for c in store.cells(experiment_id)}
         self.names: dict[str, str] = {c.levels.get("config", c.name): c.name for c in store.cells(experiment_id)}
         self.next_idx = max((c.idx for c in store.cells(experiment_id)), default=-1) + 1
