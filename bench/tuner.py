@@ -148,9 +148,9 @@ def real(quick: bool) -> None:
         exp = store.create_experiment(name="bench", spec_text=text, spec_hash="x", spec_path=None,
                                       fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
                                       jvmlab_version="bench", artifacts_dir=tmp)
-        measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
         t0 = time.monotonic()
-        result = tune(cfg, measurer, "default")
+        with JvmMeasurer(plan, store, exp, Path(tmp), default_executor()) as measurer:
+            result = tune(cfg, measurer, "default")
         tuner_s = time.monotonic() - t0
         grid = _grid(cfg, plan, store, tmp, per_cell)
     defaults = grid.pop("", float("nan"))
@@ -180,7 +180,11 @@ def _grid(cfg, plan, store, tmp: str, per_cell: int) -> dict[str, float]:
     exp = store.create_experiment(name="grid", spec_text="", spec_hash="y", spec_path=None,
                                   fingerprint=fingerprint(plan.jdk_homes), seed=1, command_line="bench",
                                   jvmlab_version="bench", artifacts_dir=tmp)
-    measurer = JvmMeasurer(plan, store, exp, Path(tmp), default_executor())
+    with JvmMeasurer(plan, store, exp, Path(tmp), default_executor()) as measurer:
+        return _grid_means(cfg, measurer, per_cell)
+
+
+def _grid_means(cfg, measurer, per_cell: int) -> dict[str, float]:
     configs = [make_config(cfg, {"gc": g, "heap": h, "pretouch": t}, "default")
                for g in cfg.params[0].choices for h in cfg.params[1].choices for t in cfg.params[2].choices]
     configs = [c for c in configs if c.flags]  # the grid proper

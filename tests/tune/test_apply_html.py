@@ -43,3 +43,49 @@ def test_html_has_history_and_importances_and_escapes_everything():
     page = tune_html(DOC, "<t>")
     assert "Optimisation history" in page and "Parameter importances" in page and "12.4% faster" in page
     assert "<script>alert(1)" not in page and "<i>busy</i>" not in page and "&lt;t&gt;" in page
+
+
+def test_html_trial_table_marks_a_drift_trial_with_its_reason_and_blocks_escaped():
+    drift = {"number": 1, "config": {"flags": ["-XX:+UseParallelGC", "-Dy=<b>bold</b>"]}, "state": "drift",
+             "blocks": 6, "ratio": 0.8, "ci": [0.7, 0.9], "estimate": [0.8], "block_range": [5, 10],
+             "reason": "measured during drift: the machine's level moved +40% (step after block 3, p = 0.0003)",
+             "best_after": 1.0, "best_ci": None}
+    page = tune_html({**DOC, "trials": [*DOC["trials"], drift]}, "t")
+    row = page[page.index("class='state-drift'"):]
+    row = row[:row.index("</tr>")]
+    assert "-Dy=&lt;b&gt;bold&lt;/b&gt;" in row and "<b>bold</b>" not in row
+    assert "not promoted: measured during drift: the machine&#x27;s level moved +40% (step after block 3" in row
+    assert "6 (blocks 5-10)" in row and ">drift<" in row
+    assert "1 trial looked better but was measured while the machine drifted" in page
+
+
+def test_html_trial_table_from_a_real_drift_race(tmp_path):
+    """A race on the simulated machine that slows by 40% mid-race: the stored document's trial
+    reaches the HTML as drift (end to end through the engine and the result document)."""
+    import dataclasses
+
+    from jvmlab.tune.engine import tune
+    from jvmlab.tune.flow import result_document
+    from jvmlab.tune.sim import SimMeasurer, sim_config
+    from jvmlab.tune.space import Budget
+
+    cfg = dataclasses.replace(sim_config(), guardrails=(), budget=Budget(6, None, None), seed=3)
+    result = tune(cfg, SimMeasurer(3, drift=0.01, step=(6, 1.4)), "default", do_confirm=False)
+    doc = result_document(cfg, result)
+    drifted = [t for t in doc["trials"] if t["state"] == "drift"]
+    page = tune_html(doc, "t")
+    assert all(t["block_range"] and t["block_range"][1] - t["block_range"][0] + 1 >= t["blocks"]
+               for t in doc["trials"] if t["blocks"])
+    for t in drifted:
+        assert f"blocks {t['block_range'][0]}-{t['block_range'][1]}" in page
+    assert drifted, [(t["state"], t["reason"]) for t in doc["trials"]]
+    assert "not promoted: measured during drift" in page
+
+
+def test_apply_turns_a_preparation_mark_into_the_archive_flag_and_its_build_command():
+    doc = {**DOC, "winner": {"values": {}, "jvm": "default", "flags": ["-XX:+UseSerialGC", "@cds-archive"]},
+           "confirmations": []}
+    text = apply_text(doc, "/jdk/bin/java", ["-cp", "/app.jar", "Main"], 3)
+    assert "@cds-archive" not in text.split("\n", 1)[1]  # only the header names the configuration
+    assert "/jdk/bin/java -XX:+UseSerialGC -XX:SharedArchiveFile=app.jsa -cp /app.jar Main" in text
+    assert "-XX:ArchiveClassesAtExit=app.jsa -cp /app.jar Main" in text

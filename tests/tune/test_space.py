@@ -42,6 +42,10 @@ def test_sizes_and_absolute_guardrails():
                  "p": {"type": "int", "low": 1, "high": 5, "flag": "-XX:X={}", "when": {"gc": "zgc"}}}},
      "never takes that value"),
     ({"params": {"j": {"type": "jdk", "values": ["nope"]}}}, "not in [jvms]"),
+    ({"params": {"c": {"type": "categorical", "values": {"on": {"prepare": "cds-archiv"}}}}},
+     "[tune.params.c] value 'on': cell 'c=on': unknown preparation @cds-archiv"),
+    ({"params": {"c": {"type": "categorical", "values": {"on": {"flag": "-Xshare:auto"}}}}},
+     "unknown key 'flag'; use flags and prepare"),
 ])
 def test_bad_spaces_are_one_line_errors(change, words):
     with pytest.raises(UserError) as err:
@@ -60,3 +64,10 @@ def test_the_demo_spec_parses_into_a_conditional_space():
     # the baseline is the too-small heap the demo is about, and the space reaches well past it
     assert spec.workload.builtin == "hold" and cfg.baseline_flags == ("-Xmx48m",)
     assert cfg.params[1].high >= 8 * cfg.params[1].low
+
+
+def test_a_categorical_value_can_ask_for_an_archive():
+    cfg = parse_tune({**SIM_TUNE, "params": {"cds": {"type": "categorical", "values": {
+        "off": "", "on": {"flags": "-Xshare:auto", "prepare": "cds-archive"}, "old": "@aot-cache"}}}})
+    assert cfg.flags({"cds": "on"}) == ("-Xshare:auto", "@cds-archive")
+    assert cfg.flags({"cds": "old"}) == ("@aot-cache",) and cfg.flags({"cds": "off"}) == ()

@@ -5,7 +5,8 @@ cell's JDK copied to tmpfs, a CDS/AOT archive made by a training run and its fla
 ``before(cell)`` runs before each invocation (evict the page cache for ``cold``) and returns
 hazards; ``wrap_argv(cell, argv)`` and ``after(cell, result)`` put one invocation in a
 CPU/memory-limited cgroup and read what happened there; ``teardown()`` runs at the end,
-whatever happened.
+whatever happened. ``add_cell(plan, cell)`` gives a cell that joins after ``setup`` (a tuner's
+trial configuration) what ``setup`` gives a planned cell.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ HUGE_FLAGS = ("UseTransparentHugePages", "UseLargePages")
 
 class Environment(Protocol):
     def setup(self, plan: Plan) -> Plan: ...
+    def add_cell(self, plan: Plan, cell: PreparedCell) -> PreparedCell: ...
     def before(self, cell: PreparedCell) -> list[Hazard]: ...
     def wrap_argv(self, cell: PreparedCell, argv: list[str]) -> list[str]: ...
     def after(self, cell: PreparedCell, result: ProcessResult) -> tuple[ProcessResult, Collected]: ...
@@ -39,6 +41,9 @@ class NoEnvironment:
 
     def setup(self, plan: Plan) -> Plan:
         return plan
+
+    def add_cell(self, plan: Plan, cell: PreparedCell) -> PreparedCell:
+        return cell
 
     def before(self, cell: PreparedCell) -> list[Hazard]:
         return []
@@ -89,6 +94,9 @@ class MachineEnvironment:
         self._warned: set[int] = set()
         self._evicted_since_warm = False
         self.limits: limits.LimitRunner | None = None
+        # Every cell's classpath as a jar (setup does it when any cell has an archive, so only
+        # the archive differs between cells); a caller adding archived cells later sets it.
+        self.jar_all = False
 
     def setup(self, plan: Plan) -> Plan:
         env = plan.spec.environment
@@ -108,6 +116,18 @@ class MachineEnvironment:
             for pc in plan.cells:
                 self.limits.view(pc, cwd)
         return plan
+
+    def add_cell(self, plan: Plan, cell: PreparedCell) -> PreparedCell:
+        """A cell made after ``setup`` (the tuner adds one per configuration): its JDK copy, its
+        archive (a training run), its page-cache file list and its JVM's view of the limits,
+        as ``setup`` makes them for a planned cell. Raises UserError when the archive fails."""
+        env = plan.spec.environment
+        (pc,) = self._prepare_archives(plan, [self._locate(cell, Path(env.tmpfs_dir))])
+        if env.page_cache:
+            self._collect_files(replace(plan, cells=(pc,)))
+        if self.limits is not None:
+            self.limits.view(pc, run_context(plan, pc).cwd)
+        return pc
 
     def wrap_argv(self, cell: PreparedCell, argv: list[str]) -> list[str]:
         return self.limits.enter(cell, argv) if self.limits is not None else argv
@@ -150,8 +170,9 @@ class MachineEnvironment:
 
     def _prepare_archives(self, plan: Plan, cells: list[PreparedCell]) -> list[PreparedCell]:
         kinds = {pc.cell.index: archives.requested_kind(pc) for pc in cells}
-        if not any(kinds.values()):
+        if not any(kinds.values()) and not self.jar_all:
             return cells
+        self.jar_all = True
         cells = self._jar_classpaths(cells)  # every cell, so only the archive differs between them
         out = []
         for pc in cells:

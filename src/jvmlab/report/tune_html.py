@@ -1,5 +1,7 @@
 """The tuning report as one self-contained HTML file: optimisation history, Pareto front
-and parameter importances (plotly figures from plain dicts), confirmation verdicts.
+and parameter importances (plotly figures from plain dicts), confirmation verdicts, and the
+trial table, where a candidate that looked better but was measured while the machine drifted
+(state ``drift``: never promoted) stands out with the drift and the blocks it was raced in.
 
 Every text from the spec or the store is escaped: flags and reasons are user input.
 """
@@ -56,6 +58,47 @@ def _importances(doc: dict[str, Any]) -> dict[str, Any] | None:
             "layout": {"title": {"text": "Parameter importances (fANOVA)"}}}
 
 
+_STATE_STYLE = {"promoted": "background:#e6f4ea", "drift": "background:#fdecea;font-weight:bold",
+                "infeasible": "color:#777"}
+
+
+def _blocks_text(t: dict[str, Any]) -> str:
+    """How many blocks the trial raced and which of the session's blocks they were."""
+    span = t.get("block_range")
+    if not span:
+        return str(t.get("blocks", 0))
+    first, last = span
+    return f"{t.get('blocks', 0)} (blocks {first}-{last})" if last > first else f"{t.get('blocks', 0)} (block {first})"
+
+
+def _trial_rows(doc: dict[str, Any]) -> str:
+    """One row per trial: its flags, outcome, blocks, ratio (CI) and the reason, all escaped."""
+    rows = []
+    for t in doc["trials"]:
+        ratio = "-" if t.get("ratio") is None else f"{t['ratio']:.3f}"
+        if t.get("ci"):
+            ratio += f" ({t['ci'][0]:.3f}..{t['ci'][1]:.3f})"
+        state = str(t["state"])
+        reason = t.get("reason") or ""
+        if state == "drift":
+            reason = f"not promoted: {reason}"
+        rows.append(f"<tr class='state-{html.escape(state)}' style='{_STATE_STYLE.get(state, '')}'>"
+                    f"<td>{int(t['number']) + 1}</td>"
+                    f"<td><code>{html.escape(' '.join(t['config']['flags']) or '(defaults)')}</code></td>"
+                    f"<td>{html.escape(state)}</td><td>{html.escape(_blocks_text(t))}</td>"
+                    f"<td>{html.escape(ratio)}</td><td>{html.escape(reason)}</td></tr>")
+    return "".join(rows)
+
+
+def _trial_table(doc: dict[str, Any]) -> str:
+    drifted = sum(t["state"] == "drift" for t in doc["trials"])
+    note = (f"<p>{drifted} trial{'s' if drifted != 1 else ''} looked better but {'were' if drifted != 1 else 'was'} "
+            f"measured while the machine drifted: marked <b>drift</b>, never promoted.</p>" if drifted else "")
+    return ("<h2>Trials</h2>" + note + "<table border='1' cellspacing='0' cellpadding='3'><tr><th>#</th>"
+            "<th>flags</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
+            f"<th>reason</th></tr>{_trial_rows(doc)}</table>")
+
+
 def tune_html(doc: dict[str, Any], title: str) -> str:
     figures = [f for f in (_history(doc), _pareto(doc), _importances(doc)) if f is not None]
     divs = []
@@ -73,7 +116,7 @@ def tune_html(doc: dict[str, Any], title: str) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<script>{plotly_js}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
             f"<p>{len(doc['trials'])} trials, {doc['invocations']} invocations.</p>"
-            f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}"
+            f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}{_trial_table(doc)}"
             + (f"<h2>Warnings</h2><ul>{hazards}</ul>" if hazards else "") + "</body></html>")
 
 

@@ -13,6 +13,9 @@ from typing import Any
 
 from jvmlab.errors import UserError
 
+# A preparation mark the tuner ran as an archive made for the configuration; without the path
+# it ran with (an older result), a path of the user's choosing in the same form.
+_MARKS = {"@cds-archive": "-XX:SharedArchiveFile=app.jsa", "@aot-cache": "-XX:AOTCache=app.aot"}
 _UNLOCKS = ("-XX:+UnlockExperimentalVMOptions", "-XX:+UnlockDiagnosticVMOptions")
 
 
@@ -28,7 +31,7 @@ def apply_text(doc: dict[str, Any] | None, java: str, app_args: list[str], exper
 
 
 def _one(point: dict[str, Any], doc: dict[str, Any], java: str, app_args: list[str], label: str) -> str:
-    flags: list[str] = list(point.get("run_flags") or point["flags"])
+    flags: list[str] = [_MARKS.get(f, f) for f in point.get("run_flags") or point["flags"]]
     unlocks = [f for f in flags if f in _UNLOCKS]
     opts = " ".join(flags)
     verdict = next((c["verdicts"].get("baseline") for c in doc.get("confirmations", [])

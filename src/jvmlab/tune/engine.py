@@ -75,7 +75,9 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
                 break
             continue
         repeats = 0
+        first = session.block + 1
         trial, samples = _one_trial(session, len(trials), cfg, inc, base)
+        trial.block_range = (first, session.block) if session.block >= first else None
         if trial.state == "promoted":
             inc = Incumbent(cfg, samples)
         trial.best_after = inc.estimate(config.objectives[0].metric)

@@ -5,7 +5,7 @@ runs, open (or resume) the experiment, run the engine, store the result document
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +47,22 @@ def check_space(config: TuneConfig, measurer: FlagJudge, default_jvm: str) -> No
             raise UserError(f"[tune.params.{p.name}]: every value fails on {default_jvm}: {reasons[0]}")
 
 
-def result_document(config: TuneConfig, result: TuneResult) -> dict[str, Any]:
-    """JSON for the store (`apply`, `report`): trials, winner, Pareto points, confirmations."""
+def result_document(config: TuneConfig, result: TuneResult,
+                    run_flags: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
+    """JSON for the store (`apply`, `report`): trials, winner, Pareto points, confirmations.
+    ``run_flags``: what each configuration really ran with (unlocks and archive flags added)."""
     def cfg(c: Any) -> dict[str, Any]:
-        return {"values": c.values, "jvm": c.jvm, "flags": list(c.flags)}
+        out = {"values": c.values, "jvm": c.jvm, "flags": list(c.flags)}
+        if run_flags and c.key in run_flags:
+            out["run_flags"] = list(run_flags[c.key])
+        return out
     return {
         "objectives": [dataclasses.asdict(o) for o in config.objectives],
         "guardrails": [g.text for g in config.guardrails],
         "trials": [{"number": t.number, "config": cfg(t.config), "state": t.state, "blocks": t.blocks,
                     "ratio": t.ratio, "ci": t.ci, "estimate": t.estimate, "reason": t.reason,
-                    "best_after": t.best_after, "best_ci": t.best_ci} for t in result.trials],
+                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range}
+                   for t in result.trials],
         "winner": cfg(result.winner), "baseline": cfg(result.baseline),
         "pareto": [cfg(c) for c in result.pareto],
         "confirmations": [{"label": c.label, "config": cfg(c.config), "blocks": c.blocks,
@@ -73,6 +79,7 @@ def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, exec
     default_jvm = next(iter(plan.spec.jvms))
     measurer = JvmMeasurer(plan, store, experiment_id, artifacts, executor)
     check_space(config, measurer, default_jvm)
-    result = tune(config, measurer, default_jvm, on_trial=on_trial)
-    store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result))
+    with measurer:  # the spec's [environment] around the session, torn down on any exit
+        result = tune(config, measurer, default_jvm, on_trial=on_trial)
+    store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result, measurer.run_flags()))
     return config, result, measurer

@@ -9,12 +9,13 @@ instead of run again. Flags are checked once per distinct JDK + flags with the s
 A trial's invocation goes through the runner's slot path (``execute.slots``): the cell's
 invocation template (cwd, environment, timeout, ready regex, output cap) and the collectors
 the spec switches on, so a GC log, the /proc sampler or the workload's own metrics are
-measured and stored as in `run`, and any of them can be an objective or a guardrail.
+measured and stored as in `run`, and any of them can be an objective or a guardrail. The
+spec's [environment] is set up around the session and each configuration gets its cell's
+share of it, archive included (tune/cells.py): what `run` would give the same cell.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +23,16 @@ from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.slots import build_slot, finish_probes
+from jvmlab.execute.slots import build_slot
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
+from jvmlab.tune.cells import TrialCells, real_flags
 from jvmlab.tune.model import Metrics
 
 
@@ -65,10 +67,12 @@ class FlagChecker:
     def rejected(self, jvm: str, flags: tuple[str, ...]) -> str | None:
         """The same check `run` does; the accepted flags (unlocks added) are what runs."""
         try:
-            check = check_flags(self._cell(jvm).jdk, list(flags))
+            real, _prep = real_flags(jvm, flags)  # a preparation mark (@cds-archive) is no JVM flag
+            check = check_flags(self._cell(jvm).jdk, list(real))
         except UserError as err:
             return str(err)
-        self.checked[(jvm, flags)] = tuple(check.flags)
+        marks = tuple(f for f in flags if f not in real)
+        self.checked[(jvm, flags)] = (*check.flags, *marks)
         return None
 
 
@@ -77,8 +81,10 @@ class JvmMeasurer(FlagChecker):
 
     def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any) -> None:
         super().__init__(plan)
-        self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts, executor
+        # absolute: the GC log and other artifacts paths are handed to the JVMs
+        self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts.absolute(), executor
         self.cells: dict[str, int] = {c.levels.get("config", c.name): c.id for c in store.cells(experiment_id)}
+        self.names: dict[str, str] = {c.levels.get("config", c.name): c.name for c in store.cells(experiment_id)}
         self.next_idx = max((c.idx for c in store.cells(experiment_id)), default=-1) + 1
         by_id = {v: k for k, v in self.cells.items()}
         self.history: dict[tuple[int, int, str], Metrics | str] = {}
@@ -93,6 +99,30 @@ class JvmMeasurer(FlagChecker):
         self.collectors: dict[str, list[Collector]] = {}
         self.watch = LoadWatch()
         self.watch.start()
+        self.trial_cells = TrialCells(plan, artifacts)
+
+    def open(self) -> None:
+        """Set the spec's [environment] up for the session (done on the first measurement
+        otherwise); ``close`` tears it down: call it in a ``finally`` (or use ``with``)."""
+        self.trial_cells.open()
+
+    def close(self) -> None:
+        """Tear the environment down and store how each configuration's archive was made."""
+        archives = self.trial_cells.archives()
+        self.trial_cells.close()
+        if archives is not None:
+            self.store.put_experiment_document(self.exp, "archives", archives)
+
+    def run_flags(self) -> dict[str, tuple[str, ...]]:
+        """The flags each prepared configuration really ran with (unlocks, archive flags)."""
+        return {key: pc.flags for key, pc in self.trial_cells.ready.items() if not isinstance(pc, str)}
+
+    def __enter__(self) -> JvmMeasurer:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def block_hazards(self) -> list[str]:
         """Busy (other processes' CPU share in the block) and fingerprint changes since the
@@ -117,12 +147,14 @@ class JvmMeasurer(FlagChecker):
         pc = self._cell(jvm)
         cell_id = self._cell_id(key, jvm, pc, flags, run_flags)
         # The configuration as a prepared cell: the plan's cell for this JDK (template, launch)
-        # with the trial's flags; its slot is built and finished exactly as `run` does it.
-        cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags)
+        # with the trial's flags, inside the session's environment (tmpfs copy, limits, its
+        # archive made once); its slot is built, run and finished exactly as `run` does it.
+        cell = self.trial_cells.cell(key, pc, cell_id, self.names[key], run_flags)
+        if isinstance(cell, str):
+            return cell
         artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
         work = build_slot(cell, Slot(cell_id, block, position), self._collectors(pc), artifacts)
-        result = self.executor.run(work.invocation, work.probes)
-        result, collected = finish_probes(work, result, Collected())
+        result, collected = self.trial_cells.run(self.executor, work)
         self.measured += 1
         self.store.record_invocation(self.exp, cell_id, block=block, position=position, result=result,
                                      collected=collected, argv=work.argv, artifacts_dir=str(artifacts))
@@ -143,7 +175,9 @@ class JvmMeasurer(FlagChecker):
         if key not in self.cells:
             self.cells[key] = self.store.add_cell(
                 self.exp, idx=self.next_idx, name=f"t{self.next_idx}", jvm=jvm, jdk={"home": str(pc.jdk.home)},
-                levels={"config": key}, requested_flags=list(flags), flags=list(run_flags), final_flags={},
+                levels={"config": key}, requested_flags=list(flags),
+                flags=[f for f in run_flags if not f.startswith(PREPARE_MARK)], final_flags={},
                 argv=None)
+            self.names[key] = f"t{self.next_idx}"
             self.next_idx += 1
         return self.cells[key]

@@ -53,6 +53,7 @@ class Trial:
     reason: str | None = None
     best_after: float | None = None  # the incumbent's estimate once this trial was decided
     best_ci: tuple[float, float] | None = None
+    block_range: tuple[int, int] | None = None  # the session's first and last block of this trial
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from jvmlab import metrics
 from jvmlab.errors import UserError
+from jvmlab.plan.template import PREPARE_MARK, split_prepare
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 from jvmlab.tune.sources import collector_of
 
@@ -222,7 +223,7 @@ def _param(name: str, body: Any, jvm_names: tuple[str, ...]) -> Param:
         if not values:
             raise UserError(f"[tune.params.{name}] has no values")
         if isinstance(values, dict):
-            flags = {str(k): tuple(v.split() if isinstance(v, str) else v) for k, v in values.items()}
+            flags = {str(k): _choice_flags(name, str(k), v) for k, v in values.items()}
         else:
             flags = {str(v): () for v in values}
         if kind == "jdk" and (bad := [v for v in flags if v not in jvm_names]):
@@ -237,6 +238,26 @@ def _param(name: str, body: Any, jvm_names: tuple[str, ...]) -> Param:
     if kind in ("int", "size"):
         return _range(name, kind, body, when)
     raise UserError(f"[tune.params.{name}] type {kind!r}: use categorical, int, size, bool or jdk")
+
+
+def _choice_flags(name: str, value: str, body: Any) -> tuple[str, ...]:
+    """A categorical value's flags: a string, a list, or ``{ flags = "...", prepare = "cds-archive" }``
+    (the archive is made for each configuration with that value before it runs; the older
+    ``@cds-archive`` mark among the flags says the same)."""
+    prepare = None
+    if isinstance(body, dict):
+        extra = set(body) - {"flags", "prepare"}
+        if extra:
+            raise UserError(f"[tune.params.{name}] value {value!r}: unknown key {sorted(extra)[0]!r}; "
+                            "use flags and prepare")
+        prepare, body = body.get("prepare"), body.get("flags", "")
+    flags = tuple(body.split() if isinstance(body, str) else (str(f) for f in body))
+    flags = (*flags, f"{PREPARE_MARK}{prepare}") if prepare else flags
+    try:
+        split_prepare(f"{name}={value}", flags, None)
+    except UserError as err:
+        raise UserError(f"[tune.params.{name}] value {value!r}: {err}") from None
+    return flags
 
 
 def _range(name: str, kind: Kind, body: dict[str, Any], when: dict[str, tuple[str, ...]]) -> Param:

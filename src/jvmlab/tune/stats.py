@@ -25,12 +25,12 @@ def log_value(x: float) -> float:
     return math.log(max(x, LOG_FLOOR))
 
 
-def t_interval(diffs: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """95% t interval of the mean of per-block log ratios (needs 2+ blocks)."""
+def t_interval(diffs: Sequence[float] | np.ndarray, conf: float = Z_CONF) -> tuple[float, float]:
+    """``conf`` (95%) t interval of the mean of per-block log ratios (needs 2+ blocks)."""
     d = np.asarray(diffs, dtype=float)
     if d.size < 2:
         return (-math.inf, math.inf)
-    half = stats.t.ppf(0.5 + Z_CONF / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+    half = stats.t.ppf(0.5 + conf / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
     return (float(d.mean() - half), float(d.mean() + half))
 
 

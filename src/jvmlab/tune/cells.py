@@ -1,0 +1,124 @@
+"""A trial configuration as a prepared cell inside the machine environment `run` gives a cell.
+
+`run` sets the spec's `[environment]` up once around the whole experiment (a JDK copied to
+tmpfs, CPU/memory limits as a cgroup per invocation, the page cache warmed or evicted, a
+CDS/AOT archive made by a training run) and runs each invocation through it. The tuner does
+the same: the environment is set up once per session (``open``) and torn down at the end,
+also after a failure or Ctrl-C (``close``); each distinct configuration becomes a cell once,
+with its archive made then when a parameter value asks for one (``@cds-archive`` among its
+flags, or ``prepare = "cds-archive"`` in the value's table) or the spec's `[environment]
+prepare` does. A configuration whose archive cannot be made is a failed configuration with
+that reason (an infeasible trial), never a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from jvmlab.errors import UserError
+from jvmlab.execute.protocols import Executor
+from jvmlab.execute.slots import SlotWork, finish_probes
+from jvmlab.machine.environment import Environment, MachineEnvironment, build_environment
+from jvmlab.model.collected import Collected
+from jvmlab.model.process import ProcessResult
+from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
+from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, split_prepare
+from jvmlab.tune.space import parse_tune
+
+
+def real_flags(name: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], ArchivePrep | None]:
+    """A configuration's JVM flags without its preparation marks, and the preparation they ask
+    for (UserError for an unknown or a second mark: the configuration is then refused)."""
+    return split_prepare(name, flags, None)
+
+
+def _space_prepares(plan: Plan) -> bool:
+    """Whether any configuration of the session may need an archive (then every cell's
+    classpath is a jar, as `run` makes it, so only the archive differs between cells)."""
+    if plan.spec.environment.prepare:
+        return True
+    if not plan.spec.tune:
+        return False
+    config = parse_tune(plan.spec.tune, tuple(plan.spec.jvms))
+    return any(f.startswith(PREPARE_MARK) for p in config.params for fl in p.choice_flags.values() for f in fl)
+
+
+class TrialCells:
+    """The session's environment and the prepared cell of each configuration (made once)."""
+
+    def __init__(self, plan: Plan, artifacts: Path) -> None:
+        self.plan = plan
+        self.artifacts = artifacts.absolute()  # archives are handed to JVMs: absolute paths
+        self.environment: Environment | None = None
+        self.ready: dict[str, PreparedCell | str] = {}
+
+    def open(self) -> Environment:
+        """Set the environment up once (a second call returns the one already set up)."""
+        if self.environment is not None:
+            return self.environment
+        # The plan's own cells are only templates for the configurations: no archive for them.
+        base = replace(self.plan, cells=tuple(_without_prepare(pc) for pc in self.plan.cells))
+        if _space_prepares(self.plan):
+            machine = MachineEnvironment(self.artifacts)
+            machine.jar_all = True
+            environment: Environment = machine
+        else:
+            environment = build_environment(base, self.artifacts)
+        try:
+            environment.setup(base)
+        except BaseException:
+            environment.teardown()
+            raise
+        self.environment = environment
+        return environment
+
+    def close(self) -> None:
+        """Tear the environment down (tmpfs copies removed, a cgroup left by Ctrl-C removed)."""
+        environment, self.environment = self.environment, None
+        if environment is not None:
+            environment.teardown()
+
+    def archives(self) -> dict | None:
+        """The "archives" document of the configurations that had one made (as `run` stores)."""
+        return archive_document(tuple(pc for pc in self.ready.values() if isinstance(pc, PreparedCell)))
+
+    def cell(self, key: str, pc: PreparedCell, cell_id: int, name: str,
+             flags: tuple[str, ...]) -> PreparedCell | str:
+        """The configuration's cell (flags checked, marks removed), prepared the first time it
+        runs; the reason when its preparation failed."""
+        if key in self.ready:
+            return self.ready[key]
+        environment = self.open()
+        try:
+            run_flags, prep = real_flags(name, flags)
+        except UserError as err:
+            self.ready[key] = str(err)
+            return self.ready[key]
+        template = pc.template and replace(pc.template, prepare=prep or pc.template.prepare)
+        cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags,
+                       template=template)
+        try:
+            self.ready[key] = environment.add_cell(self.plan, cell)
+        except UserError as err:
+            self.ready[key] = f"preparing {name} failed: {err}"
+        return self.ready[key]
+
+    def run(self, executor: Executor, work: SlotWork) -> tuple[ProcessResult, Collected]:
+        """One invocation as the runner's ``run_one`` does it: before (page cache), inside the
+        limits (a cgroup), after (its counters), then the collectors' probes."""
+        environment = self.open()
+        hazards = environment.before(work.cell)
+        invocation = replace(work.invocation,
+                             argv=tuple(environment.wrap_argv(work.cell, list(work.invocation.argv))))
+        result = executor.run(invocation, work.probes)
+        result, limited = environment.after(work.cell, result)
+        collected = Collected()
+        collected.merge(limited)
+        return finish_probes(work, result, collected, hazards)
+
+
+def _without_prepare(pc: PreparedCell) -> PreparedCell:
+    if pc.template is None or pc.template.prepare is None:
+        return pc
+    return replace(pc, template=replace(pc.template, prepare=None))
