@@ -68,10 +68,12 @@ def result_document(config: TuneConfig, result: TuneResult) -> dict[str, Any]:
 
 
 def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
-             on_trial: Callable[[Trial, Session], None] | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+             on_trial: Callable[[Trial, Session], None] | None = None,
+             measurer: JvmMeasurer | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+    """``measurer``: another way to run the invocations (tune --cluster); default: this machine."""
     config = read_config(plan)
     default_jvm = next(iter(plan.spec.jvms))
-    measurer = JvmMeasurer(plan, store, experiment_id, artifacts, executor)
+    measurer = measurer or JvmMeasurer(plan, store, experiment_id, artifacts, executor)
     check_space(config, measurer, default_jvm)
     result = tune(config, measurer, default_jvm, on_trial=on_trial)
     store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result))
