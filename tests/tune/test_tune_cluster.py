@@ -153,3 +153,50 @@ def test_workers_that_vanish_stop_the_run_with_one_line(tmp_path: Path, jdk17_ho
             measurer.measure("a", ("-Dfake.mean_s=1.0",), block=1, position=0)
     assert time.monotonic() - started < 15 and "--resume" in str(stopped.value)
     assert store.invocations(exp) == []
+
+
+class KillOnce(SurfaceExecutor):
+    """SIGKILLs its worker process the first time it runs ``kill_on`` (a marker file says it did)."""
+
+    def __init__(self, marker: Path, kill_on: str) -> None:
+        super().__init__({})
+        self.marker, self.kill_on = marker, kill_on
+
+    def run(self, plan: InvocationPlan, probes=()) -> ProcessResult:
+        import os
+        import signal
+
+        if self.kill_on in plan.argv:
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return super().run(plan, probes)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_slot_reruns_its_block_elsewhere_and_loses_nothing(tmp_path: Path,
+                                                                              jdk17_home: Path) -> None:
+    import sys
+
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # worker processes cannot import this file
+    plan = _plan(jdk17_home, trials=3)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = _experiment(store, plan)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, resources={"jvm": 1}, processes=True,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
+            distributed.Client(cluster) as client:
+        client.wait_for_workers(2, timeout=120)
+        result, measurer = _tune(plan, store, exp, tmp_path / "art", client,
+                                 KillOnce(tmp_path / "killed", "-Dfake.mean_s=0.7"))
+    assert (tmp_path / "killed").exists()
+    assert any("re-runs on another node" in h for h in result.hazards)
+    invocations = store.invocations(exp)
+    assert max(Counter((i.cell_id, i.block) for i in invocations).values()) == 1
+    assert all(i.status == "ok" for i in invocations) and len(invocations) == result.invocations
+    assert any("its pairs span two nodes" in h for h in result.hazards)  # said, since its node offset no longer cancels
+    assert "-Dfake.mean_s=0.7" in result.winner.flags
