@@ -191,8 +191,8 @@ def test_a_worker_killed_mid_slot_reruns_its_block_elsewhere_and_loses_nothing(t
                                   host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
             distributed.Client(cluster) as client:
         client.wait_for_workers(2, timeout=120)
-        result, measurer = _tune(plan, store, exp, tmp_path / "art", client,
-                                 KillOnce(tmp_path / "killed", "-Dfake.mean_s=0.7"))
+        result, _ = _tune(plan, store, exp, tmp_path / "art", client,
+                          KillOnce(tmp_path / "killed", "-Dfake.mean_s=0.7"))
     assert (tmp_path / "killed").exists()
     assert any("re-runs on another node" in h for h in result.hazards)
     invocations = store.invocations(exp)
