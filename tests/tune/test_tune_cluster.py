@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_runner import run_jvmlab
 from jvmlab.errors import UserError
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
@@ -200,3 +201,22 @@ def test_a_worker_killed_mid_slot_reruns_its_block_elsewhere_and_loses_nothing(t
     assert all(i.status == "ok" for i in invocations) and len(invocations) == result.invocations
     assert any("its pairs span two nodes" in h for h in result.hazards)  # said, since its node offset no longer cancels
     assert "-Dfake.mean_s=0.7" in result.winner.flags
+
+
+@pytest.mark.jvm
+def test_tune_with_an_unreachable_scheduler_is_one_line_exit_2_and_creates_nothing(tmp_path: Path,
+                                                                                   jdk17_home: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "tune.toml").write_text(SPEC.format(home=jdk17_home, trials=2))
+    proc = run_jvmlab("tune", "tune.toml", "--store", "lab.db", "--cluster", f"tcp://127.0.0.1:{port}",
+                      cwd=tmp_path, timeout=120)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and "cannot reach the Dask scheduler" in lines[0], proc.stderr
+    assert not (tmp_path / "lab-artifacts").exists()
+    if (tmp_path / "lab.db").exists():
+        with pytest.raises(UserError):  # no experiment was created
+            SqlStore(f"sqlite:///{tmp_path / 'lab.db'}").latest_experiment()
