@@ -73,11 +73,12 @@ def test_tune_on_a_cluster_killed_and_resumed_stores_each_invocation_once_with_i
         stored = _count(db)
         assert stored >= 6, err
 
-        again = run_jvmlab("tune", str(spec), "--store", "lab.db", "-q", "--resume", "--cluster", address,
+        again = run_jvmlab("tune", str(spec), "--store", "lab.db", "--resume", "--cluster", address,
                            cwd=tmp_path, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"({stored} read back from the store)" in again.stdout
     assert "Cluster:" in again.stdout and "2 block(s) at a time" in again.stdout
+    assert "cluster: 2 node(s) accepted; 2 block(s) at a time" in again.stderr and "nodes 2" in again.stderr
     with sqlite3.connect(db) as conn:
         rows = conn.execute("select cell_id, block, node, status from invocation").fetchall()
     assert max(Counter((cell, block) for cell, block, _, _ in rows).values()) == 1  # nothing twice

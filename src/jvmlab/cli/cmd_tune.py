@@ -99,12 +99,15 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     err = Console(stderr=True)
     started = time.monotonic()
+    measurer = _measurer(db, plan, exp_id, artifacts, client, err if not quiet else None)
 
     def on_trial(trial: Trial, session: Session) -> None:
         if not quiet:
-            err.print(progress_line(trial, session, time.monotonic() - started), highlight=False)
+            elapsed = time.monotonic() - started
+            nodes = (f"  nodes {len(measurer.nodes)}, {measurer.measured / elapsed:.2f} inv/s"
+                     if client is not None and elapsed > 0 else "")
+            err.print(progress_line(trial, session, elapsed) + nodes, highlight=False)
 
-    measurer = _measurer(db, plan, exp_id, artifacts, client, err if not quiet else None)
     config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer)
     db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
