@@ -78,7 +78,7 @@ class SleepSurface:
         return ProcessResult(Status.OK, None, 0, None, m, None, started)
 
 
-def measure(workers: int, trials: int, sleep_s: float, folder: Path) -> tuple[float, float, int, float, str]:
+def measure(workers: int, trials: int, sleep_s: float, folder: Path) -> tuple[float, float, int, float, str, str]:
     text = SPEC.format(jdk=JDK, trials=trials)
     plan = prepare(parse_spec(text), text, None)
     store = SqlStore(f"sqlite:///{folder / f'w{workers}.db'}")
@@ -103,7 +103,8 @@ def measure(workers: int, trials: int, sleep_s: float, folder: Path) -> tuple[fl
         started = time.perf_counter()
         _, result, _ = run_tune(plan, store, exp, folder / f"art{workers}", None, measurer=measurer)
         wall = time.perf_counter() - started
-    return wall, checks[0], measurer.measured, measurer.busy_s, " ".join(result.winner.flags)
+    return (wall, checks[0], measurer.measured, measurer.busy_s, f"{measurer.blocks_run}/{measurer.rounds}",
+            " ".join(result.winner.flags))
 
 
 def main() -> None:
@@ -114,15 +115,16 @@ def main() -> None:
     args = parser.parse_args()
     print(f"fake executor sleeping {args.sleep_ms:.0f} ms per invocation; {args.trials} trials; SQLite store; "
           f"'wall s': the tuning loop; 'checks s': its flag checks (real JVM starts on the client, the same "
-          f"whatever the workers); 'loop s' = wall - checks; speed-ups against 1 worker")
+          f"whatever the workers); 'loop s' = wall - checks; speed-ups against 1 worker; 'blocks/rounds': "
+          f"blocks run over rounds sent to the nodes (the parallelism the races allowed)")
     print(f"{'workers':>7} {'wall s':>7} {'checks s':>8} {'loop s':>7} {'invocations':>11} {'busy s':>7} "
-          f"{'speed-up':>8} {'loop speed-up':>13}  winner")
+          f"{'blocks/rounds':>13} {'speed-up':>8} {'loop speed-up':>13}  winner")
     base = None
     with tempfile.TemporaryDirectory() as tmp:
         for workers in [int(w) for w in args.workers.split(",")]:
-            wall, checks, n, busy, winner = measure(workers, args.trials, args.sleep_ms / 1000, Path(tmp))
+            wall, checks, n, busy, rounds, winner = measure(workers, args.trials, args.sleep_ms / 1000, Path(tmp))
             base = base or (wall, wall - checks)
-            print(f"{workers:>7} {wall:>7.1f} {checks:>8.1f} {wall - checks:>7.1f} {n:>11} {busy:>7.1f} "
+            print(f"{workers:>7} {wall:>7.1f} {checks:>8.1f} {wall - checks:>7.1f} {n:>11} {busy:>7.1f} {rounds:>13} "
                   f"{base[0] / wall:>7.2f}x {base[1] / (wall - checks):>12.2f}x  {winner}")
 
 

@@ -97,6 +97,8 @@ class ClusterMeasurer(JvmMeasurer):
         self.notes: list[str] = []
         self.packed: dict[str, dict[str, bytes]] = {}
         self.busy_s = 0.0  # summed time nodes held a slot (the speed-up's numerator)
+        self.rounds = 0  # rounds of blocks sent to the nodes (blocks / rounds: the parallelism used)
+        self.blocks_run = 0
         self.active: dict[str, _Block] = {}  # node -> the block it runs now
         self._refresh(time.monotonic())
         if not self.nodes:
@@ -135,6 +137,8 @@ class ClusterMeasurer(JvmMeasurer):
             if todo:
                 queue.append(_Block(b, todo, prefer=self.block_node.get(b)))
         if queue:
+            self.rounds += 1
+            self.blocks_run += len(queue)
             try:
                 self._dispatch(queue, out)
             except BaseException:
