@@ -220,3 +220,36 @@ def test_tune_with_an_unreachable_scheduler_is_one_line_exit_2_and_creates_nothi
     if (tmp_path / "lab.db").exists():
         with pytest.raises(UserError):  # no experiment was created
             SqlStore(f"sqlite:///{tmp_path / 'lab.db'}").latest_experiment()
+
+
+class BusyNeighbour(SurfaceExecutor):
+    """Another process (not a child: double-forked) burns CPU while the invocation runs."""
+
+    def __init__(self) -> None:
+        super().__init__({}, sleep_s=0.8)
+
+    def run(self, plan: InvocationPlan, probes=()) -> ProcessResult:
+        import os
+
+        child = os.fork()
+        if child == 0:
+            if os.fork() == 0:
+                end = time.monotonic() + 0.8
+                while time.monotonic() < end:
+                    pass
+            os._exit(0)
+        os.waitpid(child, 0)
+        return super().run(plan, probes)
+
+
+def test_a_node_busy_with_other_processes_is_named_for_its_block(tmp_path: Path, jdk17_home: Path) -> None:
+    plan = _plan(jdk17_home)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = _experiment(store, plan)
+    with _cluster(1) as cluster, distributed.Client(cluster) as client:
+        measurer = ClusterMeasurer(plan, store, exp, tmp_path / "art", client, executor=BusyNeighbour())
+        got = measurer.measure_blocks({1: [("a", ("-Dfake.mean_s=1.0",))]})
+        node = next(iter(measurer.nodes))
+        said = measurer.block_hazards()
+    assert isinstance(got[1][0], dict)
+    assert len(said) == 1 and said[0].startswith(f"node {node} busy: other processes used")

@@ -26,6 +26,7 @@ from typing import Any
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
 from jvmlab.errors import UserError
+from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.slots import SlotWork, build_slot, finish_probes
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult, Status
@@ -55,6 +56,7 @@ class _Block:
     prefer: str | None = None  # the node that ran its stored part (a resumed, half-run block)
     running: tuple[int, SlotWork, Any, float] | None = None  # position, work, future, submitted at
     lost: dict[int, int] = field(default_factory=dict)  # position -> times its node died under it
+    busy: float | None = None  # the largest CPU share other processes took on its node during a slot
 
 
 def stored_width(store: Store, experiment_id: int) -> int:
@@ -94,7 +96,8 @@ class ClusterMeasurer(JvmMeasurer):
         self.client, self.node_wait_s = client, node_wait_s
         self.nodes: set[str] = set()
         self.refused: dict[str, str] = {}
-        self.notes: list[str] = []
+        self.notes: list[str] = []  # refusals, losses: said with the next block
+        self.block_notes: deque[list[str]] = deque()  # the last round's hazards, one list per block, in order
         self.packed: dict[str, dict[str, bytes]] = {}
         self.busy_s = 0.0  # summed time nodes held a slot (the speed-up's numerator)
         self.rounds = 0  # rounds of blocks sent to the nodes (blocks / rounds: the parallelism used)
@@ -108,8 +111,10 @@ class ClusterMeasurer(JvmMeasurer):
 
     # -- the measurer interface ------------------------------------------------------------
     def block_hazards(self) -> list[str]:
-        """Node refusals and losses since the last block (each node's machine state at join is
-        stored with it in the node table)."""
+        """The next block's hazards, in the order the session asks (the round's order): its node
+        busy during a slot, and node refusals and losses (each node's identity at join is stored)."""
+        if self.block_notes:
+            return self.block_notes.popleft()
         out, self.notes = self.notes, []
         return out
 
@@ -125,6 +130,7 @@ class ClusterMeasurer(JvmMeasurer):
     def _run(self, wanted: dict[int, dict[int, Entry]]) -> dict[tuple[int, int], Metrics | str]:
         out: dict[tuple[int, int], Metrics | str] = {}
         queue: deque[_Block] = deque()
+        self.block_notes.clear()
         for b, entries in wanted.items():
             todo = {}
             for pos, (jvm, flags) in entries.items():
@@ -136,6 +142,7 @@ class ClusterMeasurer(JvmMeasurer):
                     todo[pos] = (jvm, flags)
             if todo:
                 queue.append(_Block(b, todo, prefer=self.block_node.get(b)))
+        blocks = list(queue)
         if queue:
             self.rounds += 1
             self.blocks_run += len(queue)
@@ -144,7 +151,16 @@ class ClusterMeasurer(JvmMeasurer):
             except BaseException:
                 self._cancel()
                 raise
+        self._notes_per_block(list(wanted), blocks)
         return out
+
+    def _notes_per_block(self, order: list[int], blocks: list[_Block]) -> None:
+        """Busy nodes go with their block; refusals and losses with the round's first block."""
+        busy = {b.number: f"node {b.node} busy: other processes used {b.busy:.0%} of its CPU during the block"
+                for b in blocks if b.busy is not None and b.busy > BUSY_SHARE}
+        for i, number in enumerate(order):
+            self.block_notes.append(([*self.notes] if i == 0 else []) + ([busy[number]] if number in busy else []))
+        self.notes = []
 
     def _dispatch(self, queue: deque[_Block], out: dict[tuple[int, int], Metrics | str]) -> None:
         active = self.active
@@ -189,7 +205,7 @@ class ClusterMeasurer(JvmMeasurer):
         pos = min(blk.entries)
         jvm, flags = blk.entries[pos]
         work = self._work(jvm, flags, blk.number, pos)
-        future = self.client.submit(run_slot, work.invocation, self._recipe(work), self.executor,
+        future = self.client.submit(run_slot_watched, work.invocation, self._recipe(work), self.executor,
                                     self._shipped(work), None, workers=[name], allow_other_workers=False,
                                     resources={"jvm": 1}, pure=False)
         blk.running = (pos, work, future, time.monotonic())
@@ -221,8 +237,10 @@ class ClusterMeasurer(JvmMeasurer):
             return False
         blk.running = None
         if future.status == "finished":
-            outcome: NodeResult = future.result()
+            outcome, other_share = future.result()
             self.busy_s += time.monotonic() - submitted
+            if other_share is not None:
+                blk.busy = max(blk.busy or 0.0, other_share)
             out[(blk.number, pos)] = self._store(blk, pos, work, outcome.result, outcome.collected, name, outcome)
         elif future.status == "error" and type(future.exception()).__name__ != "KilledWorker":
             reason = f"the task failed on node {name}: {future.exception()!r}"
@@ -340,6 +358,15 @@ class ClusterMeasurer(JvmMeasurer):
         nodes = self.store.invocation_nodes(self.exp)
         return {inv.block: node for inv in self.store.invocations(self.exp)
                 if (node := nodes.get(inv.id)) is not None}
+
+
+def run_slot_watched(*args: Any) -> tuple[NodeResult, float | None]:
+    """On the node: the slot (``cluster.task.run_slot``) and the CPU share other processes took
+    on the node meanwhile (the local tuner's busy check, per node)."""
+    watch = LoadWatch()
+    watch.start()
+    outcome = run_slot(*args)
+    return outcome, watch.other_share()
 
 
 def _failed(reason: str) -> ProcessResult:
