@@ -96,8 +96,17 @@ def _tune(plan, store, exp, art, client, executor):
 
 def test_the_better_config_wins_on_two_nodes_with_every_block_whole_on_one_node(tmp_path: Path,
                                                                                   jdk17_home: Path) -> None:
+    _better_config_wins(SqlStore(f"sqlite:///{tmp_path / 'lab.db'}"), tmp_path, jdk17_home)
+
+
+def test_the_same_on_a_postgresql_store(tmp_path: Path, jdk17_home: Path, pg_server) -> None:
+    from pg_server import fresh_database
+
+    _better_config_wins(SqlStore(fresh_database(pg_server)), tmp_path, jdk17_home)
+
+
+def _better_config_wins(store: SqlStore, tmp_path: Path, jdk17_home: Path) -> None:
     plan = _plan(jdk17_home)
-    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     exp = _experiment(store, plan)
     art = tmp_path / "art"
     with _cluster(2) as cluster, distributed.Client(cluster) as client:
