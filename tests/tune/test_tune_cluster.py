@@ -262,3 +262,37 @@ def test_a_node_busy_with_other_processes_is_named_for_its_block(tmp_path: Path,
         said = measurer.block_hazards()
     assert isinstance(got[1][0], dict)
     assert len(said) == 1 and said[0].startswith(f"node {node} busy: other processes used")
+
+
+def test_a_node_with_another_jdk_build_is_refused_and_the_tuning_runs_on_the_others(tmp_path: Path,
+                                                                                     jdk17_home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from jvmlab.cluster.node import JDK_MAP_ENV
+
+    other = tmp_path / "jdk17-other"
+    other.mkdir()
+    (other / "release").write_text((jdk17_home / "release").read_text().replace(
+        'JAVA_RUNTIME_VERSION="', 'JAVA_RUNTIME_VERSION="0-other-'))
+    plan = _plan(jdk17_home, trials=2)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = _experiment(store, plan)
+    with _cluster(1) as cluster, distributed.Client(cluster) as client:
+        odd = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+                                "--nthreads", "1", "--resources", "jvm=1", "--host", "127.0.0.1",
+                                "--no-dashboard", "--no-nanny"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, JDK_MAP_ENV: f"{jdk17_home}={other}"})
+        try:
+            client.wait_for_workers(2, timeout=60)
+            result, measurer = _tune(plan, store, exp, tmp_path / "art", client, SurfaceExecutor({}))
+        finally:
+            odd.terminate()
+            odd.wait(timeout=30)
+    refused = {n: why for n, (_, why) in store.nodes(exp).items() if why}
+    assert len(refused) == 1 and measurer.width == 1
+    (name, why), = refused.items()
+    assert "another build" in why and "JAVA_RUNTIME_VERSION" in why
+    assert any(h.endswith(f"node {name} refused: {why}") for h in result.hazards)
+    assert name not in set(store.invocation_nodes(exp).values()) and store.invocations(exp)
