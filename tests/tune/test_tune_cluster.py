@@ -48,7 +48,7 @@ values = {{ slow = "-Dfake.mean_s=1.3", same = "-Dfake.mean_s=1.0", fast = "-Dfa
 class SurfaceExecutor:
     """``-Dfake.mean_s`` is the configuration's true wall time; a node in ``offsets`` is slower by
     that factor (what same-node pairing must cancel); 5% log-normal noise seeded by the slot's
-    artifacts folder (unique per cell and block), so a re-run gives the same value.
+    artifacts folder relative to the run's (unique per cell and block), so a re-run gives the same value.
     ``fail_on``: a flag whose invocations raise on the node (a task failing there)."""
 
     name = "fake-surface"
@@ -64,7 +64,8 @@ class SurfaceExecutor:
             raise RuntimeError("the node could not start it")
         mean_s = next((float(a.split("=", 1)[1]) for a in plan.argv if a.startswith("-Dfake.mean_s=")), 1.0)
         sigma = math.sqrt(math.log1p(0.05 ** 2))
-        rng = np.random.default_rng([self.seed, zlib.crc32(str(plan.artifacts_dir).encode())])
+        slot = "/".join(Path(plan.artifacts_dir).parts[-3:])  # exp-N/cell-K/bB: the same in every tmp folder
+        rng = np.random.default_rng([self.seed, zlib.crc32(slot.encode())])
         wall_s = mean_s * float(rng.lognormal(-sigma * sigma / 2, sigma)) * self.offsets.get(get_worker().address, 1.0)
         time.sleep(self.sleep_s)
         measures = ProcessMeasures(wall_s=wall_s, user_s=wall_s * 0.8, sys_s=wall_s * 0.1, max_rss_bytes=64 << 20,

@@ -41,9 +41,20 @@ POLL_S = 0.2
 REFRESH_S = 1.0
 NODE_WAIT_S = 60.0  # no accepted node for this long: stop with one line (no loop waits forever)
 SLOT_GRACE_S = 120.0  # a slot running this long past its own timeout: its node is treated as lost
+DEPTH = 2  # slots of a block submitted to its node at once
 MAX_REQUEUES = 1  # a slot whose node died runs once more elsewhere; lost again, it is a failure
 
 Entry = tuple[str, tuple[str, ...]]  # (jvm, flags) at one position of a block
+
+
+@dataclass
+class _InFlight:
+    """One slot submitted to a node: its position, what was sent, the Dask future."""
+
+    pos: int
+    work: SlotWork
+    future: Any
+    since: float | None  # when it became the node's next slot (busy time and the slot's deadline count from it)
 
 
 @dataclass
@@ -54,7 +65,7 @@ class _Block:
     entries: dict[int, Entry]  # position -> configuration, the positions still to run
     node: str | None = None
     prefer: str | None = None  # the node that ran its stored part (a resumed, half-run block)
-    running: tuple[int, SlotWork, Any, float] | None = None  # position, work, future, submitted at
+    inflight: deque[_InFlight] = field(default_factory=deque)  # submitted to its node, oldest (running) first
     lost: dict[int, int] = field(default_factory=dict)  # position -> times its node died under it
     busy: float | None = None  # the largest CPU share other processes took on its node during a slot
 
@@ -198,22 +209,24 @@ class ClusterMeasurer(JvmMeasurer):
             blk.node = name
             active[name] = blk
         for name, blk in active.items():
-            if blk.running is None:
-                self._submit(name, blk)
+            self._submit(name, blk)
 
     def _submit(self, name: str, blk: _Block) -> None:
-        pos = min(blk.entries)
-        jvm, flags = blk.entries[pos]
-        work = self._work(jvm, flags, blk.number, pos)
-        future = self.client.submit(run_slot_watched, work.invocation, self._recipe(work), self.executor,
-                                    self._shipped(work), None, workers=[name], allow_other_workers=False,
-                                    resources={"jvm": 1}, pure=False)
-        blk.running = (pos, work, future, time.monotonic())
+        """Keep DEPTH slots of the block on its node: the next one waits there for the `jvm` slot
+        (Dask runs one client's tasks on a worker in the order submitted), so no round trip is lost."""
+        sent = {f.pos for f in blk.inflight}
+        for pos in sorted(p for p in blk.entries if p not in sent)[:DEPTH - len(blk.inflight)]:
+            jvm, flags = blk.entries[pos]
+            work = self._work(jvm, flags, blk.number, pos)
+            future = self.client.submit(run_slot_watched, work.invocation, self._recipe(work), self.executor,
+                                        self._shipped(work), None, workers=[name], allow_other_workers=False,
+                                        resources={"jvm": 1}, pure=False)
+            blk.inflight.append(_InFlight(pos, work, future, time.monotonic() if not blk.inflight else None))
 
     def _wait(self, active: dict[str, _Block]) -> None:
         from distributed import wait
 
-        futures = [b.running[2] for b in active.values() if b.running is not None]
+        futures = [b.inflight[0].future for b in active.values() if b.inflight]
         if not futures:
             time.sleep(POLL_S)
         elif all(f.status == "pending" for f in futures):
@@ -224,45 +237,47 @@ class ClusterMeasurer(JvmMeasurer):
 
     def _collect(self, name: str, blk: _Block, queue: deque[_Block],
                  out: dict[tuple[int, int], Metrics | str]) -> bool:
-        """Store the node's finished slot; True when its block is done (or went back to the queue)."""
-        if blk.running is None:
-            return False
-        pos, work, future, submitted = blk.running
-        if future.status == "pending":
-            limit = work.invocation.timeout_s
-            if time.monotonic() - submitted > limit + SLOT_GRACE_S:
-                self.client.cancel([future], force=True)
-                self._lost(blk, queue, out, f"node {name} did not answer within {limit + SLOT_GRACE_S:.0f} s")
+        """Store the node's finished slots in their order; True when its block is done (or went
+        back to the queue)."""
+        while blk.inflight:
+            head = blk.inflight[0]
+            now = time.monotonic()
+            head.since = head.since or now  # it runs (or waits for the node) from when it is first in line
+            if head.future.status == "pending":
+                limit = head.work.invocation.timeout_s
+                if now - head.since > limit + SLOT_GRACE_S:
+                    self._lost(blk, queue, out, f"node {name} did not answer within {limit + SLOT_GRACE_S:.0f} s")
+                    return True
+                return False
+            if head.future.status not in ("finished", "error") or (
+                    head.future.status == "error" and type(head.future.exception()).__name__ == "KilledWorker"):
+                self._lost(blk, queue, out, f"node {name} was lost while running it")  # the worker died under it
                 return True
-            return False
-        blk.running = None
-        if future.status == "finished":
-            outcome, other_share = future.result()
-            self.busy_s += time.monotonic() - submitted
-            if other_share is not None:
-                blk.busy = max(blk.busy or 0.0, other_share)
-            out[(blk.number, pos)] = self._store(blk, pos, work, outcome.result, outcome.collected, name, outcome)
-        elif future.status == "error" and type(future.exception()).__name__ != "KilledWorker":
-            reason = f"the task failed on node {name}: {future.exception()!r}"
-            out[(blk.number, pos)] = self._store(blk, pos, work, _failed(reason), Collected(), name)
-        else:  # the worker died under it (KilledWorker, cancelled, lost)
-            blk.running = (pos, work, future, submitted)
-            self._lost(blk, queue, out, f"node {name} was lost while running it")
-            return True
-        del blk.entries[pos]
+            blk.inflight.popleft()
+            if head.future.status == "finished":
+                outcome, other_share = head.future.result()
+                self.busy_s += now - head.since
+                if other_share is not None:
+                    blk.busy = max(blk.busy or 0.0, other_share)
+                got = self._store(blk, head.pos, head.work, outcome.result, outcome.collected, name, outcome)
+            else:
+                reason = f"the task failed on node {name}: {head.future.exception()!r}"
+                got = self._store(blk, head.pos, head.work, _failed(reason), Collected(), name)
+            out[(blk.number, head.pos)] = got
+            del blk.entries[head.pos]
         return not blk.entries
 
     def _lost(self, blk: _Block, queue: deque[_Block], out: dict[tuple[int, int], Metrics | str], why: str) -> None:
         """The running slot re-runs once on another node with the rest of its block; twice lost, a failure."""
-        if blk.running is not None:
-            pos, work, future, _ = blk.running
-            self.client.cancel([future], force=True)
-            blk.running = None
-            blk.lost[pos] = blk.lost.get(pos, 0) + 1
-            if blk.lost[pos] > MAX_REQUEUES:
-                out[(blk.number, pos)] = self._store(blk, pos, work, _failed(f"lost twice: {why}, after one re-run"),
-                                                     Collected(), blk.node)
-                del blk.entries[pos]
+        if blk.inflight:
+            self.client.cancel([f.future for f in blk.inflight], force=True)
+            head = blk.inflight[0]
+            blk.inflight.clear()
+            blk.lost[head.pos] = blk.lost.get(head.pos, 0) + 1
+            if blk.lost[head.pos] > MAX_REQUEUES:
+                out[(blk.number, head.pos)] = self._store(
+                    blk, head.pos, head.work, _failed(f"lost twice: {why}, after one re-run"), Collected(), blk.node)
+                del blk.entries[head.pos]
             else:
                 self.notes.append(f"block {blk.number}: {why}; its slot re-runs on another node")
         if blk.entries:
@@ -271,7 +286,7 @@ class ClusterMeasurer(JvmMeasurer):
 
     def _cancel(self) -> None:
         """Ctrl-C or a stop: drop what is outstanding; everything finished is stored."""
-        futures = [b.running[2] for b in self.active.values() if b.running is not None]
+        futures = [f.future for b in self.active.values() for f in b.inflight]
         self.active.clear()
         if futures:
             self.client.cancel(futures, force=True)
