@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -30,12 +30,10 @@ def tune_cmd(
     html: Path | None = typer.Option(None, "--html",
                                      help="Also write the tuning report (history, Pareto, importances)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
-    cluster: str | None = typer.Option(None, "--cluster", help="Not supported yet (see docs/cluster.md)."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Run the trials' invocations on a Dask scheduler, "
+                                       "e.g. tcp://HOST:8786: each block whole on one node (docs/cluster.md)."),
 ) -> None:
     """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
-    if cluster is not None:
-        raise UserError("tune --cluster is not supported yet: trials run on this machine; run the winner's "
-                        "confirmation on the cluster with `jvmlab run SPEC --cluster ADDRESS`")
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url
@@ -50,8 +48,28 @@ def tune_cmd(
     db = open_store(store)
     check_space(config, FlagChecker(plan), next(iter(parsed.jvms)))  # bad input: before anything runs
     artifacts = default_artifacts(store_url(store)).absolute()
-    exp_id = _experiment(db, plan, artifacts, resume)
-    run_and_show(db, plan, exp_id, artifacts, html, quiet)
+    client = _cluster_client(cluster, db.url)  # no worker, or SQLite with remote ones: refused before anything
+    try:
+        exp_id = _experiment(db, plan, artifacts, resume)
+        run_and_show(db, plan, exp_id, artifacts, html, quiet, client)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _cluster_client(address: str | None, store_url: str) -> Any:
+    if address is None:
+        return None
+    from jvmlab.cluster.run import connect
+    from jvmlab.tune.cluster_measure import wait_for_workers
+
+    client = connect(address)
+    try:
+        wait_for_workers(client, store_url)
+    except BaseException:
+        client.close()
+        raise
+    return client
 
 
 def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
@@ -70,8 +88,10 @@ def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
         artifacts_dir=str(artifacts))
 
 
-def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool) -> None:
-    """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout."""
+def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,
+                 client: Any = None) -> None:
+    """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
+    with a Dask ``client`` the invocations run on the cluster's nodes."""
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
@@ -79,18 +99,50 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     err = Console(stderr=True)
     started = time.monotonic()
+    measurer = _measurer(db, plan, exp_id, artifacts, client, err if not quiet else None)
 
     def on_trial(trial: Trial, session: Session) -> None:
         if not quiet:
-            err.print(progress_line(trial, session, time.monotonic() - started), highlight=False)
+            elapsed = time.monotonic() - started
+            nodes = (f"  nodes {len(measurer.nodes)}, {measurer.measured / elapsed:.2f} inv/s"
+                     if client is not None and elapsed > 0 else "")
+            err.print(progress_line(trial, session, elapsed) + nodes, highlight=False)
 
-    config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial)
+    config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer)
     db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
+    if client is not None:
+        typer.echo(_cluster_line(measurer, time.monotonic() - started))
     if html is not None:
         doc = db.experiment_document(exp_id, "tune")
         write_tune_html(html, doc, plan.spec.name or "tune")
         typer.echo(f"HTML report: {html}")
+
+
+def _measurer(db: Store, plan: Plan, exp_id: int, artifacts: Path, client: Any, err: Console | None) -> Any:
+    """On a cluster: its nodes, one block per node at a time. A local resume of a run started on a
+    cluster keeps its block numbering (nothing measured twice). Otherwise: None (this machine)."""
+    from jvmlab.execute.windows import default_executor
+    from jvmlab.tune.cluster_measure import ClusterMeasurer, WidthReplay, stored_width
+
+    if client is None:
+        width = stored_width(db, exp_id)
+        return WidthReplay(plan, db, exp_id, artifacts, default_executor(), width=width) if width > 1 else None
+    measurer = ClusterMeasurer(plan, db, exp_id, artifacts, client)
+    if err is not None:
+        refused = f", {len(measurer.refused)} refused" if measurer.refused else ""
+        err.print(f"cluster: {len(measurer.nodes)} node(s) accepted{refused}; {measurer.width} block(s) at a time",
+                  highlight=False)
+    return measurer
+
+
+def _cluster_line(measurer: Any, elapsed_s: float) -> str:
+    """What the cluster gave: nodes' busy time over the wall time is the parallel speed-up."""
+    nodes = len(measurer.nodes) + len(measurer.refused)
+    speedup = (f", speed-up {measurer.busy_s / elapsed_s:.2f}x over one node"
+               if elapsed_s > 0 and measurer.busy_s else "")
+    return (f"Cluster: {measurer.measured} invocations run on {len(measurer.nodes)} of {nodes} node(s), "
+            f"{measurer.width} block(s) at a time; nodes busy {measurer.busy_s:.1f} s in {elapsed_s:.1f} s{speedup}")
 
 
 def tune_demo(quick: bool, store: str | None) -> None:

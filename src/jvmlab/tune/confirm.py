@@ -30,8 +30,8 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     configs = [winner, *others.values()]
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
     blocks = 0
-    for _ in range(cfg.confirm_max_blocks):
-        results = [r for r in session.run_block(configs) if not isinstance(r, str)]
+    for block_results in session.blocks(configs, cfg.confirm_max_blocks):
+        results = [r for r in block_results if not isinstance(r, str)]
         if len(results) < len(configs):  # a failure is its reason string
             session.hazards.append(f"block {session.block}: a confirmation invocation failed")
             continue

@@ -53,8 +53,7 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
     if (why := session.rejected(baseline)) is not None:
         raise UserError(f"the baseline flags {' '.join(baseline.flags)!r} fail on {default_jvm}: {why}")
     base = Incumbent(baseline)
-    for _ in range(config.min_blocks):
-        got = session.run_block([baseline])[0]
+    for (got,) in session.blocks([baseline], config.min_blocks):
         if isinstance(got, str):
             raise UserError(f"the baseline fails: {got}")
         base.add(got)
@@ -126,8 +125,7 @@ def _paired_with_baseline(session: Session, number: int, cfg: Config, base: Incu
     objs = session.config.objectives
     logs: dict[str, list[float]] = {o.metric: [] for o in objs}
     cand = Incumbent(cfg)
-    for _ in range(session.config.min_blocks):
-        got_c, got_b = session.run_block([cfg, base.config])
+    for got_c, got_b in session.blocks([cfg, base.config], session.config.min_blocks):
         if isinstance(got_c, str):
             return Trial(number, cfg, "infeasible", 0, None, None, None, got_c)
         if isinstance(got_b, str):

@@ -74,10 +74,12 @@ def result_document(config: TuneConfig, result: TuneResult,
 
 
 def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
-             on_trial: Callable[[Trial, Session], None] | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+             on_trial: Callable[[Trial, Session], None] | None = None,
+             measurer: JvmMeasurer | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+    """``measurer``: another way to run the invocations (tune --cluster); default: this machine."""
     config = read_config(plan)
     default_jvm = next(iter(plan.spec.jvms))
-    measurer = JvmMeasurer(plan, store, experiment_id, artifacts, executor)
+    measurer = measurer or JvmMeasurer(plan, store, experiment_id, artifacts, executor)
     check_space(config, measurer, default_jvm)
     with measurer:  # the spec's [environment] around the session, torn down on any exit
         result = tune(config, measurer, default_jvm, on_trial=on_trial)

@@ -69,8 +69,7 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
     diffs: list[float] = []
     pair: tuple[list[float], list[float]] = ([], [])  # per-block objective: candidate, incumbent
     cand_samples: dict[str, list[float]] = {}
-    for _ in range(cfg.max_blocks):
-        got_c, got_i = session.run_block([cand, inc.config])
+    for got_c, got_i in session.blocks([cand, inc.config], cfg.max_blocks):
         if isinstance(got_c, str):
             return RaceResult("infeasible", len(diffs) + 1, None, None, {}, got_c)
         if isinstance(got_i, str):  # the incumbent failed once: a hazard, skip the block

@@ -9,6 +9,7 @@ nothing is measured twice.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,8 @@ class Session:
     config: TuneConfig
     measurer: Measurer
     seed: int
-    block: int = 0
+    block: int = 0  # the block being looked at (hazards name it)
+    reserved: int = 0  # the last block number handed out (a parallel measurer runs ahead)
     invocations: int = 0
     started: float = field(default_factory=time.monotonic)
     spent_wall_s: float = 0.0  # summed invocation wall time: replays the same on resume
@@ -39,17 +41,42 @@ class Session:
 
     def run_block(self, configs: list[Config]) -> list[Metrics | str]:
         """One block: each config once, in a seeded random order; results in the given order."""
-        self.block += 1
-        order = self.rng(self.block).permutation(len(configs))
-        results: list[Metrics | str] = [""] * len(configs)
-        for position, i in enumerate(order):
-            got = self._missing(self.measurer.measure(configs[i].jvm, configs[i].flags, self.block, position))
-            self.invocations += 1
-            if isinstance(got, dict):
-                self.spent_wall_s += got.get("wall_s", 0.0)
-            results[i] = got
-        self.hazards.extend(f"block {self.block}: {h}" for h in self.measurer.block_hazards())
-        return results
+        return self.run_blocks(configs, 1)[0]
+
+    def blocks(self, configs: list[Config], limit: int) -> Iterator[list[Metrics | str]]:
+        """Up to ``limit`` blocks of ``configs``, one by one; a measurer with ``width`` > 1
+        (tune --cluster: one block per node) runs that many at once, and the blocks a race
+        no longer needs are stored, unused. The width is fixed per run, so a resume replays."""
+        width, done = max(1, int(getattr(self.measurer, "width", 1))), 0
+        while done < limit:
+            spare = self.config.budget.invocations
+            room = limit - done if spare is None else max(1, (spare - self.invocations) // max(1, len(configs)))
+            for got in self.run_blocks(configs, min(width, limit - done, room)):
+                done += 1
+                yield got
+
+    def run_blocks(self, configs: list[Config], n: int) -> list[list[Metrics | str]]:
+        """``n`` new blocks (numbers never reused, seeded order each); results per block in ``configs`` order."""
+        first, self.reserved = self.reserved + 1, self.reserved + n
+        orders = {b: self.rng(b).permutation(len(configs)) for b in range(first, first + n)}
+        parallel = getattr(self.measurer, "measure_blocks", None)  # tune --cluster: whole blocks on nodes
+        if parallel is not None:
+            got_all = parallel({b: [(configs[i].jvm, configs[i].flags) for i in o] for b, o in orders.items()})
+        else:
+            got_all = {b: [self.measurer.measure(configs[i].jvm, configs[i].flags, b, pos)
+                           for pos, i in enumerate(o)] for b, o in orders.items()}
+        out = []
+        for b, order in orders.items():
+            self.block = b
+            results: list[Metrics | str] = [""] * len(configs)
+            for got, i in zip(got_all[b], order, strict=True):
+                results[i] = got = self._missing(got)
+                self.invocations += 1
+                if isinstance(got, dict):
+                    self.spent_wall_s += got.get("wall_s", 0.0)
+            self.hazards.extend(f"block {b}: {h}" for h in self.measurer.block_hazards())
+            out.append(results)
+        return out
 
     def _missing(self, got: Metrics | str) -> Metrics | str:
         """An invocation that ran but lacks an objective (no GC log written, no workload line)
