@@ -41,3 +41,31 @@ def test_cluster_options_refused_with_one_line(tmp_path: Path, jdk17_home: Path,
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and says in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+TUNE = '''[tune]
+objective = "wall_s"
+budget = { trials = 2 }
+[tune.params.gc]
+type = "categorical"
+values = { serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }
+'''
+
+
+@pytest.mark.parametrize("command, extra, says", [
+    ("run", '[environment]\nmemory = ["300m"]\n', "[environment] memory is prepared on this machine only"),
+    ("tune", '[environment]\nmemory = ["300m"]\n' + TUNE, "[environment] memory is prepared on this machine only"),
+    ("tune", TUNE.replace('parallel = "-XX:+UseParallelGC"', 'cds = { prepare = "cds-archive" }'),
+     "asks for an archive"),
+])
+def test_machine_only_preparation_refused_on_a_cluster(tmp_path: Path, jdk17_home: Path, command: str, extra: str,
+                                                       says: str) -> None:
+    """Limits, tmpfs copies and archives are set up on this machine only: on a cluster's nodes they would be
+    silently missing, so `--cluster` refuses them before the scheduler is contacted (port 1: nothing there)."""
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n'
+                                     f'[run]\ninvocations = 1\nwarmup = 0\n{extra}')
+    proc = run_jvmlab(command, "s.toml", "--cluster", "tcp://127.0.0.1:1", "--store", "lab.db", cwd=tmp_path,
+                      timeout=120)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and says in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -59,11 +59,22 @@ def check_artifacts_url(artifacts_url: str | None, cluster: str | None) -> None:
     parse_artifacts_url(artifacts_url)
 
 
+def refuse_machine_only(plan: Plan, command: str) -> None:
+    """One line, exit 2: what is set up on this machine only would be silently missing on the nodes."""
+    from jvmlab.machine.environment import machine_only
+
+    local = machine_only(plan)
+    if local:
+        raise UserError(f"{command}: {', '.join(local)} is prepared on this machine only, not on the "
+                        "cluster's nodes; run it without --cluster")
+
+
 def run_cluster_plan(plan: Plan, db: Store, options: RunOptions, observer: RunObserver, address: str,
                      artifacts_url: str | None = None) -> int:
     """`run --cluster`: connect, run on the cluster, close the client (the cluster keeps running)."""
     from jvmlab.cluster.run import connect, run_on_cluster
 
+    refuse_machine_only(plan, "run --cluster")
     client = connect(address)
     try:
         return run_on_cluster(plan, db, options, observer, client, artifacts_url=artifacts_url)

@@ -48,6 +48,8 @@ def tune_cmd(
     db = open_store(store)
     check_space(config, FlagChecker(plan), next(iter(parsed.jvms)))  # bad input: before anything runs
     artifacts = default_artifacts(store_url(store)).absolute()
+    if cluster is not None:
+        _refuse_machine_only(plan)
     client = _cluster_client(cluster, db.url)  # no worker, or SQLite with remote ones: refused before anything
     try:
         exp_id = _experiment(db, plan, artifacts, resume)
@@ -55,6 +57,17 @@ def tune_cmd(
     finally:
         if client is not None:
             client.close()
+
+
+def _refuse_machine_only(plan: Plan) -> None:
+    """What is prepared on this machine only (environment, archives) would be missing on the nodes."""
+    from jvmlab.cli.cmd_cluster import refuse_machine_only
+    from jvmlab.tune.cells import space_prepares
+
+    refuse_machine_only(plan, "tune --cluster")
+    if space_prepares(plan):
+        raise UserError("tune --cluster: a [tune] value asks for an archive (prepare), made on this machine "
+                        "only, not on the cluster's nodes; tune it without --cluster")
 
 
 def _cluster_client(address: str | None, store_url: str) -> Any:

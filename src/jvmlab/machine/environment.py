@@ -67,6 +67,17 @@ def build_environment(plan: Plan, artifacts_root: Path) -> Environment:
     return MachineEnvironment(artifacts_root) if needs else NoEnvironment()
 
 
+def machine_only(plan: Plan) -> list[str]:
+    """What of the spec is prepared on this machine only (a cluster's nodes would run without
+    it): the [environment] keys and the cells' archive preparation. Empty: fine on a cluster."""
+    env = plan.spec.environment
+    named = {"jdk_location": env.jdk_location, "page_cache": env.page_cache, "prepare": env.prepare,
+             "cpus": env.cpus, "memory": env.memory}
+    out = [f"[environment] {key}" for key, value in named.items() if value]
+    out += [f"prepare of {pc.cell.name}" for pc in plan.cells if pc.prepare is not None]
+    return out
+
+
 def run_context(plan: Plan, cell: PreparedCell | None = None) -> archives.RunContext:
     """Training runs start like measured runs: the cell's invocation template (cwd, env, timeout);
     without a cell, the first cell's, minus its own variables (the workload's environment)."""

@@ -33,7 +33,7 @@ def real_flags(name: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], Arch
     return split_prepare(name, flags, None)
 
 
-def _space_prepares(plan: Plan) -> bool:
+def space_prepares(plan: Plan) -> bool:
     """Whether any configuration of the session may need an archive (then every cell's
     classpath is a jar, as `run` makes it, so only the archive differs between cells)."""
     if plan.spec.environment.prepare:
@@ -59,7 +59,7 @@ class TrialCells:
             return self.environment
         # The plan's own cells are only templates for the configurations: no archive for them.
         base = replace(self.plan, cells=tuple(_without_prepare(pc) for pc in self.plan.cells))
-        if _space_prepares(self.plan):
+        if space_prepares(self.plan):
             machine = MachineEnvironment(self.artifacts)
             machine.jar_all = True
             environment: Environment = machine
