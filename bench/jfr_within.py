@@ -1,0 +1,98 @@
+"""``bench/jfr_overhead.py --within PERIOD_S``: the cost of an active recording measured inside
+one JVM, which switches its recording on and off every PERIOD_S seconds (``bench/java/JfrToggle.java``).
+
+Why: between separate JVMs, the rate of the same workload differs by a few percent from run
+to run (JIT decisions, heap layout), more than the 2 % to be decided; comparing each "on"
+period with the "off" periods just before and after it in the same JVM cancels that and
+any slow drift of the machine. Each JVM gives one figure (the mean over its "on" periods of
+log(rate on) - mean(log(rate off) of both neighbours)); the JVMs are the sample of the interval.
+
+What it leaves out: the fixed cost of JFR having started at all (its threads and buffers
+exist in the "off" periods too); the between-JVM arm ``bare`` measures that. The recording is
+made with the JDK's Recording API with the same settings (``default``/``profile`` or a derived
+``.jfc``, plus jvmlab's extra events) as ``-XX:StartFlightRecording`` would use.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+from jfr_arms import Arm, derive_jfc
+from jfr_cpu import CpuProbe
+from jvmlab.collect.jfr import EXTRA_EVENTS
+from jvmlab.execute.local import LocalExecutor
+from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.process import InvocationPlan
+
+TOGGLE_SOURCE = Path(__file__).resolve().parent / "java" / "JfrToggle.java"
+SETTLE_S = 1.0  # a second interval counts for a period only if its state is this old when it starts
+
+
+def toggler_classes(jdk: JdkInfo, folder: Path) -> Path:
+    """JfrToggle compiled by the JDK under test into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(jdk.home / "bin" / "javac"), "-d", str(folder), str(TOGGLE_SOURCE)], check=True,
+                   capture_output=True, timeout=300)
+    return folder.resolve()
+
+
+def toggle_argv(jdk: JdkInfo, arm: Arm, folder: Path, toggler: Path, period_s: float,
+                classpath: str, main: list[str]) -> list[str]:
+    """java ... JfrToggle PERIOD_MS SETTINGS EXTRAS DISK MAIN ARGS for ``arm``."""
+    settings = arm.collector or "default"
+    if arm.off is not None:
+        settings = str(derive_jfc(jdk.home / "lib" / "jfr" / "default.jfc", folder / f"{arm.name}.jfc", arm.off))
+    extras = ";".join(e[:-2] + " ms" if e.endswith("ms") else e for e in EXTRA_EVENTS) \
+        if arm.extras and jdk.feature >= 17 else "-"
+    disk = "false" if "disk=false" in arm.recording else "true"
+    return [*arm.options, "-cp", f"{toggler}:{classpath}", "JfrToggle", str(round(1000 * period_s)), settings,
+            extras, disk, *main]
+
+
+def run_within(jdk: JdkInfo, flags: list[str], argv_tail: list[str], folder: Path, skip_s: int) -> dict[str, float]:
+    """One toggling JVM: its log ratios on/off of the rate and of the CPU per chunk."""
+    folder.mkdir(parents=True, exist_ok=True)
+    plan = InvocationPlan(argv=(str(jdk.java), *flags, *argv_tail), env={"PATH": "/usr/bin:/bin"}, cwd=folder,
+                          timeout_s=900, artifacts_dir=folder)
+    cpu = CpuProbe()
+    result = LocalExecutor().run(plan, [cpu])
+    if result.status != "ok":
+        sys.exit(f"run failed: {result.reason}")
+    return within_effect(cpu, skip_s)
+
+
+def within_effect(cpu: CpuProbe, skip_s: int) -> dict[str, float]:
+    """Per "on" period with an "off" period on both sides: log(on) - mean(log(off)) of the chunk
+    rate and of the CPU per chunk over the period's settled seconds; their means over the run."""
+    periods = _periods(cpu, skip_s)
+    rate_effects, cpu_effects = [], []
+    for j, (on, chunks, seconds, cpu_s) in periods.items():
+        before, after = periods.get(j - 1), periods.get(j + 1)
+        if not on or before is None or after is None or min(chunks, before[1], after[1]) <= 0:
+            continue
+        rate_effects.append(math.log(chunks / seconds) - (math.log(before[1] / before[2])
+                                                          + math.log(after[1] / after[2])) / 2)
+        cpu_effects.append(math.log(cpu_s / chunks) - (math.log(before[3] / before[1])
+                                                       + math.log(after[3] / after[1])) / 2)
+    nan = float("nan")
+    return {"rate": sum(rate_effects) / len(rate_effects) if rate_effects else nan,
+            "cpu": sum(cpu_effects) / len(cpu_effects) if cpu_effects else nan, "periods": float(len(rate_effects))}
+
+
+def _periods(cpu: CpuProbe, skip_s: int) -> dict[int, tuple[bool, int, int, float]]:
+    """Toggle index -> (on, chunks, seconds, CPU s) summed over the settled one-second intervals
+    of that period from second ``skip_s`` to the last full second but one."""
+    out: dict[int, tuple[bool, int, int, float]] = {}
+    for k in range(skip_s, len(cpu.snapshots) - 2):
+        start, end = cpu.times_s[k - 1], cpu.times_s[k]
+        before = [j for j, (t, _) in enumerate(cpu.toggles) if t <= start - SETTLE_S]
+        if not before or any(start - SETTLE_S < t <= end for t, _ in cpu.toggles):
+            continue
+        j = before[-1]
+        (n0, c0), (n1, c1) = cpu.snapshots[k - 1], cpu.snapshots[k]
+        on, chunks, seconds, cpu_s = out.get(j, (cpu.toggles[j][1], 0, 0, 0.0))
+        out[j] = (on, chunks + n1 - n0, seconds + 1, cpu_s + c1["all"] - c0["all"])
+    return out
