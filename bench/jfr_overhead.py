@@ -134,6 +134,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-summary", action="store_true", help="skip jfr summary of the first round")
     parser.add_argument("--within", type=float, default=0.0, metavar="PERIOD_S",
                         help="one JVM per arm and round switching its recording on and off every PERIOD_S")
+    parser.add_argument("--settle-s", type=float, default=1.0,
+                        help="--within: seconds after a switch left out (the work of starting/stopping)")
     return parser.parse_args()
 
 
@@ -196,14 +198,15 @@ def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[s
             loads.append(_load())
             for arm in arms[rnd % len(arms):] + arms[:rnd % len(arms)]:
                 argv = toggle_argv(jdk, arm, Path(tmp), toggler, args.within, classpath, main)
-                got = run_within(jdk, FLAGS, argv, Path(tmp) / f"r{rnd}-{arm.name}", args.skip_s)
+                got = run_within(jdk, FLAGS, argv, Path(tmp) / f"r{rnd}-{arm.name}", args.skip_s,
+                                 args.settle_s)
                 runs[arm.name].append(got)
                 print(f"round {rnd + 1} {arm.name:12}: rate on/off {math.exp(got['rate']):.4f}, CPU per chunk off/on "
                       f"{math.exp(-got['cpu']):.4f} over {got['periods']:.0f} on periods", flush=True)
     print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, retain {args.retain_mb} MB, "
           f"recording switched every {args.within:g} s inside each JVM (seconds before {args.skip_s} and within "
-          f"1 s of a switch left out), {len(loads)} rounds in {(time.monotonic() - began) / 60:.1f} min; load "
-          f"average at round start {', '.join(loads)}")
+          f"{args.settle_s:g} s of a switch left out), {len(loads)} rounds in "
+          f"{(time.monotonic() - began) / 60:.1f} min; load average at round start {', '.join(loads)}")
     for name, got in runs.items():
         used = [r for r in got if not math.isnan(r["rate"])]
         rate, low, high = ratio_ci([math.exp(r["rate"]) for r in used], [1.0] * len(used))
@@ -212,6 +215,9 @@ def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[s
               f"{high:.4f}] (+-{50 * (high - low):.2f}%, cost {100 * (1 - rate):.2f}%): {verdict(low, high)} against "
               f"the 2% target; CPU per chunk off/on {cpu:.4f} [{clow:.4f} .. {chigh:.4f}] {verdict(clow, chigh)}; "
               f"{len(used)} JVMs, {sum(r['periods'] for r in used):.0f} on periods")
+        print(f"{'':12}  CPU ms/s by threads in settled on (off) seconds: " + ", ".join(
+            f"{g} {statistics.mean(r[f'on_ms_s_{g}'] for r in used):.0f} "
+            f"({statistics.mean(r[f'off_ms_s_{g}'] for r in used):.0f})" for g in SHOWN) if used else "")
 
 
 def report(args: argparse.Namespace, jdk: JdkInfo, runs: dict[str, list[Run]],

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jfr_arms import Arm, derive_jfc
-from jfr_cpu import CpuProbe
+from jfr_cpu import SHOWN, CpuProbe
 from jvmlab.collect.jfr import EXTRA_EVENTS
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.model.jdk import JdkInfo
@@ -52,7 +53,8 @@ def toggle_argv(jdk: JdkInfo, arm: Arm, folder: Path, toggler: Path, period_s: f
             extras, disk, *main]
 
 
-def run_within(jdk: JdkInfo, flags: list[str], argv_tail: list[str], folder: Path, skip_s: int) -> dict[str, float]:
+def run_within(jdk: JdkInfo, flags: list[str], argv_tail: list[str], folder: Path, skip_s: int,
+               settle_s: float = SETTLE_S) -> dict[str, float]:
     """One toggling JVM: its log ratios on/off of the rate and of the CPU per chunk."""
     folder.mkdir(parents=True, exist_ok=True)
     plan = InvocationPlan(argv=(str(jdk.java), *flags, *argv_tail), env={"PATH": "/usr/bin:/bin"}, cwd=folder,
@@ -61,38 +63,66 @@ def run_within(jdk: JdkInfo, flags: list[str], argv_tail: list[str], folder: Pat
     result = LocalExecutor().run(plan, [cpu])
     if result.status != "ok":
         sys.exit(f"run failed: {result.reason}")
-    return within_effect(cpu, skip_s)
+    return within_effect(cpu, skip_s, settle_s)
 
 
-def within_effect(cpu: CpuProbe, skip_s: int) -> dict[str, float]:
+@dataclass
+class Period:
+    """The settled seconds of one period between two switches."""
+
+    on: bool
+    chunks: int = 0
+    seconds: int = 0
+    cpu_s: dict[str, float] = field(default_factory=dict)  # by thread group, and "all"
+
+    def rate(self) -> float:
+        return self.chunks / self.seconds
+
+    def cpu_per_chunk(self) -> float:
+        return self.cpu_s.get("all", 0.0) / self.chunks
+
+
+def within_effect(cpu: CpuProbe, skip_s: int, settle_s: float = SETTLE_S) -> dict[str, float]:
     """Per "on" period with an "off" period on both sides: log(on) - mean(log(off)) of the chunk
-    rate and of the CPU per chunk over the period's settled seconds; their means over the run."""
-    periods = _periods(cpu, skip_s)
+    rate and of the CPU per chunk over the period's settled seconds; their means over the run.
+    Also the CPU ms per second of each thread group in all settled on and off seconds
+    (``on_ms_s_<group>``, ``off_ms_s_<group>``): work of a switch that leaks past the settling
+    time shows there (JIT, JFR's threads, other)."""
+    periods = _periods(cpu, skip_s, settle_s)
     rate_effects, cpu_effects = [], []
-    for j, (on, chunks, seconds, cpu_s) in periods.items():
+    for j, p in periods.items():
         before, after = periods.get(j - 1), periods.get(j + 1)
-        if not on or before is None or after is None or min(chunks, before[1], after[1]) <= 0:
+        if not p.on or before is None or after is None or min(p.chunks, before.chunks, after.chunks) <= 0:
             continue
-        rate_effects.append(math.log(chunks / seconds) - (math.log(before[1] / before[2])
-                                                          + math.log(after[1] / after[2])) / 2)
-        cpu_effects.append(math.log(cpu_s / chunks) - (math.log(before[3] / before[1])
-                                                       + math.log(after[3] / after[1])) / 2)
+        rate_effects.append(math.log(p.rate()) - (math.log(before.rate()) + math.log(after.rate())) / 2)
+        cpu_effects.append(math.log(p.cpu_per_chunk()) - (math.log(before.cpu_per_chunk())
+                                                          + math.log(after.cpu_per_chunk())) / 2)
     nan = float("nan")
-    return {"rate": sum(rate_effects) / len(rate_effects) if rate_effects else nan,
-            "cpu": sum(cpu_effects) / len(cpu_effects) if cpu_effects else nan, "periods": float(len(rate_effects))}
+    out = {"rate": sum(rate_effects) / len(rate_effects) if rate_effects else nan,
+           "cpu": sum(cpu_effects) / len(cpu_effects) if cpu_effects else nan, "periods": float(len(rate_effects))}
+    for state in (True, False):
+        chosen = [p for p in periods.values() if p.on == state]
+        seconds = sum(p.seconds for p in chosen)
+        for group in SHOWN:
+            spent = sum(p.cpu_s.get(group, 0.0) for p in chosen)
+            out[f"{'on' if state else 'off'}_ms_s_{group}"] = 1000 * spent / seconds if seconds else nan
+    return out
 
 
-def _periods(cpu: CpuProbe, skip_s: int) -> dict[int, tuple[bool, int, int, float]]:
-    """Toggle index -> (on, chunks, seconds, CPU s) summed over the settled one-second intervals
-    of that period from second ``skip_s`` to the last full second but one."""
-    out: dict[int, tuple[bool, int, int, float]] = {}
+def _periods(cpu: CpuProbe, skip_s: int, settle_s: float = SETTLE_S) -> dict[int, Period]:
+    """Toggle index -> its period's settled one-second intervals (a second counts when no switch
+    happened from ``settle_s`` before it began to its end), from second ``skip_s`` to the last
+    full second but one."""
+    out: dict[int, Period] = {}
     for k in range(skip_s, len(cpu.snapshots) - 2):
         start, end = cpu.times_s[k - 1], cpu.times_s[k]
-        before = [j for j, (t, _) in enumerate(cpu.toggles) if t <= start - SETTLE_S]
-        if not before or any(start - SETTLE_S < t <= end for t, _ in cpu.toggles):
+        before = [j for j, (t, _) in enumerate(cpu.toggles) if t <= start - settle_s]
+        if not before or any(start - settle_s < t <= end for t, _ in cpu.toggles):
             continue
-        j = before[-1]
         (n0, c0), (n1, c1) = cpu.snapshots[k - 1], cpu.snapshots[k]
-        on, chunks, seconds, cpu_s = out.get(j, (cpu.toggles[j][1], 0, 0, 0.0))
-        out[j] = (on, chunks + n1 - n0, seconds + 1, cpu_s + c1["all"] - c0["all"])
+        period = out.setdefault(before[-1], Period(on=cpu.toggles[before[-1]][1]))
+        period.chunks += n1 - n0
+        period.seconds += 1
+        for group in c1:
+            period.cpu_s[group] = period.cpu_s.get(group, 0.0) + c1[group] - c0.get(group, 0.0)
     return out

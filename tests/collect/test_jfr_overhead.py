@@ -131,8 +131,8 @@ def test_within_one_jvm_an_on_period_is_compared_with_the_off_periods_around_it(
     null = jfr_within.within_effect(_toggling_run(jfr_cpu.CpuProbe, 1.0, drift=-0.01), skip_s=4)
     assert abs(null["rate"]) < 0.003
     # the seconds of a switch are left out: a period's first second (state under 1 s old) never counts
-    assert all(seconds <= 3 for _, _, seconds, _ in jfr_within._periods(
-        _toggling_run(jfr_cpu.CpuProbe, 1.0), skip_s=4).values())
+    assert all(p.seconds <= 3 for p in jfr_within._periods(_toggling_run(jfr_cpu.CpuProbe, 1.0), skip_s=4).values())
+    assert all(p.seconds <= 2 for p in jfr_within._periods(_toggling_run(jfr_cpu.CpuProbe, 1.0), 4, 2.0).values())
 
 
 def test_within_jvms_as_the_sample_give_an_interval_that_covers(bench) -> None:
