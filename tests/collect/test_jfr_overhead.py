@@ -12,6 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from jvmlab.execute.local import LocalExecutor
+from jvmlab.model.process import InvocationPlan
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -67,9 +70,10 @@ def test_a_recording_with_a_derived_file_has_none_of_the_groups_events(bench, jd
     assert counts["jdk.ObjectAllocationSample"][0] > 0 and counts["jdk.SafepointBegin"][0] > 0  # the rest is on
 
 
-@pytest.fixture()
-def jfr_classes_overhead(jdk17, tmp_path: Path) -> Path:
-    out = tmp_path / "classes"
+@pytest.fixture(scope="module")
+def jfr_classes_overhead(jdk17, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The chunk generator compiled once for this module's JVM tests."""
+    out = tmp_path_factory.mktemp("chunkgen")
     source = Path(__file__).resolve().parents[2] / "src/jvmlab/workloads/java/JvmlabChunkGen.java"
     subprocess.run([str(jdk17.home / "bin" / "javac"), "-d", str(out), str(source)], check=True,
                    capture_output=True, timeout=120)
@@ -149,3 +153,26 @@ def test_within_jvms_as_the_sample_give_an_interval_that_covers(bench) -> None:
         _, low, high = overhead.ratio_ci([math.exp(e) for e in effects], [1.0] * 6)
         covered += low <= 0.985 <= high
     assert 0.91 <= covered / trials <= 0.985
+
+
+@pytest.mark.jvm
+def test_a_toggling_jvm_switches_its_recording_on_and_off(bench, jdk17, jfr_classes_overhead, tmp_path: Path) -> None:
+    """JfrToggle end to end on a real JVM: the recording (jvmlab's settings) starts before the
+    workload, is switched every period, and the bench sees settled seconds of both states."""
+    arms, _ = bench
+    import jfr_cpu
+    import jfr_within
+
+    toggler = jfr_within.toggler_classes(jdk17, tmp_path / "toggler")
+    argv = jfr_within.toggle_argv(jdk17, arms.ARMS["default"], tmp_path, toggler, 1.5, str(jfr_classes_overhead),
+                                  ["JvmlabChunkGen", "--seconds", "8", "--retain-mb", "8"])
+    probe = jfr_cpu.CpuProbe()
+    plan = InvocationPlan(argv=(str(jdk17.java), "-Xmx128m", *argv), env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path,
+                          timeout_s=300, artifacts_dir=tmp_path)
+    result = LocalExecutor().run(plan, [probe])
+    assert result.status == "ok", result.reason
+    states = [on for _, on in probe.toggles]
+    assert states[0] is True and False in states[1:] and len(probe.snapshots) >= 8
+    assert states == [i % 2 == 0 for i in range(len(states))]  # strictly alternating
+    periods = jfr_within._periods(probe, skip_s=1, settle_s=0.2)
+    assert {p.on for p in periods.values()} == {True, False}
