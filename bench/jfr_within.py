@@ -1,5 +1,8 @@
-"""``bench/jfr_overhead.py --within PERIOD_S``: the cost of an active recording measured inside
-one JVM, which switches its recording on and off every PERIOD_S seconds (``bench/java/JfrToggle.java``).
+"""``bench/jfr_overhead.py --within PERIOD_S``: the cost of a recording's events measured inside
+one JVM, which switches the events of its running recording on and off every PERIOD_S seconds
+(``bench/java/JfrToggle.java``; "off" is the same recording with every event disabled, not a
+stopped one: stopping and restarting a recording costs JIT and JFR-thread work that, on a
+starved machine, leaked into the "off" periods and made "on" look 11 % faster).
 
 Why: between separate JVMs, the rate of the same workload differs by a few percent from run
 to run (JIT decisions, heap layout), more than the 2 % to be decided; comparing each "on"
@@ -7,8 +10,9 @@ period with the "off" periods just before and after it in the same JVM cancels t
 any slow drift of the machine. Each JVM gives one figure (the mean over its "on" periods of
 log(rate on) - mean(log(rate off) of both neighbours)); the JVMs are the sample of the interval.
 
-What it leaves out: the fixed cost of JFR having started at all (its threads and buffers
-exist in the "off" periods too); the between-JVM arm ``bare`` measures that. The recording is
+What it leaves out: the fixed cost of JFR having started at all and of a recording running
+with no events (both are there in the "off" periods too); the between-JVM arm ``bare``
+measures that. Inside one JVM ``bare`` is a null control: on and off are the same. The recording is
 made with the JDK's Recording API with the same settings (``default``/``profile`` or a derived
 ``.jfc``, plus jvmlab's extra events) as ``-XX:StartFlightRecording`` would use.
 """

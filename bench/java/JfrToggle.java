@@ -7,17 +7,20 @@ import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 
 /**
- * For bench/jfr_overhead.py --within: runs a main class and, inside the same JVM, switches a
- * Flight Recording on and off every PERIOD ms, printing "jfr-toggle on" /
- * "jfr-toggle off" at each switch. Comparing the workload's rate in "on" periods with the "off"
- * periods around them takes the run-to-run differences between JVMs (JIT decisions, heap
- * layout) out of the comparison: what is left is the cost of an active recording. The first
+ * For bench/jfr_overhead.py --within: runs a main class and, inside the same JVM, switches the
+ * events of a running Flight Recording on and off every PERIOD ms, printing "jfr-toggle on" /
+ * "jfr-toggle off" at each switch. "Off" is the same recording with every event's "enabled"
+ * set to false: the recording is not stopped, so no chunk is finished and no JFR code runs
+ * for a stop and a restart (that work, several ms of JIT and JFR-thread CPU after each stop,
+ * leaked into the "off" periods of a starved machine and made "on" look faster). Comparing
+ * the workload's rate in "on" periods with the "off" periods around them takes the run-to-run differences between JVMs (JIT decisions, heap
+ * layout) out of the comparison: what is left is the cost of the recording's events. The
  * recording starts before the main class (as -XX:StartFlightRecording does), so JFR's own start-up
  * (its classes, their JIT) falls in the workload's warm-up, which the bench leaves out.
  *
  * Usage: JfrToggle PERIOD_MS SETTINGS EXTRAS DISK MAIN [ARGS...]
  *   SETTINGS: default, profile or a .jfc path; EXTRAS: "event#key=value;..." or "-";
- *   DISK: true or false (the recording's to-disk mode). The recording is discarded at each stop.
+ *   DISK: true or false (the recording's to-disk mode). The recording is discarded at exit.
  */
 public class JfrToggle {
     public static void main(String[] args) throws Exception {
@@ -42,34 +45,27 @@ public class JfrToggle {
                 System.exit(1);
             }
         }, "main");
-        Recording recording = start(settings, disk);
+        Map<String, String> off = new HashMap<>(settings);
+        off.replaceAll((key, value) -> key.endsWith("#enabled") ? "false" : value);
+        Recording recording = new Recording(settings);
+        recording.setToDisk(disk);
+        recording.start();
+        say("jfr-toggle on");
         app.start();
+        boolean on = true;
         for (int i = 0; i < 100000 && app.isAlive(); i++) {
             app.join(periodMs);
             if (!app.isAlive()) {
                 break;
             }
-            if (recording == null) {
-                recording = start(settings, disk);
-            } else {
-                try {
-                    recording.stop();
-                } catch (IllegalStateException exiting) {
-                    break; // the workload called System.exit: JFR's shutdown hook stopped it
-                }
-                recording.close();
-                recording = null;
-                say("jfr-toggle off");
+            try {
+                recording.setSettings(on ? off : settings);
+            } catch (IllegalStateException exiting) {
+                break; // the workload called System.exit: JFR's shutdown hook closed the recording
             }
+            on = !on;
+            say(on ? "jfr-toggle on" : "jfr-toggle off");
         }
-    }
-
-    static Recording start(Map<String, String> settings, boolean disk) {
-        Recording recording = new Recording(settings);
-        recording.setToDisk(disk);
-        recording.start();
-        say("jfr-toggle on");
-        return recording;
     }
 
     static void say(String line) {
