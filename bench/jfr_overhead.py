@@ -204,14 +204,14 @@ def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[s
                 print(f"round {rnd + 1} {arm.name:12}: rate on/off {math.exp(got['rate']):.4f}, CPU per chunk off/on "
                       f"{math.exp(-got['cpu']):.4f} over {got['periods']:.0f} on periods", flush=True)
     print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, retain {args.retain_mb} MB, "
-          f"recording switched every {args.within:g} s inside each JVM (seconds before {args.skip_s} and within "
-          f"{args.settle_s:g} s of a switch left out), {len(loads)} rounds in "
+          f"events of a running recording switched every {args.within:g} s inside each JVM (seconds before "
+          f"{args.skip_s} and within {args.settle_s:g} s of a switch left out), {len(loads)} rounds in "
           f"{(time.monotonic() - began) / 60:.1f} min; load average at round start {', '.join(loads)}")
     for name, got in runs.items():
         used = [r for r in got if not math.isnan(r["rate"])]
         rate, low, high = ratio_ci([math.exp(r["rate"]) for r in used], [1.0] * len(used))
         cpu, clow, chigh = ratio_ci([1.0] * len(used), [math.exp(r["cpu"]) for r in used])
-        print(f"RESULT jfr {name} (active recording, inside one JVM): throughput on/off {rate:.4f} [95% {low:.4f} .. "
+        print(f"RESULT jfr {name} (its events, inside one JVM): throughput on/off {rate:.4f} [95% {low:.4f} .. "
               f"{high:.4f}] (+-{50 * (high - low):.2f}%, cost {100 * (1 - rate):.2f}%): {verdict(low, high)} against "
               f"the 2% target; CPU per chunk off/on {cpu:.4f} [{clow:.4f} .. {chigh:.4f}] {verdict(clow, chigh)}; "
               f"{len(used)} JVMs, {sum(r['periods'] for r in used):.0f} on periods")
