@@ -1,144 +1,60 @@
-"""Observer effect of the jfr collector: the same workload with JFR off and with JFR variants,
-interleaved in one run, compared in pairs, with a 95 % interval on the throughput ratio.
+"""Observer effect of the jfr collector: the same workload with JFR off and with JFR arms,
+interleaved in one run, compared in pairs, with a 95 % interval and a verdict against the
+target (at most 2 % throughput lost with the ``default`` profile).
 
-    .venv/bin/python bench/jfr_overhead.py [--jdk HOME] [--rounds 8] [--seconds 15]
-        [--threads 2] [--skip-s 3] [--arms default,jdk-default,no-extras-old,memory,profile]
+    .venv/bin/python bench/jfr_overhead.py [--jdk HOME] [--arms default] [--minutes 8]
+        [--rounds 40] [--seconds 12] [--skip-s 4] [--threads 2] [--retain-mb 64]
 
-The workload is the built-in ``chunkgen`` (allocation-heavy, multi-threaded). Throughput is
-its steady-state rate: chunks per second from its per-second progress lines after
-``--skip-s`` seconds (JFR's own warm-up, its classes and their JIT, is not in it), and the
-whole-run ``chunks_per_s`` is printed too. Neither counts the JVM's start or the dump at exit.
+The workload is the built-in ``chunkgen`` (allocation-heavy, multi-threaded: a pessimistic
+case for JFR, whose allocation sampling hooks the allocation slow path). Throughput is its
+steady-state rate: chunks per second from its per-second progress lines after ``--skip-s``
+seconds (JFR's own warm-up, its classes and their JIT, is not in it) up to the last full
+second but one; the JVM's start and the dump at exit are not in it either.
 
-Pairing: every round runs "off" and every arm once, in an order rotated per round, so each
-arm has an "off" run of the same round next to it; the figure per arm is the geometric mean
-of the per-round ratios arm/off with a Student-t 95 % interval over rounds (the rounds'
-log ratios are the sample). A target "at most 2 % lower" is met when the interval's low end
-is above 0.98, missed when its high end is below 0.98, undecided otherwise.
+Pairing: every round runs "off" and every arm once, in an order rotated per round (with one
+arm: off-on, on-off, ...), so each arm has an "off" run of the same round next to it. Many
+short rounds beat few long ones: the spread between rounds (the machine's other work) is
+what the interval has to average out. Rounds go on until ``--minutes`` are spent (at least 2
+rounds) or ``--rounds`` are done. The figure per arm is the geometric mean of the per-round
+ratios arm/off with a Student-t 95 % interval over rounds (the rounds' log ratios are the
+sample). Verdict against 2 %: PASS when the interval's low end is at or above 0.98, FAIL
+when its high end is below 0.98, UNDECIDED otherwise.
 
-Arms (what each adds to the JVM's command line):
-
-- ``default``: the collector as jvmlab runs it (``settings=default`` plus safepoint and
-  deoptimization events), read afterwards (the read time and the recording size printed);
-- ``jdk-default``: the JDK's ``default.jfc`` alone, none of our extra events;
-- ``no-old``: ``default`` without ``jdk.OldObjectSample`` (the leak profiler's sampling on
-  the allocation slow path, on in ``default.jfc``);
-- ``no-alloc``: ``default`` without ``jdk.ObjectAllocationSample``;
-- ``memory``: ``default`` with ``disk=false`` (kept in memory, written once at exit);
-- ``depth16``: ``default`` with ``-XX:FlightRecorderOptions:stackdepth=16`` (64 stock);
-- ``profile``: the collector with ``settings=profile``.
+Printed per arm: the throughput ratio (the target's measure), the CPU per chunk ratio off/on
+of the process and of its worker threads alone (what a saturated machine would see; far less
+moved by other load), CPU ms per second by thread group, the wall time per invocation and the
+dump at exit, and (first round) the recording's events per second by type (``jfr summary``).
+Arms: see :data:`jfr_arms.ARMS` (``--arms list`` prints them).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from scipy.stats import t as student_t
 
 from chunkgen_rate import chunks_per_s
-from jvmlab.collect.base import NullProbe
-from jvmlab.collect.jfr import RECORDING, JfrCollector, recording_args
+from jfr_arms import ARMS, Arm, event_counts
+from jfr_cpu import SHOWN, CpuProbe
+from jfr_within import run_within, toggle_argv, toggler_classes
+from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk.identify import identify
 from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
+from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import Probe, ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.workloads.builtin import prepare_builtin
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseG1GC"]
 TARGET = 0.98
-
-
-def _plain(feature: int, path: Path, extra: str = "", options: tuple[str, ...] = ()) -> list[str]:
-    (arg,) = recording_args(feature, "default", path)
-    return [*options, arg + extra]
-
-
-# arm -> (jvm args builder or None for the collector itself, settings of the collector)
-ARMS: dict[str, Callable[[int, Path], list[str]] | None] = {
-    "default": None,
-    "profile": None,
-    "jdk-default": lambda f, p: [f"-XX:StartFlightRecording:filename={p.resolve()},settings=default,"
-                                 "dumponexit=true"],
-    "no-old": lambda f, p: _plain(f, p, ",jdk.OldObjectSample#enabled=false"),
-    "no-alloc": lambda f, p: _plain(f, p, ",jdk.ObjectAllocationSample#enabled=false"),
-    "memory": lambda f, p: _plain(f, p, ",disk=false"),
-    "depth16": lambda f, p: _plain(f, p, options=("-XX:FlightRecorderOptions:stackdepth=16",)),
-}
-
-
-_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
-GROUPS = (("jfr", ("JFR ",)), ("workers", ("chunkgen-",)), ("gc", ("G1 ", "GC Thread")),
-          ("jit", ("C1 Compi", "C2 Compi")))
-
-
-def thread_cpu_s(pid: int) -> dict[str, float]:
-    """CPU seconds (user + system) of the process's threads, summed by group of thread names,
-    and of the whole process under "all" (which keeps the time of threads that have ended)."""
-    out: dict[str, float] = {"all": _cpu_s(Path(f"/proc/{pid}/stat"))}
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            stat = (task / "stat").read_text()
-        except OSError:
-            continue  # the thread ended
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        cpu = _cpu_s(task / "stat", stat)
-        group = next((g for g, prefixes in GROUPS if name.startswith(prefixes)), "other")
-        out[group] = out.get(group, 0.0) + cpu
-    return out
-
-
-def _cpu_s(path: Path, text: str | None = None) -> float:
-    """utime + stime of a /proc stat file, in seconds (0 when the process or thread is gone)."""
-    try:
-        stat = text if text is not None else path.read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) * _TICK_S
-
-
-class CpuProbe(NullProbe):
-    """At each progress line of chunkgen, the CPU time of the JVM's threads by group: so the
-    steady state's CPU per chunk and JFR's own threads' share can be told apart (CPU time is
-    far less disturbed by other load on the machine than throughput is)."""
-
-    def __init__(self) -> None:
-        self.pid: int | None = None
-        self.snapshots: list[tuple[int, dict[str, float]]] = []
-        self.last_line_s = float("nan")  # when main printed its last line: the rest is exit (JFR's dump)
-        self.groups_ms_s: dict[str, float] = {}  # CPU ms per s of each thread group in the steady span
-
-    def on_start(self, pid: int) -> None:
-        self.pid = pid
-
-    def on_line(self, stream: str, t_s: float, line: str) -> None:
-        if stream == "stdout":
-            self.last_line_s = t_s
-        if self.pid is not None and stream == "stdout" and line.startswith("progress "):
-            self.snapshots.append((int(line.split()[1]), thread_cpu_s(self.pid)))  # off the JVM's CPU
-
-    def steady(self, skip_s: int) -> tuple[float, float, float]:
-        """(CPU ms per chunk, JFR threads' share of the CPU, JFR threads' CPU ms per second) between
-        second ``skip_s`` and the last but one."""
-        # up to the last but one full second: workers stop at the deadline, and a thread's time
-        # is gone from /proc/<pid>/task once it has ended
-        (n0, c0), (n1, c1) = self.snapshots[skip_s - 1], self.snapshots[-3]
-        spent = {g: c1.get(g, 0.0) - c0.get(g, 0.0) for g in c1}
-        total = spent["all"]
-        seconds = len(self.snapshots) - 2 - skip_s
-        self.groups_ms_s = {g: 1000 * spent.get(g, 0.0) / seconds for g in ("workers", "jit", "gc", "jfr", "other")
-                            } if seconds > 0 else {}
-        return (1000 * total / (n1 - n0) if n1 > n0 else float("nan"),
-                spent.get("jfr", 0.0) / total if total > 0 else float("nan"),
-                1000 * spent.get("jfr", 0.0) / seconds if seconds > 0 else float("nan"))
+Run = dict[str, float]
 
 
 def steady_rate(result: ProcessResult, skip_s: int) -> float:
@@ -152,20 +68,19 @@ def steady_rate(result: ProcessResult, skip_s: int) -> float:
     return (per_second[-1] - per_second[skip_s - 1]) / (len(per_second) - skip_s)
 
 
-def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # type: ignore[no-untyped-def]
-             skip_s: int) -> dict[str, float]:
-    """Steady and whole-run chunks/s, invocation wall s, read s and recording bytes of one run."""
+def run_once(jdk: JdkInfo, tail: list[str], folder: Path, arm: Arm | None, skip_s: int) -> Run:
+    """The figures of one run of the workload with ``arm`` (None: JFR off)."""
     folder.mkdir(parents=True, exist_ok=True)
+    recording = folder / RECORDING
     ctx = ProbeContext(jdk=jdk, cell_name="bench", flags=tuple(FLAGS), artifacts_dir=folder)
-    build = ARMS.get(arm) if arm else None
-    probes = [JfrCollector(arm).probe(ctx)] if arm in ("default", "profile") else []
-    extra = build(jdk.feature, folder / RECORDING) if build else []
-    argv = [java, *FLAGS, *extra, *(a for p in probes for a in p.jvm_args()), *tail]
+    probes: list[Probe] = [JfrCollector(arm.collector).probe(ctx)] if arm and arm.collector else []
+    extra = arm.jvm_args(jdk.feature, jdk.home, folder.parent, recording) if arm and not arm.collector else []
+    argv = [str(jdk.java), *FLAGS, *extra, *(a for p in probes for a in p.jvm_args()), *tail]
     plan = InvocationPlan(argv=tuple(argv), env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=900,
                           artifacts_dir=folder)
     cpu = CpuProbe()
     result = LocalExecutor().run(plan, [*probes, cpu])
-    size = (folder / RECORDING).stat().st_size if (folder / RECORDING).is_file() else 0
+    size = recording.stat().st_size if recording.is_file() else 0
     t0 = time.perf_counter()
     collected = Collected()
     for probe in probes:
@@ -176,10 +91,8 @@ def run_once(java: str, tail: list[str], folder: Path, jdk, arm: str | None,  # 
     if probes and "error" in collected.documents.get("jfr", {}):
         sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
     wall = result.measures.wall_s if result.measures else float("nan")
-    cpu_ms, jfr_share, jfr_ms_s = cpu.steady(skip_s)
-    return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall,
-            "read": read_s, "size": float(size), "cpu_ms": cpu_ms, "jfr_share": jfr_share, "jfr_ms_s": jfr_ms_s,
-            "exit_s": wall - cpu.last_line_s, **{f"ms_s_{g}": v for g, v in cpu.groups_ms_s.items()}}
+    return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall, "read": read_s,
+            "size": float(size), "exit_s": wall - cpu.last_line_s, **cpu.steady(skip_s)}
 
 
 def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
@@ -192,12 +105,13 @@ def ratio_ci(on: list[float], off: list[float]) -> tuple[float, float, float]:
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def verdict(low: float, high: float) -> str:
+def verdict(low: float, high: float, target: float = TARGET) -> str:
+    """PASS / FAIL / UNDECIDED of a ratio interval against "at most 1 - target lost"."""
     if math.isnan(low):
-        return "undecided (one round)"
-    if low >= TARGET:
-        return "meets <= 2 %"
-    return "misses 2 %" if high < TARGET else "undecided"
+        return "UNDECIDED (one round)"
+    if low >= target:
+        return "PASS"
+    return "FAIL" if high < target else "UNDECIDED"
 
 
 def _load() -> str:
@@ -207,70 +121,148 @@ def _load() -> str:
         return "?"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
-    parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--skip-s", type=int, default=3)
+    parser.add_argument("--arms", default="default", help="comma-separated; 'list' prints them")
+    parser.add_argument("--minutes", type=float, default=8.0, help="no new round after this (0: --rounds only)")
+    parser.add_argument("--rounds", type=int, default=40, help="at most this many rounds")
+    parser.add_argument("--seconds", type=float, default=12.0)
+    parser.add_argument("--skip-s", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--arms", default="default,jdk-default,no-old,memory,profile")
-    args = parser.parse_args()
-    arms: list[str | None] = [None, *args.arms.split(",")]
-    unknown = [a for a in arms[1:] if a not in ARMS]
-    if unknown:
-        sys.exit(f"unknown arms {unknown}: choose from {', '.join(ARMS)}")
+    parser.add_argument("--retain-mb", type=int, default=64)
+    parser.add_argument("--no-summary", action="store_true", help="skip jfr summary of the first round")
+    parser.add_argument("--within", type=float, default=0.0, metavar="PERIOD_S",
+                        help="one JVM per arm and round switching its recording on and off every PERIOD_S")
+    parser.add_argument("--settle-s", type=float, default=1.0,
+                        help="--within: seconds after a switch left out (the work of starting/stopping)")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    if args.arms == "list":
+        print("\n".join(f"{a.name:12} {a.what}" for a in ARMS.values()))
+        return
+    names = args.arms.split(",")
+    unknown = [a for a in names if a not in ARMS]
+    if unknown or args.skip_s < 1 or args.seconds < args.skip_s + 4:
+        sys.exit(f"unknown arms {unknown}: choose from {', '.join(ARMS)}" if unknown
+                 else "need --skip-s >= 1 and --seconds >= --skip-s + 4")
+    arms: list[Arm | None] = [None, *(ARMS[a] for a in names)]
     jdk = identify(args.jdk)
     built = prepare_builtin("chunkgen", jdk)
     tail = ["-cp", str(built.classpath), built.main_class, "--threads", str(args.threads),
-            "--seconds", str(args.seconds), "--retain-mb", "64", "--chunk-kb", "64"]
-    runs: dict[str | None, list[dict[str, float]]] = {a: [] for a in arms}
+            "--seconds", str(args.seconds), "--retain-mb", str(args.retain_mb), "--chunk-kb", "64"]
+    if args.within > 0:
+        within(args, jdk, [a for a in arms if a], tail)
+        return
+    runs: dict[str, list[Run]] = {a.name if a else "off": [] for a in arms}
+    events: dict[str, dict[str, tuple[int, int]]] = {}
     loads: list[str] = []
+    began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="jvmlab-jfr-overhead-") as tmp:
-        run_once(str(jdk.java), tail, Path(tmp) / "warm", jdk, None, args.skip_s)  # warm the page cache
+        run_once(jdk, tail, Path(tmp) / "warm", None, args.skip_s)  # warm the page cache
         for rnd in range(args.rounds):
+            spent = time.monotonic() - began
+            if rnd >= 2 and args.minutes > 0 and spent * (rnd + 1) / rnd > 60 * args.minutes:
+                break  # the next round would end past the budget
             order = arms[rnd % len(arms):] + arms[:rnd % len(arms)]  # rotate: no arm always first
             loads.append(_load())
             for arm in order:
-                got = run_once(str(jdk.java), tail, Path(tmp) / f"r{rnd}-{arm}", jdk, arm, args.skip_s)
-                runs[arm].append(got)
-                print(f"round {rnd + 1} {arm or 'off':12}: steady {got['steady']:8.1f} chunks/s, whole run "
-                      f"{got['whole']:8.1f}, wall {got['wall']:.2f} s, CPU {got['cpu_ms']:.2f} ms/chunk, JFR "
-                      f"threads {100 * got['jfr_share']:.2f}% of CPU ({got['jfr_ms_s']:.1f} ms/s)"
-                      + (f", recording {got['size'] / 1024:.0f} KiB read in {got['read']:.2f} s"
-                         if got["size"] else ""), flush=True)
-    report(args, jdk, arms, runs, loads)
+                name = arm.name if arm else "off"
+                folder = Path(tmp) / f"r{rnd}-{name}"
+                got = run_once(jdk, tail, folder, arm, args.skip_s)
+                runs[name].append(got)
+                if rnd == 0 and arm and not args.no_summary:
+                    events[name] = event_counts(jdk.home / "bin" / "jfr", folder / RECORDING)
+                print(f"round {rnd + 1} {name:12}: steady {got['steady']:8.1f} chunks/s, whole run "
+                      f"{got['whole']:8.1f}, wall {got['wall']:.2f} s, CPU {got['cpu_ms']:.3f} ms/chunk "
+                      f"(workers {got['workers_cpu_ms']:.3f}), JFR threads {got['ms_s_jfr']:.1f} ms/s"
+                      + (f", recording {got['size'] / 1024:.0f} KiB" if got["size"] else ""), flush=True)
+    report(args, jdk, runs, events, loads, time.monotonic() - began)
 
 
-def report(args, jdk, arms, runs, loads) -> None:  # type: ignore[no-untyped-def]
-    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s (steady state after "
-          f"{args.skip_s} s), {args.rounds} rounds, arms interleaved in rotated order; load average at "
-          f"round start {', '.join(loads)}")
-    off = [r["steady"] for r in runs[None]]
-    print(f"{'off':12}: steady {statistics.mean(off):8.1f} chunks/s (runs {min(off):.1f}..{max(off):.1f})")
-    for arm in arms[1:]:
-        on = [r["steady"] for r in runs[arm]]
-        ratio, low, high = ratio_ci(on, off)
-        whole, wlow, whigh = ratio_ci([r["whole"] for r in runs[arm]], [r["whole"] for r in runs[None]])
-        wall = statistics.mean(r["wall"] for r in runs[arm]) - statistics.mean(r["wall"] for r in runs[None])
-        read = [r["read"] for r in runs[arm] if r["size"]]
-        # CPU per chunk: off/on is the throughput ratio at equal CPU (what a saturated machine sees)
-        cpu, clow, chigh = ratio_ci([r["cpu_ms"] for r in runs[None]], [r["cpu_ms"] for r in runs[arm]])
-        jfr = statistics.mean(r["jfr_share"] for r in runs[arm])
-        jfr_ms_s = statistics.mean(r["jfr_ms_s"] for r in runs[arm])
-        exit_s = statistics.mean(r["exit_s"] for r in runs[arm]) - statistics.mean(r["exit_s"] for r in runs[None])
-        groups = ", ".join(f"{g} {statistics.mean(r[f'ms_s_{g}'] for r in runs[arm]):.0f}"
-                           f" (off {statistics.mean(r[f'ms_s_{g}'] for r in runs[None]):.0f})"
-                           for g in ("workers", "jit", "gc", "jfr", "other"))
-        print(f"{arm:12}: CPU ms per s in the steady span by threads: {groups}")
-        print(f"{arm:12}: steady {statistics.mean(on):8.1f} chunks/s; ratio on/off {ratio:.4f} "
-              f"[95% {low:.4f} .. {high:.4f}] {verdict(low, high)}; whole run {whole:.4f} "
-              f"[{wlow:.4f} .. {whigh:.4f}]; CPU per chunk off/on {cpu:.4f} [95% {clow:.4f} .. {chigh:.4f}] "
-              f"{verdict(clow, chigh)}; JFR threads {100 * jfr:.2f}% of CPU ({jfr_ms_s:.1f} ms CPU per s); "
-              f"wall {wall:+.2f} s per invocation, "
-              f"of which {exit_s:+.2f} s after main's last line (the dump at exit)"
-              + (f"; read {statistics.mean(read):.2f} s for "
-                 f"{statistics.mean(r['size'] for r in runs[arm]) / 1024:.0f} KiB" if read and any(read) else ""))
+def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[str]) -> None:
+    """--within: rounds of one toggling JVM per arm (see jfr_within); per arm the ratio on/off."""
+    runs: dict[str, list[Run]] = {a.name: [] for a in arms}
+    loads: list[str] = []
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="jvmlab-jfr-within-") as tmp:
+        toggler = toggler_classes(jdk, Path(tmp) / "toggler")
+        classpath, main = tail[1], tail[2:]
+        for rnd in range(args.rounds):
+            spent = time.monotonic() - began
+            if rnd >= 2 and args.minutes > 0 and spent * (rnd + 1) / rnd > 60 * args.minutes:
+                break
+            loads.append(_load())
+            for arm in arms[rnd % len(arms):] + arms[:rnd % len(arms)]:
+                argv = toggle_argv(jdk, arm, Path(tmp), toggler, args.within, classpath, main)
+                got = run_within(jdk, FLAGS, argv, Path(tmp) / f"r{rnd}-{arm.name}", args.skip_s,
+                                 args.settle_s)
+                runs[arm.name].append(got)
+                print(f"round {rnd + 1} {arm.name:12}: rate on/off {math.exp(got['rate']):.4f}, CPU per chunk off/on "
+                      f"{math.exp(-got['cpu']):.4f} over {got['periods']:.0f} on periods", flush=True)
+    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, retain {args.retain_mb} MB, "
+          f"events of a running recording switched every {args.within:g} s inside each JVM (seconds before "
+          f"{args.skip_s} and within {args.settle_s:g} s of a switch left out), {len(loads)} rounds in "
+          f"{(time.monotonic() - began) / 60:.1f} min; load average at round start {', '.join(loads)}")
+    for name, got in runs.items():
+        used = [r for r in got if not math.isnan(r["rate"])]
+        rate, low, high = ratio_ci([math.exp(r["rate"]) for r in used], [1.0] * len(used))
+        cpu, clow, chigh = ratio_ci([1.0] * len(used), [math.exp(r["cpu"]) for r in used])
+        print(f"RESULT jfr {name} (its events, inside one JVM): throughput on/off {rate:.4f} [95% {low:.4f} .. "
+              f"{high:.4f}] (+-{50 * (high - low):.2f}%, cost {100 * (1 - rate):.2f}%): {verdict(low, high)} against "
+              f"the 2% target; CPU per chunk off/on {cpu:.4f} [{clow:.4f} .. {chigh:.4f}] {verdict(clow, chigh)}; "
+              f"{len(used)} JVMs, {sum(r['periods'] for r in used):.0f} on periods")
+        print(f"{'':12}  CPU ms/s by threads in settled on (off) seconds: " + ", ".join(
+            f"{g} {statistics.mean(r[f'on_ms_s_{g}'] for r in used):.0f} "
+            f"({statistics.mean(r[f'off_ms_s_{g}'] for r in used):.0f})" for g in SHOWN) if used else "")
+
+
+def report(args: argparse.Namespace, jdk: JdkInfo, runs: dict[str, list[Run]],
+           events: dict[str, dict[str, tuple[int, int]]], loads: list[str], spent_s: float) -> None:
+    """Per arm, the paired ratios with their intervals and verdicts; the headline for ``default``."""
+    off = runs["off"]
+    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, retain {args.retain_mb} MB "
+          f"(steady state after {args.skip_s} s), {len(off)} rounds in {spent_s / 60:.1f} min, arms interleaved "
+          f"in rotated order; load average at round start {', '.join(loads)}")
+    print(f"{'off':12}: steady {statistics.mean(r['steady'] for r in off):8.1f} chunks/s (runs "
+          f"{min(r['steady'] for r in off):.1f}..{max(r['steady'] for r in off):.1f}); CPU ms/s by threads: "
+          + ", ".join(f"{g} {statistics.mean(r[f'ms_s_{g}'] for r in off):.0f}" for g in SHOWN))
+    for name, on in runs.items():
+        if name != "off":
+            _report_arm(name, on, off, events.get(name, {}))
+    for name in runs:
+        if name in ("default", "profile"):
+            ratio, low, high = ratio_ci([r["steady"] for r in runs[name]], [r["steady"] for r in off])
+            print(f"\nRESULT jfr {name}: steady throughput cost {100 * (1 - ratio):.2f}% [95% "
+                  f"{100 * (1 - high):.2f}% .. {100 * (1 - low):.2f}%], ratio {ratio:.4f} [{low:.4f} .. {high:.4f}] "
+                  f"(+-{50 * (high - low):.2f}%): {verdict(low, high)} against the 2% target")
+
+
+def _report_arm(name: str, on: list[Run], off: list[Run], counts: dict[str, tuple[int, int]]) -> None:
+    def paired(key: str, invert: bool = False) -> str:
+        a, b = [r[key] for r in on], [r[key] for r in off]
+        ratio, low, high = ratio_ci(b, a) if invert else ratio_ci(a, b)
+        return f"{ratio:.4f} [{low:.4f} .. {high:.4f}] {verdict(low, high)}"
+
+    mean = statistics.mean
+    print(f"\n{name:12}: {ARMS[name].what}")
+    print(f"{'':12}  throughput on/off {paired('steady')}; whole run {paired('whole')}")
+    print(f"{'':12}  CPU per chunk off/on: process {paired('cpu_ms', True)}; worker threads "
+          f"{paired('workers_cpu_ms', True)}")
+    print(f"{'':12}  CPU ms/s by threads: " + ", ".join(
+        f"{g} {mean(r[f'ms_s_{g}'] for r in on):.0f} (off {mean(r[f'ms_s_{g}'] for r in off):.0f})" for g in SHOWN))
+    print(f"{'':12}  wall {mean(r['wall'] for r in on) - mean(r['wall'] for r in off):+.2f} s per invocation, of "
+          f"which {mean(r['exit_s'] for r in on) - mean(r['exit_s'] for r in off):+.2f} s after main's last line "
+          f"(the dump at exit); recording {mean(r['size'] for r in on) / 1024:.0f} KiB"
+          + (f", read by jvmlab in {mean(r['read'] for r in on):.2f} s" if ARMS[name].collector else ""))
+    if counts:
+        wall = on[0]["wall"]
+        top = sorted(counts.items(), key=lambda kv: -kv[1][0])[:8]
+        print(f"{'':12}  events per s (round 1, {sum(c for c, _ in counts.values())} events): "
+              + ", ".join(f"{n.removeprefix('jdk.')} {c / wall:.0f}" for n, (c, _) in top if c))
 
 
 if __name__ == "__main__":

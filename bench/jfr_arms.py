@@ -1,0 +1,116 @@
+"""The arms of ``bench/jfr_overhead.py``: what each adds to the JVM's command line, and the
+settings files derived from the JDK's own ``default.jfc`` that switch single event groups off.
+
+Why derived files: the cost of the ``default`` profile is the sum of its event groups; turning
+one group off at a time (everything else exactly as jvmlab records it) locates the cost.
+A derived file is the cell JDK's ``lib/jfr/default.jfc`` with ``enabled`` set to ``false`` for
+the chosen events (JDK 11+ reads a settings file by path; ``jfr configure`` is JDK 17+ only).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmlab.collect.jfr import recording_args
+
+# event name, its ``control`` attribute (None when it has none) -> True when the arm turns it off
+EventFilter = Callable[[str, str | None], bool]
+
+SAMPLING = frozenset({"jdk.ExecutionSample", "jdk.NativeMethodSample"})
+ALLOCATION = frozenset({"jdk.ObjectAllocationSample", "jdk.OldObjectSample", "jdk.ObjectAllocationInNewTLAB",
+                        "jdk.ObjectAllocationOutsideTLAB"})
+THREAD_WAITS = frozenset({"jdk.ThreadPark", "jdk.ThreadSleep", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait",
+                          "jdk.JavaMonitorInflate"})
+
+
+def _gc(name: str, control: str | None) -> bool:
+    """The GC group: every event the JDK's own controls call ``gc-enabled-*`` (collections, phases,
+    per-worker ``GCPhaseParallel``, heap and metaspace summaries, tenuring, PLAB promotion)."""
+    return (control or "").startswith("gc-enabled") or name in ("jdk.GarbageCollection", "jdk.SystemGC")
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One way to run the workload. ``collector`` runs jvmlab's own collector with those settings;
+    otherwise ``off`` (events to turn off in a copy of the JDK's default.jfc, None for the file
+    as it is) and ``extras`` (jvmlab's extra events on the command line, as the collector adds them)."""
+
+    name: str
+    what: str
+    collector: str | None = None
+    off: EventFilter | None = None
+    extras: bool = True
+    options: tuple[str, ...] = ()
+    recording: str = ""  # appended to the -XX:StartFlightRecording option
+
+    def jvm_args(self, feature: int, jdk_home: Path, folder: Path, recording: Path) -> list[str]:
+        """The JVM options of this arm (the collector's own come from its probe instead)."""
+        settings = "default"
+        if self.off is not None:
+            settings = str(derive_jfc(jdk_home / "lib" / "jfr" / "default.jfc", folder / f"{self.name}.jfc",
+                                      self.off))
+        if self.extras:
+            (arg,) = recording_args(feature, settings, recording)
+        else:
+            arg = f"-XX:StartFlightRecording:filename={recording.resolve()},settings={settings},dumponexit=true"
+        return [*self.options, arg + self.recording]
+
+
+ARMS: dict[str, Arm] = {a.name: a for a in (
+    Arm("default", "the collector as jvmlab runs it: settings=default plus its safepoint and deopt events",
+        collector="default"),
+    Arm("profile", "the collector with settings=profile", collector="profile"),
+    Arm("jdk-default", "the JDK's default.jfc alone, without jvmlab's extra events", extras=False),
+    Arm("bare", "JFR recording with every event off: the recorder's fixed cost (threads, buffers)",
+        off=lambda name, control: True, extras=False),
+    Arm("no-sampling", "default without jdk.ExecutionSample/NativeMethodSample (the 20 ms stack sampler)",
+        off=lambda name, control: name in SAMPLING),
+    Arm("no-alloc", "default without jdk.ObjectAllocationSample and jdk.OldObjectSample (the allocation "
+        "slow-path hooks)", off=lambda name, control: name in ALLOCATION),
+    Arm("no-gc", "default without the GC events (collections, phases, per-worker GCPhaseParallel, heap "
+        "summaries)", off=_gc),
+    Arm("no-waits", "default without thread park/sleep/monitor events (20 ms thresholds)",
+        off=lambda name, control: name in THREAD_WAITS),
+    Arm("no-old", "default without jdk.OldObjectSample", off=lambda name, control: name == "jdk.OldObjectSample"),
+    Arm("memory", "default with disk=false (kept in memory, written once at exit)", recording=",disk=false"),
+    Arm("depth16", "default with -XX:FlightRecorderOptions:stackdepth=16 (64 stock)",
+        options=("-XX:FlightRecorderOptions:stackdepth=16",)),
+)}
+
+
+def derive_jfc(source: Path, out: Path, off: EventFilter) -> Path:
+    """A copy of the settings file ``source`` with ``enabled=false`` for each event ``off`` picks;
+    ``out`` (absolute), written once. The ``control`` links stay: the JVM reads only the settings."""
+    if out.is_file():
+        return out.resolve()
+    tree = ET.parse(source)
+    for event in tree.getroot().iter("event"):
+        name = event.get("name", "")
+        enabled = next((s for s in event.iter("setting") if s.get("name") == "enabled"), None)
+        if enabled is not None and off(name, enabled.get("control")):
+            enabled.text = "false"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tree.write(out, encoding="UTF-8", xml_declaration=True)
+    return out.resolve()
+
+
+def enabled_events(jfc: Path) -> set[str]:
+    """The events a settings file switches on (tests and the bench's sanity check)."""
+    return {e.get("name", "") for e in ET.parse(jfc).getroot().iter("event")
+            if any(s.get("name") == "enabled" and (s.text or "").strip() == "true" for s in e.iter("setting"))}
+
+
+_SUMMARY_LINE = re.compile(r"^\s+(jdk\.\w+)\s+(\d+)\s+(\d+)\s*$")
+
+
+def event_counts(jfr: Path, recording: Path) -> dict[str, tuple[int, int]]:
+    """Events per type in a recording, as ``jfr summary`` counts them: name -> (count, bytes)."""
+    out = subprocess.run([str(jfr), "summary", str(recording)], capture_output=True, text=True, timeout=300,
+                         check=False).stdout
+    return {m.group(1): (int(m.group(2)), int(m.group(3)))
+            for m in map(_SUMMARY_LINE.match, out.splitlines()) if m}
