@@ -22,7 +22,8 @@ from typing import Any
 
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.share import share_target
-from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult, ProbeRecipe, pack_folder, run_slot
+from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult, run_slot
+from jvmlab.cluster.wire import ClassPacks, probe_recipe, write_back
 from jvmlab.errors import UserError
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
@@ -63,7 +64,7 @@ class Dispatcher:
     pending: deque[list[Slot]] = field(default_factory=deque)
     started: float = field(default_factory=time.monotonic)
     completed: int = 0
-    packed: dict[str, dict[str, bytes]] = field(default_factory=dict)  # built-in classes, read once
+    packs: ClassPacks = field(default_factory=ClassPacks)  # built-in classes, read once
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
     done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
 
@@ -154,8 +155,8 @@ class Dispatcher:
                     continue
                 ctx.observer.starting(work.cell, work.slot)
                 future = self.client.submit(
-                    run_slot, work.invocation, self._recipe(work), self.executor, self._shipped(work),
-                    self._share_to(work), workers=[node.name],
+                    run_slot, work.invocation, probe_recipe(self.ctx.settings, work), self.executor,
+                    self.packs.of(work), self._share_to(work), workers=[node.name],
                     allow_other_workers=False, resources={"jvm": 1}, pure=False)
                 future.add_done_callback(self.done.put)
                 node.inflight.append((work, future))
@@ -188,27 +189,10 @@ class Dispatcher:
             return True
         return bool(ctx.out_of_budget())
 
-    def _shipped(self, work: SlotWork) -> dict[str, dict[str, bytes]]:
-        """A built-in workload's classes travel with its slots: a node without jvmlab's cache gets them."""
-        if work.cell.launch.kind != "builtin":
-            return {}
-        folder = work.cell.launch.classpath[0]
-        if folder not in self.packed:
-            self.packed[folder] = pack_folder(Path(folder))
-        return {folder: self.packed[folder]}
-
     def _share_to(self, work: SlotWork) -> str | None:
         if self.share is None:
             return None
         return str(share_target(self.share, self.ctx.options.artifacts_root, work.artifacts))
-
-    def _recipe(self, work: SlotWork) -> ProbeRecipe:
-        launch = work.cell.launch
-        template = work.cell.template
-        if work.ctx is None:  # build_slot always sets it: the node rebuilds the probes from it
-            raise ValueError(f"slot of cell {work.cell.cell.name!r} has no probe context (not made by build_slot)")
-        return ProbeRecipe(self.ctx.settings, launch.progress_regex, template.progress_mode if template else "auto",
-                           launch.kind == "jmh", work.ctx)
 
     def _wait(self) -> None:
         """Sleep until a slot finishes (a done-callback puts it on ``done``) or POLL_S passes, then
@@ -272,7 +256,7 @@ class Dispatcher:
         """Record where the artifacts are: on the share, or written back here; name any left behind."""
         if outcome.shared_dir is not None:
             return replace(work, artifacts=Path(outcome.shared_dir))
-        _write_back(work, outcome)
+        write_back(work, outcome)
         cell = work.cell.cell.name
         if outcome.share_error:
             self.ctx.warn(Hazard(hazards.ARTIFACTS_ON_NODE, f"node {outcome.node}: {outcome.share_error}; "
@@ -308,15 +292,6 @@ def _done_prefix(node: _Node) -> int:
             break
         count += 1
     return count
-
-
-def _write_back(work: SlotWork, outcome: NodeResult) -> None:
-    """Artifacts came back with the result: write those the client does not have (remote node)."""
-    for rel, content in outcome.artifacts.items():
-        path = work.artifacts / rel
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
 
 
 def _failed_result(reason: str) -> ProcessResult:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.cluster.nodes import check_nodes, check_store
-from jvmlab.cluster.task import NodeResult, ProbeRecipe, pack_folder, run_slot
+from jvmlab.cluster.task import NodeResult, run_slot
+from jvmlab.cluster.wire import ClassPacks, probe_recipe, write_back
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.slots import SlotWork, build_slot, finish_probes
@@ -109,7 +110,7 @@ class ClusterMeasurer(JvmMeasurer):
         self.refused: dict[str, str] = {}
         self.notes: list[str] = []  # refusals, losses: said with the next block
         self.block_notes: deque[list[str]] = deque()  # the last round's hazards, one list per block, in order
-        self.packed: dict[str, dict[str, bytes]] = {}
+        self.packs = ClassPacks()
         self.busy_s = 0.0  # summed time nodes held a slot (the speed-up's numerator)
         self.rounds = 0  # rounds of blocks sent to the nodes (blocks / rounds: the parallelism used)
         self.blocks_run = 0
@@ -218,8 +219,9 @@ class ClusterMeasurer(JvmMeasurer):
         for pos in sorted(p for p in blk.entries if p not in sent)[:DEPTH - len(blk.inflight)]:
             jvm, flags = blk.entries[pos]
             work = self._work(jvm, flags, blk.number, pos)
-            future = self.client.submit(run_slot_watched, work.invocation, self._recipe(work), self.executor,
-                                        self._shipped(work), None, workers=[name], allow_other_workers=False,
+            recipe = probe_recipe(self.settings, work)
+            future = self.client.submit(run_slot_watched, work.invocation, recipe, self.executor,
+                                        self.packs.of(work), None, workers=[name], allow_other_workers=False,
                                         resources={"jvm": 1}, pure=False)
             blk.inflight.append(_InFlight(pos, work, future, time.monotonic() if not blk.inflight else None))
 
@@ -301,31 +303,11 @@ class ClusterMeasurer(JvmMeasurer):
         artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
         return build_slot(cell, Slot(cell_id, block, position), self._collectors(pc), artifacts)
 
-    def _recipe(self, work: SlotWork) -> ProbeRecipe:
-        launch, template = work.cell.launch, work.cell.template
-        if work.ctx is None:
-            raise ValueError(f"slot of cell {work.cell.cell.name!r} has no probe context (not made by build_slot)")
-        return ProbeRecipe(self.settings, launch.progress_regex, template.progress_mode if template else "auto",
-                           launch.kind == "jmh", work.ctx)
-
-    def _shipped(self, work: SlotWork) -> dict[str, dict[str, bytes]]:
-        """A built-in workload's classes travel with its slots (a node without jvmlab's cache gets them)."""
-        if work.cell.launch.kind != "builtin":
-            return {}
-        folder = work.cell.launch.classpath[0]
-        if folder not in self.packed:
-            self.packed[folder] = pack_folder(Path(folder))
-        return {folder: self.packed[folder]}
-
     def _store(self, blk: _Block, pos: int, work: SlotWork, result: ProcessResult, collected: Collected,
                node: str | None, outcome: NodeResult | None = None) -> Metrics | str:
         """Stored the moment it arrives, with its node; the artifacts written back here."""
         if outcome is not None:
-            for rel, content in outcome.artifacts.items():
-                path = work.artifacts / rel
-                if not path.exists():
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(content)
+            write_back(work, outcome)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         self.measured += 1
         slot = work.slot
