@@ -51,15 +51,17 @@ def next_block(plan: Plan, done: set[tuple[int, int]]) -> int:
     return max([plan.shape.invocations - 1, *(block for _, block in done)]) + 1
 
 
-def _wait_for_workers(client: Any, store: Store, timeout_s: float = 60.0) -> None:
+def wait_for_workers(client: Any, store_url: str, timeout_s: float = 60.0) -> list[str]:
     """Some worker must be there, and an SQLite store only with local workers: checked before the
-    experiment is created, so a refusal leaves nothing behind."""
+    experiment is created, so a refusal leaves nothing behind. The workers there now."""
     try:
         client.wait_for_workers(1, timeout=timeout_s)
     except TimeoutError:
         raise UserError(f"no Dask worker joined the scheduler within {timeout_s:.0f} s; start one per machine "
                         f"with `dask worker SCHEDULER --nthreads 1 --resources jvm=1`") from None
-    check_store(store.url, list(client.scheduler_info(n_workers=-1)["workers"]))
+    live = list(client.scheduler_info(n_workers=-1)["workers"])
+    check_store(store_url, live)
+    return live
 
 
 def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunObserver, client: Any,
@@ -73,7 +75,7 @@ def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunO
     share = parse_artifacts_url(artifacts_url) if artifacts_url is not None else None
     runner = Runner(store, plan, options, observer)
     runner.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
-    _wait_for_workers(client, store)
+    wait_for_workers(client, store.url)
     state = runner.open()
     done = runner.done()
     blocks = node_blocks(runner.plan, done)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.nodes import check_nodes, check_store
 from jvmlab.cluster.task import NodeResult, run_slot
 from jvmlab.cluster.wire import ClassPacks, probe_recipe, write_back
@@ -78,16 +79,8 @@ def stored_width(store: Store, experiment_id: int) -> int:
 
 
 def wait_for_workers(client: Any, store_url: str, timeout_s: float = NODE_WAIT_S) -> list[str]:
-    """Some worker must be there, and an SQLite store only with local ones: checked before the
-    experiment is made, so a refusal leaves nothing behind."""
-    try:
-        client.wait_for_workers(1, timeout=timeout_s)
-    except TimeoutError:
-        raise UserError(f"no Dask worker joined the scheduler within {timeout_s:.0f} s; start one per machine "
-                        f"with `dask worker SCHEDULER --nthreads 1 --resources jvm=1`") from None
-    live = list(client.scheduler_info(n_workers=-1)["workers"])
-    check_store(store_url, live)
-    return live
+    """As `run --cluster` waits: some worker there, SQLite only with local ones."""
+    return cluster_run.wait_for_workers(client, store_url, timeout_s)
 
 
 class WidthReplay(JvmMeasurer):
