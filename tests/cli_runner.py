@@ -25,3 +25,21 @@ def run_spec_json(tmp_path: Path, spec_text: str, *extra: str, name: str = "spec
     proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--json", "--quiet", *extra, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a jvmlab started to be interrupted: SIGINT at its default and unblocked.
+
+    A POSIX program keeps an ignored SIGINT it inherits (as a shell's background job does), so a
+    jvmlab started by a test process that ignores or blocks SIGINT would run on through Ctrl-C.
+    Seen in full CI runs (not alone): an earlier test left the xdist worker that way."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def signal_state() -> str:
+    """This process's ignored and blocked signal masks, for a failure message."""
+    with open("/proc/self/status") as status:
+        return " ".join(line.strip() for line in status if line.startswith(("SigIgn", "SigBlk")))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runner import run_jvmlab
+from cli_runner import interruptible, run_jvmlab, signal_state
 
 pytestmark = [pytest.mark.jvm, pytest.mark.slow]
 
@@ -47,14 +47,15 @@ def test_an_interrupted_until_run_resumes(tmp_path: Path, jdk17_home: Path) -> N
     db = tmp_path / "lab.db"
     proc = subprocess.Popen([sys.executable, "-m", "jvmlab", "run", str(spec), "--store", str(db), "--quiet",
                              "--until", "0.1%", "--max-invocations", "40"],
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     deadline = time.monotonic() + 120
     while _stored(db) < 11 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == 130, (stderr, signal_state())
     hint = stderr.split("continue with: ", 1)[1].strip()
     assert "--until 0.1%" in hint and "--max-invocations 40" in hint
     # The bare --resume still continues the --until run, from where it stopped.

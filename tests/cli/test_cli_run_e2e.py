@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cli_runner import run_jvmlab, run_spec_json
+from cli_runner import interruptible, run_jvmlab, run_spec_json, signal_state
 
 pytestmark = pytest.mark.jvm
 
@@ -203,7 +203,8 @@ def test_sigint_and_sigterm_end_cleanly(tmp_path: Path, jdk17_home: Path, signum
     spec = _write(tmp_path, RESUMABLE.format(home=jdk17_home, marker=marker).replace('"150"', '"3000"'))
     db = tmp_path / "lab.db"
     proc = subprocess.Popen([sys.executable, "-m", "jvmlab", "run", str(spec), "--store", str(db), "--quiet"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     deadline = time.monotonic() + 120
     while _stored(db) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -211,7 +212,7 @@ def test_sigint_and_sigterm_end_cleanly(tmp_path: Path, jdk17_home: Path, signum
         time.sleep(0.05)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == code, err
+    assert proc.returncode == code, (err, signal_state())
     assert "Traceback" not in err
     assert "--resume" in err
     assert not _busy_jvms(marker)

@@ -75,9 +75,9 @@ def test_thp_and_pretouch_in_effect_large_pages_not(jdk17: JdkInfo, classes: Pat
              "-XX:+UseSerialGC"]
     proc, gc = ProcCollector(interval_ms=50), GcCollector()
     run = run_java([gc, proc, FlagEffectCollector(proc=proc, gc=gc)], jdk17, tmp_path, flags,
-                   ["SpinThenSleep", "50", "1500"], classpath=classes, final=final_flags_of(jdk17, flags))
+                   ["SpinThenSleep", "50", "3000"], classpath=classes, final=final_flags_of(jdk17, flags))
     assert run.result.status == "ok", run.result.reason
-    out = run.collected  # 1.5 s: enough smaps_rollup reads (spaced by their cost) for a sampled peak
+    out = run.collected  # 3 s: enough smaps_rollup reads (spaced by their cost, none at the first sample)
     assert out.metrics["mem.peak_anon_huge_bytes"] > 0, out.documents["proc"]
     got = {d["flag"]: d for d in out.documents["flag_effect"]}
     assert got["-XX:+UseTransparentHugePages"]["in_effect"] is True, got
