@@ -50,6 +50,7 @@ from pathlib import Path
 
 from scipy import stats
 
+from busy import load_at_start, warn_if_busy
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk.identify import identify
@@ -221,15 +222,6 @@ def _verdicts(throughput: list[float], cpu: list[float]) -> None:
     print("  (UNDECIDED: the interval straddles the target; more rounds or a quieter machine)")
 
 
-def warn_if_busy() -> None:
-    """Say so when other processes kept the CPUs busy: then no verdict below means much."""
-    load = os.getloadavg()[1]  # the last 5 minutes
-    if load > 0.5 * (os.cpu_count() or 1):
-        print(f"\nWARNING: the machine was busy (load average {load:.1f} over 5 min on {os.cpu_count()} CPUs): "
-              f"other processes' CPU use differed between runs and the figures below carry it; "
-              f"rerun on a quiet machine for a verdict", flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
@@ -239,6 +231,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--interval-ms", type=int, default=100)
     parser.add_argument("--quick", action="store_true", help="6 rounds x 4 s: checks the bench, decides nothing")
+    load = load_at_start()
     args = parser.parse_args()
     args.pairs = args.pairs or (6 if args.quick else 20)
     args.seconds = args.seconds or (4 if args.quick else 5)
@@ -258,7 +251,7 @@ def main() -> None:
             print(f"round {i + 1:2d} ({'/'.join(order)}): steady chunks/s "
                   + "  ".join(f"{a} {got[a].steady_rate:8.1f}" for a in ARMS)
                   + f"  on/off {got['on'].steady_rate / got['off'].steady_rate:.4f}", flush=True)
-    warn_if_busy()
+    warn_if_busy(load)
     report(rounds, args, jdk)
 
 

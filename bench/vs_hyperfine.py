@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from busy import load_at_start, warn_if_busy
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk.identify import identify
@@ -287,15 +288,6 @@ def report(cmds: list[Command], n_rounds: int, strict: bool, seed: int) -> Targe
     return targets
 
 
-def warn_if_busy() -> None:
-    """Say so when other processes kept the CPUs busy: then no verdict below means much."""
-    load = os.getloadavg()[1]  # the last 5 minutes
-    if load > 0.5 * (os.cpu_count() or 1):
-        print(f"\nWARNING: the machine was busy (load average {load:.1f} over 5 min on {os.cpu_count()} CPUs): "
-              f"other processes' CPU use differed between runs and the figures below carry it; "
-              f"rerun on a quiet machine for a verdict", flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -308,6 +300,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hyperfine-output", choices=("pipe", "null"), default="pipe",
                         help="hyperfine's --output: pipe (like jvmlab's capture; default) or null")
+    load = load_at_start()
     args = parser.parse_args()
     rounds = args.rounds or (6 if args.quick else 16)
     hyperfine = ensure_hyperfine()
@@ -335,7 +328,7 @@ def main() -> None:
     print(f"\n{rounds} rounds x {args.batch} runs per tool and command, interleaved; hyperfine "
           f"--output={args.hyperfine_output}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
           f"at the end")
-    warn_if_busy()
+    warn_if_busy(load)
     targets = report(cmds, rounds, args.quick, args.seed)
     if targets.missed or targets.undecided:
         print(f"\n{targets.missed} target(s) missed, {targets.undecided} undecided")
