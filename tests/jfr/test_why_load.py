@@ -10,6 +10,7 @@ from types import SimpleNamespace as NS
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.report.why import build_why, why_json
+from jvmlab.results import load_experiment
 from jvmlab.results.why import InvocationProfile, JfrNotes, WhyRecords, load_why
 from jvmlab.store import open_store
 from jvmlab.store.protocol import Store
@@ -47,6 +48,9 @@ def test_load_why_types_the_documents_of_successful_invocations(tmp_path: Path) 
     _record(store, exp, zgc, 1, {"jfr.profile": {"cpu": {"main;lost": 1}}}, status=Status.FAILED)
     _record(store, exp, g1, 1, {"jfr": ["not", "a", "mapping"]})
     records = load_why(store, exp)
+    # A report passes the invocations it loaded already: the same records, no second read of them.
+    loaded = load_experiment(store, exp, documents=False).invocations
+    assert load_why(store, exp, loaded) == records
     store.close()
     assert records.experiment_id == exp and len(records.invocations) == 4
     assert records.profiles == (InvocationProfile(a, g1, {"cpu": {"main;work": 3.0}, "alloc": {}}),)

@@ -70,7 +70,7 @@ def report(
     # load -> compare -> render: the store is read here, once; renderers take the results.
     drawn = REPORT_TIMELINES if html is not None or open_ else None
     summary = summary_of(analyze_experiment(load_experiment(db, exp_id, timelines=drawn), metric))
-    why_records = load_why(db, exp_id)
+    why_records = load_why(db, exp_id, summary.invocations)
     if html is not None or open_:
         from jvmlab.report.html import write_html
         from jvmlab.report.why import build_why

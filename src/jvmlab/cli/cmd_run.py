@@ -204,7 +204,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     summary = summarize(db, exp_id, metric)
     from jvmlab.results.why import load_why
 
-    why_records = load_why(db, exp_id)
+    why_records = load_why(db, exp_id, summary.invocations)
     if as_json:
         from jvmlab.report.nodes import nodes_part
         from jvmlab.report.why import why_json

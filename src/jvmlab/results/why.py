@@ -10,7 +10,7 @@ explanation added to a report, and a missing explanation is said so there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,10 +56,12 @@ class WhyRecords:
         return [i for i in self.invocations if i.status == "ok"]
 
 
-def load_why(store: Store, experiment_id: int) -> WhyRecords:
+def load_why(store: Store, experiment_id: int,
+             invocations: Sequence[StoredInvocation] | None = None) -> WhyRecords:
     """The profiles and JFR notes of an experiment's successful invocations (empty tuples
-    when jfr was off)."""
-    invocations = tuple(store.invocations(experiment_id))
+    when jfr was off). ``invocations``: the experiment's, when already loaded (a report has
+    them: only the two documents are read then)."""
+    invocations = tuple(store.invocations(experiment_id) if invocations is None else invocations)
     ok = [i for i in invocations if i.status == "ok"]
     ids = [i.id for i in ok]
     profile_docs = store.documents(ids, PROFILE_DOCUMENT) if ids else {}

@@ -96,7 +96,7 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
 def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell."""
     out: list[str] = []
-    for diff in build_why(summary, load_why(store, summary.experiment.id)).diffs:
+    for diff in build_why(summary, load_why(store, summary.experiment.id, summary.invocations)).diffs:
         if diff.kind != "cpu":
             continue
         cell = next((cs for cs in summary.cells if cs.cell.name == diff.cell), None)
