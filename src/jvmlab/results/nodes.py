@@ -115,10 +115,17 @@ def _pairs(values: Values, cell: int, base: int) -> list[NodeBlocks]:
 
 
 def _levels(values: Values) -> dict[str, np.ndarray]:
-    """Each node's block means (mean over the cells of the block): the node's own level."""
+    """Each node's block means of its values relative to their cell's mean: the node's own level.
+    Relative, so a block missing a cell (a failed slot) does not move its node's level by that
+    cell's effect: a node whose blocks lack the fast baseline would otherwise look slow."""
+    by_cell: dict[int, list[float]] = defaultdict(list)
+    for (cell, _), (_, value) in values.items():
+        by_cell[cell].append(value)
+    cell_mean = {cell: float(np.mean(vals)) for cell, vals in by_cell.items()}
     blocks: dict[tuple[str, int], list[float]] = defaultdict(list)
-    for (_, block), (node, value) in values.items():
-        blocks[(node, block)].append(value)
+    for (cell, block), (node, value) in values.items():
+        if cell_mean[cell] > 0:
+            blocks[(node, block)].append(value / cell_mean[cell])
     levels: dict[str, list[float]] = defaultdict(list)
     for (node, _), vals in sorted(blocks.items()):
         levels[node].append(float(np.mean(vals)))
