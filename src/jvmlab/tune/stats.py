@@ -46,5 +46,23 @@ def bootstrap_ratio(diffs: Sequence[float], seed: int, resamples: int = 4000) ->
     return float(math.exp(d.mean())), (float(math.exp(min(lo, tlo))), float(math.exp(max(hi, thi))))
 
 
-def half_width_pct(ci: tuple[float, float]) -> float:
-    return (ci[1] - ci[0]) / 2 * 100.0
+def stein_blocks(first: Sequence[float], target_half_log: float, conf: float = Z_CONF) -> int:
+    """Stein's two-stage rule: the blocks needed so that a ``conf`` interval of the mean log
+    ratio has half-width ``target_half_log``, from the spread of the first stage's blocks.
+    Unlike stopping when the running CI first looks narrow (which stops on a lucky small
+    spread, and then undercovers), the second stage's size is fixed by the first stage alone,
+    so the interval below has its nominal coverage for normal block ratios."""
+    d = np.asarray(first, dtype=float)
+    if d.size < 2:
+        raise ValueError("Stein's rule needs a first stage of 2 or more blocks")
+    t = stats.t.ppf(0.5 + conf / 2, d.size - 1)
+    return max(int(d.size), math.ceil((t * d.std(ddof=1) / target_half_log) ** 2))
+
+
+def stein_interval(diffs: Sequence[float], first_n: int, conf: float = Z_CONF) -> tuple[float, float]:
+    """Stein's interval of the mean log ratio: the mean of all ``diffs``, the spread of the
+    first ``first_n`` (the stage that fixed the sample size), t with ``first_n - 1`` df."""
+    d = np.asarray(diffs, dtype=float)
+    s0 = np.asarray(d[:first_n]).std(ddof=1)
+    half = stats.t.ppf(0.5 + conf / 2, first_n - 1) * s0 / math.sqrt(d.size)
+    return (float(d.mean() - half), float(d.mean() + half))
