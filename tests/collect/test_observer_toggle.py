@@ -78,6 +78,7 @@ def test_a_known_3_percent_cost_is_found_and_fails_the_1_percent_target(toggle: 
     logs = [toggle.within_effect(_run(toggle, 0.03, rng, i % 4 < 2, drift=rng.normal(0, 0.02), jvm_sd=0.1,
                                       noise=0.01)) for i in range(20)]
     mean, lo, hi = toggle.interval(logs)
+    assert mean == pytest.approx(0.97, abs=0.005)
     assert lo < 0.97 < hi and hi < 0.99
     assert toggle.verdict(lo, hi, 0.99) == "FAIL"
     free = [toggle.within_effect(_run(toggle, 0.0, rng, i % 4 < 2, drift=rng.normal(0, 0.02), jvm_sd=0.1,
