@@ -8,7 +8,7 @@ every read at offset 0, so descriptors are opened once and kept) plus one read o
 process's ``stat`` for RSS and its thread count; the task folder is listed again only when
 that count differs from the threads known (or once a second). PSS and AnonHugePages come from
 ``smaps_rollup``, which walks the page tables holding the process's mmap lock (10-14 ms for a
-pre-touched 512 MB heap, during which the JVM's allocating threads can stall on a page fault),
+pre-touched 512 MB heap, during which the JVM's allocating threads may stall on a page fault),
 so it is read only when it adds something: when the tree's RSS reaches a new high at least
 ``ROLLUP_RISE`` (2 %) above the RSS at every earlier read, or ``ROLLUP_EVERY_S`` (30 s) after
 the last read; never at the first sample, and never more often than keeps its CPU under
