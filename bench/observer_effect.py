@@ -1,44 +1,41 @@
-"""Observer effect of the collectors on a long run, decomposed, with an interval that can decide 1 %.
+"""Observer effect of the collectors on a long run, with intervals that can decide 1 %.
 
-    .venv/bin/python bench/observer_effect.py [--jdk HOME] [--pairs 20] [--seconds 5] [--skip 2]
-                                              [--threads N] [--interval-ms 100] [--quick]
+    .venv/bin/python bench/observer_effect.py [--jdk HOME] [--pairs 20] [--seconds 11] [--skip 1]
+                                              [--period 2] [--threads N] [--interval-ms 100]
 
 Each round runs the built-in ``chunkgen`` (allocation-heavy; G1, fixed pre-touched 512 MB
-heap, fixed seed) three ways, in an order that rotates through all six permutations:
+heap, fixed seed) twice, in alternating order:
 
 * ``off``: no collector, no probe: jvmlab only launches and reaps;
-* ``flags``: the JVM gets every collector's flags (GC log with safepoints, ``-Xlog:async``)
-  but jvmlab runs no probe: the JVM-side logging cost alone;
 * ``on``: every collector of ``build_collectors`` with default settings (GC log, /proc
-  sampler, progress, workload metrics, flag effect), as ``jvmlab run`` does.
+  sampler, progress, workload metrics, flag effect), as ``jvmlab run`` does, except that the
+  /proc sampler is paused and resumed in periods of ``--period`` of the JVM's 1-second
+  progress ticks from tick ``--skip`` on (bench/observer_toggle.py; which state comes first
+  alternates every other round).
 
-Per run it reads two figures that have far less run-to-run spread than the whole-run rate:
+Two figures per round, each with a 95 % t-interval over the rounds (the JVMs are the sample):
 
-* the **steady throughput**: chunks between the JVM's own 1-second progress ticks after
-  ``--skip`` seconds and the last tick (the ticks are timed by the JVM's clock, so neither
-  start-up, JIT warm-up nor jvmlab's thread scheduling is in it);
-* the **CPU per chunk**: the child's user + sys (wait4) per chunk, and the same with
-  jvmlab's own CPU during the run added (the machine's whole cost of one chunk).
+* **within one JVM, the sampler's cost**: each period of the ``on`` JVM compared with the
+  periods before and after it (the signed second difference of the log rates: the 8-13 %
+  spread between JVMs and any linear drift cancel);
+* **between JVMs, every collector's cost**: the ``on`` JVM's rate in its periods with the
+  sampler running against the ``off`` JVM's rate in the same periods: the GC log flags and
+  the rest of jvmlab's side too, which cannot be switched inside one JVM, with the spread
+  between JVMs in its interval.
 
-The per-round ratios (on/off, flags/off, on/flags) are paired, so slow drift of the machine
-cancels; each is printed as the geometric mean over the rounds with the 95 % t-interval of
-the mean of the log ratios. Verdicts:
-the collectors cost at most 1 % of steady throughput (PASS: the on/off interval lies above
-0.99; FAIL: below; UNDECIDED: it straddles 0.99) and at most 1 % of CPU per chunk (PASS: the
-interval lies below 1.01). The decomposition: jvmlab's own CPU per second of child (while it
-runs, and the summarising after), the JVM-side logging cost (flags/off) and jvmlab's side
-(on/flags).
+Also printed: jvmlab's own CPU ms per second (in the sampler's on and off periods, and in the
+``off`` runs), the child's CPU per chunk on/off, a verdict for each figure against 1 %
+(PASS: the whole interval at or above 0.99; FAIL: below; UNDECIDED: it straddles) and, when
+undecided, the rounds that would decide at the mean and spread measured.
 
 ``--threads`` defaults to the number of CPUs: the workload saturates the machine, so any
-CPU jvmlab or the logging takes is throughput lost (the honest worst case; with a spare
-core the sampler's CPU would be free). A quiet machine is needed for the verdict; on a
-busy one the intervals widen and say so. ``--quick`` (6 rounds x 4 s) checks the bench works.
+CPU jvmlab or the logging takes is throughput lost (the honest worst case). A quiet machine
+is needed for a verdict; on a busy one the intervals widen and say so.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 import os
 import statistics
@@ -48,59 +45,47 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scipy import stats
-
 from busy import load_at_start, warn_if_busy
+from jvmlab.collect.proc import ProcProbe
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk.identify import identify
 from jvmlab.model.collected import Collected
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.model.probe import ProbeContext
-from jvmlab.model.process import InvocationPlan, ProcessResult
+from jvmlab.model.probe import Probe, ProbeContext
+from jvmlab.model.process import InvocationPlan
 from jvmlab.workloads.builtin import BuiltinWorkload, prepare_builtin
 from jvmlab.workloads.metric_line import parse_metric_line
+from observer_toggle import (
+    SamplerToggle,
+    Schedule,
+    between_effect,
+    interval,
+    is_tick,
+    period_rates,
+    rounds_needed,
+    verdict,
+    within_effect,
+)
 
 FLAGS = ["-Xms512m", "-Xmx512m", "-Xmn256m", "-XX:+UseG1GC", "-XX:+AlwaysPreTouch"]
-ARMS = ("off", "flags", "on")
-TARGET = 0.01
-ORDERS = list(itertools.permutations(ARMS))
+FLOOR = 0.99  # the collectors may cost at most 1 % of the steady rate
 
 
 @dataclass(frozen=True)
 class Run:
-    """What one run measured. Rates in chunks/s; CPU in seconds."""
+    """What one run measured: per-period rates (chunks per tick) and CPU in seconds."""
 
-    arm: str
-    steady_rate: float
+    periods: list[tuple[bool, float]]
     chunks: float
     child_cpu_s: float
     child_wall_s: float
-    jvmlab_run_cpu_s: float  # jvmlab's CPU between the spawn and the reap (sampler, readers)
-    jvmlab_finish_cpu_s: float  # after the reap: summarising the GC log, the samples
-    samples: int
+    jvmlab_cpu_s: float  # jvmlab's CPU between the spawn and the reap (all its threads)
+    jvmlab_ms_per_s: dict[bool, float]  # on runs: in the sampler's on (True) and off periods
 
     @property
     def cpu_per_kchunk_s(self) -> float:
         return 1000 * self.child_cpu_s / self.chunks
-
-    @property
-    def total_cpu_per_kchunk_s(self) -> float:
-        return 1000 * (self.child_cpu_s + self.jvmlab_run_cpu_s) / self.chunks
-
-
-def tick_units(stdout: str) -> list[float]:
-    """Cumulative chunks at each of the JVM's 1-second ticks (the last line, the total, excluded)."""
-    units = [float(line.split()[1]) for line in stdout.splitlines()
-             if line.startswith("progress ") and line.endswith(" chunks")]
-    return units[:-1]
-
-
-def steady_rate(ticks: list[float], skip_s: int) -> float:
-    """Chunks per second from tick ``skip_s`` to the last tick (ticks are 1 s apart, JVM clock)."""
-    if len(ticks) < skip_s + 2:
-        sys.exit(f"only {len(ticks)} progress ticks: --seconds must exceed --skip by at least 2")
-    return (ticks[-1] - ticks[skip_s - 1]) / (len(ticks) - skip_s)
 
 
 def _chunks(stdout: str) -> float:
@@ -120,137 +105,113 @@ class Bench:
                      "--seconds", str(args.seconds), "--retain-mb", "64", "--chunk-kb", "64"]
         self.count = 0
 
-    def run(self, arm: str) -> Run:
+    def run(self, on: bool, first_on: bool) -> Run:
         self.count += 1
-        folder = self.root / f"{self.count}-{arm}"
+        folder = self.root / f"{self.count}-{'on' if on else 'off'}"
         folder.mkdir(parents=True)
         ctx = ProbeContext(jdk=self.jdk, cell_name="bench", flags=tuple(FLAGS), artifacts_dir=folder)
         collectors = build_collectors(CollectSettings(proc_interval_ms=self.args.interval_ms),
-                                      self.built.progress_regex) if arm != "off" else []
-        probes = [c.probe(ctx) for c in collectors]
+                                      self.built.progress_regex) if on else []
+        probes: list[Probe] = [c.probe(ctx) for c in collectors]
+        schedule = Schedule(self.args.skip, self.args.period, first_on)
+        toggle = None
+        if on:
+            [proc] = [p for p in probes if isinstance(p, ProcProbe)]
+            toggle = SamplerToggle(proc, schedule)
         jvm_args = [a for p in probes for a in p.jvm_args()]
-        if arm == "flags":
-            probes = []  # the JVM logs as with collectors on; jvmlab watches nothing
         plan = InvocationPlan(argv=(str(self.jdk.java), *FLAGS, *jvm_args, *self.tail),
                               env={"PATH": "/usr/bin:/bin"}, cwd=folder, timeout_s=600, artifacts_dir=folder)
         cpu0 = time.process_time()
-        result = LocalExecutor().run(plan, probes)
+        result = LocalExecutor().run(plan, [*probes, toggle] if toggle else probes)
         cpu1 = time.process_time()
         collected = Collected()
         for probe in probes:
             collected.merge(probe.finish(result))
-        cpu2 = time.process_time()
-        return _record(arm, result, collected, cpu1 - cpu0, cpu2 - cpu1, self.args.skip)
+        measures = result.measures
+        if result.status != "ok" or measures is None or measures.cpu_s is None or result.stdout_path is None:
+            sys.exit(f"{'on' if on else 'off'} run failed: {result.reason}")
+        stdout = result.stdout_path.read_text()
+        units = [float(line.split()[1]) for line in stdout.splitlines() if is_tick(line)][:-1]  # last: the total
+        if len(schedule.periods(len(units))) < 3:
+            sys.exit(f"only {len(units)} progress ticks: --seconds must leave 3 periods after --skip")
+        per_s = toggle.jvmlab_cpu_ms_per_s(len(units)) if toggle else {}
+        return Run(period_rates(units, schedule), _chunks(stdout), measures.cpu_s, measures.wall_s,
+                   cpu1 - cpu0, per_s)
 
 
-def _record(arm: str, result: ProcessResult, collected: Collected, run_cpu_s: float, finish_cpu_s: float,
-            skip_s: int) -> Run:
-    measures = result.measures
-    if result.status != "ok" or measures is None or measures.cpu_s is None or result.stdout_path is None:
-        sys.exit(f"{arm} run failed: {result.reason}")
-    stdout = result.stdout_path.read_text()
-    rss = collected.timelines.get("mem.rss_bytes")
-    return Run(arm, steady_rate(tick_units(stdout), skip_s), _chunks(stdout), measures.cpu_s,
-               measures.wall_s, run_cpu_s, finish_cpu_s, len(rss.t_s) if rss else 0)
+def _line(label: str, logs: list[float]) -> tuple[float, float]:
+    mean, lo, hi = interval(logs)
+    spread = statistics.stdev(logs) if len(logs) > 1 else 0.0
+    print(f"  {label:58} {mean:.4f}  95% CI {lo:.4f}..{hi:.4f}  (sd of the per-round logs {spread:.4f})")
+    return lo, hi
 
 
-def interval(ratios: list[float]) -> tuple[float, float, float]:
-    """Geometric mean of the ratios and its 95 % t-interval (on their logs: a ratio and its
-    inverse weigh alike, so on/off and off/on give reciprocal answers)."""
-    logs = [math.log(r) for r in ratios]
-    mean = statistics.mean(logs)
-    if len(logs) < 2:
-        return math.exp(mean), float("nan"), float("nan")
-    half = stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / len(logs) ** 0.5
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+def _verdict(label: str, logs: list[float]) -> None:
+    _, lo, hi = interval(logs)
+    said = verdict(lo, hi, FLOOR)
+    line = f"  {said:9} {label} >= {FLOOR:.2f} (95% interval {lo:.4f}..{hi:.4f})"
+    if said == "UNDECIDED":
+        need = rounds_needed(logs, FLOOR)
+        line += (f": about {need} rounds would decide at this mean and spread" if need
+                 else ": the mean sits on the target; no number of rounds decides at this spread")
+    print(line)
 
 
-def _ratios(rounds: list[dict[str, Run]], num: str, den: str, what: str) -> list[float]:
-    return [getattr(r[num], what) / getattr(r[den], what) for r in rounds]
-
-
-def _line(label: str, values: list[float]) -> str:
-    mean, lo, hi = interval(values)
-    spread = statistics.stdev([math.log(v) for v in values]) if len(values) > 1 else 0.0
-    return (f"  {label:44} {mean:.4f}  95% CI {lo:.4f}..{hi:.4f}  "
-            f"(sd of the log ratios {spread:.4f}, range {min(values):.4f}..{max(values):.4f})")
-
-
-def report(rounds: list[dict[str, Run]], args: argparse.Namespace, jdk: JdkInfo) -> None:
-    runs = {arm: [r[arm] for r in rounds] for arm in ARMS}
-    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds} s (steady rate: "
-          f"the JVM's ticks from {args.skip} s to {args.seconds} s), "
-          f"{' '.join(FLAGS)}, /proc interval {args.interval_ms} ms, {len(rounds)} rounds; "
-          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs at the end")
-    print(f"\n{'arm':6} {'steady chunks/s':>16} {'sd':>7} {'child CPU s/kchunk':>19} "
-          f"{'jvmlab CPU run s':>17} {'after s':>8} {'samples':>8}")
-    for arm in ARMS:
-        rs = runs[arm]
-        rates = [r.steady_rate for r in rs]
-        print(f"{arm:6} {statistics.mean(rates):16.1f} {statistics.stdev(rates) if len(rs) > 1 else 0:7.1f} "
-              f"{statistics.mean(r.cpu_per_kchunk_s for r in rs):19.4f} "
-              f"{statistics.mean(r.jvmlab_run_cpu_s for r in rs):17.4f} "
-              f"{statistics.mean(r.jvmlab_finish_cpu_s for r in rs):8.4f} "
-              f"{statistics.mean(r.samples for r in rs):8.1f}")
-    on = runs["on"]
-    per_s = statistics.mean(r.jvmlab_run_cpu_s / r.child_wall_s for r in on)
-    after = statistics.mean(r.jvmlab_finish_cpu_s for r in on)
-    base = statistics.mean(r.jvmlab_run_cpu_s / r.child_wall_s for r in runs["off"])
-    print("\ndecomposition (paired ratios per round: geometric mean and 95% t-interval)")
-    print(f"  jvmlab's own CPU while the child runs: {1000 * per_s:.2f} ms per second of child with every "
-          f"collector on ({per_s / (os.cpu_count() or 1):.3%} of the machine), {1000 * base:.2f} ms with none; "
-          f"after the reap (summaries) {after:.3f} s per run")
-    print(_line("JVM-side logging, throughput flags/off", _ratios(rounds, "flags", "off", "steady_rate")))
-    print(_line("JVM-side logging, child CPU/chunk flags/off", _ratios(rounds, "flags", "off", "cpu_per_kchunk_s")))
-    print(_line("jvmlab side, throughput on/flags", _ratios(rounds, "on", "flags", "steady_rate")))
-    print(_line("jvmlab side, child CPU/chunk on/flags", _ratios(rounds, "on", "flags", "cpu_per_kchunk_s")))
-    print(_line("end to end, throughput on/off", _ratios(rounds, "on", "off", "steady_rate")))
-    print(_line("end to end, child CPU/chunk on/off", _ratios(rounds, "on", "off", "cpu_per_kchunk_s")))
-    cpu = _ratios(rounds, "on", "off", "total_cpu_per_kchunk_s")
-    print(_line("end to end, CPU/chunk (child+jvmlab) on/off", cpu))
-    _verdicts(_ratios(rounds, "on", "off", "steady_rate"), cpu)
-
-
-def _verdicts(throughput: list[float], cpu: list[float]) -> None:
+def report(rounds: list[tuple[Run, Run]], args: argparse.Namespace, jdk: JdkInfo) -> None:
+    offs, ons = [r[0] for r in rounds], [r[1] for r in rounds]
+    periods = len(ons[0].periods)
+    print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds} s, {' '.join(FLAGS)}; "
+          f"{periods} periods of {args.period} ticks from tick {args.skip}; /proc interval {args.interval_ms} ms; "
+          f"{len(rounds)} rounds; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs at the end")
+    within = [within_effect(on.periods) for on in ons]
+    between = [between_effect(on.periods, off.periods) for off, on in rounds]
+    cpu = [math.log(on.cpu_per_kchunk_s / off.cpu_per_kchunk_s) for off, on in rounds]
+    print("\nratios (geometric mean over the rounds, 95% t-interval)")
+    _line("within one JVM: sampler on/off, steady rate", within)
+    _line("between JVMs: every collector on/off, steady rate", between)
+    _line("between JVMs: child CPU per chunk on/off (sampler half on)", cpu)
+    mean_ms = {state: statistics.mean(on.jvmlab_ms_per_s[state] for on in ons) for state in (True, False)}
+    off_ms = statistics.mean(1000 * off.jvmlab_cpu_s / off.child_wall_s for off in offs)
+    print(f"\njvmlab's own CPU (all its threads) per second: {mean_ms[True]:.2f} ms with every collector on, "
+          f"{mean_ms[False]:.2f} ms with the sampler paused (so the sampler: "
+          f"{mean_ms[True] - mean_ms[False]:.2f} ms/s), {off_ms:.2f} ms with no collector")
     print("\ntargets")
-    _, lo, hi = interval(throughput)
-    verdict = "PASS" if lo >= 1 - TARGET else ("FAIL" if hi < 1 - TARGET else "UNDECIDED")
-    print(f"  {verdict}  steady throughput on/off >= {1 - TARGET:.2f} (95% interval {lo:.4f}..{hi:.4f})")
-    _, lo, hi = interval(cpu)
-    verdict = "PASS" if hi <= 1 + TARGET else ("FAIL" if lo > 1 + TARGET else "UNDECIDED")
-    print(f"  {verdict}  CPU per chunk on/off <= {1 + TARGET:.2f} (95% interval {lo:.4f}..{hi:.4f})")
-    print("  (UNDECIDED: the interval straddles the target; more rounds or a quieter machine)")
+    _verdict("within one JVM: sampler on/off", within)
+    _verdict("between JVMs: every collector on/off", between)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
-    parser.add_argument("--pairs", type=int, default=None, help="rounds of (off, flags, on); default 20")
-    parser.add_argument("--seconds", type=int, default=None, help="length of each run; default 5")
-    parser.add_argument("--skip", type=int, default=2, help="seconds left out of the steady rate")
+    parser.add_argument("--pairs", type=int, default=20, help="rounds of (off, on); default 20")
+    parser.add_argument("--seconds", type=int, default=11, help="length of each run; default 11")
+    parser.add_argument("--skip", type=int, default=1, help="the tick the first period starts at; default 1")
+    parser.add_argument("--period", type=int, default=2, help="ticks (seconds) per period; default 2")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--interval-ms", type=int, default=100)
-    parser.add_argument("--quick", action="store_true", help="6 rounds x 4 s: checks the bench, decides nothing")
     load = load_at_start()
     args = parser.parse_args()
-    args.pairs = args.pairs or (6 if args.quick else 20)
-    args.seconds = args.seconds or (4 if args.quick else 5)
-    if args.pairs < 2 or args.seconds < args.skip + 2:
-        sys.exit("need --pairs >= 2 and --seconds >= --skip + 2")
+    if args.pairs < 2 or args.skip < 1 or args.period < 1:
+        sys.exit("need --pairs >= 2, --skip >= 1 and --period >= 1")
     jdk = identify(args.jdk)
     built = prepare_builtin("chunkgen", jdk)
-    rounds: list[dict[str, Run]] = []
+    rounds: list[tuple[Run, Run]] = []
     with tempfile.TemporaryDirectory(prefix="jvmlab-observer-") as tmp:
         bench = Bench(jdk, built, args, Path(tmp))
-        for arm in ARMS:  # warm the page cache, the JIT's files, the CPU frequency; discarded
-            bench.run(arm)
+        bench.run(False, True)  # warm the page cache, the JIT's files, the CPU frequency; discarded
+        bench.run(True, True)
         for i in range(args.pairs):
-            order = ORDERS[i % len(ORDERS)]
-            rounds.append({arm: bench.run(arm) for arm in order})
-            got = rounds[-1]
-            print(f"round {i + 1:2d} ({'/'.join(order)}): steady chunks/s "
-                  + "  ".join(f"{a} {got[a].steady_rate:8.1f}" for a in ARMS)
-                  + f"  on/off {got['on'].steady_rate / got['off'].steady_rate:.4f}", flush=True)
+            first_on = (i // 2) % 2 == 0  # with the run order below: all four combinations every 4 rounds
+            if i % 2 == 0:
+                off = bench.run(False, first_on)
+                on = bench.run(True, first_on)
+            else:
+                on = bench.run(True, first_on)
+                off = bench.run(False, first_on)
+            rounds.append((off, on))
+            print(f"round {i + 1:2d} ({'off/on' if i % 2 == 0 else 'on/off'}, sampler first "
+                  f"{'on' if first_on else 'off'}): within {math.exp(within_effect(on.periods)):.4f}  "
+                  f"between {math.exp(between_effect(on.periods, off.periods)):.4f}", flush=True)
     warn_if_busy(load)
     report(rounds, args, jdk)
 

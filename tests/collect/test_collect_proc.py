@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.proc import (
+    ROLLUP_EVERY_S,
     ProcCollector,
+    ProcProbe,
     ProcSample,
     TreeSampler,
     parse_rollup,
@@ -65,15 +67,90 @@ def test_too_few_samples_give_no_figure_but_a_reason() -> None:
     why = out.documents["proc"]["unmeasured"]
     assert why["cpu.gc_share"] == "fewer than 10 samples (3 in 0.20 s)"
     assert why["mem.peak_rss_bytes"] == "fewer than 5 samples (3 in 0.20 s)"
-    assert why["mem.peak_pss_bytes"].startswith("fewer than 5 samples (1 in")
+    assert why["mem.peak_pss_bytes"] == ("fewer than 5 samples (3 in 0.20 s), so no RSS peak for a "
+                                         "smaps_rollup read to be near")
     assert "mem.rss_bytes" in out.timelines, "the samples themselves are kept, with their times"
 
 
 def test_no_rollup_read_gives_the_reason_for_pss() -> None:
-    samples = [ProcSample(0.1, 100, None, None, {"jit": 0.0, "gc": 0.0, "vm": 0.0, "app": 0.01})]
-    why = summarize(samples).documents["proc"]["unmeasured"]
-    assert why["mem.peak_pss_bytes"] == "fewer than 5 samples (0 in 0.00 s) of smaps_rollup"
-    assert why["mem.peak_anon_huge_bytes"] == "fewer than 5 samples (0 in 0.00 s) of smaps_rollup"
+    samples = [ProcSample(0.1 * i, 100, None, None, {"jit": 0.0, "gc": 0.0, "vm": 0.0, "app": 0.01})
+               for i in range(1, 7)]
+    out = summarize(samples)
+    why = out.documents["proc"]["unmeasured"]
+    assert why["mem.peak_pss_bytes"] == "no smaps_rollup read"
+    assert why["mem.peak_anon_huge_bytes"] == "no smaps_rollup read"
+    assert out.metrics["mem.peak_rss_bytes"] == 100
+
+
+def _grown(read_at_rss: list[int], peak_rss: int) -> list[ProcSample]:
+    """Samples with smaps_rollup read at the RSS values given, then RSS rising to ``peak_rss`` unread."""
+    cpu = {"jit": 0.0, "gc": 0.0, "vm": 0.0, "app": 0.01}
+    read = [ProcSample(0.1 * i, rss, rss // 2, 2 * MIB, cpu) for i, rss in enumerate(read_at_rss, 1)]
+    rest = [ProcSample(0.1 * (len(read) + i), peak_rss, None, None, cpu) for i in range(1, 4)]
+    return read + rest
+
+
+MIB = 1 << 20
+
+
+def test_pss_and_thp_peaks_need_a_rollup_read_near_the_rss_peak() -> None:
+    """Reads at 100 and 300 MiB, then RSS at 512 MiB unread: a PSS of 150 MiB is not a peak."""
+    out = summarize(_grown([100 * MIB, 300 * MIB], 512 * MIB))
+    why = out.documents["proc"]["unmeasured"]
+    assert why["mem.peak_pss_bytes"] == ("no smaps_rollup read near the RSS peak: the highest RSS at a read "
+                                         "was 59% of the sampled peak 512 MiB (need 90%; 2 reads)")
+    assert why["mem.peak_anon_huge_bytes"] == why["mem.peak_pss_bytes"]
+    assert "mem.peak_pss_bytes" not in out.metrics and "mem.peak_anon_huge_bytes" not in out.metrics
+    assert out.timelines["mem.pss_bytes"].values == (50 * MIB, 150 * MIB), "the reads themselves are kept"
+    near = summarize(_grown([100 * MIB, 470 * MIB], 512 * MIB))  # 92 % of the peak
+    assert near.metrics["mem.peak_pss_bytes"] == 235 * MIB
+    assert near.metrics["mem.peak_anon_huge_bytes"] == 2 * MIB
+    probe = ProcProbe(0.1)
+    probe.samples = _grown([100 * MIB, 300 * MIB], 512 * MIB)
+    assert probe.peak_anon_huge_bytes is None, "the flag-effect evidence follows the same rule"
+    probe.samples = _grown([100 * MIB, 470 * MIB], 512 * MIB)
+    assert probe.peak_anon_huge_bytes == 2 * MIB
+
+
+class FakeProcess:
+    """A process whose RSS the test sets; counts its smaps_rollup reads."""
+
+    def __init__(self) -> None:
+        self.pid, self.alive, self.rss_bytes, self.rollups = 1, True, 0, 0
+        self.task_fds: dict[int, int] = {}
+
+    def status(self) -> tuple[int, int]:
+        return self.rss_bytes, 1
+
+    def memory(self) -> dict[str, int]:
+        self.rollups += 1
+        return {"pss": self.rss_bytes // 2, "anon_huge": 0}
+
+    def tids(self, n_threads: int, relist: bool) -> list[int]:
+        return []
+
+    def children(self) -> list[int]:
+        return []
+
+    def close(self) -> None:
+        return None
+
+
+def test_smaps_rollup_is_read_at_new_rss_highs_and_every_30_s() -> None:
+    sampler = TreeSampler(os.getpid())
+    fake = FakeProcess()
+    sampler.processes = {fake.pid: fake}  # type: ignore[dict-item]
+    read, times = [], [0.1 * i for i in range(1, 11)]
+    for t, rss_mib in zip(times, (100, 100, 101, 103, 103, 103, 50, 104, 106, 106), strict=True):
+        fake.rss_bytes = rss_mib * MIB
+        read.append(sampler.sample(t).pss_bytes is not None)
+    # first sample: never; then the first read; 101 is < 2 % above 100; 103 is; the drop to 50
+    # and the climb to 104 stay under 2 % above 103; 106 is above (once).
+    assert read == [False, True, False, True, False, False, False, False, True, False]
+    fake.rss_bytes, last_read = 100 * MIB, times[8]
+    assert sampler.sample(last_read + ROLLUP_EVERY_S - 0.1).pss_bytes is None
+    assert sampler.sample(last_read + ROLLUP_EVERY_S + 0.01).pss_bytes is not None, "30 s after the last read"
+    assert fake.rollups == 4
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux /proc")
@@ -108,9 +185,10 @@ def test_shares_that_miss_most_of_the_cpu_time_are_not_given() -> None:
 
 @pytest.mark.jvm
 def test_exited_thread_keeps_its_cpu_time(jdk17: JdkInfo, classes: Path, tmp_path: Path, run_java) -> None:
-    # "spinner" burns 800 ms of its own CPU then exits; main sleeps 1.2 s more (long enough
-    # for the 5 smaps_rollup reads PSS needs at their 0.5%-of-a-core budget). The sampler
-    # (every 50 ms) must still count the spinner's time after it has gone.
+    # "spinner" burns 800 ms of its own CPU then exits; main sleeps 1.2 s more. The sampler
+    # (every 50 ms) must still count the spinner's time after it has gone, and its smaps_rollup
+    # reads follow RSS up (a read at each new high 2 % above the last, held to 0.5 % of a core),
+    # so one is near the RSS peak and PSS is given.
     collector = ProcCollector(interval_ms=50)
     run = run_java([collector], jdk17, tmp_path, ["-XX:+UseSerialGC"], ["SpinThenSleep", "800", "1200"],
                    classpath=classes)

@@ -6,12 +6,17 @@ exits; on long runs the interval stretches to 1 % of the run's age, at most 1 s
 Each sample costs about one ``pread`` per thread (procfs files are regenerated on
 every read at offset 0, so descriptors are opened once and kept) plus one read of the
 process's ``stat`` for RSS and its thread count; the task folder is listed again only when
-that count differs from the threads known (or once a second). PSS and AnonHugePages come from ``smaps_rollup``, which
-walks the page tables (about 4 ms for a pre-touched 512 MB heap), so it is read only as
-often as keeps its cost under ``ROLLUP_BUDGET`` (0.5 %) of one core: every sample for a
-small process, every second or so for a big heap, and never at the first sample. The "mem.pss_bytes" and
-"mem.anon_huge_bytes" timelines therefore have their own, sparser times, and a short
-peak between two rollup reads can be missed. See bench/observer_effect.py.
+that count differs from the threads known (or once a second). PSS and AnonHugePages come from
+``smaps_rollup``, which walks the page tables holding the process's mmap lock (10-14 ms for a
+pre-touched 512 MB heap, during which the JVM's allocating threads may stall on a page fault),
+so it is read only when it adds something: when the tree's RSS reaches a new high at least
+``ROLLUP_RISE`` (2 %) above the RSS at every earlier read, or ``ROLLUP_EVERY_S`` (30 s) after
+the last read; never at the first sample, and never more often than keeps its CPU under
+``ROLLUP_BUDGET`` (0.5 %) of one core. On a JVM whose heap is touched up front that is a few
+reads as RSS climbs, then one every 30 s. The "mem.pss_bytes" and "mem.anon_huge_bytes"
+timelines therefore have their own, sparser times, and their peaks are only given when a read
+was taken at an RSS within ``NEAR_PEAK`` (90 %) of the sampled RSS peak. See
+bench/observer_effect.py.
 
 CPU time is attributed per thread from ``/proc/PID/task/TID/stat`` (its name is in the
 same line) and grouped by :func:`jvmlab.collect.threads.thread_group`. The last CPU time
@@ -32,7 +37,8 @@ A sampled figure is only given where enough samples stand behind it. The CPU sha
 time (wait4's user + sys): on a sub-second JVM the first sample sees a process that has just
 exec'd and the last one misses the final interval, so shares would read "app 100 %, GC 0 %"
 whatever happened. The sampled memory peaks need ``MIN_MEMORY_SAMPLES`` samples (the first
-ones see a JVM before its heap is touched). Otherwise the metric is absent (None) and
+ones see a JVM before its heap is touched), and the PSS and AnonHugePages peaks a
+``smaps_rollup`` read near the RSS peak. Otherwise the metric is absent (None) and
 ``documents["proc"]["unmeasured"]`` says why, e.g. "fewer than 10 samples (3 in 0.21 s)".
 The exact peak RSS of the child is ``max_rss_bytes`` (wait4), not a sample.
 """
@@ -63,6 +69,9 @@ _SMALL_PROCESS = 4  # threads; children of such processes are looked for at ever
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 ROLLUP_BUDGET = 0.005  # share of one core that reading smaps_rollup may use
+ROLLUP_RISE = 1.02  # smaps_rollup is read again when RSS is this much above the RSS at every earlier read ...
+ROLLUP_EVERY_S = 30.0  # ... or this long after the last read
+NEAR_PEAK = 0.9  # PSS and AnonHugePages peaks need a read at an RSS at least this share of the RSS peak
 _ROLLUP_KEYS = {b"Rss:": "rss", b"Pss:": "pss", b"AnonHugePages:": "anon_huge"}
 _CPU_TIMELINES = {JIT: "cpu.jit_s", GC: "cpu.gc_s", APP: "cpu.app_s", VM: "cpu.vm_s"}
 _SHARE_METRICS = {JIT: "cpu.jit_share", GC: "cpu.gc_share", APP: "cpu.app_share", VM: "cpu.vm_share"}
@@ -216,23 +225,23 @@ class TreeSampler:
         # No smaps_rollup at the first sample: the process has just started (its PSS is a
         # fraction of what it will be) and the page walk (1-3 ms for a JVM) would compete
         # with its start-up; a JVM of 100-200 ms would pay it and get no PSS figure anyway.
-        self._next_rollup: float | None = None
+        self._sampled = False
+        self._rollup_rss = 0  # the highest tree RSS at a smaps_rollup read so far
+        self._last_rollup: float | None = None
+        self._budget_until = 0.0  # no read before: the reads' CPU stays under ROLLUP_BUDGET
 
     def sample(self, t_s: float) -> ProcSample:
         every = self._last_tree is None or t_s - self._last_tree >= _TREE_EVERY_S
         if every:
             self._last_tree = t_s
         self._grow_tree(every)
-        rollup = self._next_rollup is not None and t_s >= self._next_rollup
-        if self._next_rollup is None:
-            self._next_rollup = t_s
+        live = [proc for proc in list(self.processes.values()) if proc.alive]
+        statuses = [proc.status() for proc in live]
+        rss = sum(rss_bytes for rss_bytes, _ in statuses)
+        rollup = self._rollup_due(t_s, rss)
         rollup_cpu_s = 0.0  # the budget is of CPU: preemption on a busy machine is not cost
-        rss, pss, anon_huge = 0, 0, 0
-        for proc in list(self.processes.values()):
-            if not proc.alive:
-                continue
-            rss_bytes, n_threads = proc.status()
-            rss += rss_bytes
+        pss, anon_huge = 0, 0
+        for proc, (_, n_threads) in zip(live, statuses, strict=True):
             if rollup:
                 started = time.thread_time()
                 mem = proc.memory()
@@ -245,8 +254,25 @@ class TreeSampler:
             # Reading smaps_rollup of a big pre-touched heap takes milliseconds: space the
             # reads so they cost at most ROLLUP_BUDGET of one core (only the rollup reads count:
             # the per-thread CPU reads above are paid at every sample anyway).
-            self._next_rollup = t_s + rollup_cpu_s / ROLLUP_BUDGET
+            self._budget_until = t_s + rollup_cpu_s / ROLLUP_BUDGET
+            self._last_rollup = t_s
+            self._rollup_rss = max(self._rollup_rss, rss)
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
+
+    def _rollup_due(self, t_s: float, rss: int) -> bool:
+        """Read smaps_rollup now? Not at the first sample nor within the budget's spacing; then
+        when RSS stands ``ROLLUP_RISE`` above the RSS at every earlier read (a new high that
+        PSS and AnonHugePages may follow), or ``ROLLUP_EVERY_S`` after the last read (THP
+        pages come and go at the same RSS). A steady heap is not walked every second: each
+        walk holds the mmap lock the JVM's page faults need."""
+        if not self._sampled:
+            self._sampled = True
+            return False
+        if rss <= 0 or t_s < self._budget_until:
+            return False
+        if rss >= ROLLUP_RISE * self._rollup_rss:
+            return True
+        return self._last_rollup is not None and t_s - self._last_rollup >= ROLLUP_EVERY_S
 
     def _see_task(self, proc: _Process, tid: int) -> None:
         read = proc.read_task(tid)
@@ -290,6 +316,9 @@ class ProcProbe(NullProbe):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started_epoch: float | None = None
+        # Set: the loop takes no sample until it is cleared (bench/observer_effect.py compares
+        # periods with and without sampling inside one JVM).
+        self.paused = threading.Event()
 
     def on_start(self, pid: int) -> None:
         if not self.supported:
@@ -308,7 +337,8 @@ class ProcProbe(NullProbe):
                 return
             for _ in range(int(_MAX_RUN_S / self.interval_s) + 1):
                 t_s = time.perf_counter() - t0
-                self.samples.append(sampler.sample(t_s))
+                if not self.paused.is_set():
+                    self.samples.append(sampler.sample(t_s))
                 if self._stop.wait(stretched_interval(self.interval_s, t_s)):
                     break
         finally:
@@ -325,7 +355,11 @@ class ProcProbe(NullProbe):
 
     @property
     def peak_anon_huge_bytes(self) -> int | None:
-        return max((s.anon_huge_bytes for s in self.samples if s.anon_huge_bytes is not None), default=None)
+        """None unless a smaps_rollup read was taken near the RSS peak (see :func:`rollup_problem`)."""
+        samples = list(self.samples)
+        if rollup_problem(samples) is not None:
+            return None
+        return max((s.anon_huge_bytes for s in samples if s.anon_huge_bytes is not None), default=None)
 
     def finish(self, result: ProcessResult) -> Collected:
         if not self.supported:
@@ -370,17 +404,15 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
     else:
         out.metrics["mem.peak_rss_bytes"] = float(max(s.rss_bytes for s in samples))
     rolled = [(t, s) for t, s in zip(times, samples, strict=False) if s.pss_bytes is not None]
+    why_rolled = rollup_problem(samples, why)
     for attr in ("pss_bytes", "anon_huge_bytes"):
-        if not rolled:
-            unmeasured[f"mem.peak_{attr}"] = f"{_too_few(0, MIN_MEMORY_SAMPLES, [])} of smaps_rollup"
-            continue
-        values = tuple(float(getattr(s, attr)) for _, s in rolled)
-        out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
-        why = _too_few(len(rolled), MIN_MEMORY_SAMPLES, [s for _, s in rolled])
-        if why:
-            unmeasured[f"mem.peak_{attr}"] = f"{why} of smaps_rollup"
+        if rolled:
+            values = tuple(float(getattr(s, attr)) for _, s in rolled)
+            out.timelines[f"mem.{attr}"] = Timeline(tuple(t for t, _ in rolled), values, "bytes")
+        if why_rolled:
+            unmeasured[f"mem.peak_{attr}"] = why_rolled
         else:
-            out.metrics[f"mem.peak_{attr}"] = max(values)
+            out.metrics[f"mem.peak_{attr}"] = max(float(getattr(s, attr)) for _, s in rolled)
     for group, name in _CPU_TIMELINES.items():
         out.timelines[name] = Timeline(times, tuple(s.cpu_s[group] for s in samples), "s")
     why = _share_problem(samples, child_cpu_s)
@@ -396,6 +428,25 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
         doc["unmeasured"] = unmeasured
     out.documents["proc"] = doc
     return out
+
+
+def rollup_problem(samples: list[ProcSample], rss_why: str | None = None) -> str | None:
+    """Why the PSS and AnonHugePages peaks would not be peaks (None when they are): they come
+    from the sparse smaps_rollup reads, so one of them must have been taken at an RSS within
+    ``NEAR_PEAK`` of the sampled RSS peak, else the number shown could be far below the true
+    peak (a read during start-up, then none as the heap grew). ``rss_why``: why the RSS peak
+    itself is not given (then there is no peak to be near)."""
+    if rss_why:
+        return f"{rss_why}, so no RSS peak for a smaps_rollup read to be near"
+    peak = max((s.rss_bytes for s in samples), default=0)
+    at_reads = [s.rss_bytes for s in samples if s.pss_bytes is not None]
+    if not at_reads or peak <= 0:
+        return "no smaps_rollup read"
+    if max(at_reads) < NEAR_PEAK * peak:
+        return (f"no smaps_rollup read near the RSS peak: the highest RSS at a read was "
+                f"{max(at_reads) / peak:.0%} of the sampled peak {peak / (1 << 20):.0f} MiB "
+                f"(need {NEAR_PEAK:.0%}; {len(at_reads)} reads)")
+    return None
 
 
 def _share_problem(samples: list[ProcSample], child_cpu_s: float | None) -> str | None:
