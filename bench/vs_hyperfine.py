@@ -38,7 +38,8 @@ its standard error (the bootstrap's SD). A target is PASS when its whole interva
 FAIL when none of it does, UNDECIDED otherwise, and then the bench prints how many rounds
 would decide it (the interval shrinks as 1/sqrt(rounds)). The default, 60 rounds of 5 runs,
 is sized for intervals of about +-1.5 % on a quiet machine; ``--quick`` (6 rounds of 3)
-only shows that the bench runs. The decomposition rows split a collectors-on miss into the
+only shows that the bench runs (with so few rounds a bootstrap interval covers less than
+95 %: its verdicts are not to be trusted either). The decomposition rows split a collectors-on miss into the
 JVM's side (``hyperfine+flags`` / ``hyperfine``) and jvmlab's (``jvmlab+collectors`` /
 ``hyperfine+flags``).
 
@@ -249,7 +250,7 @@ class Targets:
         value = stat(list(range(self.n_rounds)))
         lo, hi, se = self.spread(stat)
         print(f"  {text:{width}} {value:.4f} (95% CI {lo:.4f}..{hi:.4f}, SE {se / value:.2%}; "
-              f"+-{AIM_HALF_WIDTH:.1%} needs {self.rounds_for(hi - lo, 2 * AIM_HALF_WIDTH * value)} rounds)")
+              f"+-{AIM_HALF_WIDTH:.1%} needs {self.rounds_for(hi - lo, 2 * AIM_HALF_WIDTH * value)})")
 
     def check(self, text: str, stat: Stat, low: float, high: float, scale: float = 1.0, unit: str = "") -> None:
         """Target ``low <= stat <= high``: PASS when the whole interval is inside, FAIL when all of it is out."""
@@ -258,20 +259,20 @@ class Targets:
         verdict = "PASS" if lo >= low and hi <= high else ("FAIL" if hi < low or lo > high else "UNDECIDED")
         self.missed += verdict == "FAIL"
         self.undecided += verdict == "UNDECIDED"
-        rel = f", SE {se / abs(value):.2%}" if unit == "" and value else f", SE {se * scale:.4f}{unit.split()[0]}"
+        rel = f", SE {se / abs(value):.2%}" if unit == "" and value else f", SE {se * scale:.4f} {unit.split()[0]}"
         line = f"  {verdict:9}  {text} = {value * scale:.4f}{unit} (95% CI {lo * scale:.4f}..{hi * scale:.4f}{rel})"
         if verdict == "UNDECIDED":
             # The interval must shrink to twice the distance from the estimate to the nearer bound.
             room = min(abs(value - b) for b in (low, high) if math.isfinite(b))
-            line += f"; about {self.rounds_for(hi - lo, 2 * room)} rounds would decide it"
+            line += f"; deciding it needs {self.rounds_for(hi - lo, 2 * room)}"
         print(line)
 
     def rounds_for(self, width_now: float, width_wanted: float) -> str:
-        """Rounds for an interval of ``width_wanted`` (widths shrink as 1/sqrt(rounds))."""
+        """About how many rounds give an interval of ``width_wanted`` (widths shrink as 1/sqrt(rounds))."""
         if width_wanted <= 0 or not math.isfinite(width_now):
-            return "more than 100x these"
+            return f"more than {100 * self.n_rounds} rounds"
         need = math.ceil(self.n_rounds * (width_now / width_wanted) ** 2)
-        return f"{need}" if need <= 100 * self.n_rounds else "more than 100x these"
+        return f"about {need} rounds" if need <= 100 * self.n_rounds else f"more than {100 * self.n_rounds} rounds"
 
 
 def _pool(cmd: Command, tool: str, picks: list[int]) -> list[float]:
