@@ -11,8 +11,8 @@
  *   fd 0, 1, 2 are handed to the child as they are (jvmlab sets them up); fd 3 is the report
  *   pipe. Every other fd this process inherited (an fd jvmlab's Python process, a library of it
  *   or jvmlab's own parent left inheritable) is marked close-on-exec first: the child gets
- *   stdin, stdout and stderr only, as under hyperfine or a shell (an extra fd costs the JVM,
- *   and a pipe held open by a child can keep its reader waiting). The command's PATH lookup
+ *   stdin, stdout and stderr only, whatever jvmlab inherited (an extra fd costs the JVM, and
+ *   a pipe held open by a child can keep its reader waiting). The command's PATH lookup
  *   uses this process's environment (= the command's).
  * Report lines on fd 3 (times: CLOCK_MONOTONIC nanoseconds, the clock of Python's perf_counter):
  *   "S <pid> <t_start_ns>\n"  the child was forked (t_start: read just before fork)
