@@ -4,12 +4,12 @@
 
 Runs the built-in HelloWorld under ``valgrind --tool=callgrind`` (interpreter only,
 ``-Xint``, so the count does not depend on what the JIT compiled when) with no extra flag,
-with each default collector's flags alone (and the GC log's ``light`` level), and with all
-of them, and prints the
-instructions each adds. A count is what a busy machine cannot blur: on this 2-core machine
-shared by seven builds, wall and CPU times of a 40 ms JVM varied by more than the few
-percent in question, while two counts of the same command agree within 0.1 %. Each
-variant runs ``--runs`` times; the smallest count is kept (a run can only add work).
+with each default collector's flags alone (the GC log at its default ``light`` level, and
+at ``full``: ``gc*``), and with all of them, and prints the instructions each adds. A
+count is what a busy machine cannot blur: on this 2-core machine shared by seven builds,
+wall and CPU times of a 40 ms JVM varied by more than the few percent in question, while
+two counts of the same command agree within 0.1 %. Each variant runs ``--runs`` times;
+the smallest count is kept (a run can only add work).
 
 Needs valgrind (Debian package ``valgrind``); about 20 s per run on a quiet machine.
 The instruction counts are the JVM's cost alone: jvmlab's own side (sampler, readers) is
@@ -42,7 +42,7 @@ def variants(jdk: JdkInfo, folder: Path) -> dict[str, list[str]]:
     per = {c.name: c.probe(ctx).jvm_args() for c in build_collectors(CollectSettings(), None)}
     out = {"none": []}
     out.update({f"{name} alone": args for name, args in per.items() if args})
-    out['gc alone, gc_log = "light"'] = GcCollector(level="light").probe(ctx).jvm_args()
+    out['gc alone, gc_log = "full"'] = GcCollector(level="full").probe(ctx).jvm_args()
     out["all default collectors"] = [a for args in per.values() for a in args]
     return out
 

@@ -181,6 +181,33 @@ def test_the_child_starts_with_default_signals_and_an_empty_mask(tmp_path: Path)
         assert not ignored & (1 << (sig - 1)), sig.name
 
 
+# The child lists its own open fds (the listing's own directory fd is closed by the time it is
+# checked) and where each points.
+_LIST_FDS = ("import os\n"
+             "fds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\n"
+             "print(*(f'{fd}={os.readlink(f\"/proc/self/fd/{fd}\")}' for fd in fds\n"
+             "        if os.path.lexists(f'/proc/self/fd/{fd}')), sep='\\n')\n")
+
+
+def test_the_child_gets_stdin_stdout_and_stderr_only(tmp_path: Path) -> None:
+    """An fd jvmlab's process left inheritable (by a library, or by jvmlab's own parent) must not
+    reach the command: it gets 0, 1 and 2, as under hyperfine or a shell."""
+    _need_helper()
+    leaked_file = os.open(tmp_path / "leaked.txt", os.O_WRONLY | os.O_CREAT)
+    read_end, write_end = os.pipe()
+    for fd in (leaked_file, read_end, write_end):
+        os.set_inheritable(fd, True)
+    try:
+        result = LocalExecutor().run(_plan([sys.executable, "-S", "-c", _LIST_FDS], tmp_path))
+    finally:
+        for fd in (leaked_file, read_end, write_end):
+            os.close(fd)
+    assert result.status == Status.OK, result.reason
+    seen = dict(line.split("=", 1) for line in result.stdout_tail.splitlines())
+    assert sorted(seen) == ["0", "1", "2"], seen
+    assert seen["0"] == os.devnull
+
+
 @pytest.mark.jvm
 @pytest.mark.slow
 @pytest.mark.skipif(not GNU_TIME.exists(), reason="/usr/bin/time missing (scripts/setup.sh installs `time`)")

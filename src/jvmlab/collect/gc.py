@@ -37,29 +37,37 @@ _MAX_WARNINGS = 50
 _MAX_TIMELINE_POINTS = 200_000
 
 
-# ``gc_log = "light"``: the tag sets the summary reads (pauses, cycles, stalls: gc; JVM and
-# heap facts: gc+init; ZGC's pauses, G1's pause phases: gc+phases; generational ZGC's stalls:
-# gc+alloc; Shenandoah's pacing: gc+stats), listed instead of the gc* wildcard: about a third
-# of its start-up cost (1.7 M instructions against 4.8 M on a JDK 25 HelloWorld; every listed
-# tag set costs more than the last, see gc_log_args).
-LIGHT_SELECTION = "gc,gc+init,gc+phases,gc+alloc,gc+stats,safepoint"
-GC_LOG_LEVELS = ("full", "light")
+# ``gc_log = "light"`` (the default): the tag sets the summary reads, listed instead of the
+# gc* wildcard. gc: pauses, cycles, stalls; gc+init: JVM and heap facts; gc+start: when a
+# collection began (ZGC's cycle durations, causes); gc+heap: per-generation before/after
+# sizes (Parallel, Serial: promotion, old and young use) and ZGC's heap table (soft max,
+# committed); gc+marking: G1's concurrent marking phases; gc+phases: ZGC's pauses, G1's pause
+# phases; gc+alloc: generational ZGC's stalls; gc+stats: Shenandoah's pacing. Checked against
+# gc* on G1, Parallel, Serial, ZGC and Shenandoah, JDK 17 and 25 (tests/collect). What it
+# leaves out: the at-exit heap summary (gc+heap+exit), metaspace, TLAB, ergonomics, task
+# and CPU lines; the log's span ends at the last GC event rather than at the JVM's exit. It
+# costs a short JVM a fraction of gc*'s start-up (docs/collectors.md; bench/collector_flags.py).
+LIGHT_SELECTION = "gc,gc+init,gc+start,gc+heap,gc+marking,gc+phases,gc+alloc,gc+stats,safepoint"
+FULL_SELECTION = "gc*,safepoint"
+GC_LOG_LEVELS = ("light", "full")
 
 
-def gc_log_args(jdk: JdkInfo, artifacts_dir: Path, level: str = "full") -> list[str]:
+def gc_log_args(jdk: JdkInfo, artifacts_dir: Path, level: str = "light") -> list[str]:
     """The flags that make ``jdk`` write a GC log named ``gc-<pid>.log`` into ``artifacts_dir``.
 
-    ``level`` "light" logs only what the summary reads (HotSpot 9+; elsewhere it is "full")."""
+    ``level`` "light" logs only what the summary reads, "full" everything under ``gc*``
+    (HotSpot 9+; JDK 8 and OpenJ9 have one level)."""
     target = artifacts_dir / "gc-%p.log"
     if jdk.vm_kind == "OpenJ9":  # OpenJ9 file names take dump-agent tokens: %pid, not %p
         return [f"-Xverbosegclog:{artifacts_dir / 'gc-%pid.log'}"]
     if jdk.feature <= 8:
         return ["-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps", f"-Xloggc:{target}"]
-    # The wildcard is what these flags cost a short JVM: unified logging's set-up searches for
-    # the shortest description of the output (LogOutput::update_config_string), about 4.5 M
-    # instructions (~1.5 ms) per JVM for gc*; the lines themselves cost ~0.1 M. Listing the
-    # tag sets instead costs more (25 of them: +25 M). See docs/collectors.md.
-    selection = LIGHT_SELECTION if level == "light" else "gc*,safepoint"
+    # The wildcard is what gc* costs a short JVM: unified logging's set-up searches for the
+    # shortest description of the output (LogOutput::update_config_string), about 4.5 M
+    # instructions (~1.5 ms) per JVM; the lines themselves cost ~0.1 M. Every listed tag set
+    # costs more than the last (all 25 that gc* logs in practice: +25 M), so the light
+    # selection lists only what the summary reads. See docs/collectors.md.
+    selection = LIGHT_SELECTION if level == "light" else FULL_SELECTION
     xlog = f'-Xlog:{selection}:file="{target}":uptime,level,tags:filecount=0'
     # JDK 17+: log lines are written by a separate thread, not by the GC thread inside the
     # pause (a dozen lines per young GC, synchronously written, is measurable on a
@@ -119,7 +127,7 @@ def _missing_hint(ctx: ProbeContext) -> str:
 class GcProbe(NullProbe):
     """Adds the GC log flags; after the run, summarises the log."""
 
-    def __init__(self, ctx: ProbeContext, keep_logs: bool, level: str = "full") -> None:
+    def __init__(self, ctx: ProbeContext, keep_logs: bool, level: str = "light") -> None:
         self.ctx = ctx
         self.keep_logs = keep_logs
         self.level = level
@@ -171,7 +179,7 @@ class GcCollector:
 
     name = "gc"
 
-    def __init__(self, keep_logs: bool = True, level: str = "full") -> None:
+    def __init__(self, keep_logs: bool = True, level: str = "light") -> None:
         self.keep_logs = keep_logs
         self.level = level
         self._probes: weakref.WeakValueDictionary[Path, GcProbe] = weakref.WeakValueDictionary()

@@ -317,9 +317,10 @@ register(CollectorEntry("workload_metrics", "`jvmlab-metric name=x value=1.5 uni
 register(CollectorEntry("gc", "a GC log per invocation, summarised (docs/gclog.md)",
                         "`gc.pause_*`, `gc.paused_pct`, `gc.alloc_rate_mb_s`, ...", _B + "gc",
                         options=(Option("keep_gc_logs", True, "keep each GC log (false: delete it once summarised)"),
-                                 Option("gc_log", "full", "what the GC log records: full (`gc*`) or light (the tag "
-                                        "sets the summary reads; a third of full's cost at each JVM's start)",
-                                        choices=("full", "light")))))
+                                 Option("gc_log", "light", "what the GC log records: light (the 9 tag sets the "
+                                        "summary reads; two thirds of full's cost at each JVM's start) "
+                                        "or full (`gc*`: everything)",
+                                        choices=("light", "full")))))
 register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group (Linux)",
                         "`mem.peak_*`, `cpu.*_share`", _B + "proc",
                         options=(Option("proc_interval_ms", 100, "sampling interval in ms (5 to 60000)",

@@ -9,7 +9,11 @@
  *
  * Usage: jvmlab-launch PARENT_PID CWD TIMEOUT_MS -- ARGV...
  *   fd 0, 1, 2 are handed to the child as they are (jvmlab sets them up); fd 3 is the report
- *   pipe. The command's PATH lookup uses this process's environment (= the command's).
+ *   pipe. Every other fd this process inherited (an fd jvmlab's Python process, a library of it
+ *   or jvmlab's own parent left inheritable) is marked close-on-exec first: the child gets
+ *   stdin, stdout and stderr only, whatever jvmlab inherited (an extra fd costs the JVM, and
+ *   a pipe held open by a child can keep its reader waiting). The command's PATH lookup
+ *   uses this process's environment (= the command's).
  * Report lines on fd 3 (times: CLOCK_MONOTONIC nanoseconds, the clock of Python's perf_counter):
  *   "S <pid> <t_start_ns>\n"  the child was forked (t_start: read just before fork)
  *   "F <errno>\n"             then: the child could not chdir or exec; nothing ran
@@ -40,7 +44,9 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +81,27 @@ static long long now_ns(void) {
 
 static long long tv_us(struct timeval tv) {
     return (long long)tv.tv_sec * 1000000LL + tv.tv_usec;
+}
+
+/* Every fd above 2 close-on-exec: close_range (Linux 5.11+), else each fd /proc lists. */
+static void cloexec_above_stderr(void) {
+    DIR *dir;
+    struct dirent *entry;
+    int fd, own;
+#if defined(SYS_close_range)
+    if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0) return;
+#endif
+    dir = opendir("/proc/self/fd");
+    if (dir == NULL) {
+        for (fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+        return;
+    }
+    own = dirfd(dir);
+    while ((entry = readdir(dir)) != NULL) {
+        fd = atoi(entry->d_name);
+        if (fd > 2 && fd != own) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    closedir(dir);
 }
 
 static void report(const char *line) {
@@ -122,7 +149,7 @@ int main(int argc, char **argv) {
         return 124;
     }
     timeout_ms = atol(argv[3]);
-    fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
+    cloexec_above_stderr();  /* the report pipe (fd 3) included */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_parent_death;
     sigaction(SIGTERM, &sa, NULL);
