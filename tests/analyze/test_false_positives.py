@@ -288,7 +288,8 @@ def test_paired_interval_coverage_on_the_same_noise(spikes: float, least: float)
             assert c.ci95 is not None
             total += 1
             covered += c.ci95[0] <= 1.0 <= c.ci95[1]
-    print(f"\n  paired test-inversion coverage at 15 blocks (spikes {spikes:.0%}): {covered}/{total} = {covered / total:.1%}")
+    print(f"\n  paired test-inversion coverage at 15 blocks (spikes {spikes:.0%}): "
+          f"{covered}/{total} = {covered / total:.1%}")
     assert covered / total >= least
 
 

@@ -93,7 +93,7 @@ def coverage(n_blocks: int, kind: str, effect: float, reps: int, seed: int,
              n_boot: int = 1000, n_perm: int = 1000, means: bool = True) -> Coverage:
     """Simulate ``reps`` runs of one grid point (seeded) and count what covered
     (``means=False`` skips the cell mean's intervals: their shares are then NaN)."""
-    rng = np.random.default_rng([seed, n_blocks, NOISES.index(kind), int(round(effect * 1000))])
+    rng = np.random.default_rng([seed, n_blocks, NOISES.index(kind), round(effect * 1000)])
     printed = bca = marked = mean_bca = mean_printed = 0
     widths_p: list[float] = []
     widths_b: list[float] = []
