@@ -10,8 +10,8 @@ Interval:
     ``test-inversion``): every ratio the within-block label swap test below does not reject,
     with the same swaps as the p-value, so the interval leaves out 1 exactly when the
     unadjusted p is below 5%. The paired block bootstrap (:func:`ratio_paired_bca`, whole
-    blocks resampled) covered only 80-89% under heavy-tailed noise in the seeded simulation
-    (docs/statistics.md); the inverted test held 93-98% at a similar width.
+    blocks resampled) covered only 79.5-89% under heavy-tailed noise in the seeded simulation
+    (docs/statistics.md); the inverted test held 92.7-96.5% at a similar or smaller width.
 
 p-value: a permutation test of the same statistic (Fisher 1935; Good 2005, *Permutation,
 Parametric and Bootstrap Tests of Hypotheses*). Unpaired, it permutes the cell/baseline

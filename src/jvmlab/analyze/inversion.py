@@ -1,8 +1,8 @@
 """A ratio interval that holds its level under heavy tails: the inverted sign-flip test.
 
-Why: the paired BCa bootstrap interval of a ratio of means covers the truth only 81-89% of
+Why: the paired BCa bootstrap interval of a ratio of means covers the truth only 79.5-89% of
 the time when the noise has heavy tails (Student t with 1.5-3 degrees of freedom, rare 3x
-slow invocations) at 8-15 blocks (seeded simulation, ``tests/analyze/test_heavy_tails.py``
+slow invocations) at 8-30 blocks (seeded simulation, ``tests/analyze/test_heavy_tails.py``
 and ``bench/heavy_tails.py``, figures in docs/statistics.md): a bootstrap can only resample
 the spikes it happened to see. The within-block label swap (sign-flip) test of
 :mod:`jvmlab.analyze.compare` needs only exchangeability, not finite variance.

@@ -3,7 +3,8 @@
 A bootstrap interval of a mean can only resample the spikes the sample happened to hold:
 with infinite-variance noise (Student t with 1.5 degrees of freedom) or rare 3x slow
 invocations (a full GC, a deoptimisation storm) the BCa interval of the mean covered the
-true mean only 80-90% of the time at 15-30 invocations in the seeded simulation
+true mean only 84-90% (t1.5) and 48-80% (spikes) of the time at 15-30 invocations in the
+seeded simulation
 (``bench/heavy_tails.py``, docs/statistics.md). A cell is called heavy-tailed when a value
 lies more than ``HEAVY_TAIL_ROBUST_SDS`` robust standard deviations from the median, the
 robust SD being 1.4826 x the median absolute deviation (Hampel 1974, "The influence curve

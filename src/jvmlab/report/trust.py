@@ -58,7 +58,7 @@ def heavy_tail_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
         HEAVY_TAIL,
         f"{analysis.metric}: heavy tails in {', '.join(cells)} (a value more than {HEAVY_TAIL_ROBUST_SDS:g} "
         f"robust SDs from the median): the bootstrap interval of the mean, marked bca-heavy-tail, covered the "
-        f"true mean only 80-90% of the time on such data in simulation; comparisons with a baseline use the "
+        f"true mean only 50-90% of the time on such data in simulation; comparisons with a baseline use the "
         f"sign-flip test and its inverted interval, which hold their level",
         "look at the slow invocations (outliers, GC log) before trusting a mean; more invocations narrow it"),)
 
