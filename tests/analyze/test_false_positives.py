@@ -160,7 +160,7 @@ def test_permutation_statistic_is_the_reported_ratio() -> None:
     for row, stat in zip(flips, stats, strict=True):
         swapped = BlockSums(np.where(row, sums.base_sum, sums.cell_sum), np.where(row, sums.base_n, sums.cell_n),
                             np.where(row, sums.cell_sum, sums.base_sum), np.where(row, sums.cell_n, sums.base_n))
-        ratio, _ = ratio_paired(swapped, np.random.default_rng(0), n_boot=50)
+        ratio, _ = ratio_paired(swapped, np.random.default_rng(0), n_perm=64)
         assert ratio is not None and stat == pytest.approx(np.log(ratio), rel=1e-12, abs=1e-12)
 
 
@@ -273,12 +273,12 @@ def test_bench_reanalyses_a_saved_run_without_jvms() -> None:
     assert re.search(r"family-wise called rate <= 5% \(target on a quiet machine\): \d+/8 = ", out)
 
 
-@pytest.mark.parametrize(("spikes", "least"), [(0.0, 0.93), (0.05, 0.87)])
+@pytest.mark.parametrize(("spikes", "least"), [(0.0, 0.93), (0.05, 0.93)])
 def test_paired_interval_coverage_on_the_same_noise(spikes: float, least: float) -> None:
-    """The paired BCa interval of the ratio (15 blocks) covers the true ratio 1 about 95% of
-    the time on this noise, and about 90% when 1 JVM in 20 takes an infinite-variance spike:
-    there it excludes 1 about twice as often as the test rejects. Verdicts rest on the test
-    (exact whatever the tail); a CI excluding 1 without a significant test is "inconclusive"."""
+    """The paired interval of the ratio (15 blocks), the inverted sign-flip test, covers the
+    true ratio 1 about 95% of the time on this noise, spikes or not (the block bootstrap's BCa
+    it replaced covered 97.8% and 89.3%: below 90% when 1 JVM in 20 takes an
+    infinite-variance spike). Verdicts rest on the Holm-adjusted test."""
     rng = np.random.default_rng(5)
     covered = total = 0
     for seed in range(150):
@@ -288,13 +288,14 @@ def test_paired_interval_coverage_on_the_same_noise(spikes: float, least: float)
             assert c.ci95 is not None
             total += 1
             covered += c.ci95[0] <= 1.0 <= c.ci95[1]
-    print(f"\n  paired BCa coverage at 15 blocks (spikes {spikes:.0%}): {covered}/{total} = {covered / total:.1%}")
+    print(f"\n  paired test-inversion coverage at 15 blocks (spikes {spikes:.0%}): "
+          f"{covered}/{total} = {covered / total:.1%}")
     assert covered / total >= least
 
 
 def test_paired_interval_coverage_on_recorded_real_noise() -> None:
     """Relabelled within blocks, the recorded runs have a true ratio of 1 between any two
-    labels: the paired BCa interval covers it about 95% of the time on real HelloWorld noise."""
+    labels: the paired interval (inverted test) covers it about 95% of the time on real HelloWorld noise."""
     covered = total = 0
     for e, record in enumerate(_fixture()):
         cells, rng = _cells(record), np.random.default_rng([3, e])
@@ -305,5 +306,5 @@ def test_paired_interval_coverage_on_recorded_real_noise() -> None:
                 assert c.ci95 is not None
                 total += 1
                 covered += c.ci95[0] <= 1.0 <= c.ci95[1]
-    print(f"\n  paired BCa coverage on relabelled real runs: {covered}/{total} = {covered / total:.1%}")
+    print(f"\n  paired test-inversion coverage on relabelled real runs: {covered}/{total} = {covered / total:.1%}")
     assert covered / total >= 0.92

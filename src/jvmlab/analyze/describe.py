@@ -8,6 +8,7 @@ from jvmlab.analyze import smallsample as small
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, mean_ci, median_ci
 from jvmlab.analyze.model import CellStats, Clean, Interval
 from jvmlab.analyze.smallsample import t_interval
+from jvmlab.analyze.tails import BCA_HEAVY_TAIL, heavy_tailed
 
 QUICK_T_FROM_N = 30
 __all__ = ["QUICK_T_FROM_N", "describe", "t_interval"]
@@ -16,7 +17,8 @@ __all__ = ["QUICK_T_FROM_N", "describe", "t_interval"]
 def _mean_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int,
                    quick: bool) -> tuple[Interval | None, str | None]:
     """The mean's interval and its kind: t below the bootstrap's trustworthy n (marked),
-    BCa in between, t from QUICK_T_FROM_N on for secondary metrics (the CLT holds)."""
+    BCa in between (marked ``bca-heavy-tail`` when a value lies far out, :mod:`jvmlab.analyze.tails`),
+    t from QUICK_T_FROM_N on for secondary metrics (the CLT holds)."""
     n = x.size
     if n < 2:
         return None, None
@@ -24,7 +26,7 @@ def _mean_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int,
         return t_interval(x), small.T_SMALL_N
     if quick and n >= QUICK_T_FROM_N:
         return t_interval(x), small.T_LARGE_N
-    return mean_ci(x, rng, n_boot), small.BCA
+    return mean_ci(x, rng, n_boot), BCA_HEAVY_TAIL if heavy_tailed(x) else small.BCA
 
 
 def _median_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int) -> tuple[Interval | None, str | None]:

@@ -68,7 +68,8 @@ class CellStats:
     mean_ci95: Interval | None
     median_ci95: Interval | None
     # How each interval was made (jvmlab.analyze.smallsample): "bca", "t" (n >= 30, secondary
-    # metrics), "t-small-n" (marked: too few values for the bootstrap), "order-statistic".
+    # metrics), "t-small-n" (marked: too few values for the bootstrap), "bca-heavy-tail" (marked:
+    # a value far out, jvmlab.analyze.tails), "order-statistic".
     mean_ci_kind: str | None = None
     median_ci_kind: str | None = None
 
@@ -98,7 +99,9 @@ class Comparison:
     n_cell: int
     n_baseline: int
     paired: bool
-    ci_kind: str | None = None  # "bca", or "t-small-n" (marked) below RATIO_BCA_FROM_N per cell
+    # "test-inversion" (paired: the inverted sign-flip test), "bca" (unpaired), or "t-small-n"
+    # (marked) below RATIO_BCA_FROM_N per cell
+    ci_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

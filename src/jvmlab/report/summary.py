@@ -11,13 +11,14 @@ from typing import Any
 
 from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis
 from jvmlab.analyze.smallsample import T_SMALL_N
+from jvmlab.analyze.tails import BCA_HEAVY_TAIL
 from jvmlab.metrics import DEFAULT, MetricRegistry
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
-from jvmlab.report.trust import small_sample_hazards
+from jvmlab.report.trust import heavy_tail_hazards, small_sample_hazards
 from jvmlab.report.verdicts import disturbance_text, verdict
 from jvmlab.results import (
     CellResult,
@@ -33,6 +34,7 @@ from jvmlab.store.protocol import Store
 SCHEMA = "jvmlab.summary/1"
 CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
 SMALL_N_MARK = " (t, small n)"
+HEAVY_TAIL_MARK = " (heavy tail)"
 REPORT_TIMELINES = SELECTION  # what the HTML report draws over time
 
 
@@ -73,7 +75,8 @@ def summary_of(done: ExperimentAnalysis) -> Summary:
     verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance))
                 for c in done.comparison.compared}
     return Summary(experiment=results.experiment, metric=done.metric, baseline=results.baseline, cells=done.cells,
-                   analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis),
+                   analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis)
+                   + heavy_tail_hazards(analysis),
                    units=dict(results.units), warmup_classes=done.warmup_classes,
                    invocations=results.invocations, archives=results.archives, metric_reason=done.metric_reason,
                    metrics=results.metrics, results=results, comparison=done.comparison)
@@ -152,8 +155,10 @@ def vs_baseline(s: Summary, cell: str) -> str:
 
 
 def ci_mark(stats: CellStats | None) -> str:
-    """" (t, small n)" after an interval that is a small-sample t interval, for the renderers."""
-    return SMALL_N_MARK if stats is not None and stats.mean_ci_kind == T_SMALL_N else ""
+    """" (t, small n)" after an interval that is a small-sample t interval, " (heavy tail)"
+    after a BCa interval of a heavy-tailed cell, for the renderers."""
+    kind = None if stats is None else stats.mean_ci_kind
+    return SMALL_N_MARK if kind == T_SMALL_N else HEAVY_TAIL_MARK if kind == BCA_HEAVY_TAIL else ""
 
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:

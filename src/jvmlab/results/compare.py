@@ -22,7 +22,7 @@ from enum import StrEnum
 import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import block_sums, compare, ratio_paired, ratio_unpaired
+from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_paired, ratio_unpaired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.model import CellData, Clean, Comparison, DriftResult, Interval, MetricAnalysis, clean
@@ -151,12 +151,16 @@ def ci_only_comparisons(values: Mapping[str, Clean], baseline: str | None, metri
             continue
         rng = rng_for(seed, metric, name, "report")
         sums = block_sums(data, base)
-        ratio, ci = ratio_paired(sums, rng, n_boot) if sums is not None else \
-            ratio_unpaired(data.values, base.values, rng, n_boot)
+        if sums is not None:  # the inverted sign-flip test: it holds its level under heavy tails
+            test = paired_test(sums, rng, n_boot)
+            ratio, ci, kind = test.ratio, test.ci95, test.ci_kind
+        else:
+            ratio, ci = ratio_unpaired(data.values, base.values, rng, n_boot)
+            kind = None
         out.append(Comparison(cell=name, baseline=baseline, metric=metric, ratio=ratio, ci95=ci,
                               rel_diff_pct=None if ratio is None else (ratio - 1.0) * 100.0, p_value=None,
                               p_adjusted=None, significant=ci_excludes_one(ci), n_cell=int(data.values.size),
-                              n_baseline=int(base.values.size), paired=sums is not None))
+                              n_baseline=int(base.values.size), paired=sums is not None, ci_kind=kind))
     return tuple(out)
 
 
