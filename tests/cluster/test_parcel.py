@@ -1,7 +1,7 @@
 """Parcels: each cell's constant part goes to a node once and slots name it by token; a node that
 lost its parcels answers ParcelMissing and gets them again; a node that cannot keep them fails
-the slot after 3 resends, with the reason. A real LocalCluster (workers in this process, so the
-test can reach their shelf) and a real store; fake executor."""
+the slot after 3 resends, with the reason. A real LocalCluster of quiet nodes (workers in this
+process, so the test can reach their shelf) and a real store; fake executor."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.cluster import parcel
+from jvmlab.cluster.local import start_local_cluster
 from jvmlab.cluster.parcel import MAX_RESENDS, SHELF_CAPACITY, SlotOrder
 from jvmlab.cluster.run import run_on_cluster
 from jvmlab.execute.options import RunOptions
@@ -47,9 +48,7 @@ def _run(tmp_path: Path, jdk: Path, spy_of, invocations: int = 6):
     text = (f'[workload]\nbuiltin = "hello"\n[jvms]\na = "{jdk}"\nb = "{jdk}"\n'
             f'[run]\ninvocations = {invocations}\nwarmup = 0\n')
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, resources={"jvm": 1}, processes=False,
-                                  protocol="tcp", host="127.0.0.1", dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with start_local_cluster(2, processes=False) as cluster, distributed.Client(cluster) as client:
         spy = spy_of(client)
         exp = run_on_cluster(prepare(parse_spec(text), text, None), store, RunOptions(artifacts_root=tmp_path / "a"),
                              Quiet(), spy, executor=NodeOffsetExecutor({}, sleep_s=0.02))

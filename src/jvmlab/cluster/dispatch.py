@@ -291,7 +291,7 @@ class Dispatcher:
         """The node lacked the cell's parcel: the slot goes back to the head of its node's block,
         to be sent with the parcel inside; after MAX_RESENDS it is a failure with the reason."""
         assert self.parcels is not None
-        self.parcels.lost(node.name, missing.token)
+        self.parcels.lost(missing)
         self.sent_at.pop(future_key, None)
         key = (work.slot.cell_index, work.slot.block)
         if self.resent.get(key, 0) >= MAX_RESENDS:

@@ -57,6 +57,7 @@ class SlotOrder:
     artifacts_dir: Path
     share_to: str | None = None
     parcel: Parcel | None = None
+    serial: int = 0  # the client's count of orders: tells a late ParcelMissing from a new one
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class ParcelMissing:
 
     node: str
     token: str
+    serial: int  # the order's: a parcel sent after it already answers it
 
 
 def make_parcel(settings: CollectSettings, work: SlotWork, packs: ClassPacks) -> Parcel:
@@ -85,8 +87,9 @@ class Parcels:
     settings: CollectSettings
     packs: ClassPacks = field(default_factory=ClassPacks)
     by_cell: dict[int, Parcel] = field(default_factory=dict)
-    sent: dict[str, set[str]] = field(default_factory=dict)  # node -> tokens sent to it
+    sent: dict[str, dict[str, int]] = field(default_factory=dict)  # node -> token -> serial of its shipment
     shipments: int = 0  # parcels sent inside a slot (first use on a node, or resent)
+    serial: int = 0
 
     def order(self, node: str, work: SlotWork, share_to: str | None = None) -> SlotOrder:
         """The slot's order for ``node``, with the parcel inside if the node has not had it."""
@@ -94,17 +97,23 @@ class Parcels:
         parcel = self.by_cell.get(index)
         if parcel is None:
             parcel = self.by_cell[index] = make_parcel(self.settings, work, self.packs)
-        have = self.sent.setdefault(node, set())
+        self.serial += 1
+        have = self.sent.setdefault(node, {})
         inside = None
         if parcel.token not in have:
-            have.add(parcel.token)
+            have[parcel.token] = self.serial
             inside = parcel
             self.shipments += 1
-        return SlotOrder(parcel.token, work.invocation.argv, work.invocation.artifacts_dir, share_to, inside)
+        return SlotOrder(parcel.token, work.invocation.argv, work.invocation.artifacts_dir, share_to, inside,
+                         self.serial)
 
-    def lost(self, node: str, token: str) -> None:
-        """The node said it lacks ``token``: its next order carries the parcel again."""
-        self.sent.get(node, set()).discard(token)
+    def lost(self, missing: ParcelMissing) -> None:
+        """The node said it lacks a parcel: its next order carries it again, unless it was sent
+        again after the order that missed it (orders in flight behind it missed it too; the node
+        runs its orders in the order sent, so that shipment arrives first)."""
+        have = self.sent.get(missing.node, {})
+        if have.get(missing.token, 0) <= missing.serial:
+            have.pop(missing.token, None)
 
     def forget_node(self, node: str) -> None:
         self.sent.pop(node, None)
@@ -154,7 +163,7 @@ def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult 
         ensure_shipped(order.parcel.shipped)  # written once, when the parcel arrives
     parcel = SHELF.take(node, order.token)
     if parcel is None:
-        return ParcelMissing(node, order.token)
+        return ParcelMissing(node, order.token, order.serial)
     invocation = replace(parcel.template, argv=order.argv, artifacts_dir=order.artifacts_dir)
     recipe = replace(parcel.recipe, ctx=replace(parcel.recipe.ctx, artifacts_dir=order.artifacts_dir))
     return run_slot(invocation, recipe, executor, None, order.share_to)
