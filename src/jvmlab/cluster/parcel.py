@@ -10,8 +10,9 @@ token.
 A node keeps its parcels on a shelf (a bounded number per worker). A slot whose token the node
 lacks (a restarted worker, an evicted parcel) answers :class:`ParcelMissing` instead of running;
 the client sends it again with the parcel inside, at most :data:`MAX_RESENDS` times, then stores
-the slot as failed with the reason. The token is a hash of the parcel's content, so two clients
-(or two experiments) on one long-lived cluster never mix their parcels.
+the slot as failed with the reason. The token is a hash of the parcel's content (its records are
+dataclasses whose repr shows every field), so two clients or two experiments on one long-lived
+cluster never mix their parcels, and identical cells share one.
 """
 
 from __future__ import annotations
@@ -143,6 +144,13 @@ class Shelf:
         with self._lock:
             return list(self._held.get(node, OrderedDict()))
 
+    def clear(self) -> int:
+        """Drop every parcel; how many there were."""
+        with self._lock:
+            count = sum(len(held) for held in self._held.values())
+            self._held.clear()
+        return count
+
 
 SHELF = Shelf()
 
@@ -171,7 +179,4 @@ def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult 
 
 def forget_parcels() -> int:
     """On the node (``client.run``): drop every parcel it holds, as a restarted worker would; how many."""
-    with SHELF._lock:
-        count = sum(len(held) for held in SHELF._held.values())
-        SHELF._held.clear()
-    return count
+    return SHELF.clear()
