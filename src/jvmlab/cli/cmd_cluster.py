@@ -23,21 +23,20 @@ app.add_typer(cluster_app, name="cluster")
 @cluster_app.command("local")
 def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help="Workers (nodes) to start."),
           port: int = typer.Option(8786, "--port", help="Scheduler port on 127.0.0.1.")) -> None:
-    """Start a scheduler and N single-thread workers (one `jvm` slot each) on 127.0.0.1; Ctrl-C stops them."""
+    """Start a scheduler and N quiet single-thread workers (one `jvm` slot each) on 127.0.0.1; Ctrl-C stops them."""
     try:
-        from distributed import LocalCluster
+        import distributed  # noqa: F401
     except ImportError:
         raise UserError("`jvmlab cluster` needs Dask: pip install 'jvmlab[cluster]'") from None
-    try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
-                               scheduler_port=port, dashboard_address="127.0.0.1:0", processes=True)
-    except (OSError, RuntimeError) as err:
-        raise UserError(f"cannot start a local cluster on 127.0.0.1:{port}: {err}; try another --port") from None
-    from jvmlab.cluster.local import stop_local_cluster
+    from jvmlab.cluster.local import start_local_cluster, stop_local_cluster
 
     try:
-        typer.echo(f"scheduler {cluster.scheduler_address} with {workers} worker(s); dashboard "
-                   f"{cluster.dashboard_link}")
+        cluster = start_local_cluster(workers, port=port)
+    except (OSError, RuntimeError) as err:
+        raise UserError(f"cannot start a local cluster on 127.0.0.1:{port}: {err}; try another --port") from None
+    try:
+        typer.echo(f"scheduler {cluster.scheduler_address} with {workers} quiet worker(s) (no dashboard, "
+                   f"no work stealing, no spilling)")
         typer.echo(f"run with: jvmlab run SPEC --cluster {cluster.scheduler_address} --store postgresql+psycopg://...")
         typer.echo("Ctrl-C stops the cluster")
         while True:

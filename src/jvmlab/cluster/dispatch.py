@@ -9,6 +9,11 @@ result passes through. Waiting with ``distributed.wait`` and then calling ``resu
 cost one round trip to Dask's event-loop thread per call; with 8 nodes finishing together those
 queued up behind each other (on a busy 2-core machine 0.14 s per result). Now a finished future
 wakes the loop by itself and the results of all finished slots come in one ``gather``.
+
+Why parcels (:mod:`jvmlab.cluster.parcel`): what a cell's slots share (~70 kB pickled with the
+final-flags table) went with every slot; now once per node, and a slot carries a token. Why a
+timing per slot (:mod:`jvmlab.cluster.timing`): the loss against linear scaling is located from
+the slots' own times, not guessed.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.cluster.nodes import check_nodes, check_store
+from jvmlab.cluster.parcel import MAX_RESENDS, ParcelMissing, Parcels, run_order
 from jvmlab.cluster.share import share_target
-from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult, run_slot
-from jvmlab.cluster.wire import ClassPacks, probe_recipe, write_back
+from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult
+from jvmlab.cluster.timing import SlotTiming, slot_timing
+from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
@@ -42,6 +49,8 @@ class _Node:
     name: str
     block: deque[SlotWork] = field(default_factory=deque)
     inflight: deque[tuple[SlotWork, Any]] = field(default_factory=deque)  # submitted, oldest (running) first
+    last_end: float | None = None  # node clock: when its last slot finished (for the timing)
+    retry: list[SlotWork] = field(default_factory=list)  # slots that came back for want of a parcel
 
     def give_back(self) -> list[Slot]:
         """The slots submitted after the running one and those not yet submitted, in order."""
@@ -64,11 +73,17 @@ class Dispatcher:
     pending: deque[list[Slot]] = field(default_factory=deque)
     started: float = field(default_factory=time.monotonic)
     completed: int = 0
-    packs: ClassPacks = field(default_factory=ClassPacks)  # built-in classes, read once
+    parcels: Parcels | None = None  # each cell's constant part, sent once per node (made in run)
+    resent: dict[tuple[int, int], int] = field(default_factory=dict)  # slot -> times its parcel was resent
+    timings: list[SlotTiming] = field(default_factory=list)  # every slot that came back, in order
+    sent_at: dict[Any, float] = field(default_factory=dict)  # future key -> submit time (client clock)
+    client_s: dict[tuple[int, int], float] = field(default_factory=dict)  # slot -> jvmlab's client time
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
     done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
 
     def run(self, blocks: list[list[Slot]]) -> None:
+        if self.parcels is None:
+            self.parcels = Parcels(self.ctx.settings)
         self.pending.extend(b for b in blocks if b)
         last_check = 0.0
         try:
@@ -103,6 +118,8 @@ class Dispatcher:
         check_store(ctx.store.url, live)
         for name in [n for n in self.nodes if n not in live]:
             self._lost(self.nodes.pop(name))
+            if self.parcels is not None:
+                self.parcels.forget_node(name)
         new = [a for a in live if a not in self.nodes and a not in self.refused]
         if new:
             homes = [str(h) for h in ctx.plan.jdk_homes]
@@ -143,23 +160,48 @@ class Dispatcher:
 
     # -- slots ---------------------------------------------------------------------------
     def _assign(self) -> None:
-        ctx = self.ctx
-        for node in self.nodes.values():
-            while len(node.inflight) < DEPTH:
-                if not node.block and self.pending:  # the next block is queued behind the last slots
-                    node.block.extend(ctx.prepare_slot(s) for s in self.pending.popleft())
-                if not node.block:
-                    break
-                work = node.block.popleft()
-                if not self._budget_allows(work):
-                    continue
-                ctx.observer.starting(work.cell, work.slot)
-                future = self.client.submit(
-                    run_slot, work.invocation, probe_recipe(self.ctx.settings, work), self.executor,
-                    self.packs.of(work), self._share_to(work), workers=[node.name],
-                    allow_other_workers=False, resources={"jvm": 1}, pure=False)
-                future.add_done_callback(self.done.put)
-                node.inflight.append((work, future))
+        """Breadth first: every idle node gets a slot before any node gets a second one (at 8
+        nodes, filling node by node left the last nodes idle for a round trip), then each node is
+        topped up to :data:`DEPTH`."""
+        nodes = list(self.nodes.values())
+        for node in sorted(nodes, key=lambda n: len(n.inflight)):
+            if not node.inflight:
+                self._top_up(node, 1)
+        for node in nodes:
+            self._top_up(node, DEPTH)
+
+    def _top_up(self, node: _Node, depth: int) -> None:
+        while len(node.inflight) < depth:
+            if not node.block and self.pending:  # the next block is queued behind the last slots
+                t0 = time.perf_counter()
+                node.block.extend(self.ctx.prepare_slot(s) for s in self.pending.popleft())
+                share = (time.perf_counter() - t0) / max(1, len(node.block))
+                for w in node.block:
+                    self._charge(w, share)
+            if not node.block:
+                break
+            work = node.block.popleft()
+            if not self._budget_allows(work):
+                continue
+            self._submit(node, work)
+
+    def _submit(self, node: _Node, work: SlotWork) -> None:
+        t0 = time.perf_counter()
+        key = (work.slot.cell_index, work.slot.block)
+        if key not in self.resent:
+            self.ctx.observer.starting(work.cell, work.slot)
+        assert self.parcels is not None  # made in run
+        order = self.parcels.order(node.name, work, self._share_to(work))
+        future = self.client.submit(run_order, order, self.executor, workers=[node.name],
+                                    allow_other_workers=False, resources={"jvm": 1}, pure=False)
+        future.add_done_callback(self.done.put)
+        node.inflight.append((work, future))
+        self.sent_at[future.key] = time.time()
+        self._charge(work, time.perf_counter() - t0)
+
+    def _charge(self, work: SlotWork, seconds: float) -> None:
+        key = (work.slot.cell_index, work.slot.block)
+        self.client_s[key] = self.client_s.get(key, 0.0) + seconds
 
     def _budget_allows(self, work: SlotWork) -> bool:
         """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
@@ -216,6 +258,9 @@ class Dispatcher:
                     break
                 work, future = node.inflight.popleft()
                 self._finished(node, work, future, values.get(future.key))
+            if node.retry:  # back to the head of the block, in their order
+                node.block.extendleft(reversed(node.retry))
+                node.retry.clear()
         self._progress()
 
     def _gather(self, futures: list[Any]) -> dict[Any, Any]:
@@ -229,10 +274,14 @@ class Dispatcher:
         except Exception:  # noqa: BLE001 - e.g. a worker lost between finishing and the gather
             return {}
 
-    def _finished(self, node: _Node, work: SlotWork, future: Any, value: NodeResult | None = None) -> None:
+    def _finished(self, node: _Node, work: SlotWork, future: Any, value: NodeResult | ParcelMissing | None = None,
+                  ) -> None:
         if future.status == "finished":
-            outcome: NodeResult = value if value is not None else future.result()
-            self._store(work, outcome.result, outcome.collected, node.name, outcome)
+            outcome = value if value is not None else future.result()
+            if isinstance(outcome, ParcelMissing):
+                self._parcel_missing(node, work, outcome, future.key)
+                return
+            self._store(work, outcome.result, outcome.collected, node.name, outcome, future.key)
         elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
             later = [f for _, f in list(node.inflight)[1:]]
@@ -241,16 +290,48 @@ class Dispatcher:
             self._requeue(node.name, work, node.give_back())
         else:
             reason = f"the task failed on node {node.name}: {future.exception()!r}"
+            self._store(work, _failed_result(reason), Collected(), node.name, None, future.key)
+
+    def _parcel_missing(self, node: _Node, work: SlotWork, missing: ParcelMissing, future_key: Any) -> None:
+        """The node lacked the cell's parcel: the slot goes back to the head of its node's block,
+        to be sent with the parcel inside; after MAX_RESENDS it is a failure with the reason."""
+        assert self.parcels is not None
+        self.parcels.lost(missing)
+        self.sent_at.pop(future_key, None)
+        key = (work.slot.cell_index, work.slot.block)
+        if self.resent.get(key, 0) >= MAX_RESENDS:
+            reason = (f"node {node.name} lacked the cell's parcel {missing.token} after it was sent "
+                      f"{MAX_RESENDS} more times")
             self._store(work, _failed_result(reason), Collected(), node.name)
+            return
+        self.resent[key] = self.resent.get(key, 0) + 1
+        node.retry.append(work)
 
     def _store(self, work: SlotWork, result: ProcessResult, collected: Collected, node: str,
-               outcome: NodeResult | None = None) -> None:
+               outcome: NodeResult | None = None, future_key: Any = None) -> None:
+        t0 = time.perf_counter()
         ctx = self.ctx
         if outcome is not None:
             work = self._artifacts_back(work, outcome)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         ctx.record_slot(work, result, collected, node=node)
         self.completed += 1
+        self._charge(work, time.perf_counter() - t0)
+        self._time(work, node, outcome, future_key)
+
+    def _time(self, work: SlotWork, node: str, outcome: NodeResult | None, future_key: Any) -> None:
+        submitted = self.sent_at.pop(future_key, None)
+        if submitted is None:  # stored without a task of its own (lost twice, over the resends)
+            return
+        key = (work.slot.cell_index, work.slot.block)
+        state = self.nodes.get(node)
+        previous = state.last_end if state is not None else None
+        started = outcome.started_at if outcome is not None else None
+        finished = outcome.finished_at if outcome is not None else None
+        self.timings.append(slot_timing(node, submitted, time.time(), self.client_s.pop(key, 0.0), started,
+                                        finished, outcome.run_s if outcome is not None else None, previous))
+        if state is not None and finished is not None:
+            state.last_end = finished
 
     def _artifacts_back(self, work: SlotWork, outcome: NodeResult) -> SlotWork:
         """Record where the artifacts are: on the share, or written back here; name any left behind."""

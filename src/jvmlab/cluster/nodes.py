@@ -3,6 +3,7 @@ compared with the client's; a node with another build is refused (stored, with t
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from jvmlab.cluster.node import NodeCheck, jdk_build, node_identity, refusal
@@ -10,6 +11,7 @@ from jvmlab.cluster.task import ready_node
 from jvmlab.errors import UserError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+CHECK_DEADLINE_S = 60.0  # the whole check of the nodes that joined, not each node: 100 dead nodes cost 60 s
 
 
 def host_of(address: str) -> str:
@@ -32,22 +34,28 @@ def expected_builds(jdk_homes: list[str]) -> dict[str, dict[str, str] | None]:
     return {home: jdk_build(Path(home)) for home in jdk_homes}
 
 
-def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str]) -> list[NodeCheck]:
+def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str],
+                deadline_s: float = CHECK_DEADLINE_S) -> list[NodeCheck]:
     """Take each node's identity on the node (one small task pinned to it) and judge it; then
-    ready it for slots (:func:`jvmlab.cluster.task.ready_node`, pinned behind the identity)."""
+    ready it for slots (:func:`jvmlab.cluster.task.ready_node`, pinned behind the identity).
+
+    One deadline for all: every task is submitted at once, and a node that has not answered
+    ``deadline_s`` after the start is refused (waiting per node would cost 60 s per dead node)."""
     want = expected_builds(jdk_homes)
     futures = {a: client.submit(node_identity, jdk_homes, workers=[a], allow_other_workers=False,
                                 pure=False, key=f"jvmlab-identity-{a}") for a in addresses}
     ready = {a: client.submit(ready_node, workers=[a], allow_other_workers=False, pure=False,
                               key=f"jvmlab-ready-{a}") for a in addresses}
+    deadline = time.monotonic() + deadline_s
     checks = []
     for address, future in futures.items():
         try:
-            identity = future.result(timeout=60)
-            ready[address].result(timeout=60)
+            identity = future.result(timeout=max(0.01, deadline - time.monotonic()))
+            ready[address].result(timeout=max(0.01, deadline - time.monotonic()))
         except Exception as err:  # noqa: BLE001 - a node that cannot answer is refused, with why
             what = "load jvmlab's slot code" if future.status == "finished" else "take its identity"
-            checks.append(NodeCheck(address, {}, f"could not {what}: {err}"))
+            why = f"no answer within the {deadline_s:g} s node check" if isinstance(err, TimeoutError) else err
+            checks.append(NodeCheck(address, {}, f"could not {what}: {why}"))
             continue
         checks.append(NodeCheck(address, identity, refusal(want, identity)))
     return checks

@@ -6,6 +6,7 @@ Kept free of client state so that cloudpickle ships only the slot."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +53,9 @@ class NodeResult:
     artifacts_left_on_node: tuple[str, ...] = ()  # over the cap: still in the node's artifacts folder
     shared_dir: str | None = None  # the artifacts were copied to this folder on the share
     share_error: str | None = None  # the share could not take them (they came back instead)
+    started_at: float | None = None  # epoch s on the node's clock: the task started
+    run_s: float | None = None  # the executor's run (JVM and probes)
+    finished_at: float | None = None  # epoch s on the node's clock: the result was ready to go back
 
 
 def _on_node(invocation: InvocationPlan) -> InvocationPlan:
@@ -128,21 +132,25 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     ``share_to``: copy the artifacts folder there (a shared filesystem) instead of sending it back."""
     from distributed import get_worker
 
+    started_at = time.time()
     node = get_worker().address
     invocation = _on_node(invocation)
     ensure_shipped(shipped or {})
     os.makedirs(invocation.artifacts_dir, exist_ok=True)
     probes = recipe.probes()
+    run_started = time.perf_counter()
     result = (executor or default_executor()).run(invocation, probes)
     collected = Collected()
     for probe in probes:
         collected.merge(probe.finish(result))
+    run_s = time.perf_counter() - run_started
     folder = Path(invocation.artifacts_dir)
     share_error = None
     if share_to is not None:
         try:
-            return NodeResult(node, result, collected, {}, (), str(copy_to_share(folder, Path(share_to))))
+            shared = str(copy_to_share(folder, Path(share_to)))
+            return NodeResult(node, result, collected, {}, (), shared, None, started_at, run_s, time.time())
         except OSError as err:
             share_error = f"could not copy to {share_to}: {err}"
     artifacts, left = read_artifacts(folder)
-    return NodeResult(node, result, collected, artifacts, left, None, share_error)
+    return NodeResult(node, result, collected, artifacts, left, None, share_error, started_at, run_s, time.time())

@@ -25,8 +25,9 @@ from typing import Any
 
 from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.nodes import check_nodes, check_store
-from jvmlab.cluster.task import NodeResult, run_slot
-from jvmlab.cluster.wire import ClassPacks, probe_recipe, write_back
+from jvmlab.cluster.parcel import MAX_RESENDS, ParcelMissing, Parcels, SlotOrder, run_order
+from jvmlab.cluster.task import NodeResult
+from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.slots import SlotWork, build_slot, finish_probes
@@ -69,6 +70,7 @@ class _Block:
     prefer: str | None = None  # the node that ran its stored part (a resumed, half-run block)
     inflight: deque[_InFlight] = field(default_factory=deque)  # submitted to its node, oldest (running) first
     lost: dict[int, int] = field(default_factory=dict)  # position -> times its node died under it
+    resent: dict[int, int] = field(default_factory=dict)  # position -> times its node lacked its parcel
     busy: float | None = None  # the largest CPU share other processes took on its node during a slot
 
 
@@ -103,7 +105,7 @@ class ClusterMeasurer(JvmMeasurer):
         self.refused: dict[str, str] = {}
         self.notes: list[str] = []  # refusals, losses: said with the next block
         self.block_notes: deque[list[str]] = deque()  # the last round's hazards, one list per block, in order
-        self.packs = ClassPacks()
+        self.parcels = Parcels(self.settings)  # each cell's constant part, sent once per node
         self.busy_s = 0.0  # summed time nodes held a slot (the speed-up's numerator)
         self.rounds = 0  # rounds of blocks sent to the nodes (blocks / rounds: the parallelism used)
         self.blocks_run = 0
@@ -212,10 +214,9 @@ class ClusterMeasurer(JvmMeasurer):
         for pos in sorted(p for p in blk.entries if p not in sent)[:DEPTH - len(blk.inflight)]:
             jvm, flags = blk.entries[pos]
             work = self._work(jvm, flags, blk.number, pos)
-            recipe = probe_recipe(self.settings, work)
-            future = self.client.submit(run_slot_watched, work.invocation, recipe, self.executor,
-                                        self.packs.of(work), None, workers=[name], allow_other_workers=False,
-                                        resources={"jvm": 1}, pure=False)
+            future = self.client.submit(run_order_watched, self.parcels.order(name, work), self.executor,
+                                        workers=[name], allow_other_workers=False, resources={"jvm": 1},
+                                        pure=False)
             blk.inflight.append(_InFlight(pos, work, future, time.monotonic() if not blk.inflight else None))
 
     def _wait(self, active: dict[str, _Block]) -> None:
@@ -251,6 +252,10 @@ class ClusterMeasurer(JvmMeasurer):
             blk.inflight.popleft()
             if head.future.status == "finished":
                 outcome, other_share = head.future.result()
+                if isinstance(outcome, ParcelMissing):
+                    if self._parcel_missing(blk, head, outcome, out):
+                        continue
+                    return False  # sent again with the parcel by the next _submit
                 self.busy_s += now - head.since
                 if other_share is not None:
                     blk.busy = max(blk.busy or 0.0, other_share)
@@ -261,6 +266,20 @@ class ClusterMeasurer(JvmMeasurer):
             out[(blk.number, head.pos)] = got
             del blk.entries[head.pos]
         return not blk.entries
+
+    def _parcel_missing(self, blk: _Block, head: _InFlight, missing: ParcelMissing,
+                        out: dict[tuple[int, int], Metrics | str]) -> bool:
+        """The node lacked the cell's parcel: the slot is sent again with it (its position stays to
+        run); after MAX_RESENDS it is a failure. True when it was stored as one."""
+        self.parcels.lost(missing)
+        blk.resent[head.pos] = blk.resent.get(head.pos, 0) + 1
+        if blk.resent[head.pos] <= MAX_RESENDS:
+            return False
+        reason = (f"node {missing.node} lacked the cell's parcel {missing.token} after it was sent "
+                  f"{MAX_RESENDS} more times")
+        out[(blk.number, head.pos)] = self._store(blk, head.pos, head.work, _failed(reason), Collected(), missing.node)
+        del blk.entries[head.pos]
+        return True
 
     def _lost(self, blk: _Block, queue: deque[_Block], out: dict[tuple[int, int], Metrics | str], why: str) -> None:
         """The running slot re-runs once on another node with the rest of its block; twice lost, a failure."""
@@ -350,12 +369,12 @@ class ClusterMeasurer(JvmMeasurer):
                 if (node := nodes.get(inv.id)) is not None}
 
 
-def run_slot_watched(*args: Any) -> tuple[NodeResult, float | None]:
-    """On the node: the slot (``cluster.task.run_slot``) and the CPU share other processes took
-    on the node meanwhile (the local tuner's busy check, per node)."""
+def run_order_watched(order: SlotOrder, executor: Any = None) -> tuple[NodeResult | ParcelMissing, float | None]:
+    """On the node: the slot from its parcel (``cluster.parcel.run_order``) and the CPU share other
+    processes took on the node meanwhile (the local tuner's busy check, per node)."""
     watch = LoadWatch()
     watch.start()
-    outcome = run_slot(*args)
+    outcome = run_order(order, executor)
     return outcome, watch.other_share()
 
 
