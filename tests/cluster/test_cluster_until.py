@@ -31,8 +31,8 @@ builtin = "hello"
 [jvms]
 j = "{home}"
 [factors.speed]
-base = "-Dfake.mean_s=1.00 -Dfake.cv=0.03"
-slower = "-Dfake.mean_s=1.03 -Dfake.cv=0.03"
+base = "-Dfake.mean_s=1.00 -Dfake.cv={cv}"
+slower = "-Dfake.mean_s=1.03 -Dfake.cv={cv}"
 [run]
 invocations = {blocks}
 warmup = 0
@@ -40,8 +40,8 @@ seed = 11
 '''
 
 
-def run(tmp_path: Path, home: Path, blocks: int = 4, **options) -> tuple[SqlStore, int, Quiet]:
-    text = SPEC.format(home=home, blocks=blocks)
+def run(tmp_path: Path, home: Path, blocks: int = 4, cv: float = 0.03, **options) -> tuple[SqlStore, int, Quiet]:
+    text = SPEC.format(home=home, blocks=blocks, cv=cv)
     plan = prepare(parse_spec(text), text, None)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     observer = Quiet()
@@ -68,10 +68,13 @@ def within_node_half_width(store: SqlStore, exp: int, last_block: int | None = N
 
 
 def test_until_adds_blocks_across_nodes_until_the_within_node_ci_is_narrow(tmp_path: Path, jdk17_home: Path):
-    store, exp, observer = run(tmp_path, jdk17_home, until_rel=0.02, max_invocations=2000)
+    # 2% CV: at 3% the within-node interval over only 2 nodes (a hierarchical bootstrap: nodes,
+    # then blocks) stayed above 2% at the 40-block cap in about 1 run of 6, whichever node drew
+    # which blocks: a legitimate width, but then this test is not about the stopping rule
+    store, exp, observer = run(tmp_path, jdk17_home, cv=0.02, until_rel=0.02, max_invocations=2000)
     blocks = {i.block for i in store.invocations(exp)}
     # 4 planned blocks are 2 per node: below MIN_BLOCKS_PER_NODE, whatever their interval says
-    assert observer.added > 0 and max(blocks) >= 4, "4 planned blocks are not enough for 2% at 3% CV"
+    assert observer.added > 0 and max(blocks) >= 4, "4 planned blocks are not enough for 2% at 2% CV"
     assert within_node_half_width(store, exp) <= 0.02
     assert node_precision_reached(store, exp, "wall_s", 0.02)
     # it stopped at the first round where the rule held: the round before was not enough

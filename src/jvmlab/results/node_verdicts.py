@@ -18,8 +18,8 @@ from dataclasses import replace
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.hierarchical import HierarchicalRatio
 from jvmlab.analyze.model import Comparison
-from jvmlab.results.compare import CellsComparison, ComparedCell, verdict_kind
-from jvmlab.results.nodes import NodeAnalysis, analyze_nodes
+from jvmlab.results.compare import ALL_CELLS, CellsComparison, ComparedCell, disturbances, verdict_kind
+from jvmlab.results.nodes import NodeAnalysis, analyze_nodes, within_node_drift
 from jvmlab.results.records import ExperimentResults
 
 HIERARCHICAL = "hierarchical"  # Comparison.ci_kind of a within-node comparison
@@ -39,20 +39,22 @@ def nodes_used(results: ExperimentResults) -> int:
 def within_node_verdicts(results: ExperimentResults, pooled: CellsComparison, metric: str,
                          lower_is_better: bool) -> CellsComparison:
     """``pooled`` unchanged on one machine; on 2+ nodes, the same cells compared within node,
-    their kinds decided again (a drift or a busy machine still disturbs them), the pooled
-    comparisons kept beside."""
+    their kinds decided again (a drift or a busy machine still disturbs them; drift judged on
+    values with each node's level divided out), the pooled comparisons kept beside."""
     count = nodes_used(results)
     analysis = analyze_nodes(results, metric) if count >= 2 else None
     if analysis is None or not analysis.comparisons:
         return pooled
     within = adjust(tuple(_comparison(c, analysis, metric) for c in pooled.analysis.comparisons),
                     pooled.analysis.alpha, pooled.analysis.correction)
-    compared = []
-    for old, new in zip(pooled.compared, within, strict=True):
-        disturbed = old.disturbance is not None
-        compared.append(ComparedCell(new, verdict_kind(new, lower_is_better, disturbed), False, old.disturbance))
     note = VERDICT_NOTE.format(nodes=count)
-    stats = replace(pooled.analysis, comparisons=within, notes=(*pooled.analysis.notes, note))
+    stats = replace(pooled.analysis, comparisons=within, notes=(*pooled.analysis.notes, note),
+                    drift=within_node_drift(results, metric))
+    disturbed = disturbances(stats, results.busy_blocks, results.measured_blocks())
+    compared = []
+    for new in within:
+        d = disturbed.get(new.cell) or disturbed.get(ALL_CELLS)
+        compared.append(ComparedCell(new, verdict_kind(new, lower_is_better, d is not None), False, d))
     return CellsComparison(stats, tuple(compared), pooled=pooled.analysis.comparisons)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
+from jvmlab.analyze.drift import drift
 from jvmlab.analyze.hierarchical import (
     HierarchicalRatio,
     NodeBlocks,
@@ -26,6 +27,7 @@ from jvmlab.analyze.hierarchical import (
     hierarchical_ratio,
     node_offsets,
 )
+from jvmlab.analyze.model import Clean, DriftResult
 from jvmlab.results.node_records import NodeRecords
 from jvmlab.results.records import ExperimentResults
 from jvmlab.store.protocol import Store
@@ -90,6 +92,26 @@ def analyze_nodes(results: ExperimentResults, metric: str = "wall_s") -> NodeAna
                         node_offsets(_levels(values), rng), records.fingerprints)
 
 
+def within_node_drift(results: ExperimentResults, metric: str) -> dict[str, DriftResult]:
+    """Each cell's drift across blocks with every node's own level divided out. Pooled, a cell
+    whose blocks moved from a slow node to a fast one mid-run shows a trend that is the nodes'
+    offset, not the machine drifting; the within-node verdicts judge drift on these values."""
+    records = results.nodes
+    if records is None:
+        return {}
+    values, _ = _values(results, records, metric)
+    level = {node: float(np.exp(np.mean(np.log(v)))) for node, v in _levels(values).items()
+             if v.size and bool(np.all(v > 0))}
+    out: dict[str, DriftResult] = {}
+    for cell in results.cells:
+        points = sorted((block, value / level[node]) for (idx, block), (node, value) in values.items()
+                        if idx == cell.idx and node in level)
+        blocks = np.array([b for b, _ in points], dtype=np.int64)
+        adjusted = np.array([v for _, v in points], dtype=float)
+        out[cell.name] = drift(cell.name, Clean(adjusted, blocks, np.arange(adjusted.size), 0))
+    return out
+
+
 def _values(results: ExperimentResults, records: NodeRecords, metric: str) -> tuple[Values, dict[str, int]]:
     idx_of = {c.id: c.idx for c in results.cells}
     values: Values = {}
@@ -132,4 +154,4 @@ def _levels(values: Values) -> dict[str, np.ndarray]:
     return {n: np.array(v) for n, v in levels.items()}
 
 
-__all__ = ["NodeAnalysis", "NodeComparison", "NodeRecords", "analyze_nodes", "load_nodes"]
+__all__ = ["NodeAnalysis", "NodeComparison", "NodeRecords", "analyze_nodes", "load_nodes", "within_node_drift"]
