@@ -16,7 +16,11 @@ then the scheduler.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 STOP_WAIT_S = 30.0
@@ -44,10 +48,26 @@ def start_local_cluster(workers: int, port: int = 0, processes: bool = True) -> 
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set(NODE_CONFIG):
+    with dask.config.set(NODE_CONFIG), _workers_ignore_sigint():
         return LocalCluster(n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
                             scheduler_port=port, dashboard_address=None, processes=processes,
                             protocol="tcp", silence_logs=logging.ERROR)
+
+
+@contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """SIGINT ignored while the worker processes start, so they inherit it ignored: Ctrl-C in a
+    terminal reaches the whole process group, and a worker would die of it with a traceback
+    before this process stops it in order (workers, then the scheduler). Python leaves an
+    inherited ignored SIGINT ignored. Only the main thread may change a handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def stop_local_cluster(cluster: Any, client: Any | None = None, wait_s: float = STOP_WAIT_S) -> None:
