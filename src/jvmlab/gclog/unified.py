@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
@@ -38,7 +39,9 @@ _PAUSE = re.compile(
     rf"^(?:(?P<gen>[yYO]): )?Pause (?P<what>.*?)"
     rf"(?: (?P<b>{_NUM})(?P<bu>[BKMGT])->(?P<a>{_NUM})(?P<au>[BKMGT])"
     rf"(?:\((?P<c>{_NUM})(?P<cu>[BKMGT])\))?)? (?P<dur>{_NUM})ms$")
-_CONC = re.compile(rf"^(?:[yYO]: )?Concurrent (?P<what>.*?)(?: {_NUM}[BKMGT]->.*?)? (?P<dur>{_NUM})ms$")
+_CONC = re.compile(rf"^(?:[yYO]: )?Concurrent (?P<what>.*?)"
+                   rf"(?: (?P<b>{_NUM})(?P<bu>[BKMGT])->(?P<a>{_NUM})(?P<au>[BKMGT])"
+                   rf"(?:\((?P<c>{_NUM})(?P<cu>[BKMGT])\))?.*?)? (?P<dur>{_NUM})ms$")
 _ZCOLL = re.compile(
     rf"^(?P<what>Garbage|Minor|Major) Collection \((?P<cause>.*?)\)"
     rf"(?: (?P<b>{_NUM})M\(\d+%\)->(?P<a>{_NUM})M\(\d+%\))?(?: (?P<dur>{_NUM})s)?$")
@@ -80,7 +83,9 @@ class UnifiedParser(ParserState):
         self._gen: dict[int, tuple[float | None, float | None]] = {}
         # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
         # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
-        self._conc: dict[int, list[float | bool | None]] = {}
+        # gid -> [first t, concurrent ms, explicit cycle line, has concurrent phases,
+        #         heap (before, after, capacity) MB of its last phase line that logs one]
+        self._conc: dict[int, list[Any]] = {}
         self._starts: dict[int, float | None] = {}
         self._pacing_open = False
         self._exhausted: dict[int, bool] = {}
@@ -226,6 +231,8 @@ class UnifiedParser(ParserState):
                 else:
                     ms = _f(cm["dur"])
                     self._note_phase(gid, t, ms)
+                    if cm["a"] is not None:  # Shenandoah: "Concurrent cleanup 15M->11M(64M)", the cycle's heap
+                        self._conc[gid][4] = (_mb(cm["b"], cm["bu"]), _mb(cm["a"], cm["au"]), _mb(cm["c"], cm["cu"]))
                     yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
         elif first == "T":
             self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
@@ -330,7 +337,7 @@ class UnifiedParser(ParserState):
     def _note_phase(self, gid: int, t: float | None, conc_ms: float | None) -> None:
         entry = self._conc.get(gid)
         if entry is None:
-            entry = self._conc[gid] = [t, 0.0, False, False]
+            entry = self._conc[gid] = [t, 0.0, False, False, None]
         if conc_ms is not None:
             entry[1] = float(entry[1] or 0.0) + conc_ms
             entry[3] = True
@@ -338,7 +345,7 @@ class UnifiedParser(ParserState):
     def _explicit(self, gid: int) -> None:
         entry = self._conc.get(gid)
         if entry is None:
-            entry = self._conc[gid] = [None, 0.0, True, False]
+            entry = self._conc[gid] = [None, 0.0, True, False, None]
         entry[2] = True
 
     def _flush_cycles(self, all_: bool = False) -> Iterator[GcEvent]:
@@ -347,8 +354,8 @@ class UnifiedParser(ParserState):
             return
         while self._conc and (all_ or len(self._conc) > _PENDING_LIMIT):
             gid = next(iter(self._conc))
-            first_t, conc_ms, explicit, has_conc = self._conc.pop(gid)
+            first_t, conc_ms, explicit, has_conc, heap = self._conc.pop(gid)
             cause = self._causes.pop(gid, None) if self._causes else None
             if has_conc and not explicit and self.collector not in ("G1", "ZGC"):
                 yield GcEvent(ev.CYCLE, "concurrent", first_t, conc_ms, "Concurrent phases",
-                              cause, gid)
+                              cause, gid, *(heap or (None, None, None)))
