@@ -10,8 +10,8 @@ Interval, as for the ratio in :mod:`jvmlab.analyze.compare`:
   Monte-Carlo set used for every ``d``). Under a shift (cell = base + d within a block) the
   relabelled data are exchangeable at the true ``d``, so it covers whatever the tails. The
   block bootstrap's BCa interval it replaced (:func:`difference_paired_bca`) covered only
-  78.2-89.2% under heavy-tailed noise (t1.5, rare 3x spikes) at 8-30 blocks in the seeded
-  simulation, the inverted test 92.5-96.5% at every point, at 0.61-1.04 of the bootstrap's
+  78.2-88.5% under t1.5 and rare 3x spikes at 8-30 blocks (89.2% under t3 at 15) in the
+  seeded simulation, the inverted test 92.5-96.5% at every point, at 0.61-1.04 of the bootstrap's
   width (:mod:`jvmlab.analyze.tailsim`, docs/statistics.md "Heavy tails"). At ``d = 0`` the
   test is the p-value returned: the interval leaves out 0 exactly when it is below 5%;
 * unpaired: each cell resampled independently, a BCa interval at Hesterberg's expanded level
