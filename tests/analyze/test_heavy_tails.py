@@ -1,5 +1,5 @@
-"""Heavy tails: the inverted sign-flip interval holds its level where the bootstrap does not,
-and a heavy-tailed cell's BCa interval of the mean is marked everywhere it is shown.
+"""Heavy tails: the inverted sign-flip intervals (ratio and difference of means) hold their
+level where the bootstrap does not, and a heavy-tailed cell's BCa interval of the mean is marked everywhere it is shown.
 
 The coverage figures are deterministic for the seeds; docs/statistics.md quotes the slow grid.
 """
@@ -12,9 +12,10 @@ import pytest
 from jvmlab.analyze import CellData, analyze_metric
 from jvmlab.analyze.compare import BlockSums, block_sums, paired_test, ratio_paired
 from jvmlab.analyze.describe import describe
+from jvmlab.analyze.difference import difference_test, paired_difference_test
 from jvmlab.analyze.inversion import TEST_INVERSION, invert
 from jvmlab.analyze.model import Clean, clean
-from jvmlab.analyze.smallsample import BCA, COVERAGE_FLOOR
+from jvmlab.analyze.smallsample import BCA, COVERAGE_FLOOR, T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL, farthest_robust_sds, heavy_tailed
 from jvmlab.analyze.tailsim import NOISES, coverage, noise, noise_mean
 from jvmlab.report.summary import HEAVY_TAIL_MARK, ci_mark
@@ -34,14 +35,28 @@ def test_printed_paired_interval_holds_90_percent_under_heavy_tails() -> None:
     """The cheap grid (about 1,200 simulated runs): the paired comparison's printed interval
     is the inverted test and covers at least 90%; the block bootstrap it replaced does not
     (its worst point is below 90%, which is why it was replaced)."""
-    grid = [coverage(n, kind, eff, 150, seed=11, means=False) for n in (8, 15) for kind in ("t1.5", "spikes")
-            for eff in EFFECTS]
+    grid = [coverage(n, kind, eff, 150, seed=11, means=False, diffs=False) for n in (8, 15)
+            for kind in ("t1.5", "spikes") for eff in EFFECTS]
     for c in grid:
         print(f"n={c.n_blocks} {c.noise} effect={c.effect}: printed {c.printed:.3f} ({c.printed_kind}), "
               f"BCa {c.bca:.3f}, width printed/BCa {c.width_ratio:.2f}")
     assert {c.printed_kind for c in grid} == {TEST_INVERSION}
     assert min(c.printed for c in grid) >= COVERAGE_FLOOR
     assert min(c.bca for c in grid) < COVERAGE_FLOOR
+
+
+def test_printed_paired_difference_holds_90_percent_under_heavy_tails() -> None:
+    """The cheap grid for the difference of means (1,200 simulated runs): the printed paired
+    interval is the inverted test and covers at least 90%; the block bootstrap's BCa it
+    replaced falls below 90% somewhere on the same runs."""
+    grid = [coverage(n, kind, eff, 150, seed=11, means=False, ratios=False) for n in (8, 15)
+            for kind in ("t1.5", "spikes") for eff in EFFECTS]
+    for c in grid:
+        print(f"n={c.n_blocks} {c.noise} effect={c.effect}: difference printed {c.diff_printed:.3f} "
+              f"({c.diff_kind}), BCa {c.diff_bca:.3f}, width printed/BCa {c.diff_width_ratio:.2f}")
+    assert {c.diff_kind for c in grid} == {TEST_INVERSION}
+    assert min(c.diff_printed for c in grid) >= COVERAGE_FLOOR
+    assert min(c.diff_bca for c in grid) < COVERAGE_FLOOR
 
 
 @pytest.mark.slow
@@ -53,10 +68,14 @@ def test_coverage_grid() -> None:
     for c in grid:
         print(f"n={c.n_blocks:2d} {c.noise:6s} effect={c.effect}: printed {c.printed:.3f} ({c.printed_kind}), "
               f"BCa {c.bca:.3f}, width {c.width_ratio:.2f}; mean BCa {c.mean_bca:.3f}, "
-              f"mean as printed {c.mean_printed:.3f}")
+              f"mean as printed {c.mean_printed:.3f}; difference printed {c.diff_printed:.3f} ({c.diff_kind}), "
+              f"BCa {c.diff_bca:.3f}, width {c.diff_width_ratio:.2f}")
     assert min(c.printed for c in grid) >= COVERAGE_FLOOR
+    assert min(c.diff_printed for c in grid) >= COVERAGE_FLOOR
     assert {c.printed_kind for c in grid if c.n_blocks >= 8} == {TEST_INVERSION}
+    assert {c.diff_kind for c in grid if c.n_blocks >= 8} == {TEST_INVERSION}
     assert all(c.width_ratio is not None and c.width_ratio < 1.15 for c in grid)
+    assert all(c.diff_width_ratio is not None and c.diff_width_ratio < 1.15 for c in grid)
 
 
 def test_interval_excludes_one_exactly_when_the_unadjusted_p_is_below_5_percent() -> None:
@@ -72,6 +91,37 @@ def test_interval_excludes_one_exactly_when_the_unadjusted_p_is_below_5_percent(
         excludes = not test.ci95[0] <= 1.0 <= test.ci95[1]
         agree += excludes == (test.p_value < 0.05)
     assert agree == 60
+
+
+def test_difference_interval_excludes_zero_exactly_when_the_unadjusted_p_is_below_5_percent() -> None:
+    rng = np.random.default_rng(13)
+    agree = 0
+    for i in range(60):
+        n = 10 if i % 2 else 20  # exact swaps, then Monte Carlo
+        block = rng.lognormal(0, 0.05, n)
+        sums = _paired(1.02 * block * noise("t3", rng, n), block * noise("t3", rng, n))
+        test = paired_difference_test(sums, np.random.default_rng(i), 2000)
+        assert test.ci95 is not None and test.p_value is not None and test.difference is not None
+        assert test.ci95[0] <= test.difference <= test.ci95[1] and test.ci_kind == TEST_INVERSION
+        excludes = not test.ci95[0] <= 0.0 <= test.ci95[1]
+        agree += excludes == (test.p_value < 0.05)
+    assert agree == 60
+
+
+def test_difference_of_an_exact_shift_is_inside_its_interval_and_unpaired_keeps_bca_or_t() -> None:
+    rng = np.random.default_rng(14)
+    base = rng.lognormal(0, 0.1, 10)
+    sums = _paired(base + 0.3, base)
+    test = paired_difference_test(sums, np.random.default_rng(0))
+    assert test.difference == pytest.approx(0.3) and test.ci95 is not None
+    assert test.ci95[0] <= 0.3 + 1e-9 and test.ci95[1] >= 0.3 - 1e-9
+    assert test.p_value == pytest.approx(2 / 2**10)  # only the identity and the full swap are as extreme
+    assert test == paired_difference_test(sums, np.random.default_rng(0))
+    small = difference_test(clean(CellData.of(base[:5] + 0.3)), clean(CellData.of(base[:5])),
+                            np.random.default_rng(0))
+    large = difference_test(clean(CellData.of(rng.lognormal(0, 0.1, 40))),
+                            clean(CellData.of(rng.lognormal(0, 0.1, 40))), np.random.default_rng(0))
+    assert (small.ci_kind, large.ci_kind) == (T_SMALL_N, BCA) and small.p_value is None
 
 
 def test_inversion_is_seeded_and_none_when_no_ratio_can_be_rejected() -> None:

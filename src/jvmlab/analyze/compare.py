@@ -176,8 +176,8 @@ def paired_test(s: BlockSums, rng: np.random.Generator, n_perm: int = DEFAULT_PE
     """Ratio of means over common blocks, its inverted-test interval and the sign-flip
     p-value of "ratio = 1", all from one set of label swaps. A zero total or a negative
     block sum (the log ratio is undefined) falls back to the block bootstrap's BCa."""
-    flips, monte_carlo = _flip_matrix(s.n_blocks, rng, n_perm)
-    p = _p_from(swapped_log_ratios(s, flips), float(_log_ratio(
+    flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
+    p = p_from(swapped_log_ratios(s, flips), float(_log_ratio(
         np.float64(s.cell_sum.sum()), s.cell_n.sum(), np.float64(s.base_sum.sum()), s.base_n.sum())), monte_carlo)
     ratio = float(_paired_ratio(s, slice(None)))
     if not np.isfinite(ratio) or ratio <= 0 or np.any(s.cell_sum < 0) or np.any(s.base_sum < 0):
@@ -187,7 +187,7 @@ def paired_test(s: BlockSums, rng: np.random.Generator, n_perm: int = DEFAULT_PE
 
     def p_at(log_r: float) -> float:
         scaled = BlockSums(s.cell_sum / np.exp(log_r), s.cell_n, s.base_sum, s.base_n)
-        value = _p_from(swapped_log_ratios(scaled, flips), centre - log_r, monte_carlo)
+        value = p_from(swapped_log_ratios(scaled, flips), centre - log_r, monte_carlo)
         return 1.0 if value is None else value
 
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -204,7 +204,7 @@ def _log_ratio(sum_a: FloatArray | np.float64, n_a: float | FloatArray, sum_b: F
         return np.log(sum_a / n_a) - np.log(sum_b / n_b)
 
 
-def _p_from(stats: FloatArray, observed: float, monte_carlo: bool) -> float | None:
+def p_from(stats: FloatArray, observed: float, monte_carlo: bool) -> float | None:
     """Two-sided p-value: share of permuted |stat| at least the observed |stat|."""
     if np.isnan(observed):
         return None
@@ -227,10 +227,10 @@ def permutation_p_unpaired(a: FloatArray, b: FloatArray, rng: np.random.Generato
     observed = float(_log_ratio(np.float64(a.sum()), a.size, np.float64(b.sum()), b.size))
     perms = rng.permuted(np.broadcast_to(pooled, (n_perm, pooled.size)), axis=1)
     sum_a = perms[:, : a.size].sum(axis=1)
-    return _p_from(_log_ratio(sum_a, a.size, total - sum_a, b.size), observed, True)
+    return p_from(_log_ratio(sum_a, a.size, total - sum_a, b.size), observed, True)
 
 
-def _flip_matrix(k: int, rng: np.random.Generator, n_perm: int) -> tuple[np.ndarray, bool]:
+def flip_matrix(k: int, rng: np.random.Generator, n_perm: int) -> tuple[np.ndarray, bool]:
     """Rows of per-block swap decisions: all 2^k when small, else random ones."""
     if k <= EXACT_FLIP_LIMIT and 2**k <= n_perm:
         codes = np.arange(2**k)[:, None]
@@ -260,8 +260,8 @@ def permutation_p_paired(s: BlockSums, rng: np.random.Generator,
     """Within-block label-swap p-value for log(mean cell / mean baseline) = 0."""
     observed = float(_log_ratio(np.float64(s.cell_sum.sum()), s.cell_n.sum(),
                                 np.float64(s.base_sum.sum()), s.base_n.sum()))
-    flips, monte_carlo = _flip_matrix(s.n_blocks, rng, n_perm)
-    return _p_from(swapped_log_ratios(s, flips), observed, monte_carlo)
+    flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
+    return p_from(swapped_log_ratios(s, flips), observed, monte_carlo)
 
 
 def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: str,

@@ -20,7 +20,8 @@ p-value of a ratio is close to monotone on each side, so the bisection finds its
 crossing. At ``r = 1`` the test is the comparison's own: the interval leaves out 1
 exactly when the unadjusted p-value is below 5%.
 
-This module is the inversion alone (a test given as a function of ``log r``); the paired
+This module is the inversion alone (a test given as a function of ``log r``, or of a shift
+``d`` for the paired difference of means, :mod:`jvmlab.analyze.difference`); the paired
 statistic and its swaps are :func:`jvmlab.analyze.compare.ratio_paired`'s.
 
 With fewer than 6 blocks even the most extreme swap has p >= 2/2^K > 5%: no ratio is
@@ -40,7 +41,7 @@ ALPHA = 0.05
 BISECTION_STEPS = 40  # log-ratio bracket halved 40 times: far below any printed digit
 MAX_WIDENINGS = 60  # doublings of the outward step before giving up (no ratio is rejected)
 
-PValue = Callable[[float], float]  # log r -> p-value of "the ratio is r"
+PValue = Callable[[float], float]  # log r (or shift d) -> p-value of "the ratio is r" ("the difference is d")
 
 
 def _bound(p: PValue, centre: float, step: float, sign: float, alpha: float) -> float | None:
@@ -63,12 +64,20 @@ def _bound(p: PValue, centre: float, step: float, sign: float, alpha: float) -> 
     return inside
 
 
-def invert(p: PValue, centre: float, step: float, alpha: float = ALPHA) -> Interval | None:
-    """The (1 - alpha) interval of a ratio from a test of "the ratio is r": bisection on
-    ``log r`` outwards from ``centre`` (the estimate's log, where the test accepts), first
-    step ``step``. None when one side has no rejected ratio (the test is too coarse)."""
+def bounds(p: PValue, centre: float, step: float, alpha: float = ALPHA) -> Interval | None:
+    """The (1 - alpha) interval of a parameter on the test's own scale (``log r`` for a
+    ratio, the shift ``d`` for a difference) from a test of "the parameter is x": bisection
+    outwards from ``centre`` (the estimate, where the test accepts), first step ``step``.
+    None when one side has no rejected value (the test is too coarse)."""
     lo = _bound(p, centre, max(step, 1e-6), -1.0, alpha)
     hi = _bound(p, centre, max(step, 1e-6), 1.0, alpha)
     if lo is None or hi is None:
         return None
-    return (float(np.exp(lo)), float(np.exp(hi)))
+    return (lo, hi)
+
+
+def invert(p: PValue, centre: float, step: float, alpha: float = ALPHA) -> Interval | None:
+    """The (1 - alpha) interval of a ratio from a test of "the ratio is r": :func:`bounds`
+    on ``log r`` from ``centre`` (the estimate's log), mapped back to ratios."""
+    logs = bounds(p, centre, step, alpha)
+    return None if logs is None else (float(np.exp(logs[0])), float(np.exp(logs[1])))

@@ -25,6 +25,7 @@ from scipy.special import gammaln
 from jvmlab.analyze.bootstrap import mean_ci
 from jvmlab.analyze.compare import block_sums, compare, ratio_paired_bca, ratio_unpaired
 from jvmlab.analyze.describe import describe
+from jvmlab.analyze.difference import difference_paired_bca, difference_test
 from jvmlab.analyze.model import Clean, Interval
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL
@@ -75,6 +76,10 @@ class Coverage:
     marked: float  # share of printed intervals that were marked
     mean_bca: float  # the cell's BCa interval of the mean (expanded level), unmarked
     mean_printed: float  # the cell's interval of the mean as printed: covers, or is marked
+    diff_printed: float  # the difference of means as printed (covers, or is marked); NaN: not run
+    diff_kind: str  # its ci_kind in the last run ("test-inversion" when paired)
+    diff_bca: float  # the difference's BCa bootstrap (by block when paired, else as printed)
+    diff_width_ratio: float | None  # median width printed / BCa of the difference
 
 
 def _clean(values: np.ndarray) -> Clean:
@@ -89,22 +94,50 @@ def _log_width(ci: Interval | None) -> float:
     return float(np.log(ci[1] / ci[0])) if ci is not None and ci[0] > 0 else float("nan")
 
 
+def _width(ci: Interval | None) -> float:
+    return float(ci[1] - ci[0]) if ci is not None else float("nan")
+
+
+def _median_ratio(printed: list[float], bca: list[float]) -> float | None:
+    wp, wb = np.array(printed), np.array(bca)
+    ok = np.isfinite(wp) & np.isfinite(wb)
+    return float(np.median(wp[ok]) / np.median(wb[ok])) if ok.any() and np.median(wb[ok]) > 0 else None
+
+
 def coverage(n_blocks: int, kind: str, effect: float, reps: int, seed: int,
-             n_boot: int = 1000, n_perm: int = 1000, means: bool = True) -> Coverage:
+             n_boot: int = 1000, n_perm: int = 1000, means: bool = True, ratios: bool = True,
+             diffs: bool = True) -> Coverage:
     """Simulate ``reps`` runs of one grid point (seeded) and count what covered
-    (``means=False`` skips the cell mean's intervals: their shares are then NaN)."""
+    (``means=False`` skips the cell mean's intervals, ``ratios=False`` the ratio's,
+    ``diffs=False`` the difference's: their shares are then NaN). The difference's intervals
+    draw from their own seeded generator, so adding them left the ratio's figures as they were.
+    The true difference of means is ``(effect - 1)`` times the baseline's population mean."""
     rng = np.random.default_rng([seed, n_blocks, NOISES.index(kind), round(effect * 1000)])
-    printed = bca = marked = mean_bca = mean_printed = 0
+    diff_rng = np.random.default_rng([seed, n_blocks, NOISES.index(kind), round(effect * 1000), 1])
+    printed = bca = marked = mean_bca = mean_printed = diff_printed = diff_bca = 0
     widths_p: list[float] = []
     widths_b: list[float] = []
-    last_kind = ""
-    true_mean = float(np.exp(BLOCK_SIGMA**2 / 2) * noise_mean(kind)) * effect
+    dwidths_p: list[float] = []
+    dwidths_b: list[float] = []
+    last_kind = diff_kind = ""
+    base_mean = float(np.exp(BLOCK_SIGMA**2 / 2) * noise_mean(kind))
+    true_mean, true_diff = base_mean * effect, base_mean * (effect - 1.0)
     for _ in range(reps):
         block = rng.lognormal(0.0, BLOCK_SIGMA, n_blocks)
         cell = _clean(effect * block * noise(kind, rng, n_blocks))
         base = _clean(block * noise(kind, rng, n_blocks))
-        comp = compare("cell", cell, "base", base, "wall_s", rng, n_boot, n_perm)
         sums = block_sums(cell, base)
+        if diffs:
+            dt = difference_test(cell, base, diff_rng, n_boot, n_perm)
+            d_bca = difference_paired_bca(sums, diff_rng, n_boot)[1] if sums is not None else dt.ci95
+            diff_kind = dt.ci_kind or ""
+            diff_printed += dt.ci_kind in MARKED or _holds(dt.ci95, true_diff)
+            diff_bca += _holds(d_bca, true_diff)
+            dwidths_p.append(_width(dt.ci95))
+            dwidths_b.append(_width(d_bca))
+        if not ratios:
+            continue
+        comp = compare("cell", cell, "base", base, "wall_s", rng, n_boot, n_perm)
         _, boot_ci = ratio_paired_bca(sums, rng, n_boot) if sums is not None else \
             ratio_unpaired(cell.values, base.values, rng, n_boot)
         last_kind = comp.ci_kind or ""
@@ -119,9 +152,13 @@ def coverage(n_blocks: int, kind: str, effect: float, reps: int, seed: int,
         st = describe("cell", cell, rng, n_boot)
         mean_printed += st.mean_ci_kind in MARKED or _holds(st.mean_ci95, true_mean)
         mean_bca += _holds(mean_ci(cell.values, rng, n_boot), true_mean)
-    wp, wb = np.array(widths_p), np.array(widths_b)
-    ok = np.isfinite(wp) & np.isfinite(wb)
-    width = float(np.median(wp[ok]) / np.median(wb[ok])) if ok.any() and np.median(wb[ok]) > 0 else None
     nan = float("nan")
-    return Coverage(n_blocks, kind, effect, reps, printed / reps, last_kind, bca / reps, width,
-                    marked / reps, mean_bca / reps if means else nan, mean_printed / reps if means else nan)
+    with_means = means and ratios
+
+    def share(count: int, ran: bool) -> float:
+        return count / reps if ran else nan
+
+    return Coverage(n_blocks, kind, effect, reps, share(printed, ratios), last_kind, share(bca, ratios),
+                    _median_ratio(widths_p, widths_b), share(marked, ratios), share(mean_bca, with_means),
+                    share(mean_printed, with_means), share(diff_printed, diffs), diff_kind,
+                    share(diff_bca, diffs), _median_ratio(dwidths_p, dwidths_b))
