@@ -78,33 +78,24 @@ def test_coverage_grid() -> None:
     assert all(c.diff_width_ratio is not None and c.diff_width_ratio < 1.15 for c in grid)
 
 
-def test_interval_excludes_one_exactly_when_the_unadjusted_p_is_below_5_percent() -> None:
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("kind", ["ratio", "difference"])
+def test_interval_excludes_no_effect_exactly_when_the_unadjusted_p_is_below_5_percent(kind: str) -> None:
+    """Ratio (no effect: 1) and difference (no effect: 0) intervals invert the p-value's own test."""
+    rng = np.random.default_rng(3 if kind == "ratio" else 13)
     agree = 0
     for i in range(60):
         n = 10 if i % 2 else 20  # exact swaps, then Monte Carlo
         block = rng.lognormal(0, 0.05, n)
         sums = _paired(1.02 * block * noise("t3", rng, n), block * noise("t3", rng, n))
-        test = paired_test(sums, np.random.default_rng(i), 2000)
-        assert test.ci95 is not None and test.p_value is not None and test.ratio is not None
-        assert test.ci95[0] <= test.ratio <= test.ci95[1]
-        excludes = not test.ci95[0] <= 1.0 <= test.ci95[1]
-        agree += excludes == (test.p_value < 0.05)
-    assert agree == 60
-
-
-def test_difference_interval_excludes_zero_exactly_when_the_unadjusted_p_is_below_5_percent() -> None:
-    rng = np.random.default_rng(13)
-    agree = 0
-    for i in range(60):
-        n = 10 if i % 2 else 20  # exact swaps, then Monte Carlo
-        block = rng.lognormal(0, 0.05, n)
-        sums = _paired(1.02 * block * noise("t3", rng, n), block * noise("t3", rng, n))
-        test = paired_difference_test(sums, np.random.default_rng(i), 2000)
-        assert test.ci95 is not None and test.p_value is not None and test.difference is not None
-        assert test.ci95[0] <= test.difference <= test.ci95[1] and test.ci_kind == TEST_INVERSION
-        excludes = not test.ci95[0] <= 0.0 <= test.ci95[1]
-        agree += excludes == (test.p_value < 0.05)
+        if kind == "ratio":
+            test = paired_test(sums, np.random.default_rng(i), 2000)
+            estimate, ci, p, null, ci_kind = test.ratio, test.ci95, test.p_value, 1.0, test.ci_kind
+        else:
+            dtest = paired_difference_test(sums, np.random.default_rng(i), 2000)
+            estimate, ci, p, null, ci_kind = dtest.difference, dtest.ci95, dtest.p_value, 0.0, dtest.ci_kind
+        assert ci is not None and p is not None and estimate is not None
+        assert ci[0] <= estimate <= ci[1] and ci_kind == TEST_INVERSION
+        agree += (not ci[0] <= null <= ci[1]) == (p < 0.05)
     assert agree == 60
 
 
