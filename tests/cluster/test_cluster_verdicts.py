@@ -39,7 +39,7 @@ base = "-Dfake.mean_s=1.00 -Dfake.cv=0.003 -Dfake.fail_p=0.0001"
 same = "-Dfake.mean_s=1.00 -Dfake.cv=0.003"
 slower = "-Dfake.mean_s=1.10 -Dfake.cv=0.003"
 [run]
-invocations = 24
+invocations = 40
 warmup = 0
 seed = 11
 max_consecutive_failures = 1000
@@ -60,7 +60,7 @@ def unbalanced(tmp_path_factory: pytest.TempPathFactory, jdk17_home: Path) -> tu
     store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
     with in_process_cluster(3) as cluster, distributed.Client(cluster) as client:
         slow = sorted(client.scheduler_info(n_workers=-1)["workers"])[1]
-        executor = NodeOffsetExecutor({slow: 1.15}, fail_on=frozenset({slow}), sleep_s=0.5, sleep_on={slow: 0.0})
+        executor = NodeOffsetExecutor({slow: 1.15}, fail_on=frozenset({slow}), sleep_s=0.25, sleep_on={slow: 0.0})
         exp = run_on_cluster(prepare(parse_spec(text), text, None), store, RunOptions(artifacts_root=tmp / "art"),
                              Quiet(), client, executor=executor)
     return summarize(store, exp), slow
