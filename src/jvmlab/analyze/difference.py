@@ -33,7 +33,7 @@ from jvmlab.analyze.bootstrap import (
     jackknife_means,
     resample_means,
 )
-from jvmlab.analyze.compare import DEFAULT_PERMUTATIONS, BlockSums, block_sums, flip_matrix, p_from
+from jvmlab.analyze.compare import DEFAULT_PERMUTATIONS, BlockSums, SwapProducts, block_sums, flip_matrix, p_from
 from jvmlab.analyze.inversion import TEST_INVERSION, bounds
 from jvmlab.analyze.model import Clean, Interval
 from jvmlab.analyze.smallsample import BCA, MEAN_BCA_FROM_N, T_SMALL_N, diff_t_interval
@@ -61,25 +61,25 @@ def swapped_differences(s: BlockSums, flips: np.ndarray, shift: float = 0.0) -> 
     """mean(cell - shift) - mean(base) over the common blocks after swapping the labels of the
     blocks flagged in each row of ``flips`` (a row of no swaps: the observed difference less
     ``shift``)."""
-    f = np.asarray(flips, dtype=np.float64)
-    cell_sum = np.asarray(s.cell_sum, dtype=np.float64) - shift * s.cell_n
-    d_sum = np.asarray(s.base_sum, dtype=np.float64) - cell_sum
-    d_n = np.asarray(s.base_n, dtype=np.float64) - s.cell_n
+    return _differences(SwapProducts.of(s, flips), shift)
+
+
+def _differences(products: SwapProducts, shift: float = 0.0) -> FloatArray:
+    csum, cn, bsum, bn = products.sums(shift=shift)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cell = (cell_sum.sum() + f @ d_sum) / (s.cell_n.sum() + f @ d_n)
-        base = (s.base_sum.sum() - f @ d_sum) / (s.base_n.sum() - f @ d_n)
-    return np.asarray(cell - base, dtype=np.float64)
+        return np.asarray(csum / cn - bsum / bn, dtype=np.float64)
 
 
 def paired_difference_test(s: BlockSums, rng: np.random.Generator,
                            n_perm: int = DEFAULT_PERMUTATIONS) -> DifferenceTest:
     """The paired difference, its inverted sign-flip interval and the p-value of d = 0."""
     flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
+    products = SwapProducts.of(s, flips)
     diff = float(_paired_difference(s, slice(None)))
-    p = p_from(swapped_differences(s, flips), diff, monte_carlo)
+    p = p_from(_differences(products), diff, monte_carlo)
 
     def p_at(shift: float) -> float:
-        value = p_from(swapped_differences(s, flips, shift), diff - shift, monte_carlo)
+        value = p_from(_differences(products, shift), diff - shift, monte_carlo)
         return 1.0 if value is None else value
 
     with np.errstate(divide="ignore", invalid="ignore"):
