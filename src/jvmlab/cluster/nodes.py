@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from jvmlab.cluster.node import NodeCheck, jdk_build, node_identity, refusal
-from jvmlab.cluster.task import ready_node
+from jvmlab.cluster.parcel import ready_node
 from jvmlab.errors import UserError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -37,7 +37,7 @@ def expected_builds(jdk_homes: list[str]) -> dict[str, dict[str, str] | None]:
 def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str],
                 deadline_s: float = CHECK_DEADLINE_S) -> list[NodeCheck]:
     """Take each node's identity on the node (one small task pinned to it) and judge it; then
-    ready it for slots (:func:`jvmlab.cluster.task.ready_node`, pinned behind the identity).
+    ready it for slots (:func:`jvmlab.cluster.parcel.ready_node`, pinned behind the identity).
 
     One deadline for all: every task is submitted at once, and a node that has not answered
     ``deadline_s`` after the start is refused (waiting per node would cost 60 s per dead node)."""

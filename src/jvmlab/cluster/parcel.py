@@ -180,3 +180,35 @@ def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult 
 def forget_parcels() -> int:
     """On the node (``client.run``): drop every parcel it holds, as a restarted worker would; how many."""
     return SHELF.clear()
+
+
+def ready_node() -> int:
+    """Runs on the node during its check: loads what a slot needs (the slot's modules, the
+    collectors) so the node's first slot does not pay it. Why: 8 fresh workers importing jvmlab
+    at once on a shared CPU started their first slots 0.3-0.5 s late (the bench's largest loss at
+    8 workers); a long-lived ``dask worker`` pays this once, and now always in the node check.
+    Loaded too: the slot's own entry (this module, with the client-side modules it imports), the
+    default executor with its launch helper, and every collector module (a builder imports its
+    module only when called: the flag-effect collector alone pulls in the GC log parser and its
+    regexes). Left to the first slot, they cost each node 50-100 ms of CPU (60-245 ms of wall
+    with 8 workers on 2 cores): the bench's mean "on node" time was 13.9 ms per slot at 8 workers
+    and 0.5 ms from the second slot on, the largest part of its loss against linear.
+    Returns how many collector kinds are registered (something to send back)."""
+    import importlib
+    import os
+    import pkgutil
+
+    import jvmlab.collect
+    from jvmlab.collect.registry import entries
+    from jvmlab.execute.windows import default_executor
+
+    for entry in entries():
+        entry.builder()
+    for module in pkgutil.iter_modules(jvmlab.collect.__path__):
+        importlib.import_module(f"jvmlab.collect.{module.name}")
+    default_executor()
+    if os.name != "nt":  # the launch helper, built on first use (keyed by its source's hash)
+        from jvmlab.execute.launcher import launcher_path
+
+        launcher_path()
+    return len(entries())

@@ -112,19 +112,6 @@ def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def ready_node() -> int:
-    """Runs on the node during its check: loads what a slot needs (this module, the collectors) so
-    the node's first slot does not pay it. Why: 8 fresh workers importing jvmlab at once on a
-    shared CPU started their first slots 0.3-0.5 s late (the bench's largest loss at 8 workers);
-    a long-lived ``dask worker`` pays this once, and now always in the node check. Returns how many
-    collector kinds are registered (something to send back)."""
-    from jvmlab.collect.registry import entries
-
-    for entry in entries():
-        entry.builder()
-    return len(entries())
-
-
 def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor | None = None,
              shipped: dict[str, dict[str, bytes]] | None = None, share_to: str | None = None) -> NodeResult:
     """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource).
