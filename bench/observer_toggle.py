@@ -1,10 +1,12 @@
-"""jvmlab's /proc sampler switched off and on inside one JVM, and the analysis that compares them.
+"""jvmlab's /proc sampler and the JVM's GC log switched off and on inside one JVM, and the
+analysis that compares them.
 
 Why: between separate JVMs the steady rate of the same workload differs by 8-13 % (sd of the
-log ratios, quiet machine), far more than the 1 % to be decided. Inside one JVM the sampler
-(the only collector that can be switched off while the JVM runs: the GC log is a JVM flag) is
+log ratios, quiet machine), far more than the 1 % to be decided. Inside one JVM the sampler is
 paused and resumed in periods of ``period_ticks`` of the workload's 1-second progress ticks,
-switched as each tick line arrives, so the periods are the JVM's own seconds. Each period is
+switched as each tick line arrives, so the periods are the JVM's own seconds; the GC log output
+is switched at the same ticks by the JVM itself (``bench/java/LogToggle.java``, the ``VM.log``
+diagnostic command). Each period is
 compared with the periods just before and after it: the signed second difference of the log
 rates, ``s * (x[i] - (x[i-1] + x[i+1]) / 2)`` with ``s`` = +1 for a period with the sampler on
 and -1 for one with it off, estimates log(rate on / rate off) and cancels any linear drift
@@ -18,14 +20,55 @@ Pure functions apart from :class:`SamplerToggle`; tests in tests/collect/test_ob
 from __future__ import annotations
 
 import math
+import re
 import statistics
+import subprocess
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from scipy import stats
 
 from jvmlab.collect.base import NullProbe
 from jvmlab.collect.proc import ProcProbe
+
+LOG_TOGGLE_SOURCE = Path(__file__).resolve().parent / "java" / "LogToggle.java"
+_GC_OUTPUT = re.compile(r'^-Xlog:(?P<selection>[^:]+):file="(?P<file>[^"]+)":')
+
+
+def gc_log_output(jvm_args: list[str]) -> tuple[str, str]:
+    """(selection, file) of the GC log output among a probe's JVM args (``-Xlog:SEL:file="F":...``),
+    as ``VM.log`` names them: the file as given, ``%p`` unexpanded."""
+    found = [m for m in map(_GC_OUTPUT.match, jvm_args) if m]
+    if len(found) != 1:
+        raise ValueError(f"expected one -Xlog file output in {jvm_args!r}, found {len(found)}")
+    return found[0]["selection"], found[0]["file"]
+
+
+def compile_log_toggle(javac: Path, folder: Path) -> Path:
+    """bench/java/LogToggle.java compiled by ``javac`` into ``folder``; the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(javac), "-d", str(folder), str(LOG_TOGGLE_SOURCE)], check=True, capture_output=True,
+                   timeout=300)
+    return folder.resolve()
+
+
+def log_toggle_argv(schedule: Schedule, jvm_args: list[str], toggler: Path, classpath: str, main: str,
+                    main_args: list[str]) -> list[str]:
+    """The JVM's arguments after the flags: the GC log output switched inside the JVM on ``schedule``."""
+    selection, file = gc_log_output(jvm_args)
+    return ["-cp", f"{toggler}:{classpath}", "LogToggle", str(schedule.first_tick), str(schedule.period_ticks),
+            str(schedule.first_on).lower(), file, selection, main, *main_args]
+
+
+def log_switches(stderr: str) -> list[tuple[bool, int]]:
+    """(on, tick) of each switch LogToggle made, from its stderr lines ("log-toggle on 3")."""
+    out = []
+    for line in stderr.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "log-toggle" and parts[1] in ("on", "off") and parts[2].isdigit():
+            out.append((parts[1] == "on", int(parts[2])))
+    return out
 
 
 def is_tick(line: str) -> bool:

@@ -119,3 +119,26 @@ def test_verdicts_and_rounds_needed(toggle: ModuleType) -> None:
     assert stats.t.ppf(0.975, need - 1) * sd / math.sqrt(need) < gap  # enough ...
     assert stats.t.ppf(0.975, need - 2) * sd / math.sqrt(need - 1) >= gap  # ... and no more than enough
     assert toggle.rounds_needed([math.log(0.99)] * 3, 0.99) is None, "a mean on the target never decides"
+
+
+def test_gc_log_output_is_the_collectors_file_output(toggle: ModuleType, tmp_path: Path) -> None:
+    """The GC log output that LogToggle switches is the one the gc collector configures."""
+    from jvmlab.collect.gc import LIGHT_SELECTION, gc_log_args
+    from jvmlab.model.jdk import JdkInfo
+
+    jdk = JdkInfo(home=tmp_path, version="17.0.15", feature=17, vendor="x", vm="OpenJDK 64-Bit Server VM",
+                  vm_kind="HotSpot", has_javac=True)
+    args = gc_log_args(jdk, tmp_path)
+    selection, file = toggle.gc_log_output(["-Xms1g", *args])
+    assert selection == LIGHT_SELECTION
+    assert file == str(tmp_path / "gc-%p.log")  # as VM.log names the output: %p unexpanded
+    with pytest.raises(ValueError, match="found 0"):
+        toggle.gc_log_output(["-Xlog:async"])
+    argv = toggle.log_toggle_argv(toggle.Schedule(3, 2, False), args, tmp_path / "t", "/cp", "Main", ["--x", "1"])
+    assert argv == ["-cp", f"{tmp_path / 't'}:/cp", "LogToggle", "3", "2", "false", file, selection, "Main", "--x",
+                    "1"]
+
+
+def test_log_switches_reads_only_the_togglers_lines(toggle: ModuleType) -> None:
+    stderr = "log-toggle on 1\nlog-toggle VM.log said: x y\nwarning\nlog-toggle off 3\nlog-toggle maybe 5\n"
+    assert toggle.log_switches(stderr) == [(True, 1), (False, 3)]
