@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.jfr import recording_args
+from jvmlab.collect.jfr_parse import EVENTS as READ
 
 # event name, its ``control`` attribute (None when it has none) -> True when the arm turns it off
 EventFilter = Callable[[str, str | None], bool]
@@ -77,6 +78,8 @@ ARMS: dict[str, Arm] = {a.name: a for a in (
     Arm("no-waits", "default without thread park/sleep/monitor events (20 ms thresholds)",
         off=lambda name, control: name in THREAD_WAITS),
     Arm("no-old", "default without jdk.OldObjectSample", off=lambda name, control: name == "jdk.OldObjectSample"),
+    Arm("read", "default with only the events jvmlab reads (jvmlab.collect.jfr_parse.EVENTS) left on",
+        off=lambda name, control: name not in READ),
     Arm("memory", "default with disk=false (kept in memory, written once at exit)", recording=",disk=false"),
     Arm("depth16", "default with -XX:FlightRecorderOptions:stackdepth=16 (64 stock)",
         options=("-XX:FlightRecorderOptions:stackdepth=16",)),

@@ -202,7 +202,7 @@ def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[s
                                  args.settle_s)
                 runs[arm.name].append(got)
                 print(f"round {rnd + 1} {arm.name:12}: rate on/off {math.exp(got['rate']):.4f}, CPU per chunk off/on "
-                      f"{math.exp(-got['cpu']):.4f} over {got['periods']:.0f} on periods", flush=True)
+                      f"{math.exp(-got['cpu']):.4f} over {got['periods']:.0f} periods", flush=True)
     print(f"\nJDK {jdk.version}, chunkgen {args.threads} threads x {args.seconds:g} s, retain {args.retain_mb} MB, "
           f"events of a running recording switched every {args.within:g} s inside each JVM (seconds before "
           f"{args.skip_s} and within {args.settle_s:g} s of a switch left out), {len(loads)} rounds in "
@@ -214,7 +214,7 @@ def within(args: argparse.Namespace, jdk: JdkInfo, arms: list[Arm], tail: list[s
         print(f"RESULT jfr {name} (its events, inside one JVM): throughput on/off {rate:.4f} [95% {low:.4f} .. "
               f"{high:.4f}] (+-{50 * (high - low):.2f}%, cost {100 * (1 - rate):.2f}%): {verdict(low, high)} against "
               f"the 2% target; CPU per chunk off/on {cpu:.4f} [{clow:.4f} .. {chigh:.4f}] {verdict(clow, chigh)}; "
-              f"{len(used)} JVMs, {sum(r['periods'] for r in used):.0f} on periods")
+              f"{len(used)} JVMs, {sum(r['periods'] for r in used):.0f} periods compared")
         print(f"{'':12}  CPU ms/s by threads in settled on (off) seconds: " + ", ".join(
             f"{g} {statistics.mean(r[f'on_ms_s_{g}'] for r in used):.0f} "
             f"({statistics.mean(r[f'off_ms_s_{g}'] for r in used):.0f})" for g in SHOWN) if used else "")

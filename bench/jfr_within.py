@@ -7,8 +7,10 @@ starved machine, leaked into the "off" periods and made "on" look 11 % faster).
 Why: between separate JVMs, the rate of the same workload differs by a few percent from run
 to run (JIT decisions, heap layout), more than the 2 % to be decided; comparing each "on"
 period with the "off" periods just before and after it in the same JVM cancels that and
-any slow drift of the machine. Each JVM gives one figure (the mean over its "on" periods of
-log(rate on) - mean(log(rate off) of both neighbours)); the JVMs are the sample of the interval.
+any slow drift of the machine. Each JVM gives one figure (the mean over its interior periods of
+the signed second difference of the log rates: an "on" period against the "off" periods on both
+sides, and an "off" period against the "on" periods on both sides); the JVMs are the sample of
+the interval.
 
 What it leaves out: the fixed cost of JFR having started at all and of a recording running
 with no events (both are there in the "off" periods too); the between-JVM arm ``bare``
@@ -87,8 +89,12 @@ class Period:
 
 
 def within_effect(cpu: CpuProbe, skip_s: int, settle_s: float = SETTLE_S) -> dict[str, float]:
-    """Per "on" period with an "off" period on both sides: log(on) - mean(log(off)) of the chunk
-    rate and of the CPU per chunk over the period's settled seconds; their means over the run.
+    """Per period with a period of the other state on both sides, the signed second difference
+    ``s * (log(x) - mean(log(neighbours)))`` of the chunk rate and of the CPU per chunk over the
+    periods' settled seconds (``s`` = +1 for an "on" period, -1 for an "off" one: both estimate
+    log(on / off), and a linear drift cancels in each); their means over the run. Using the
+    "off" periods as centres too doubles the comparisons a JVM gives (earlier only the "on"
+    periods were centres: 3 per 36-s JVM with 4-s periods).
     Also the CPU ms per second of each thread group in all settled on and off seconds
     (``on_ms_s_<group>``, ``off_ms_s_<group>``): work of a switch that leaks past the settling
     time shows there (JIT, JFR's threads, other)."""
@@ -96,11 +102,14 @@ def within_effect(cpu: CpuProbe, skip_s: int, settle_s: float = SETTLE_S) -> dic
     rate_effects, cpu_effects = [], []
     for j, p in periods.items():
         before, after = periods.get(j - 1), periods.get(j + 1)
-        if not p.on or before is None or after is None or min(p.chunks, before.chunks, after.chunks) <= 0:
+        if before is None or after is None or min(p.chunks, before.chunks, after.chunks) <= 0:
             continue
-        rate_effects.append(math.log(p.rate()) - (math.log(before.rate()) + math.log(after.rate())) / 2)
-        cpu_effects.append(math.log(p.cpu_per_chunk()) - (math.log(before.cpu_per_chunk())
-                                                          + math.log(after.cpu_per_chunk())) / 2)
+        if before.on == p.on or after.on == p.on:
+            continue
+        sign = 1.0 if p.on else -1.0
+        rate_effects.append(sign * (math.log(p.rate()) - (math.log(before.rate()) + math.log(after.rate())) / 2))
+        cpu_effects.append(sign * (math.log(p.cpu_per_chunk()) - (math.log(before.cpu_per_chunk())
+                                                                  + math.log(after.cpu_per_chunk())) / 2))
     nan = float("nan")
     out = {"rate": sum(rate_effects) / len(rate_effects) if rate_effects else nan,
            "cpu": sum(cpu_effects) / len(cpu_effects) if cpu_effects else nan, "periods": float(len(rate_effects))}
