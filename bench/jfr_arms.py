@@ -48,13 +48,23 @@ class Arm:
     extras: bool = True
     options: tuple[str, ...] = ()
     recording: str = ""  # appended to the -XX:StartFlightRecording option
+    periods: tuple[tuple[str, str], ...] = ()  # (event, new period) in the derived file, e.g. a slower sampler
+
+    @property
+    def derived(self) -> bool:
+        """Does this arm record with a settings file derived from the JDK's default.jfc?"""
+        return self.off is not None or bool(self.periods)
+
+    def settings_file(self, jdk_home: Path, folder: Path) -> Path:
+        """The arm's derived settings file in ``folder`` (``derived`` arms only)."""
+        return derive_jfc(jdk_home / "lib" / "jfr" / "default.jfc", folder / f"{self.name}.jfc",
+                          self.off or (lambda name, control: False), dict(self.periods))
 
     def jvm_args(self, feature: int, jdk_home: Path, folder: Path, recording: Path) -> list[str]:
         """The JVM options of this arm (the collector's own come from its probe instead)."""
         settings = "default"
-        if self.off is not None:
-            settings = str(derive_jfc(jdk_home / "lib" / "jfr" / "default.jfc", folder / f"{self.name}.jfc",
-                                      self.off))
+        if self.derived:
+            settings = str(self.settings_file(jdk_home, folder))
         if self.extras:
             (arg,) = recording_args(feature, settings, recording)
         else:
@@ -80,15 +90,18 @@ ARMS: dict[str, Arm] = {a.name: a for a in (
     Arm("no-old", "default without jdk.OldObjectSample", off=lambda name, control: name == "jdk.OldObjectSample"),
     Arm("read", "default with only the events jvmlab reads (jvmlab.collect.jfr_parse.EVENTS) left on",
         off=lambda name, control: name not in READ),
+    Arm("sampler-100ms", "default with the execution samplers (jdk.ExecutionSample, jdk.NativeMethodSample) every "
+        "100 ms instead of 20 ms", periods=(("jdk.ExecutionSample", "100 ms"), ("jdk.NativeMethodSample", "100 ms"))),
     Arm("memory", "default with disk=false (kept in memory, written once at exit)", recording=",disk=false"),
     Arm("depth16", "default with -XX:FlightRecorderOptions:stackdepth=16 (64 stock)",
         options=("-XX:FlightRecorderOptions:stackdepth=16",)),
 )}
 
 
-def derive_jfc(source: Path, out: Path, off: EventFilter) -> Path:
-    """A copy of the settings file ``source`` with ``enabled=false`` for each event ``off`` picks;
-    ``out`` (absolute), written once. The ``control`` links stay: the JVM reads only the settings."""
+def derive_jfc(source: Path, out: Path, off: EventFilter, periods: dict[str, str] | None = None) -> Path:
+    """A copy of the settings file ``source`` with ``enabled=false`` for each event ``off`` picks
+    and the ``period`` of each event in ``periods`` replaced; ``out`` (absolute), written once.
+    The ``control`` links stay: the JVM reads only the settings."""
     if out.is_file():
         return out.resolve()
     tree = ET.parse(source)
@@ -97,6 +110,9 @@ def derive_jfc(source: Path, out: Path, off: EventFilter) -> Path:
         enabled = next((s for s in event.iter("setting") if s.get("name") == "enabled"), None)
         if enabled is not None and off(name, enabled.get("control")):
             enabled.text = "false"
+        period = next((s for s in event.iter("setting") if s.get("name") == "period"), None)
+        if period is not None and periods and name in periods:
+            period.text = periods[name]
     out.parent.mkdir(parents=True, exist_ok=True)
     tree.write(out, encoding="UTF-8", xml_declaration=True)
     return out.resolve()

@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jfr_arms import Arm, derive_jfc
+from jfr_arms import Arm
 from jfr_cpu import SHOWN, CpuProbe
 from jvmlab.collect.jfr import EXTRA_EVENTS
 from jvmlab.execute.local import LocalExecutor
@@ -50,8 +50,8 @@ def toggle_argv(jdk: JdkInfo, arm: Arm, folder: Path, toggler: Path, period_s: f
                 classpath: str, main: list[str]) -> list[str]:
     """java ... JfrToggle PERIOD_MS SETTINGS EXTRAS DISK MAIN ARGS for ``arm``."""
     settings = arm.collector or "default"
-    if arm.off is not None:
-        settings = str(derive_jfc(jdk.home / "lib" / "jfr" / "default.jfc", folder / f"{arm.name}.jfc", arm.off))
+    if arm.derived:
+        settings = str(arm.settings_file(jdk.home, folder))
     extras = ";".join(e[:-2] + " ms" if e.endswith("ms") else e for e in EXTRA_EVENTS) \
         if arm.extras and jdk.feature >= 17 else "-"
     disk = "false" if "disk=false" in arm.recording else "true"

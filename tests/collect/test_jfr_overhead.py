@@ -47,6 +47,31 @@ def test_each_arm_turns_off_its_group_and_nothing_else(bench, jdk17, tmp_path: P
     assert not no_gc & {"jdk.ExecutionSample", "jdk.ObjectAllocationSample", "jdk.CPULoad"}
 
 
+def test_the_read_arm_keeps_what_jvmlab_reads_and_the_slow_sampler_arm_only_slows_it(bench, jdk17,
+                                                                                      tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from jvmlab.collect.jfr_parse import EVENTS
+
+    arms, _ = bench
+    source = jdk17.home / "lib" / "jfr" / "default.jfc"
+    stock = arms.enabled_events(source)
+    read = arms.enabled_events(arms.ARMS["read"].settings_file(jdk17.home, tmp_path))
+    assert read == stock & set(EVENTS) and "jdk.GCPhaseParallel" not in read and "jdk.ExecutionSample" in read
+    slow = arms.ARMS["sampler-100ms"].settings_file(jdk17.home, tmp_path)
+    assert arms.enabled_events(slow) == stock  # nothing switched off
+
+    def periods(jfc: Path) -> dict[str, str]:
+        return {e.get("name", ""): (s.text or "").strip() for e in ET.parse(jfc).getroot().iter("event")
+                for s in e.iter("setting") if s.get("name") == "period"}
+
+    before, after = periods(source), periods(slow)
+    assert before["jdk.ExecutionSample"] == "20 ms" and after["jdk.ExecutionSample"] == "100 ms"
+    assert after["jdk.NativeMethodSample"] == "100 ms"
+    assert {k: v for k, v in after.items() if not k.endswith("MethodSample") and k != "jdk.ExecutionSample"} == \
+        {k: v for k, v in before.items() if not k.endswith("MethodSample") and k != "jdk.ExecutionSample"}
+
+
 def test_only_the_collector_arms_carry_jvmlabs_extra_events(bench, tmp_path: Path) -> None:
     arms, _ = bench
     home = Path("/nonexistent-jdk")  # jdk-default and memory read no settings file
