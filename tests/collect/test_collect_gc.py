@@ -114,12 +114,18 @@ def test_light_log_keeps_the_summary(jdk_name: str, gc_flag: str, request: pytes
     assert "[gc,metaspace" not in text and "[gc,heap,exit" not in text and "[gc,init" in text  # light, really
     light, full = runs["light"].collected, runs["full"].collected
     assert light.documents["gc"]["gc_log"] == "light" and full.documents["gc"]["gc_log"] == "full"
-    assert set(light.metrics) == set(full.metrics)
+    # Shenandoah's rates need two cycles with heap figures inside the run's window, and whether a
+    # run of its own has them varies: a fresh-clone CI run once had the allocation rate in the
+    # light run only. Every other metric, and every metric of the other collectors, must match.
+    tolerated = {"gc.alloc_rate_mb_s", "gc.promotion_rate_mb_s"} if "Shenandoah" in gc_flag else set()
+    assert set(light.metrics) ^ set(full.metrics) <= tolerated, set(light.metrics) ^ set(full.metrics)
     assert set(light.timelines) == set(full.timelines) >= {"gc.pause_ms", "gc.heap_after_mb"}
     # Which causes and phases a run of its own shows varies (ZGC's warm-up cycles, an aborted
     # G1 marking): compared are the fields, not the names under them.
     varying = ("collections_by_cause.", "concurrent_phases.", "pauses.by_kind.", "relocation_stalls.",
                "files", "other_logs", "throughput_pct")
+    if tolerated:  # the summary's fields of those rates, for the same reason
+        varying += ("alloc_rate_mb_s", "promotion_rate_mb_s")
     missing = {k for k in _filled_keys(full.documents["gc"]) - _filled_keys(light.documents["gc"])
                if not k.startswith(varying)}
     assert not missing, f"light loses {sorted(missing)}"
