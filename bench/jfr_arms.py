@@ -12,15 +12,14 @@ from __future__ import annotations
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.jfr import recording_args
 from jvmlab.collect.jfr_parse import EVENTS as READ
+from jvmlab.collect.jfr_settings import EventFilter, derive_jfc, never, resolve_settings
 
-# event name, its ``control`` attribute (None when it has none) -> True when the arm turns it off
-EventFilter = Callable[[str, str | None], bool]
+__all__ = ["ARMS", "Arm", "derive_jfc", "enabled_events", "event_counts"]
 
 SAMPLING = frozenset({"jdk.ExecutionSample", "jdk.NativeMethodSample"})
 ALLOCATION = frozenset({"jdk.ObjectAllocationSample", "jdk.OldObjectSample", "jdk.ObjectAllocationInNewTLAB",
@@ -58,13 +57,18 @@ class Arm:
     def settings_file(self, jdk_home: Path, folder: Path) -> Path:
         """The arm's derived settings file in ``folder`` (``derived`` arms only)."""
         return derive_jfc(jdk_home / "lib" / "jfr" / "default.jfc", folder / f"{self.name}.jfc",
-                          self.off or (lambda name, control: False), dict(self.periods))
+                          self.off or never, dict(self.periods))
+
+    def settings_argument(self, jdk_home: Path, folder: Path) -> str:
+        """What ``settings=`` names for this arm: the collector's own choice (jvmlab's ``default``
+        is a derived file in jvmlab's cache), the arm's derived file, or the JDK's ``default``."""
+        if self.collector:
+            return resolve_settings(self.collector, jdk_home).argument
+        return str(self.settings_file(jdk_home, folder)) if self.derived else "default"
 
     def jvm_args(self, feature: int, jdk_home: Path, folder: Path, recording: Path) -> list[str]:
         """The JVM options of this arm (the collector's own come from its probe instead)."""
-        settings = "default"
-        if self.derived:
-            settings = str(self.settings_file(jdk_home, folder))
+        settings = self.settings_argument(jdk_home, folder)
         if self.extras:
             (arg,) = recording_args(feature, settings, recording)
         else:
@@ -73,8 +77,10 @@ class Arm:
 
 
 ARMS: dict[str, Arm] = {a.name: a for a in (
-    Arm("default", "the collector as jvmlab runs it: settings=default plus its safepoint and deopt events",
-        collector="default"),
+    Arm("default", "the collector as jvmlab runs it: jvmlab's default (the JDK's default.jfc with the execution "
+        "samplers at 100 ms) plus its safepoint and deopt events", collector="default"),
+    Arm("jdk-collector", "the collector with jfr_settings=jdk-default: the JDK's own default.jfc (20-ms "
+        "sampler) plus jvmlab's safepoint and deopt events", collector="jdk-default"),
     Arm("profile", "the collector with settings=profile", collector="profile"),
     Arm("jdk-default", "the JDK's default.jfc alone, without jvmlab's extra events", extras=False),
     Arm("bare", "JFR recording with every event off: the recorder's fixed cost (threads, buffers)",
@@ -96,26 +102,6 @@ ARMS: dict[str, Arm] = {a.name: a for a in (
     Arm("depth16", "default with -XX:FlightRecorderOptions:stackdepth=16 (64 stock)",
         options=("-XX:FlightRecorderOptions:stackdepth=16",)),
 )}
-
-
-def derive_jfc(source: Path, out: Path, off: EventFilter, periods: dict[str, str] | None = None) -> Path:
-    """A copy of the settings file ``source`` with ``enabled=false`` for each event ``off`` picks
-    and the ``period`` of each event in ``periods`` replaced; ``out`` (absolute), written once.
-    The ``control`` links stay: the JVM reads only the settings."""
-    if out.is_file():
-        return out.resolve()
-    tree = ET.parse(source)
-    for event in tree.getroot().iter("event"):
-        name = event.get("name", "")
-        enabled = next((s for s in event.iter("setting") if s.get("name") == "enabled"), None)
-        if enabled is not None and off(name, enabled.get("control")):
-            enabled.text = "false"
-        period = next((s for s in event.iter("setting") if s.get("name") == "period"), None)
-        if period is not None and periods and name in periods:
-            period.text = periods[name]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tree.write(out, encoding="UTF-8", xml_declaration=True)
-    return out.resolve()
 
 
 def enabled_events(jfc: Path) -> set[str]:

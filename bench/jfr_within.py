@@ -49,9 +49,7 @@ def toggler_classes(jdk: JdkInfo, folder: Path) -> Path:
 def toggle_argv(jdk: JdkInfo, arm: Arm, folder: Path, toggler: Path, period_s: float,
                 classpath: str, main: list[str]) -> list[str]:
     """java ... JfrToggle PERIOD_MS SETTINGS EXTRAS DISK MAIN ARGS for ``arm``."""
-    settings = arm.collector or "default"
-    if arm.derived:
-        settings = str(arm.settings_file(jdk.home, folder))
+    settings = arm.settings_argument(jdk.home, folder)
     extras = ";".join(e[:-2] + " ms" if e.endswith("ms") else e for e in EXTRA_EVENTS) \
         if arm.extras and jdk.feature >= 17 else "-"
     disk = "false" if "disk=false" in arm.recording else "true"

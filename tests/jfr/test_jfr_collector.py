@@ -42,6 +42,22 @@ def test_recording_gives_metrics_and_the_hot_method_on_top(request, jdk_name, jf
     assert (tmp_path / "artifacts" / "recording.jfr").is_file()
 
 
+def test_default_samples_every_100_ms_and_still_finds_the_hot_method(jdk17, jfr_classes, run_jvm,
+                                                                      tmp_path: Path) -> None:
+    """jvmlab's default (100-ms samplers) against the JDK's own default (20 ms) on one busy thread
+    for 3 s: about 30 samples against about 150; a factor of 3 leaves room for a loaded machine."""
+    ours = run_jvm([JfrCollector()], jdk17, tmp_path / "ours", ["JfrWork", "3"], jfr_classes)
+    stock = run_jvm([JfrCollector("jdk-default")], jdk17, tmp_path / "stock", ["JfrWork", "3"], jfr_classes)
+    doc = ours.collected.documents["jfr"]
+    assert doc["settings"] == "default" and doc["sampler_period"] == "100 ms", doc
+    assert doc["settings_argument"].endswith(".jfc") and Path(doc["settings_argument"]).is_absolute()
+    assert stock.collected.documents["jfr"]["settings_argument"] == "default"
+    few, many = ours.collected.metrics["jfr.exec_samples"], stock.collected.metrics["jfr.exec_samples"]
+    assert 10 <= few <= 45 and many >= 3 * few, (few, many)
+    (leaf, share), = top_frames(merge_stacks([ours.collected.documents["jfr.profile"]["cpu"]]), n=1)
+    assert leaf == "JfrWork.hotLoop" and share > 0.5
+
+
 def test_a_run_that_ends_before_the_dump_has_no_jfr_metrics_but_a_reason(jdk17, jfr_classes, run_jvm,
                                                                           tmp_path: Path) -> None:
     run = run_jvm([JfrCollector()], jdk17, tmp_path, ["JfrHalt"], jfr_classes)
@@ -55,7 +71,7 @@ def test_a_run_that_ends_before_the_dump_has_no_jfr_metrics_but_a_reason(jdk17, 
 def test_settings_are_checked() -> None:
     from jvmlab.errors import UserError
 
-    with pytest.raises(UserError, match="default or profile"):
+    with pytest.raises(UserError, match="default or jdk-default or profile"):
         JfrCollector("verbose")
     assert hazards.JFR_UNUSABLE == "jfr-unusable"
 

@@ -2,8 +2,10 @@
 
 Opt-in (``[collect] jfr = true`` or ``--collect jfr``): JFR costs startup time (its own
 classes load while the VM is created) and a little throughput (``bench/jfr_overhead.py``).
-Each invocation writes ``<artifacts>/recording.jfr`` (absolute path) with the JDK's
-``default`` or ``profile`` settings, plus safepoint and deoptimization events (JDK 17+
+Each invocation writes ``<artifacts>/recording.jfr`` (absolute path) with jvmlab's ``default``
+(the JDK's default.jfc with the execution samplers at 100 ms instead of 20 ms: 0.3% throughput
+instead of 2-3%, :mod:`jvmlab.collect.jfr_settings`), the JDK's own ``default``
+(``jdk-default``) or its ``profile``, plus safepoint and deoptimization events (JDK 17+
 accepts per-event settings on the command line). After exit jvmlab's own reader of the
 binary format reads the events we use (:mod:`jvmlab.collect.jfr_read`; the JDK's ``jfr print``
 for a chunk it cannot read, with a ``jfr-reader-fallback`` warning), and
@@ -24,6 +26,7 @@ from pathlib import Path
 from jvmlab.collect.base import NullProbe
 from jvmlab.collect.jfr_parse import digest_events, jfr_tool
 from jvmlab.collect.jfr_read import read_recording
+from jvmlab.collect.jfr_settings import SETTINGS, JfrSettings, resolve_settings
 from jvmlab.errors import UserError
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
@@ -31,7 +34,6 @@ from jvmlab.model.hazards import Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
 
-SETTINGS = ("default", "profile")
 RECORDING = "recording.jfr"
 # Events the stock settings leave off or filter by a threshold; cheap (a few per second).
 EXTRA_EVENTS = ("jdk.SafepointBegin#enabled=true", "jdk.SafepointBegin#threshold=0ms",
@@ -56,11 +58,13 @@ class JfrProbe(NullProbe):
         self.settings = settings
         self.keep = keep
         self.path = ctx.artifacts_dir / RECORDING
+        self.used: JfrSettings | None = None
 
     def jvm_args(self) -> list[str]:
         if self.ctx.jdk.vm_kind == "OpenJ9" or self.ctx.jdk.feature < 11:
             return []
-        return recording_args(self.ctx.jdk.feature, self.settings, self.path)
+        self.used = resolve_settings(self.settings, self.ctx.jdk.home)
+        return recording_args(self.ctx.jdk.feature, self.used.argument, self.path)
 
     def finish(self, result: ProcessResult) -> Collected:
         if self.ctx.jdk.vm_kind == "OpenJ9" or self.ctx.jdk.feature < 11:
@@ -86,7 +90,8 @@ class JfrProbe(NullProbe):
         events = read_recording(self.path, tool)
         found = digest_events(events.by_type)
         doc = found.to_json()
-        doc.update({"settings": self.settings, "file": str(self.path) if self.keep else None,
+        doc.update(self.used.to_json() if self.used else {"settings": self.settings})
+        doc.update({"file": str(self.path) if self.keep else None,
                     "chunks": events.chunks, "read_s": time.perf_counter() - began,
                     "reader": "jvmlab" if not events.fallbacks else "jvmlab + jfr print",
                     "fallbacks": events.fallbacks})

@@ -327,10 +327,12 @@ register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per
                                         minimum=5, maximum=60_000),)))
 register(CollectorEntry("progress", "throughput and warm-up from the workload's `progress` regex",
                         "`progress.*`", _B + "progress"))
-register(CollectorEntry("jfr", "a Flight Recording per invocation, read with the JDK's `jfr` tool (docs/jfr.md)",
+register(CollectorEntry("jfr", "a Flight Recording per invocation, read by jvmlab's reader of the JFR "
+                        "format (docs/jfr.md)",
                         "`jfr.*`", _B + "jfr", default_on=False, setting="jfr_settings",
-                        options=(Option("jfr_settings", "default", "JFR settings file",
-                                        choices=("default", "profile")),)))
+                        options=(Option("jfr_settings", "default", "JFR settings: default is the JDK's default.jfc "
+                                        "with 100-ms execution samplers (20 ms in jdk-default)",
+                                        choices=("default", "jdk-default", "profile")),)))
 register(CollectorEntry("startup", "`-Xlog:startuptime` and class-load phases", "`startup.*`", _B + "startup",
                         default_on=False))
 register(CollectorEntry("flag_effect", "did each `-XX` flag take effect? (reads the gc and proc probes: last)",
