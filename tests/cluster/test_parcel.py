@@ -87,3 +87,31 @@ def test_a_node_that_keeps_no_parcel_fails_the_slot_after_three_resends(tmp_path
     assert len(stored) == 2 and all(i.status == "failed" for i in stored)
     assert all(f"after it was sent {MAX_RESENDS} more times" in (i.reason or "") for i in stored)
     assert len(spy.orders) == 2 * (1 + MAX_RESENDS)
+
+
+def test_the_node_check_loads_what_a_first_slot_would_import(tmp_path: Path) -> None:
+    """ready_node in a fresh interpreter: every collector module and the GC log analysis the
+    flag-effect collector needs are loaded by it, none before it; the executor is loaded after it."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\n"
+            "from jvmlab.cluster.parcel import ready_node\n"
+            "before = set(sys.modules)\n"
+            "kinds = ready_node()\n"
+            "now = set(sys.modules)\n"
+            "print(json.dumps({'kinds': kinds, 'new': sorted(now - before), 'all': sorted(now)}))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    from jvmlab.collect.registry import entries
+
+    assert got["kinds"] == len(entries())
+    new = set(got["new"])
+    for module in ("jvmlab.collect.flag_effect", "jvmlab.collect.jfr", "jvmlab.collect.jfr_settings",
+                   "jvmlab.collect.gc", "jvmlab.collect.proc"):
+        assert module in new, module
+    assert any(m.startswith("jvmlab.gclog.") for m in new)
+    assert {"jvmlab.execute.windows", "jvmlab.execute.launcher"} <= set(got["all"])
