@@ -33,7 +33,7 @@ extra = "-Djfrwork.extra=true"
 baseline = {{ work = "plain" }}
 
 [run]
-invocations = 1
+invocations = 2
 warmup = 0
 '''
 
