@@ -10,6 +10,7 @@ from jvmlab.collect.flag_effect import (
     FlagEffectCollector,
     Observed,
     evaluate,
+    peak_rss,
     requested_flags,
 )
 from jvmlab.collect.gc import GcCollector
@@ -83,6 +84,41 @@ def test_thp_and_pretouch_in_effect_large_pages_not(jdk17: JdkInfo, classes: Pat
     assert got["-XX:+UseTransparentHugePages"]["in_effect"] is True, got
     assert got["-XX:+AlwaysPreTouch"]["in_effect"] is True, got
     assert [h for h in out.hazards if h.kind == FLAG_NOT_IN_EFFECT] == []
+
+
+def test_peak_rss_is_the_larger_of_sampler_and_kernel() -> None:
+    assert peak_rss(809 * MIB, 1108 * MIB) == 1108 * MIB
+    assert peak_rss(900 * MIB, 800 * MIB) == 900 * MIB
+    assert peak_rss(None, 5) == 5 and peak_rss(5, None) == 5 and peak_rss(None, None) is None
+
+
+def test_pretouch_judged_on_the_kernels_peak_when_the_sampler_missed_it(jdk17: JdkInfo, tmp_path: Path) -> None:
+    """The case seen in `jvmlab demo`: a 0.43-s JVM pre-touching 1 GiB, whose last /proc sample
+    (809 MiB) came before the pre-touch ended; wait4 said 1108 MiB. The sampler's samples are
+    set by hand here (when they land is the machine's timing); the judgement is the real probe's."""
+    import time
+
+    from jvmlab.collect.proc import ProcSample
+    from jvmlab.model.probe import ProbeContext
+    from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+
+    proc = ProcCollector(interval_ms=100)
+    ctx = ProbeContext(jdk17, "c", ("-XX:+AlwaysPreTouch", "-Xms1g", "-Xmx1g"), tmp_path,
+                       final_flags={"InitialHeapSize": str(1024 * MIB), "AlwaysPreTouch": "true"})
+    sampler = proc.probe(ctx)  # made first, as the runner does
+    probe = FlagEffectCollector(proc=proc).probe(ctx)
+    assert probe.proc is sampler
+    sampler.samples.extend([ProcSample(0.1, 300 * MIB, None, None, {}), ProcSample(0.3, 809 * MIB, None, None, {})])
+
+    def judged(max_rss: int | None) -> dict[str, object]:
+        measures = None if max_rss is None else ProcessMeasures(0.43, 0.3, 0.2, max_rss, 1, 0, 1, 1)
+        out = probe.finish(ProcessResult(Status.OK, None, 0, None, measures, 42, time.time()))
+        (doc,) = [d for d in out.documents["flag_effect"] if d["flag"] == "-XX:+AlwaysPreTouch"]
+        return doc
+
+    assert judged(1108 * MIB)["in_effect"] is True
+    assert judged(None)["in_effect"] is False  # no exact figure (measures lost): the sampler's is all there is
+    assert "809 MiB" in str(judged(None)["evidence"])
 
 
 @pytest.mark.jvm
