@@ -84,5 +84,24 @@ def test_the_why_scenario_names_the_grown_frame_from_a_real_store(tmp_path: Path
         _record(store, exp, g1, block, {"jfr.profile": {"cpu": {"main;a": 8, "main;b": 2}, "alloc": {}}})
         _record(store, exp, zgc, block, {"jfr.profile": {"cpu": {"main;a": 2, "main;b": 8}, "alloc": {}}})
     summary = summarize(store, exp)
-    assert frame_changes(summary, store) == ["ZGC: +60.0 pp of samples in b"]
+    assert frame_changes(summary, store) == ["ZGC: +60.0 pp [+60.0 … +60.0] of samples in b"]
+    store.close()
+
+
+def test_the_why_scenario_skips_a_growth_that_resampling_undoes(tmp_path: Path) -> None:
+    # ZGC's x is 90 of 100 samples in one invocation and absent from the other two: the largest
+    # pooled growth (+75 pp), but a third of the resamples have none of it. y is in every ZGC
+    # invocation (+16.7 pp, interval above zero): y is the frame named.
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios.why import frame_changes
+
+    store, exp, g1, zgc = _store(tmp_path)
+    store.set_baseline(exp, 0)
+    zgc_runs = [{"main;x": 90, "main;y": 10}, {"main;a": 5, "main;y": 5}, {"main;a": 5, "main;y": 5}]
+    for block, run in enumerate(zgc_runs):
+        _record(store, exp, g1, block, {"jfr.profile": {"cpu": {"main;a": 8, "main;b": 2}, "alloc": {}}})
+        _record(store, exp, zgc, block, {"jfr.profile": {"cpu": run, "alloc": {}}})
+    summary = summarize(store, exp)
+    (phrase,) = frame_changes(summary, store)
+    assert phrase.startswith("ZGC: +16.7 pp [+") and phrase.endswith("of samples in y"), phrase
     store.close()

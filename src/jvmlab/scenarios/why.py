@@ -94,15 +94,24 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
 
 
 def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
-    """The frames whose share of execution samples grew most in each non-baseline cell."""
+    """The frames whose share of execution samples grew most in each non-baseline cell, among
+    those whose 95% interval lies above zero (a growth that resampling the invocations can undo
+    explains nothing); with one invocation per cell there is no interval and the largest growth
+    is named as it is."""
     out: list[str] = []
     for diff in build_why(summary, load_why(store, summary.experiment.id, summary.invocations)).diffs:
         if diff.kind != "cpu":
             continue
         cell = next((cs for cs in summary.cells if cs.cell.name == diff.cell), None)
         label = cell.cell.levels.get("gc", diff.cell) if cell else diff.cell
-        out.extend(f"{label}: {c.delta * 100:+.1f} pp of samples in {c.frame}" for c in diff.grew[:top])
+        sure = [c for c in diff.grew if c.ci95 is None or c.ci95[0] > 0]
+        out.extend(f"{label}: {c.delta * 100:+.1f} pp{_interval_pp(c.ci95)} of samples in {c.frame}"
+                   for c in sure[:top])
     return out
+
+
+def _interval_pp(ci95: tuple[float, float] | None) -> str:
+    return "" if ci95 is None else f" [{ci95[0] * 100:+.1f} … {ci95[1] * 100:+.1f}]"
 
 
 def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
