@@ -3,8 +3,8 @@
 Opt-in (``[collect] jfr = true`` or ``--collect jfr``): JFR costs startup time (its own
 classes load while the VM is created) and a little throughput (``bench/jfr_overhead.py``).
 Each invocation writes ``<artifacts>/recording.jfr`` (absolute path) with jvmlab's ``default``
-(the JDK's default.jfc with the execution samplers at 100 ms instead of 20 ms: 0.3% throughput
-instead of 2-3%, :mod:`jvmlab.collect.jfr_settings`), the JDK's own ``default``
+(the JDK's default.jfc with the execution samplers at 100 ms instead of 20 ms: no throughput
+cost that a quiet bench could see, against 2-3%; :mod:`jvmlab.collect.jfr_settings`), the JDK's own ``default``
 (``jdk-default``) or its ``profile``, plus safepoint and deoptimization events (JDK 17+
 accepts per-event settings on the command line). After exit jvmlab's own reader of the
 binary format reads the events we use (:mod:`jvmlab.collect.jfr_read`; the JDK's ``jfr print``
