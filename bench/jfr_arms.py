@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jvmlab.collect.jfr import recording_args
 from jvmlab.collect.jfr_parse import EVENTS as READ
-from jvmlab.collect.jfr_settings import EventFilter, derive_jfc, never, resolve_settings
+from jvmlab.collect.jfr_settings import EventFilter, derive_jfc, never, resolve_settings, sampler_periods
 
 __all__ = ["ARMS", "Arm", "derive_jfc", "enabled_events", "event_counts"]
 
@@ -96,8 +96,9 @@ ARMS: dict[str, Arm] = {a.name: a for a in (
     Arm("no-old", "default without jdk.OldObjectSample", off=lambda name, control: name == "jdk.OldObjectSample"),
     Arm("read", "default with only the events jvmlab reads (jvmlab.collect.jfr_parse.EVENTS) left on",
         off=lambda name, control: name not in READ),
-    Arm("sampler-100ms", "default with the execution samplers (jdk.ExecutionSample, jdk.NativeMethodSample) every "
-        "100 ms instead of 20 ms", periods=(("jdk.ExecutionSample", "100 ms"), ("jdk.NativeMethodSample", "100 ms"))),
+    Arm("sampler-100ms", "the JDK's default with the execution samplers (jdk.ExecutionSample, "
+        "jdk.NativeMethodSample) every 100 ms instead of 20 ms: jvmlab's default, derived in the bench's folder",
+        periods=tuple(sampler_periods().items())),
     Arm("memory", "default with disk=false (kept in memory, written once at exit)", recording=",disk=false"),
     Arm("depth16", "default with -XX:FlightRecorderOptions:stackdepth=16 (64 stock)",
         options=("-XX:FlightRecorderOptions:stackdepth=16",)),
