@@ -69,6 +69,7 @@ class Timer:
                 wall = value * scale if wall is None else wall
                 continue
             self.uptime_idx, self.uptime_scale = i, scale
+            self.clock.uptime = True
             return self.clock(value * scale)
         if wall is None:
             return None

@@ -76,6 +76,7 @@ class LegacyParser(ParserState):
 
     def _time(self, date: str | None, up: str | None) -> float | None:
         if up is not None:
+            self.clock.uptime = True
             return self.clock(_f(up))
         if date is not None:
             try:

@@ -18,7 +18,7 @@ from jvmlab.gclog.decorators import Timer
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 from jvmlab.gclog.triggers import trigger_cause
-from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
+from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, collector_of_pause, pause_kind
 from jvmlab.gclog.unified_scan import (  # which lines to read; _GC_LINE and plain_matches also for the bench
     _BAD_LINE,
     _GC_LINE,
@@ -52,6 +52,7 @@ _STALL = re.compile(rf"^(?P<what>Allocation|Relocation) Stall \((?P<who>.*)\) (?
 _SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
 _SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
 _PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
+_GEN_COLLECTORS = {"P": "Parallel", "D": "Serial", "N": "CMS"}  # PSYoungGen:, DefNew:, ParNew:
 _SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
 
 _COLLECTORS = (
@@ -209,8 +210,13 @@ class UnifiedParser(ParserState):
             if self._exhausted and self._exhausted.pop(gid, False):
                 failure = "to-space exhausted"
             self._n_pauses += 1
+            dur = _f(pm["dur"])
+            if t is not None:
+                self.clock.started(t - dur / 1000.0)  # stamped at its end
+            if self.collector is None:
+                self.collector = collector_of_pause(what)
             yield GcEvent(
-                ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
+                ev.PAUSE, pause_kind(what), t, dur,
                 f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
                 cause, gid,
                 _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
@@ -222,14 +228,18 @@ class UnifiedParser(ParserState):
                 if cm is None:
                     return
                 what = cm["what"]
+                if ":" in what:  # "Concurrent refinement times: ... 0.00ms": figures, not a phase
+                    return
                 t = self.timer(deco)
+                ms = _f(cm["dur"])
+                if t is not None:
+                    self.clock.started(t - ms / 1000.0)
                 if what.startswith(("Cycle", "Mark Cycle", "Undo Cycle")) and msg[:2] not in ("y:", "Y:", "O:"):
                     self._explicit(gid)
                     self.collector = self.collector or "G1"
-                    yield GcEvent(ev.CYCLE, "concurrent", t, _f(cm["dur"]), "Concurrent " + what,
+                    yield GcEvent(ev.CYCLE, "concurrent", t, ms, "Concurrent " + what,
                                   None, gid)
                 else:
-                    ms = _f(cm["dur"])
                     self._note_phase(gid, t, ms)
                     if cm["a"] is not None:  # Shenandoah: "Concurrent cleanup 15M->11M(64M)", the cycle's heap
                         self._conc[gid][4] = (_mb(cm["b"], cm["bu"]), _mb(cm["a"], cm["au"]), _mb(cm["c"], cm["cu"]))
@@ -243,6 +253,8 @@ class UnifiedParser(ParserState):
         elif first in "PDN" and msg.startswith(("PSYoungGen", "DefNew", "ParNew")):
             gm = _GEN.match(msg)
             if gm is not None:
+                if self.collector is None:
+                    self.collector = _GEN_COLLECTORS[msg[0]]
                 self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
                 if len(self._gen) > _PENDING_LIMIT:
                     self._gen.pop(next(iter(self._gen)))
@@ -269,6 +281,8 @@ class UnifiedParser(ParserState):
         committed, before, after, peak = self._tables.take(gid)
         if zm["dur"] is not None:
             dur: float | None = _f(zm["dur"]) * 1000.0
+            if t is not None:
+                self.clock.started(t - _f(zm["dur"]))
         elif start is not None and t is not None:
             dur = (t - start) * 1000.0
         else:
