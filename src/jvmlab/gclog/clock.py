@@ -51,6 +51,9 @@ class MonotonicClock:
 
     def __call__(self, raw: float) -> float:
         last_raw = self.last_raw
+        if raw == last_raw:  # the stamp of the line before (common): nothing to move
+            self.expect_restart = False
+            return raw + self.offset
         if last_raw is not None and (raw < last_raw - RESTART_BACKWARDS_S or (self.expect_restart and raw < last_raw)):
             self._new_run(last_raw)
             self.last_raw = raw
