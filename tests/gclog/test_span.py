@@ -144,3 +144,13 @@ def test_gcviewer_running_time_on_the_corpus() -> None:
         assert doc["throughput_pct"] >= 100.0 * (1 - paused_s / ours_gcv_basis) - 1e-9
         checked += 1
     assert checked >= 2
+
+
+def test_fragment_of_one_pause_has_no_throughput(tmp_path: Path) -> None:
+    # A JDK 8 record 2 h into the run, alone: its span is the pause itself; "0% throughput"
+    # would be a figure about nothing.
+    text = ("7200.000: [GC (Allocation Failure) 7200.000: [ParNew: 8678K->1081K(9792K), 0.0088699 secs] "
+            "8678K->8064K(31680K), 0.0106548 secs] [Times: user=0.02 sys=0.00, real=0.01 secs]\n")
+    doc = _doc(tmp_path, text)
+    assert doc["span_from"] == "first_event" and doc["span_s"] == pytest.approx(0.0107, abs=1e-4)
+    assert doc["throughput_pct"] is None and "nothing but pauses" in doc["throughput_not_measured"]

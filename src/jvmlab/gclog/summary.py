@@ -164,16 +164,24 @@ class LogSummary:
         if not self.span_s:
             return None
         paused_s = self.pauses.total / 1000.0
-        if paused_s > self.span_s * (1.0 + 1e-9):
+        if paused_s > self.span_s * (1.0 + 1e-9) or self._only_pauses():
             return None
         return max(0.0, 100.0 * (1.0 - paused_s / self.span_s))
 
+    def _only_pauses(self) -> bool:
+        """A span from the first event that holds nothing but pauses (a log of one pause)."""
+        return (self.span_from != "jvm_start" and self.span_s is not None
+                and self.pauses.total / 1000.0 >= self.span_s * (1.0 - 1e-9))
+
     def throughput_note(self) -> str | None:
         """Why the throughput is not given, when the log has a span and pauses."""
-        if self.span_s and self.pauses_logged and self.throughput_pct() is None:
-            return (f"pauses add up to {self.pauses.total / 1000.0:.6g} s, more than the {self.span_s:.6g} s "
-                    f"span: the log's records overlap")
-        return None
+        if not (self.span_s and self.pauses_logged and self.throughput_pct() is None):
+            return None
+        if self._only_pauses():
+            return ("the span (first event to last, no JVM start in the log) holds nothing but pauses: "
+                    "no running time to measure")
+        return (f"pauses add up to {self.pauses.total / 1000.0:.6g} s, more than the {self.span_s:.6g} s "
+                f"span: the log's records overlap")
 
     def interval_mean_s(self) -> float | None:
         if self.pauses.count < 2 or self.first_pause_t is None or self.last_pause_t is None:
