@@ -57,8 +57,8 @@ def test_cli_import_compare_and_gate(tmp_path: Path) -> None:
 def test_export_hyperfine_then_import_round_trips_a_real_run(tmp_path: Path) -> None:
     """Cells keep their names, JVMs and levels (not 300-character command lines), and their runs."""
     spec = tmp_path / "s.toml"
-    spec.write_text('name = "rt"\n[workload]\nbuiltin = "hello"\n[jvms]\njdk17 = "17"\n'
-                    '[factors.gc]\ng1 = "-XX:+UseG1GC"\nserial = "-XX:+UseSerialGC"\n[run]\ninvocations = 2\nwarmup = 0\n')
+    spec.write_text('name = "rt"\n[workload]\nbuiltin = "hello"\n[jvms]\njdk17 = "17"\n[factors.gc]\n'
+                    'g1 = "-XX:+UseG1GC"\nserial = "-XX:+UseSerialGC"\n[run]\ninvocations = 2\nwarmup = 0\n')
     ran = run_jvmlab("run", str(spec), "--store", "a.db", "--quiet", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     out = run_jvmlab("export", "--format", "hyperfine", "--store", "a.db", "-o", "hf.json", cwd=tmp_path)
