@@ -267,6 +267,9 @@ _METRICS: list[Metric] = [
     Metric("load.latency_max_ms", "ms", True, "longest request latency"),
     Metric("load.requests", "count", False, "successful requests in the measured phases"),
     Metric("load.errors", "count", True, "failed requests (non-2xx, connection errors)"),
+    Metric("load.target_rps", "req/s", False, "the fixed rate asked of the server (open loop; jvmlab's generator)"),
+    Metric("load.achieved_share", "share", False,
+           "successful requests per second over the fixed rate asked: below 0.95 the server fell behind"),
     Metric("client.cpu_s", "s", True, "CPU time of the load clients (kept apart from the server's)"),
     Metric("client.max_rss_bytes", "bytes", True, "peak RSS of the largest load client"),
 ]
