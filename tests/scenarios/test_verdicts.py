@@ -131,3 +131,16 @@ def test_why_verdict_is_the_gc_table_with_the_jfr_reasons_added() -> None:
 def test_why_verdict_without_jfr_metrics_says_so() -> None:
     v = scenario_verdict("why", summary("demo why: x", []))
     assert v.conclusion.endswith("JFR found no difference large enough to name (was the jfr collector on?).")
+
+
+def test_gc_title_says_no_steady_state_only_when_it_fell_back() -> None:
+    """`why` ranks on the mean rate by choice: its title must not say "no run reached a steady
+    state: run longer" (printed by a `demo why --quick` whose runs were never asked for one)."""
+    cells = [cell("jdk25", {"progress.mean_rate": (900, 10)}, gc="G1"),
+             cell("jdk25", {"progress.mean_rate": (300, 10)}, gc="ZGC")]
+    s = summary("demo why: x", cells, metric="progress.mean_rate")
+    s.baseline = cells[0].cell.name
+    chosen = scenario_verdict("why", s)
+    assert "mean throughput over the whole run," in chosen.title and "steady state" not in chosen.title
+    fell_back = scenario_verdict("gc", summary("demo gc: x", cells))
+    assert "no run reached a steady state: run longer" in fell_back.title

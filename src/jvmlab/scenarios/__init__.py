@@ -26,7 +26,7 @@ SCENARIOS = {
     "gc": "chunk generation x G1/Parallel/ZGC/Shenandoah per JDK: steady throughput, pauses, ranking",
     "cds": "hello and hellostream x -Xshare:off / default CDS / AppCDS / AOT cache (JDK 24+): startup ms",
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
-    "all": "the five classics above, one after the other (full: at most about 15 minutes on 2 cores)",
+    "all": "the five classics above, one after the other, each sized to answer (full: about 6 minutes on 2 cores)",
     "why": "G1 vs ZGC on chunkgen with JFR on: the verdict and the profile/JFR differences that explain it",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
@@ -35,8 +35,15 @@ SCENARIOS = {
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
-# "all" keeps the 512 MB sort out: one run of it takes over a minute on 2 cores.
-ALL_LARGEPAGES_SIZES = ((64, 4), (128, 3))
+# `demo all` (full) must answer each classic's question in about 6 minutes on a quiet 2-core
+# machine, with every design able to reach significance (jvmlab.plan.power). So it runs:
+# pretouch on the first JDK only (12 cells x 7 blocks, about 1 minute); largepages on 128 MB
+# (not 512: one run of that takes 5 s) on the first JDK, 6 blocks (2 cells, about 40 s); gc on
+# one JDK with G1/Parallel/ZGC, 5 blocks of 10-s runs (about 3 minutes); cds and ramdisk as in
+# full mode, but --until stops at 16 blocks (about 30 s each).
+ALL_LARGEPAGES_SIZES = ((128, 6),)
+ALL_MAX_BLOCKS = 16
+DEFAULT_QUICK_INVOCATIONS = 5  # 4 cells, 3 comparisons: 3 blocks could never be significant
 
 
 def scenario_names() -> dict[str, str]:
@@ -81,13 +88,13 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
                 "ramdisk": ramdisk.runs, "why": why.runs}
     if name != "all":
         return builders[name](jdks, quick)
-    out: list[ScenarioRun] = []
-    for classic in CLASSICS:
-        if classic == "largepages" and not quick:
-            out.extend(largepages.runs(jdks, quick, sizes=ALL_LARGEPAGES_SIZES))
-        else:
-            out.extend(builders[classic](jdks, quick))
-    return out
+    if quick:
+        return [run for classic in CLASSICS for run in builders[classic](jdks, quick)]
+    return [*pretouch.runs(jdks[:1], quick),
+            *largepages.runs(jdks[:1], quick, sizes=ALL_LARGEPAGES_SIZES),
+            *gc.runs(jdks[:1], quick, collectors=gc.SHORT_GCS, invocations=gc.SHORT_INVOCATIONS),
+            *cds.runs(jdks, quick, max_blocks=ALL_MAX_BLOCKS),
+            *ramdisk.runs(jdks, quick, max_blocks=ALL_MAX_BLOCKS)]
 
 
 def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
@@ -132,7 +139,7 @@ on = "-Xms1g -Xmx1g -XX:+AlwaysPreTouch"
 baseline = {{ jvm = "jdk{jdks[0].feature}", pretouch = "off" }}
 
 [run]
-invocations = {3 if quick else 6}
+invocations = {DEFAULT_QUICK_INVOCATIONS if quick else 6}
 warmup = 1
 order = "random-blocks"
 seed = 7

@@ -22,10 +22,13 @@ from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 AOT_FEATURE = 24
 # Full mode: blocks are added until every startup comparison's 95% CI is within +-2% of the
 # default-CDS startup (about +-1.2 ms on a 60 ms HelloWorld: AppCDS saves more than that), at
-# most 60 blocks; a row still unclear then says how many invocations it would need.
+# most 60 blocks; a row still unclear then says how many invocations it would need. 10 first
+# blocks: paired by block, 6 comparisons (two JDKs) reach p < 0.05 / 6 from 8 blocks on, 10
+# with room (6 x 0.002); quick mode's 6 unpaired blocks reach it too (6 x 0.0024).
 FULL_FIRST_BLOCKS = 10
 FULL_UNTIL = 0.02
 FULL_MAX_BLOCKS = 60
+QUICK_BLOCKS = 6
 # A level is its JVM flags, or a typed archive preparation (``{"prepare": kind}``, made by a
 # training run before the measured runs; see docs/scenarios.md).
 Level = list[str] | dict[str, str]
@@ -70,7 +73,8 @@ def levels_for(jdks: list[JdkInfo]) -> tuple[dict[str, Level], list[dict[str, st
 
 
 def runs(jdks: list[JdkInfo], quick: bool, workloads: tuple[str, ...] = ("hello", "hellostream"),
-         invocations: int | None = None) -> list[ScenarioRun]:
+         invocations: int | None = None, max_blocks: int = FULL_MAX_BLOCKS) -> list[ScenarioRun]:
+    """One spec per workload; full mode adds blocks (--until 2%) up to ``max_blocks``."""
     out = []
     levels, excludes = levels_for(jdks)
     for workload in workloads:
@@ -87,10 +91,10 @@ builtin = "{workload}"
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
 {exclude_rules(excludes)}
-{run_table(invocations or (5 if quick else FULL_FIRST_BLOCKS), 1, "60s")}'''
+{run_table(invocations or (QUICK_BLOCKS if quick else FULL_FIRST_BLOCKS), 1, "60s")}'''
         sized = not quick and invocations is None
         out.append(ScenarioRun("cds", workload, text, "wall_s", "startup wall time",
-                               until_rel=FULL_UNTIL if sized else None, max_blocks=FULL_MAX_BLOCKS if sized else None))
+                               until_rel=FULL_UNTIL if sized else None, max_blocks=max_blocks if sized else None))
     return out
 
 

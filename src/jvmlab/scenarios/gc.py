@@ -22,17 +22,26 @@ from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
 METRIC = "progress.steady_rate"
 FALLBACK = "progress.mean_rate"  # when no run reached a steady state
-# Full mode: 6 per cell, the fewest at which the bootstrap intervals are trustworthy
-# (jvmlab.analyze.smallsample) and 6 comparisons under Holm can reach significance.
+# Full mode: every JDK x every collector, 6 per cell, the fewest at which the bootstrap
+# intervals are trustworthy (jvmlab.analyze.smallsample); 7 comparisons (8 cells) under Holm
+# can reach significance from 6 blocks on (jvmlab.plan.power).
 FULL_INVOCATIONS = 6
+# Quick mode and `demo all`: one JDK and the three collectors that differ most (Shenandoah
+# is G1-like on this workload), 5 blocks: the fewest at which 2 Holm-corrected comparisons
+# can be significant (4 blocks cannot: 2 x 0.029 > 0.05). 15 runs of 10 s: about 3 minutes.
+SHORT_GCS = ("G1", "Parallel", "ZGC")
+SHORT_INVOCATIONS = 5
 
 
 def runs(jdks: list[JdkInfo], quick: bool, seconds: int | None = None, workload: str | None = None,
-         invocations: int | None = None, scenario: str = "gc", heap: str = "256m") -> list[ScenarioRun]:
-    """Collectors compared on chunkgen, or on another workload block with a progress regex."""
+         invocations: int | None = None, scenario: str = "gc", heap: str = "256m",
+         collectors: tuple[str, ...] | None = None) -> list[ScenarioRun]:
+    """Collectors compared on chunkgen, or on another workload block with a progress regex.
+    Quick: one JDK, ``SHORT_GCS``, ``SHORT_INVOCATIONS`` (``collectors`` overrides the list)."""
     jdks = jdks[:1] if quick else jdks
     seconds = seconds or 10  # the steady-state detector needs at least 6 one-second windows
-    gcs = [gc for gc in GCS if any(not j.gcs or gc in j.gcs for j in jdks)]
+    wanted = collectors or (SHORT_GCS if quick else GCS)
+    gcs = [gc for gc in wanted if any(not j.gcs or gc in j.gcs for j in jdks)]
     block = workload or (f'builtin = "chunkgen"\nargs = ["--threads", "2", "--seconds", "{seconds}", '
                          f'"--retain-mb", "64", "--chunk-kb", "64"]')
     text = f'''name = "demo {scenario}: chunk generation x collector"
@@ -49,7 +58,7 @@ description = "Which collector generates the most chunks per second, and at what
 [matrix]
 baseline = {{ jvm = "{jvm_name(jdks[0])}", gc = "G1" }}
 {exclude_rules(gc_excludes(jdks, gcs))}
-{run_table(invocations or (2 if quick else FULL_INVOCATIONS), 0, f"{seconds * 4 + 60}s")}'''
+{run_table(invocations or (SHORT_INVOCATIONS if quick else FULL_INVOCATIONS), 0, f"{seconds * 4 + 60}s")}'''
     return [ScenarioRun(scenario, "collectors", text, METRIC, "steady-state throughput")]
 
 
@@ -67,9 +76,10 @@ def _mean(cell: Any, metric: str) -> float:
 def verdict(summary: Any, unit: str = "chunks/s", metric: str | None = None) -> ScenarioVerdict:
     """Collectors ranked per JDK on ``metric`` (default: steady throughput where a run reached
     a steady state, else the mean rate)."""
-    metric = metric or (METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK)
-    what = ("steady-state throughput (after warm-up)" if metric == METRIC else
-            "mean throughput over the whole run (no run reached a steady state: run longer)")
+    fell_back = metric is None and not any(mean_ci(cs, METRIC) for cs in summary.cells)
+    metric = metric or (FALLBACK if fell_back else METRIC)
+    what = ("steady-state throughput (after warm-up)" if metric == METRIC else "mean throughput over the whole run"
+            + (" (no run reached a steady state: run longer)" if fell_back else ""))
     title = f"Collectors ranked by {what}, {unit}, 95% CI; higher is better"
     by_jvm: dict[str, list] = {}
     for cs in summary.cells:

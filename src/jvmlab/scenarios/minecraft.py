@@ -79,5 +79,5 @@ def runs(quick: bool, jdks: list[JdkInfo] | None = None) -> list[ScenarioRun]:
     classpath = [str(folder / "target" / "jvmlab-minestom-1.jar"), str(folder / "target" / "lib" / "*")]
     block = (f'main = "{MAIN}"\nclasspath = {json.dumps(classpath)}\n'
              f'args = ["--seconds", "{seconds}", "--keep", "400"]\nprogress = {json.dumps(PROGRESS)}')
-    return gc.runs([jdk], quick, seconds=seconds, workload=block, invocations=2 if quick else gc.FULL_INVOCATIONS,
-                   scenario="minecraft", heap="1g")
+    blocks = gc.SHORT_INVOCATIONS if quick else gc.FULL_INVOCATIONS
+    return gc.runs([jdk], quick, seconds=seconds, workload=block, invocations=blocks, scenario="minecraft", heap="1g")

@@ -17,7 +17,8 @@ FULL_MAX_BLOCKS = 40
 WORKLOADS = {"hello": "", "integral": 'args = ["--steps", "20000000"]\n'}
 
 
-def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
+def runs(jdks: list[JdkInfo], quick: bool, max_blocks: int = FULL_MAX_BLOCKS) -> list[ScenarioRun]:
+    """One spec per workload on the first JDK; full mode adds blocks (--until 2%) up to ``max_blocks``."""
     jdks = jdks[:1]
     out = []
     for workload, args in WORKLOADS.items():
@@ -39,7 +40,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "
 
 {run_table(5 if quick else 10, 1, "60s")}'''
         out.append(ScenarioRun("ramdisk", workload, text, "wall_s", "wall time",
-                               until_rel=None if quick else FULL_UNTIL, max_blocks=None if quick else FULL_MAX_BLOCKS))
+                               until_rel=None if quick else FULL_UNTIL, max_blocks=None if quick else max_blocks))
     return out
 
 

@@ -37,6 +37,11 @@ EXPLAINING = (("jfr.alloc_stall_wall_ms", "threads stalled in allocation during"
               ("jfr.jit_compile_total_ms", "JIT compile time", "{:.0f} ms"),
               ("jfr.alloc_rate_mb_s", "allocation rate", "{:.0f} MB/s"))
 MIN_RELATIVE = 0.10  # a metric must move by 10% (or from zero) to be named
+# One comparison (ZGC against G1): 4 blocks are the fewest at which a permutation test can
+# reach p < 0.05 (3 blocks: at best p = 0.1), so quick runs 4 (8 runs of 10 s, about 2
+# minutes); full runs 6, from which the intervals are bootstrap ones (analyze.smallsample).
+QUICK_INVOCATIONS = 4
+FULL_INVOCATIONS = 6
 
 
 def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
@@ -64,7 +69,7 @@ baseline = {{ jvm = "{jvm_name(jdk)}", gc = "G1" }}
 jfr = true
 jfr_settings = "default"
 
-{run_table(2 if quick else 3, 0, f"{seconds * 4 + 60}s")}'''
+{run_table(QUICK_INVOCATIONS if quick else FULL_INVOCATIONS, 0, f"{seconds * 4 + 60}s")}'''
     # One metric for the run's verdicts and the scenario's: the mean rate (always there).
     return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK, "mean throughput")]
 
