@@ -30,7 +30,8 @@ def test_full_mode_walks_512_mb_on_every_jdk_until_precise() -> None:
         (run,) = largepages.runs(jdks, quick=False, hugetlbfs=hugetlbfs)
         spec = parse_spec(run.toml)
         assert spec.workload.args == ["--mb", "512", "--walk-m", "6", "--sort-mb", "16", "--seed", "42"]
-        assert spec.run.invocations == MIN_PAIRED_BLOCKS  # paired by block: machine drift cancels
+        # paired by block (machine drift cancels), 10 not 8 since issue 31: room for 5 comparisons
+        assert spec.run.invocations == 10 and spec.run.invocations >= MIN_PAIRED_BLOCKS
         assert run.until_rel == 0.03 and run.max_blocks == 20
         cells = expand(spec)
         assert {c.jvm for c in cells} == {f"jdk{j.feature}" for j in jdks}

@@ -83,3 +83,28 @@ def test_demo_all_full_is_the_five_classics_each_sized_down() -> None:
         assert cells <= 12, (run.scenario, run.title, cells)
         if run.until_rel is not None:
             assert run.max_blocks is not None and run.max_blocks <= 16
+
+
+def test_largepages_full_with_hugetlbfs_pages_has_room_too() -> None:
+    """The hugetlbfs level joins full mode only where pages are reserved (6 cells on two JDKs)."""
+    from jvmlab.scenarios import largepages
+    from jvmlab.scenarios.jdks import demo_jdks
+
+    for hugetlbfs in (False, True):
+        for run in largepages.runs(demo_jdks(), quick=False, hugetlbfs=hugetlbfs):
+            check = _check(run)
+            assert not check.warn and check.smallest_adjusted_p <= ROOM * ALPHA, (hugetlbfs, check)
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick", "full"])
+def test_the_jmh_verdict_family_can_be_significant(quick: bool) -> None:
+    """The jmh verdict corrects every benchmark row x every cell but the baseline together
+    (report/jmh.py), a larger family than the report's cells against the baseline."""
+    from jvmlab.scenarios import jmh
+
+    for run in _runs("jmh", quick):
+        spec = parse_spec(run.toml)
+        family = jmh.table_rows() * (len(expand(spec)) - 1)
+        assert jmh.table_rows() == 3  # HelloWorld, Params.bench at certainty 0 and 16
+        floor = smallest_adjusted(smallest_p_value(spec.run.invocations), family)
+        assert floor <= ROOM * ALPHA, (quick, spec.run.invocations, floor)

@@ -57,8 +57,10 @@ class Sizing:
 # (jvmlab.analyze.compare.MIN_PAIRED_BLOCKS), so a slow spell of the machine that hits both
 # cells of a block cancels out; then blocks are added until every 95% CI of the walk is within
 # +-3% (THP is expected to save 10-50% per read), at most 20 blocks: 2 JDKs x 2 page sizes x
-# 20 x ~5 s is about 7 minutes, 8 blocks under 3.
-FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=8, until_rel=0.03, max_blocks=20)
+# 20 x ~5 s is about 7 minutes, 10 blocks under 4. 10 first blocks, not 8: with hugetlbfs
+# pages reserved there are 6 cells, and 5 Holm-corrected comparisons at 8 paired blocks need
+# every sign of every block to agree (5 x 2/256 = 0.039); at 10, 5 x 2/1024 = 0.01.
+FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=10, until_rel=0.03, max_blocks=20)
 # Quick mode: one JDK, 64 MB (still 16384 small pages against 32 huge ones), a few seconds per
 # invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t.
 QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=6)
