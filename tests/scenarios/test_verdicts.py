@@ -144,3 +144,15 @@ def test_gc_title_says_no_steady_state_only_when_it_fell_back() -> None:
     assert "mean throughput over the whole run," in chosen.title and "steady state" not in chosen.title
     fell_back = scenario_verdict("gc", summary("demo gc: x", cells))
     assert "no run reached a steady state: run longer" in fell_back.title
+
+
+def test_gc_conclusion_names_the_clear_gaps_below_a_close_pair() -> None:
+    """`demo all` on a loaded machine: G1 and Parallel 5% apart (not clear), ZGC 35% behind
+    (clear); the sentence said only "not clearly ahead of Parallel" and hid the clear answer."""
+    cells = [cell("jdk17", {"progress.steady_rate": (192, 40)}, gc="G1"),
+             cell("jdk17", {"progress.steady_rate": (182, 40)}, gc="Parallel"),
+             cell("jdk17", {"progress.steady_rate": (125, 5)}, gc="ZGC")]
+    v = scenario_verdict("gc", summary("demo gc: chunk generation x collector", cells))
+    assert [r[1] for r in v.rows] == ["G1", "Parallel", "ZGC"] and v.rows[2][-1] == "clear"
+    assert v.conclusion.startswith("G1 leads on jdk17 but not clearly ahead of Parallel (")
+    assert v.conclusion.endswith("; ZGC (-34.9%) clearly behind it.")

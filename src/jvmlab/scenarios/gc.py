@@ -90,13 +90,15 @@ def verdict(summary: Any, unit: str = "chunks/s", metric: str | None = None) -> 
     rows, leads = [], []
     for jvm, cells in by_jvm.items():
         ranked = sorted(cells, key=lambda c: -_mean(c, metric))
+        behind: list[tuple[str, Estimate]] = []  # each collector against the leader: the figures of its row
         for k, c in enumerate(ranked):
             vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
             rows.append((jvm, str(c.cell.levels.get("gc")), Estimate(mean_ci(c, metric), "{:.0f}").text(),
                          vs.text() if vs else "leader", _pause(c), vs.answer() if vs else ""))
-        if len(ranked) > 1:  # the runner-up against the leader: the same figure as its row
-            behind = Estimate(ratio_pct(ranked[1], ranked[0], metric), "{:+.1f}%", pair_n(ranked[1], ranked[0], metric))
-            leads.append((jvm, ranked[0].cell.levels.get("gc"), ranked[1].cell.levels.get("gc"), behind))
+            if vs is not None:
+                behind.append((str(c.cell.levels.get("gc")), vs))
+        if behind:
+            leads.append((jvm, ranked[0].cell.levels.get("gc"), behind))
     header = ("JDK", "GC", unit, "vs leader", "p99 pause", "answer")
     return ScenarioVerdict(title, header, tuple(rows), _conclusion(leads, by_jvm))
 
@@ -106,9 +108,15 @@ def _conclusion(leads: list, by_jvm: dict) -> str:
         jvm, cells = next(iter(by_jvm.items()))
         return f"Only {cells[0].cell.levels.get('gc')} ran on {jvm}: nothing to rank."
     parts = []
-    for jvm, first, second, behind in leads:
-        if behind.clear and behind.value is not None:
-            parts.append(f"{first} leads on {jvm}; {second}, the runner-up, is {behind.value[0]:+.1f}% behind it")
-        else:
-            parts.append(f"{first} leads on {jvm} but not clearly ahead of {second} ({behind.answer()})")
+    for jvm, first, behind in leads:
+        (second, runner_up), *_ = behind
+        if runner_up.clear and runner_up.value is not None:
+            parts.append(f"{first} leads on {jvm}; {second}, the runner-up, is {runner_up.value[0]:+.1f}% behind it")
+            continue
+        # Not clearly ahead of the runner-up: say which collectors it is clearly ahead of, if any
+        # (a close pair at the top must not hide a clear answer further down).
+        tied = [gc for gc, e in behind if not e.clear]
+        clear = [f"{gc} ({e.value[0]:+.1f}%)" for gc, e in behind if e.clear and e.value is not None]
+        text = f"{first} leads on {jvm} but not clearly ahead of {', '.join(tied)} ({runner_up.answer()})"
+        parts.append(text + (f"; {', '.join(clear)} clearly behind it" if clear else ""))
     return "; ".join(parts) + "."
