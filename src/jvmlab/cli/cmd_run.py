@@ -13,7 +13,7 @@ from rich.console import Console
 from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
-from jvmlab.cli.cmd_export import run_gate
+from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
 from jvmlab.cli.console import stdout_console
@@ -105,6 +105,7 @@ def run(
     fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
+    inconclusive: str = typer.Option("fail", "--inconclusive", help=INCONCLUSIVE_HELP),
     cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
     artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
@@ -128,6 +129,7 @@ def run(
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
+    check_inconclusive(inconclusive)
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
@@ -137,7 +139,7 @@ def run(
         from jvmlab.store import open_store
 
         raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
-                                  to_stderr=as_json))
+                                  to_stderr=as_json, inconclusive=inconclusive))
 
 
 def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list[GateCondition]:
