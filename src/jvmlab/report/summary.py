@@ -114,6 +114,14 @@ def _summary_json(s: Summary) -> dict[str, Any]:
     for comp in s.analysis.comparisons:
         doc = comp.to_json()
         doc["verdict"] = s.verdicts.get(comp.cell, "")
+        compared = s.comparison.of(comp.cell) if s.comparison is not None else None
+        if compared is not None:
+            doc["verdict_kind"] = str(compared.kind)
+            d = compared.disturbance
+            doc["disturbance"] = None if d is None else {
+                "margin": d.margin, "called": d.called, "method": d.method, "busy_blocks": d.busy_blocks,
+                "n_blocks": d.n_blocks, "quiet_blocks": d.quiet_blocks, "worst_share_pct": d.worst_share_pct,
+                "drift_cell": d.drift.cell if d.drift else None}
         comparisons.append(doc)
     return {
         "schema": SCHEMA,
