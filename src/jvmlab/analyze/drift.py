@@ -29,7 +29,6 @@ from functools import lru_cache
 from itertools import permutations
 
 import numpy as np
-from scipy import stats as sps
 
 from jvmlab.analyze.model import Clean, DriftResult
 
@@ -48,6 +47,8 @@ def _all_orders(k: int) -> np.ndarray:
 def spearman_p(medians: np.ndarray) -> tuple[float, float]:
     """(rho, two-sided permutation p-value) of block order against ``medians`` (midranks for
     ties): exact up to ``EXACT_DRIFT_BLOCKS`` blocks, seeded Monte-Carlo (never 0) above."""
+    from scipy import stats as sps  # here, not at the top: `jvmlab report` start-up
+
     k = int(medians.size)
     ranks = sps.rankdata(medians)
     centred = np.arange(k) - (k - 1) / 2.0
@@ -78,6 +79,8 @@ def drift(cell: str, data: Clean) -> DriftResult:
         return DriftResult(cell, k, None, None, None)
     if np.ptp(medians) == 0:
         return DriftResult(cell, k, 0.0, 1.0, 0.0)  # flat: no trend, not "unmeasured"
+    from scipy import stats as sps  # here, not at the top: `jvmlab report` start-up
+
     rho, p = spearman_p(medians)
     centre = float(np.median(data.values))
     slope = float(sps.theilslopes(medians, np.arange(k)).slope)
