@@ -55,3 +55,16 @@ def test_a_small_drift_does_not_veto_a_large_effect() -> None:
     margin_pct = ((1 + 0.007 + 0.007 * (10 - 1) / 2) - 1) * 100  # one block's drift + half the run's of the ratio
     assert ("[called although cds=off drifted across blocks (-0.70% per block, Spearman p=0.001): the 95% CI "
             f"clears the ±{margin_pct:.1f}% that could produce]") in text
+
+
+def test_the_json_summary_carries_the_verdict_kind_and_the_disturbance(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from jvmlab.report.summary import summarize, summary_json
+    from jvmlab.report.synthetic import SyntheticSpec, generate
+    from jvmlab.store.sql import SqlStore
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = generate(store, SyntheticSpec(samples=5, pauses=3))  # stores a busy block (block 1, 40%)
+    doc = summary_json(summarize(store, exp))
+    assert doc["comparisons"] and all(c["verdict_kind"] in {k.value for k in VerdictKind} for c in doc["comparisons"])
+    disturbed = [c["disturbance"] for c in doc["comparisons"] if c["disturbance"] is not None]
+    assert disturbed and all(d["busy_blocks"] == 1 and d["margin"] > 1 for d in disturbed)
