@@ -68,3 +68,17 @@ def test_the_json_summary_carries_the_verdict_kind_and_the_disturbance(tmp_path)
     assert doc["comparisons"] and all(c["verdict_kind"] in {k.value for k in VerdictKind} for c in doc["comparisons"])
     disturbed = [c["disturbance"] for c in doc["comparisons"] if c["disturbance"] is not None]
     assert disturbed and all(d["busy_blocks"] == 1 and d["margin"] > 1 for d in disturbed)
+
+
+def test_an_unsignificant_comparison_is_not_said_to_be_called() -> None:
+    busy = tuple(BusyBlock(10, False, f"other processes used 10% of the CPU during block {k + 1}", "", k)
+                 for k in range(6))
+    unsure = Comparison(cell="u", baseline="base", metric="wall_s", ratio=1.5, ci95=(1.3, 1.7), rel_diff_pct=50.0,
+                        p_value=0.06, p_adjusted=0.06, significant=False, n_cell=6, n_baseline=6, paired=True)
+    result = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=busy, n_blocks=6,
+                           statistics=_stats((unsure,)))
+    c = result.of("u")
+    assert c.kind is VerdictKind.INCONCLUSIVE and c.disturbance is not None and c.disturbance.called
+    text = verdict(c.comparison, registry.get("wall_s"), interference=disturbance_text(c.disturbance),
+                   note=disturbance_note(c.disturbance, c.comparison.significant))
+    assert "inconclusive" in text and "called" not in text

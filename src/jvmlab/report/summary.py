@@ -73,7 +73,7 @@ def summary_of(done: ExperimentAnalysis) -> Summary:
     results, analysis = done.results, done.analysis
     metric = results.metrics.get(done.metric)
     verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance),
-                                note=disturbance_note(c.disturbance))
+                                note=disturbance_note(c.disturbance, c.comparison.significant))
                 for c in done.comparison.compared}
     return Summary(experiment=results.experiment, metric=done.metric, baseline=results.baseline, cells=done.cells,
                    analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis)

@@ -90,9 +90,11 @@ def disturbance_text(d: Disturbance | None) -> str | None:
             f"and the 95% CI does not clear that")
 
 
-def disturbance_note(d: Disturbance | None) -> str | None:
-    """How a comparison was called although the run was disturbed (None when it was not)."""
-    if d is None or not d.called:
+def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | None:
+    """How a comparison was made or called although the run was disturbed: on the quiet blocks
+    alone (said whatever the result), or called because its interval clears the margin (said
+    only of a ``significant`` comparison); None otherwise."""
+    if d is None or not d.called or (not significant and d.method != QUIET_BLOCKS):
         return None
     if d.method == QUIET_BLOCKS:
         drift = f"; {d.drift.cell} drifted ({d.drift.slope_rel_per_block:+.2%} per block), within the CI's reach" \
