@@ -43,6 +43,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
                f"{plan.cells[plan.baseline_index].cell.name!r}")
     # What `run` will start, resolved exactly as `run` resolves it (before collectors add their flags).
     typer.echo(f"  working directory: {plan.workdir}")
+    template = plan.cells[0].template  # the hooks are the spec's: the same for every cell
+    for line in template.describe_hooks() if template is not None else []:
+        typer.echo(f"  hook {line}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         flags = shlex.join(pc.flags) or "(no flags)"

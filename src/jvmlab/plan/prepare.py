@@ -16,7 +16,15 @@ from jvmlab.errors import UserError
 from jvmlab.jdk import FlagCheck, check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
-from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template, split_prepare
+from jvmlab.plan.template import (
+    PREPARE_MARK,
+    ArchivePrep,
+    InvocationTemplate,
+    RunShape,
+    build_template,
+    resolve_folder,
+    split_prepare,
+)
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
@@ -144,7 +152,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
         prepared.append(PreparedCell(
             cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
             flags=tuple(check.flags) if check else real,
-            template=build_template(spec, cell.env, cell.args, workdir, prep),
+            template=build_template(spec, cell.env, cell.args, workdir, prep, base_dir),
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
@@ -156,13 +164,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
 
 def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
     """[workload] cwd against the spec's folder (default: the spec's folder itself); it must exist."""
-    if cwd is None:
-        return base_dir
-    path = Path(cwd).expanduser()
-    path = path if path.is_absolute() else base_dir / path
-    if not path.is_dir():
-        raise UserError(f"[workload] cwd {cwd} is not a folder (looked at {path})")
-    return path
+    return resolve_folder(cwd, base_dir, "[workload] cwd")
 
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagCheck]:
