@@ -4,6 +4,7 @@ real JVMs. The program under test fails when a marker file exists and creates it
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -70,7 +71,8 @@ def test_before_each_gives_every_invocation_a_fresh_state(tmp_path: Path, jdk17_
     _app(app, jdk17_home)
     elsewhere = tmp_path / "elsewhere"  # jvmlab started from another folder: hooks run in the spec's
     elsewhere.mkdir()
-    hooks = 'setup = ["mkdir", "-p", "state"]\nbefore_each = ["rm", "-f", "state/marker"]\ncleanup = ["rm", "-f", "state/marker"]'
+    hooks = ('setup = ["mkdir", "-p", "state"]\nbefore_each = ["rm", "-f", "state/marker"]\n'
+             'cleanup = ["rm", "-f", "state/marker"]')
     runs = _run(app, _spec(jdk17_home, hooks), elsewhere)
     assert len(runs) == 4  # 1 warm-up + 3
     assert all(r.status == "ok" for r in runs), [(r.status, r.reason) for r in runs]
@@ -97,7 +99,7 @@ def test_the_hooks_time_is_not_in_wall_s(tmp_path: Path, jdk17_home: Path) -> No
     # Had the hooks been inside the measured process, every wall_s would be at least 5 s.
     assert all(r.wall_s is not None and r.wall_s < sleep_s for r in runs), [r.wall_s for r in runs]
     starts = sorted(r.started_at for r in runs)
-    assert all(b - a >= sleep_s + 1 for a, b in zip(starts, starts[1:], strict=False))  # they did run between
+    assert all(b - a >= sleep_s + 1 for a, b in itertools.pairwise(starts))  # they did run between
 
 
 def test_a_failing_hook_fails_that_invocation_and_the_matrix_continues(tmp_path: Path, jdk17_home: Path) -> None:

@@ -53,12 +53,12 @@ def run_hook(hook: HookCommand, cwd: Path, env: Mapping[str, str], folder: Path)
     """Run one hook to its end or its timeout (then its process group is killed); never raises."""
     folder.mkdir(parents=True, exist_ok=True)
     output = folder / f"hook-{hook.kind}.txt"
-    spawn = {"start_new_session": True} if os.name == "posix" else {}
     t0 = time.perf_counter()
     with output.open("ab") as out:
         try:
             proc = subprocess.Popen(list(hook.argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT, close_fds=True, **spawn)
+                                    stdout=out, stderr=subprocess.STDOUT, close_fds=True,
+                                    start_new_session=os.name == "posix")  # its own group: killed whole
         except OSError as err:
             return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} could not start: {err.strerror or err}",
                            time.perf_counter() - t0, output)
