@@ -171,7 +171,7 @@ def resolve_folder(cwd: str | None, base_dir: Path, what: str) -> Path:
     if cwd is None:
         return base_dir
     path = Path(cwd).expanduser()
-    path = path if path.is_absolute() else base_dir / path
+    path = Path(os.path.normpath(path if path.is_absolute() else base_dir / path))  # "app/.." -> the folder
     if not path.is_dir():
         raise UserError(f"{what} {cwd} is not a folder (looked at {path})")
     return path
