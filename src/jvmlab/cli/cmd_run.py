@@ -218,7 +218,7 @@ def _one_liner_spec(one: OneLiner, save_spec: Path | None, artifacts: Path | Non
 
     folder = (save_spec.absolute().parent if save_spec is not None
               else (artifacts or default_artifacts(store_url(store))).absolute() / "one-liners")
-    text = oneliner_toml(one, Path.cwd(), folder)
+    text = oneliner_toml(one, Path.cwd(), folder, absolute=save_spec is None)
     parsed = parse_spec(text, "the one-liner")
     path = save_spec or folder / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
     try:

@@ -120,10 +120,11 @@ def parse_assignment(text: str, option: str) -> tuple[str, str]:
     return name.strip(), value
 
 
-def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None) -> str:
+def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, absolute: bool = False) -> str:
     """The spec of a one-liner as TOML text. ``base_dir``: where the commands were typed (their
     relative paths mean that folder); ``spec_dir``: where the TOML will live (``--save-spec``),
-    so its relative paths are rewritten to mean the same files from there."""
+    so its relative paths are rewritten to mean the same files from there (``absolute``: as
+    absolute paths, for a spec kept among jvmlab's own files)."""
     if not one.commands:
         raise UserError("give a spec file (.toml) or at least one command")
     spec_dir = spec_dir or base_dir
@@ -135,7 +136,7 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None) -
     out = _Toml()
     title = " vs ".join(one.commands)
     out.key("name", title if len(title) <= 160 else title[:157] + "...")
-    _workload(out, parsed, one, base_dir, spec_dir)
+    _workload(out, parsed, one, base_dir, spec_dir, absolute)
     out.table("jvms")
     for name, selector in jvms.items():
         out.key(name, selector)
@@ -260,7 +261,8 @@ def _jvms_of(parsed: list[_Parsed], base_dir: Path) -> dict[str, str]:
     return out
 
 
-def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, spec_dir: Path) -> None:
+def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, spec_dir: Path,
+              absolute: bool) -> None:
     """The [workload]: a typed jar/main when every command runs the same program, else a command."""
     out.table("workload")
     programs = {p.program for p in parsed}
@@ -274,10 +276,10 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
     if first.java is None:
         out.key("command", [*program])
     elif program[-2:-1] == ("-jar",) and len(program) in (2, 4):
-        out.key("jar", _moved(program[-1], base_dir, spec_dir))
+        out.key("jar", _moved(program[-1], base_dir, spec_dir, absolute))
     elif len(program) == 3 and program[0] == "-cp":
         out.key("main", program[2])
-        out.key("classpath", [_moved(e, base_dir, spec_dir) for e in program[1].split(os.pathsep)])
+        out.key("classpath", [_moved(e, base_dir, spec_dir, absolute) for e in program[1].split(os.pathsep)])
     else:  # -m MODULE, a main class on the default classpath, or different programs
         out.key("command", ["{java}", "{jvm_args}", *program])
     if same_args and first.args:
@@ -285,7 +287,7 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
     if len(flags) == 1 and first.flags:
         out.key("jvm_args", list(first.flags))  # common to every cell: not in its name
     if spec_dir != base_dir:
-        out.key("cwd", os.path.relpath(base_dir, spec_dir))
+        out.key("cwd", str(base_dir) if absolute else os.path.relpath(base_dir, spec_dir))
     for kind, command in one.hooks:
         try:
             out.key(kind, shlex.split(command))
@@ -293,11 +295,11 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
             raise UserError(f"cannot split the {kind} command {command!r}: {err}") from None
 
 
-def _moved(path: str, base_dir: Path, spec_dir: Path) -> str:
+def _moved(path: str, base_dir: Path, spec_dir: Path, absolute: bool) -> str:
     """A relative path typed in ``base_dir``, as the spec in ``spec_dir`` must write it."""
     if spec_dir == base_dir or Path(path).expanduser().is_absolute():
         return path
-    return os.path.relpath(base_dir / path, spec_dir)
+    return str(base_dir / path) if absolute else os.path.relpath(base_dir / path, spec_dir)
 
 
 def _cmd_levels(parsed: list[_Parsed], one: OneLiner) -> dict[str, dict[str, list[str]]]:
@@ -334,12 +336,24 @@ def _names(parsed: list[_Parsed], one: OneLiner) -> list[str]:
             names.append(_sanitize(name))
     else:
         common = set.intersection(*(set(p.words) for p in parsed))
-        names = [_sanitize("_".join(_word_name(w) for w in p.words if w not in common)) for p in parsed]
+        names = [_sanitize("_".join(_differs(p.words, common))) for p in parsed]
     if len(set(names)) != len(names) or not all(names):
         if one.names:
             raise UserError(f"the names {', '.join(names)} do not tell every command apart")
         names = [f"cmd{i + 1}" for i in range(len(parsed))]
     return names
+
+
+def _differs(words: tuple[str, ...], common: set[str]) -> list[str]:
+    """The words of one command the others lack, an option's value with its option (``size-2``)."""
+    out = []
+    for i, word in enumerate(words):
+        if word not in common:
+            before = words[i - 1] if i > 0 else ""
+            option = (before if before.startswith("-") and before in common and not word.startswith("-")
+                      and before not in ("-jar", *CLASSPATH_OPTIONS, *MODULE_OPTIONS) else None)
+            out.append(f"{_word_name(option)}-{_word_name(word)}" if option else _word_name(word))
+    return out
 
 
 def _word_name(word: str) -> str:
