@@ -105,6 +105,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                  client: Any = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
+    from jvmlab.execute.hooks import with_hooks
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
@@ -121,7 +122,8 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                      if client is not None and elapsed > 0 else "")
             err.print(progress_line(trial, session, elapsed) + nodes, highlight=False)
 
-    config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer)
+    with with_hooks(default_executor()) as executor:  # the spec's hooks around each trial's invocations
+        config, result, measurer = run_tune(plan, db, exp_id, artifacts, executor, on_trial, measurer)
     db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
     if client is not None:
