@@ -185,7 +185,7 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
     from jvmlab.spec.hooks import HOOK_KINDS
     from jvmlab.spec.oneliner import OneLiner, is_command, parse_assignment
 
-    specs = [t for t in targets if not is_command(t)]
+    specs = [t for t in targets if not is_command(t) or _names_a_file(t)]
     given = [o for o, v in (("-n", names), ("-L", parameter_list), ("-P", parameter_scan), ("--jvm", jvm),
                             ("--flags", flags), ("--invocations", invocations), ("--warmup", warmup),
                             ("--hook", hooks)) if v]
@@ -203,6 +203,13 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
     ranges = ((parameter_scan[0], parameter_scan[1], parameter_scan[2], step),) if parameter_scan else ()
     return OneLiner(tuple(targets), tuple(names), lists, ranges, tuple(parse_assignment(j, "--jvm") for j in jvm),
                     tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds))
+
+
+def _names_a_file(argument: str) -> bool:
+    """A folder or a readable, non-executable file is a spec whatever its name (``spec.txt``):
+    ``load_spec`` then says what is wrong with it; an executable (``./bench.sh``) is a command."""
+    path = Path(argument)
+    return path.is_dir() or (path.is_file() and not os.access(path, os.X_OK))
 
 
 def _one_liner_spec(one: OneLiner, save_spec: Path | None, artifacts: Path | None,
