@@ -146,3 +146,13 @@ def test_bad_hooks_are_one_line_and_exit_2(tmp_path: Path, jdk17_home: Path, hoo
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_hooks_are_refused_on_a_cluster(tmp_path: Path, jdk17_home: Path) -> None:
+    """The nodes would run the JVMs without them: refused before the scheduler is contacted (port 1)."""
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\nbefore_each = ["true"]\n'
+                                     f'[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 1\nwarmup = 0\n')
+    proc = run_jvmlab("run", "s.toml", "--cluster", "tcp://127.0.0.1:1", "--store", "lab.db", cwd=tmp_path,
+                      timeout=120)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and "the hooks" in lines[0], proc.stderr
