@@ -156,3 +156,31 @@ def test_hooks_are_refused_on_a_cluster(tmp_path: Path, jdk17_home: Path) -> Non
                       timeout=120)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "the hooks" in lines[0], proc.stderr
+
+
+@pytest.mark.slow
+def test_tune_runs_the_hooks_around_every_trial_invocation(tmp_path: Path, jdk17_home: Path) -> None:
+    (tmp_path / "tune.toml").write_text(f"""
+[workload]
+builtin = "hello"
+shell = true
+before_each = "echo {{cell}} >> before.txt"
+cleanup = "echo done >> cleanup.txt"
+[jvms]
+j = "{jdk17_home}"
+[tune]
+objective = "wall_s"
+budget = {{ trials = 2 }}
+min_blocks = 2
+max_blocks = 2
+confirm_max_blocks = 3
+[tune.params.gc]
+type = "categorical"
+values = {{ serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }}
+""")
+    proc = run_jvmlab("tune", "tune.toml", "--store", "lab.db", "-q", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    db = open_store(f"sqlite:///{tmp_path / 'lab.db'}")
+    invocations = db.invocations(db.latest_experiment().id, include_warmup=True)
+    assert invocations and len((tmp_path / "before.txt").read_text().splitlines()) == len(invocations)
+    assert (tmp_path / "cleanup.txt").read_text().splitlines()  # at least one cell cleaned up, at the end
