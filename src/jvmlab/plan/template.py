@@ -119,7 +119,8 @@ def build_template(spec: Any, cell_env: tuple[tuple[str, str], ...], program_arg
         cwd=cwd, env={**spec.workload.env, **dict(cell_env)},
         timeout_s=timeout_s, program_args=program_args,
         ready_regex=spec.workload.ready, output_cap_bytes=spec.collect.output_cap_bytes,
-        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server, load=spec.load,
+        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server,
+        load=_load_paths(spec.load, base_dir or cwd),
         hooks=build_hooks(spec, cwd, timeout_s),
         client_cwd=client_folders(spec.load, base_dir or cwd))
 
@@ -155,6 +156,14 @@ def _hook_command(kind: str, origin: str, hook: Hook, cwd: Path, timeout_s: floa
         elif shutil.which(program) is None:
             raise UserError(f"[{origin}] {kind}: {program!r} not found on PATH")
     return HookCommand(kind, (program, *hook.command[1:]), timeout, origin)
+
+
+def _load_paths(load: Any, base_dir: Path) -> Any:
+    """``[load] java_home`` against the spec's folder when relative (the rest is kept as written)."""
+    if load is None or load.java_home is None:
+        return load
+    home = Path(load.java_home).expanduser()
+    return load if home.is_absolute() else load.model_copy(update={"java_home": str(base_dir / home)})
 
 
 def client_folders(load: Any, base_dir: Path) -> dict[str, Path]:

@@ -144,8 +144,8 @@ def plan_problems(plan: PlanLike) -> list[str]:
         return []
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
     template = plan.cells[0].template if plan.cells else None
-    return problems(spec.server or Server(), spec.load, plan.workdir or base_dir,
-                    getattr(template, "client_cwd", None))
+    load = getattr(template, "load", None) or spec.load  # the template's: its paths resolved at plan time
+    return problems(spec.server or Server(), load, plan.workdir or base_dir, getattr(template, "client_cwd", None))
 
 
 def check_plan(plan: PlanLike, echo_error: Callable[[str], object]) -> str | None:
