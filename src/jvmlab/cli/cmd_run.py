@@ -129,9 +129,9 @@ def run(
     jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in [jvms]); the command's java "
                                   "is replaced by each JDK's."),
     flags: list[str] = typer.Option([], "--flags", help="One-liner: NAME=\"FLAGS\", a level of the flags factor."),
-    invocations: int | None = typer.Option(None, "--invocations", min=1, help="One-liner: measured invocations "
-                                           "per cell (as [run] invocations; default 10)."),
-    warmup: int | None = typer.Option(None, "--warmup", min=0, help="One-liner: warm-up invocations per cell."),
+    invocations: int | None = typer.Option(None, "--invocations", "--runs", "-r", min=1, help="One-liner: measured "
+                                           "invocations per cell (as [run] invocations; default 10)."),
+    warmup: int | None = typer.Option(None, "--warmup", "-w", min=0, help="One-liner: warm-up invocations per cell."),
     hook: list[str] = typer.Option([], "--hook", help="One-liner: KIND=COMMAND, KIND one of setup, before_each, "
                                    "after_each, cleanup (split as a shell would, never run by one)."),
     save_spec: Path | None = typer.Option(None, "--save-spec", help="One-liner: write the equivalent spec here "
