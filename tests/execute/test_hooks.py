@@ -5,6 +5,7 @@ real JVMs. The program under test fails when a marker file exists and creates it
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 from pathlib import Path
 
@@ -184,3 +185,12 @@ values = {{ serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }}
     invocations = db.invocations(db.latest_experiment().id, include_warmup=True)
     assert invocations and len((tmp_path / "before.txt").read_text().splitlines()) == len(invocations)
     assert (tmp_path / "cleanup.txt").read_text().splitlines()  # at least one cell cleaned up, at the end
+
+
+def test_a_failing_cleanup_is_a_stored_warning(tmp_path: Path, jdk17_home: Path) -> None:
+    (tmp_path / "s.toml").write_text(f'[workload]\nbuiltin = "hello"\ncleanup = ["sh", "-c", "echo broken; exit 1"]\n'
+                                     f'[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 1\nwarmup = 0\n')
+    proc = run_jvmlab("run", "s.toml", "--store", "lab.db", "--quiet", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [w for w in json.loads(proc.stdout)["warnings"] if w["kind"] == "hook-failed"]
+    assert len(warnings) == 1 and "cleanup hook" in warnings[0]["detail"] and "broken" in warnings[0]["detail"]
