@@ -41,6 +41,7 @@ CELLS_ADDED = "cells-added"  # an experiment grew cells on resume (docs/architec
 GC_LOG_MISSING = "gc-log-missing"
 GC_LOG_UNREADABLE = "gc-log-unreadable"
 COLLECTOR_UNSUPPORTED = "collector-unsupported"
+LOAD_FELL_BEHIND = "load-fell-behind"  # an open-loop server answered less than 95% of the rate asked
 METRIC_UNMEASURED = "metric-unmeasured"  # a collector could not measure a metric here: None, with the reason
 IMPORTED = "imported"  # results imported from JMH/hyperfine files: what they cannot tell is unknown
 HEAP_EXCEEDS_MEMORY = "heap-exceeds-memory"

@@ -65,8 +65,8 @@ jfr = true
 jfr_settings = "default"
 
 {run_table(2 if quick else 3, 0, f"{seconds * 4 + 60}s")}'''
-    # The run's table compares the mean rate (always there); the verdict prefers the steady one.
-    return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK)]
+    # One metric for the run's verdicts and the scenario's: the mean rate (always there).
+    return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK, "mean throughput")]
 
 
 def metric_changes(summary: Any, top: int = 2) -> list[str]:
@@ -119,11 +119,14 @@ def _interval_pp(ci95: tuple[float, float] | None) -> str:
 
 
 def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
-    """The gc verdict, then the two or three largest differences that explain it."""
-    ranked = gc.verdict(summary)
+    """The ranking on the run's own metric, the run's own verdict sentence (one metric and one
+    rule: the demo printed "inconclusive" above and "clear" below for the same pair), then the
+    two or three largest differences that explain it."""
+    ranked = gc.verdict(summary, metric=summary.metric)
+    said = " ".join(text.rstrip(".") + "." for text in summary.verdicts.values())
     reasons = [*(frame_changes(summary, store) if store is not None else []), *metric_changes(summary)]
     if not reasons:
         why = " JFR found no difference large enough to name (was the jfr collector on?)."
     else:
         why = " Largest differences (JFR): " + "; ".join(reasons) + "."
-    return replace(ranked, conclusion=ranked.conclusion + why)
+    return replace(ranked, conclusion=(said or ranked.conclusion) + why)
