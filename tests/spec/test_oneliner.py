@@ -85,6 +85,9 @@ def test_a_non_java_command_keeps_its_program() -> None:
     data = tomllib.loads(oneliner_toml(one, BASE))
     assert data["workload"] == {"command": ["./run.sh"]}
     assert set(_cells(one)) == {"default cmd=fast", "default cmd=slow"}
+    matrix = OneLiner(("./run.sh --java {java} {jvm_args}",), jvms=(("a", "17"), ("b", "25")))
+    data = tomllib.loads(oneliner_toml(matrix, BASE))
+    assert data["workload"] == {"command": ["./run.sh", "--java", "{java}", "{jvm_args}"]}
 
 
 def test_a_saved_spec_keeps_meaning_the_files_typed_in() -> None:

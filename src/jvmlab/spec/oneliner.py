@@ -273,8 +273,8 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
         raise UserError("the commands run different programs: a one-liner compares one program's JDKs, flags "
                         "or arguments; write a spec for more")
     program = first.program if len(programs) == 1 else ()
-    if first.java is None:
-        out.key("command", [*program])
+    if first.java is None:  # all of it: {java} and {jvm_args} are filled in the command, not in args
+        out.key("command", [*program, *(first.args if same_args else ())])
     elif program[-2:-1] == ("-jar",) and len(program) in (2, 4):
         out.key("jar", _moved(program[-1], base_dir, spec_dir, absolute))
     elif len(program) == 3 and program[0] == "-cp":
@@ -282,7 +282,7 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
         out.key("classpath", [_moved(e, base_dir, spec_dir, absolute) for e in program[1].split(os.pathsep)])
     else:  # -m MODULE, a main class on the default classpath, or different programs
         out.key("command", ["{java}", "{jvm_args}", *program])
-    if same_args and first.args:
+    if same_args and first.args and first.java is not None:
         out.key("args", list(first.args))
     if len(flags) == 1 and first.flags:
         out.key("jvm_args", list(first.flags))  # common to every cell: not in its name
