@@ -102,6 +102,7 @@ def test_a_saved_spec_keeps_meaning_the_files_typed_in() -> None:
     (OneLiner(("java -Xmx1g",)), "runs no program"),
     (OneLiner(("java -jar",)), "-jar needs a value"),
     (OneLiner(("java 'unclosed -jar a.jar",)), "cannot split"),
+    (OneLiner(("rm -f x && java -jar a.jar",)), "needs a shell"),
     (OneLiner(("java -jar a.jar",), lists=(("gc", ("G1",)),)), "not used"),
     (OneLiner(("java -jar a.jar", "java -jar a.jar"), names=("one",)), "one per command"),
     (OneLiner(("java -jar a.jar {x}",), ranges=(("x", 3, 1, 1),)), "MIN <= MAX"),

@@ -38,6 +38,7 @@ FLAGS_FACTOR = "flags"
 VALUE_OPTIONS = frozenset({"--add-opens", "--add-exports", "--add-reads", "--add-modules", "--module-path", "-p",
                            "--patch-module", "--limit-modules", "--upgrade-module-path", "--enable-native-access"})
 CLASSPATH_OPTIONS = ("-cp", "-classpath", "--class-path")
+SHELL_WORDS = frozenset({"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"})  # meant for a shell
 MODULE_OPTIONS = ("-m", "--module")
 
 
@@ -197,6 +198,10 @@ def _parse(text: str, values: tuple[str, ...], template: int) -> _Parsed:
         raise UserError(f"cannot split the command {text!r}: {err}") from None
     if not words:
         raise UserError("an empty command: give a command such as 'java -jar app.jar'")
+    shell = next((w for w in words if w in SHELL_WORDS), None)
+    if shell is not None:
+        raise UserError(f"{text!r} has {shell!r}, which needs a shell: jvmlab runs a command without one; put "
+                        f"set-up in --hook KIND=COMMAND, or write a spec with shell = true")
     if not _is_java(words[0]):
         return _Parsed(text, None, (), (words[0],), tuple(words[1:]), values, template)
     flags: list[str] = []
