@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -194,3 +195,22 @@ def test_a_failing_cleanup_is_a_stored_warning(tmp_path: Path, jdk17_home: Path)
     assert proc.returncode == 0, proc.stderr
     warnings = [w for w in json.loads(proc.stdout)["warnings"] if w["kind"] == "hook-failed"]
     assert len(warnings) == 1 and "cleanup hook" in warnings[0]["detail"] and "broken" in warnings[0]["detail"]
+
+
+@pytest.mark.slow
+def test_minheap_runs_the_hooks_around_every_probe(tmp_path: Path, jdk17_home: Path) -> None:
+    (tmp_path / "spec.toml").write_text(f'''[workload]
+builtin = "hold"
+args = ["--live-mb", "16", "--alloc-mb", "32"]
+before_each = ["sh", "-c", "echo probe >> before.txt"]
+[jvms]
+j17 = "{jdk17_home}"
+[run]
+timeout = "60s"
+''')
+    proc = run_jvmlab("minheap", "spec.toml", "--store", "lab.db", "--lower", "8m", "--upper", "64m", "--step", "8m",
+                      "--repeats", "1", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    folders = (tmp_path / "lab-artifacts").rglob("p*")
+    probes = [p for p in folders if p.is_dir() and re.fullmatch(r"p\d{3}-\d+m", p.name)]
+    assert probes and len((tmp_path / "before.txt").read_text().splitlines()) == len(probes)
