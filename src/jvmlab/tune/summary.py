@@ -7,7 +7,7 @@ from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
 from jvmlab.tune.model import Trial
 from jvmlab.tune.session import Session
-from jvmlab.tune.space import TuneConfig
+from jvmlab.tune.space import TuneConfig, grid_size
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -15,6 +15,17 @@ def _fmt(metric: str, value: float | None) -> str:
         return "-"
     unit = metrics.get(metric).unit
     return f"{value / (1 << 20):.0f} MB" if unit == "bytes" else f"{value:.4g} {unit}"
+
+
+def space_line(config: TuneConfig) -> str:
+    """``check``'s line for `[tune]`: what will be searched, for how long, against what."""
+    b = config.budget
+    limits = [f"{b.trials} trials" if b.trials else "", f"{b.invocations} invocations" if b.invocations else "",
+              f"{b.wall_s:g} s of invocations" if b.wall_s else ""]
+    goal = ", ".join(f"{'minimize' if o.minimize else 'maximize'} {o.metric}" for o in config.objectives)
+    return (f"[tune]: {goal}; {len(config.params)} parameter(s) ({', '.join(p.name for p in config.params)}), "
+            f"grid of {grid_size(config)}; budget {', '.join(x for x in limits if x)}; baseline "
+            f"{' '.join(config.baseline_flags) or '(JDK defaults)'}")
 
 
 def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
