@@ -45,7 +45,9 @@ class Config:
 class Trial:
     number: int
     config: Config
-    state: str  # promoted, not-better, worse, drift (better, but measured during drift), infeasible
+    # promoted, not-better, worse, undecided (budget), undecided (blocks) (looked better, stopped before
+    # a decision), drift (better, but measured during drift), infeasible
+    state: str
     blocks: int
     ratio: float | None  # candidate / incumbent on the first objective (paired, geometric)
     ci: tuple[float, float] | None

@@ -74,6 +74,10 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
     infeasible = [t for t in result.trials if t.state == "infeasible"][:3]
     for t in infeasible:
         lines.append(f"infeasible trial {t.number + 1}: {' '.join(t.config.flags)}: {t.reason}")
+    for t in [t for t in result.trials if t.state.startswith("undecided")][:3]:  # stopped while ahead
+        ci = f" (95% CI {t.ci[0]:.3f}..{t.ci[1]:.3f})" if t.ci else ""
+        ratio = f"{t.ratio:.3f}x the incumbent{ci}" if t.ratio is not None else "no ratio"
+        lines.append(f"{t.state} trial {t.number + 1}: {' '.join(t.config.flags)}: {ratio} after {t.blocks} blocks")
     for t in [t for t in result.trials if t.state == "drift"][:3]:  # better, but not promoted
         lines.append(f"drift trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
     if result.importances:
