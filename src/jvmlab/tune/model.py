@@ -56,6 +56,7 @@ class Trial:
     best_after: float | None = None  # the incumbent's estimate once this trial was decided
     best_ci: tuple[float, float] | None = None
     block_range: tuple[int, int] | None = None  # the session's first and last block of this trial
+    origin: str = "search"  # "search" (the sampler's proposal) or "combined" (the best levels put together)
 
 
 @dataclass
