@@ -19,6 +19,7 @@ from jvmlab.errors import UserError
 from jvmlab.tune.confirm import confirm
 from jvmlab.tune.identity import for_measurer
 from jvmlab.tune.model import Config, Confirmation, Measurer, Trial
+from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.racing import Incumbent, RaceResult, guard, race
 from jvmlab.tune.sampler import Sampler
 from jvmlab.tune.session import Session
@@ -49,16 +50,20 @@ def make_config(config: TuneConfig, values: dict[str, Any], default_jvm: str) ->
 def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_kind: str = "tpe",
          on_trial: Callable[[Trial, Session], None] | None = None, do_confirm: bool = True,
          identity: Callable[[Config], str] | None = None, storage: str | None = None,
-         study_name: str | None = None) -> TuneResult:
+         study_name: str | None = None, progress: TuneProgress | None = None) -> TuneResult:
     """``identity``: when two configurations are the same JVM (default: their effective flags on
-    the measurer's JDKs, tune/identity.py); ``storage``: an Optuna RDB URL that keeps the study."""
+    the measurer's JDKs, tune/identity.py); ``storage``: an Optuna RDB URL that keeps the study;
+    ``progress``: told each phase, for the live lines (tune/progress.py)."""
     session = Session(config, measurer, config.seed)
+    progress = progress or TuneProgress()
+    progress.session = session
     same = identity or for_measurer(measurer)
     baseline = Config({}, default_jvm, config.baseline_flags)
     defaults = Config({}, default_jvm, ())
     if (why := session.rejected(baseline)) is not None:
         raise UserError(f"the baseline flags {' '.join(baseline.flags)!r} fail on {default_jvm}: {why}")
     base = Incumbent(baseline)
+    progress.set("measuring the baseline", " ".join(baseline.flags) or "JDK defaults", blocks_max=config.min_blocks)
     for (got,) in session.blocks([baseline], config.min_blocks):
         if isinstance(got, str):
             raise UserError(f"the baseline fails: {got}")
@@ -88,6 +93,9 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
             continue
         repeats = 0
         first = session.block + 1
+        progress.set(f"racing {'the combined candidate' if origin == 'combined' else 'trial'} {len(trials) + 1}",
+                     " ".join(cfg.flags) or "JDK defaults", width=2,
+                     blocks_max=config.min_blocks if config.multi else config.max_blocks)
         trial, samples = _one_trial(session, len(trials), cfg, inc, base)
         trial.origin = origin
         trial.block_range = (first, session.block) if session.block >= first else None
@@ -98,14 +106,16 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         seen[same(cfg)] = trial.estimate
         sampler.tell(trial.estimate, trial.state)
         trials.append(trial)
+        progress.trials_done = len(trials)
         if on_trial is not None:
             on_trial(trial, session)
+            progress.note_written()
     pareto = _pareto(sampler, trials) if config.multi else [inc.config]
     confirmations = []
     if do_confirm:
         for i, point in enumerate(pareto):
             label = "winner" if len(pareto) == 1 else f"pareto-{i + 1}"
-            confirmations.append(confirm(session, label, point, baseline, defaults))
+            confirmations.append(confirm(session, label, point, baseline, defaults, progress))
     return TuneResult(trials, inc.config, baseline, pareto, confirmations, sampler.importances(),
                       session.invocations, session.hazards, stopped)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from jvmlab import metrics
 from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
@@ -89,3 +91,14 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         lines.append(f"warning: ... and {len(result.hazards) - 5} more")
     lines.append(f"`jvmlab apply {experiment_id}` prints the winner's flags ready to deploy.")
     return "\n".join(lines)
+
+
+def resume_text(spec: str | None, store_url: str, stored: int, optuna_storage: str | None = None) -> str:
+    """What Ctrl-C leaves: what is stored and the command that continues the run exactly."""
+    if spec is None:  # the built-in demo spec: nothing to name on a command line
+        return f"interrupted; {stored} measured invocations are stored in {store_url}"
+    argv = ["jvmlab", "tune", spec, "--resume", "--store", store_url]
+    if optuna_storage:
+        argv += ["--optuna-storage", optuna_storage]
+    return (f"interrupted; {stored} measured invocations are stored in {store_url}; "
+            f"continue with: {shlex.join(argv)}")
