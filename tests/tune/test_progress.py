@@ -2,6 +2,7 @@
 confirmation) saying what it does and an ETA (issue 32 item 6)."""
 
 import dataclasses
+import itertools
 import re
 import time
 
@@ -32,7 +33,7 @@ def test_every_phase_writes_lines_with_what_it_does_and_an_eta():
     if result.winner != result.baseline:
         assert any(t.startswith("confirming the winner (") for t in text)
     assert all(re.search(r"; \d+ invocations, \d+\S*s; ETA (\?|\d)", t) for t in text), text
-    gaps = [b - a for (a, _), (b, _) in zip(lines, lines[1:], strict=False)]
+    gaps = [b - a for (a, _), (b, _) in itertools.pairwise(lines)]
     assert max(gaps) < 10.0
 
 
