@@ -129,7 +129,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                      if client is not None and elapsed > 0 else "")
             err.print(progress_line(trial, session, elapsed) + nodes, highlight=False)
 
-    progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False))
+    progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
     try:
         with Heartbeat(progress):  # a line at least every 10 s in every phase, TTY or not
             config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,

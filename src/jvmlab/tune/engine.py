@@ -76,11 +76,16 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
     repeats, stopped, combined = 0, "budget", 0  # combined: candidates queued from the best levels
     reserve = len(config.objectives) if len(config.params) > 1 else 0  # trials kept for them
     while True:
-        if combined == 0 and (_search_spent(session, len(trials), reserve) or repeats >= MAX_REPEATS):
-            stopped = "space exhausted" if repeats >= MAX_REPEATS else stopped
+        exhausted = repeats >= MAX_REPEATS
+        if combined == 0 and (exhausted or _search_spent(session, len(trials), reserve)):
+            # -1: nothing new to combine, and the search goes on with the trials kept for it
             combined = _queue_combined(sampler, config, trials, seen, same, default_jvm) or -1
-            repeats = 0
-        if session.out_of_budget(len(trials)) or (combined != 0 and not sampler.queued()):
+            repeats = 0 if combined > 0 else repeats
+        if exhausted:
+            stopped = "space exhausted"
+            if combined == -1:
+                break
+        if session.out_of_budget(len(trials)) or (combined > 0 and not sampler.queued()):
             break
         values = sampler.ask()
         cfg = make_config(config, values, default_jvm)
@@ -88,8 +93,6 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         if same(cfg) in seen:  # nothing is measured twice: the sampler hears the same answer
             sampler.tell(seen[same(cfg)])
             repeats += 1
-            if repeats >= MAX_REPEATS and combined != 0:
-                break
             continue
         repeats = 0
         first = session.block + 1
