@@ -197,13 +197,20 @@ def tune_demo(quick: bool, store: str | None) -> None:
 
 @app.command("apply")
 def apply_cmd(
-    experiment: int = typer.Argument(..., help="A tuning experiment's id (`jvmlab results`)."),
+    experiment: int | None = typer.Argument(None, help="A tuning experiment's id (`jvmlab results`); "
+                                            "default: the latest tuning experiment."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
     """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
     from jvmlab.store import open_store
+    from jvmlab.tune.apply import latest_tuning
 
-    typer.echo(apply_for(open_store(store, must_exist=True), experiment))
+    db = open_store(store, must_exist=True)
+    if experiment is None:
+        experiment = latest_tuning([(e.id, db.experiment_document(e.id, "tune") is not None)
+                                    for e in db.experiments()])
+        typer.echo(f"jvmlab apply: the latest tuning experiment, {experiment}", err=True)
+    typer.echo(apply_for(db, experiment))
 
 
 def apply_for(db: Store, experiment: int) -> str:
