@@ -62,7 +62,8 @@ def result_document(config: TuneConfig, result: TuneResult,
         "guardrails": [g.text for g in config.guardrails],
         "trials": [{"number": t.number, "config": cfg(t.config), "state": t.state, "blocks": t.blocks,
                     "ratio": t.ratio, "ci": t.ci, "estimate": t.estimate, "reason": t.reason,
-                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range}
+                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range,
+                    "origin": t.origin}
                    for t in result.trials],
         "winner": cfg(result.winner), "baseline": cfg(result.baseline),
         "pareto": [cfg(c) for c in result.pareto],

@@ -62,6 +62,8 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         states[t.state] = states.get(t.state, 0) + 1
     lines = [f"Tuning experiment {experiment_id}: {len(result.trials)} trials "
              f"({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), {result.invocations} invocations"
+             + (f"; {n} combined from the best levels" if (n := sum(t.origin == "combined" for t in result.trials))
+                else "")
              + (f" ({replayed} read back from the store)" if replayed else "")
              + f"; stopped: {result.stopped_because}",
              f"Objective: {'minimize' if obj.minimize else 'maximize'} "
