@@ -14,7 +14,8 @@ threads x a boolean, 5% log-normal noise, 3% block drift), per seed:
   * whether the confirmation CI (winner / baseline) covers the true ratio (target >= 18/20).
 Real JVMs: the demo's workload (hold: a 40 MiB live set, 1 GiB of garbage (quick: 256 MiB);
 baseline -Xmx48m, a heap far too small) over 3 collectors x 6 (quick: 3) heap sizes x
-AlwaysPreTouch off/on: the full grid once (each cell 6 invocations, in randomized blocks), then
+AlwaysPreTouch off/on: the full grid once (each cell 25 invocations, as in the simulation;
+quick: 10; in randomized blocks), then
 the tuner in --real-seeds runs (default 5) at a quarter of the grid's invocations, confirmation
 included; each winner's grid mean against the grid's best (target: within 2% in >= 4 of 5 seeds,
 at most 25% of the grid's invocations). Needs a quiet machine for the 2% to mean anything.
@@ -140,7 +141,10 @@ def real(quick: bool, seeds: int) -> None:
 
     sizes = ["48m", "128m", "512m"] if quick else ["48m", "64m", "96m", "128m", "256m", "512m"]
     args = '["--live-mb", "40", "--alloc-mb", "256"]' if quick else '["--live-mb", "40", "--alloc-mb", "1024"]'
-    per_cell = 6
+    # The grid's cells get the precision the simulation gives them (CELL_N: a 2% CI half-width at
+    # 5% noise); quick: 10. A grid of 6 invocations per cell cannot rank cells 2% apart, and a
+    # quarter of it leaves the tuner one or two races.
+    per_cell = 10 if quick else CELL_N
     cells = 3 * len(sizes) * 2
     grid_inv = cells * per_cell
     confirm = 3 if quick else 8
