@@ -127,3 +127,15 @@ def test_a_race_stopped_while_the_candidate_looks_better_is_undecided_not_not_be
             assert result.ratio is not None and result.ratio < 1.0 and result.ci is not None
             assert result.ci[0] < result.ratio < result.ci[1]
     assert states.count(expected) >= 5, states
+
+
+def test_the_search_stays_within_its_invocation_budget():
+    """A race takes at least min_blocks paired blocks: one that cannot fit is not begun, so the
+    search (the confirmation is apart) never spends more than its budget."""
+    over = []
+    for seed in range(6):
+        cfg = dataclasses.replace(sim_config(), guardrails=(), seed=seed, budget=Budget(None, 40, None))
+        result = tune(cfg, SimMeasurer(seed), "default", do_confirm=False)
+        over.append(result.invocations - 40)
+        assert len(result.trials) >= 3
+    assert max(over) <= 0, over

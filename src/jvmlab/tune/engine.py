@@ -85,7 +85,9 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
             stopped = "space exhausted"
             if combined == -1:
                 break
-        if session.out_of_budget(len(trials)) or (combined > 0 and not sampler.queued()):
+        # a race takes at least min_blocks paired blocks: one that cannot fit the invocations left is not begun
+        if (session.out_of_budget(len(trials), reserve=2 * config.min_blocks - 1)
+                or (combined > 0 and not sampler.queued())):
             break
         values = sampler.ask()
         cfg = make_config(config, values, default_jvm)
