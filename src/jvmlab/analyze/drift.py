@@ -12,8 +12,8 @@ seeded Monte-Carlo one above, written ``(1 + hits) / (1 + draws)`` (Phipson & Sm
 it is never below its true value by more than the Monte-Carlo error and never 0. The
 t approximation scipy's ``spearmanr`` gives is far off at the block counts jvmlab runs: on
 4 blocks it printed p = 0 for a perfect trend whose exact p is 2/24 = 0.083, and flagged
-about 8% of driftless cells at 4-10 blocks against the intended 1% (seeded test
-``tests/analyze/test_drift_pvalues.py``).
+7.7% of driftless cells at 4 blocks (1.0-1.6% at 5-10) against the intended 1% (2,000
+normal samples per block count; seeded test ``tests/analyze/test_drift_pvalues.py``).
 
 Outliers: the modified z-score of Iglewicz & Hoaglin (1993, *How to Detect and Handle
 Outliers*): ``|x - median| / (1.4826 * MAD) > 3.5``. When MAD is 0 (more than half the
