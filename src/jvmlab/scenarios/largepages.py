@@ -61,9 +61,11 @@ class Sizing:
 # pages reserved there are 6 cells, and 5 Holm-corrected comparisons at 8 paired blocks need
 # every sign of every block to agree (5 x 2/256 = 0.039); at 10, 5 x 2/1024 = 0.01.
 FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=10, until_rel=0.03, max_blocks=20)
-# Quick mode: one JDK, 64 MB (still 16384 small pages against 32 huge ones), a few seconds per
-# invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t.
-QUICK = Sizing(mb=64, walk_m=2, sort_mb=8, blocks=6)
+# Quick mode: one JDK, 128 MB (32768 small pages against 64 huge ones), a few seconds per
+# invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t. 128 MB
+# and 4 million reads, not 64 MB and 2 million: on a loaded 2-core machine THP's -16% per read
+# on 64 MB was not resolved in 6 blocks ([-50% ... +38%]), its -28.5% on 128 MB (`demo all`) was.
+QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=6)
 
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
