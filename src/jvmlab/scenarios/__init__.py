@@ -26,7 +26,7 @@ SCENARIOS = {
     "gc": "chunk generation x G1/Parallel/ZGC/Shenandoah per JDK: steady throughput, pauses, ranking",
     "cds": "hello and hellostream x -Xshare:off / default CDS / AppCDS / AOT cache (JDK 24+): startup ms",
     "ramdisk": "integral and hello x JDK on disk/tmpfs x warm/cold page cache",
-    "all": "the five classics above, one after the other, each sized to answer (full: about 6 minutes on 2 cores)",
+    "all": "the five classics above in turn, each sized to answer (full: sized for ~6 minutes on 2 quiet cores)",
     "why": "G1 vs ZGC on chunkgen with JFR on: the verdict and the profile/JFR differences that explain it",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
@@ -37,10 +37,11 @@ SCENARIOS = {
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # `demo all` (full) must answer each classic's question in about 6 minutes on a quiet 2-core
 # machine, with every design able to reach significance (jvmlab.plan.power). So it runs:
-# pretouch on the first JDK only (12 cells x 7 blocks, about 1 minute); largepages on 128 MB
-# (not 512: one run of that takes 5 s) on the first JDK, 6 blocks (2 cells, about 40 s); gc on
-# one JDK with G1/Parallel/ZGC, 5 blocks of 10-s runs (about 3 minutes); cds and ramdisk as in
-# full mode, but --until stops at 16 blocks (about 30 s each).
+# pretouch on the first JDK only (12 cells x 7 blocks); largepages on 128 MB (not 512: one run
+# of that takes 5 s) on the first JDK, 6 blocks (2 cells); gc on one JDK with G1/Parallel/ZGC,
+# 5 blocks of 10-s runs (about 3 minutes, fixed by the runs' length); cds and ramdisk as in full
+# mode, but --until stops at 16 blocks. Estimated from the runs' CPU time on a loaded machine
+# (docs/scenarios.md, bench/scenarios_all.py): about 1 minute, 40 s, 3 minutes, 40 s, 40 s.
 ALL_LARGEPAGES_SIZES = ((128, 6),)
 ALL_MAX_BLOCKS = 16
 DEFAULT_QUICK_INVOCATIONS = 5  # 4 cells, 3 comparisons: 3 blocks could never be significant
