@@ -49,7 +49,8 @@ def test_full_mode_walks_512_mb_on_every_jdk_until_precise() -> None:
 def test_quick_mode_and_demo_all_use_fixed_blocks() -> None:
     (quick,) = largepages.runs(demo_jdks(), quick=True, hugetlbfs=False)
     spec = parse_spec(quick.toml)
-    assert quick.until_rel is None and quick.max_blocks is None and spec.run.invocations == 6
+    # 8 blocks (was 6): paired by block, so drift between blocks cancels (intentional, issue 31)
+    assert quick.until_rel is None and quick.max_blocks is None and spec.run.invocations == MIN_PAIRED_BLOCKS
     assert {c.level("pages") for c in expand(spec)} == {"default", "thp", "largepages"}  # shows "not in effect"
     assert len({c.jvm for c in expand(spec)}) == 1
     sized = [r for r in scenario_runs("all") if r.scenario == "largepages"]

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.machine.thp import meminfo
 from jvmlab.model import hazards as hz
 from jvmlab.model.jdk import JdkInfo
@@ -62,10 +63,11 @@ class Sizing:
 # every sign of every block to agree (5 x 2/256 = 0.039); at 10, 5 x 2/1024 = 0.01.
 FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=10, until_rel=0.03, max_blocks=20)
 # Quick mode: one JDK, 128 MB (32768 small pages against 64 huge ones), a few seconds per
-# invocation; 6 blocks: from 6 per cell the intervals are bootstrap, not small-sample t. 128 MB
-# and 4 million reads, not 64 MB and 2 million: on a loaded 2-core machine THP's -16% per read
-# on 64 MB was not resolved in 6 blocks ([-50% ... +38%]), its -28.5% on 128 MB (`demo all`) was.
-QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=6)
+# invocation; 8 blocks, so the comparisons are paired by block (MIN_PAIRED_BLOCKS): on a loaded
+# 2-core machine the cost of a read drifted from 460 to 870 ns between blocks while THP's ratio
+# stayed 0.77-0.85 within every block, and 6 unpaired blocks left THP unresolved at 64 MB and at
+# 128 MB ([-48% ... +25%]).
+QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=MIN_PAIRED_BLOCKS)
 
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
