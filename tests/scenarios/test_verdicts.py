@@ -156,3 +156,21 @@ def test_gc_conclusion_names_the_clear_gaps_below_a_close_pair() -> None:
     assert [r[1] for r in v.rows] == ["G1", "Parallel", "ZGC"] and v.rows[2][-1] == "clear"
     assert v.conclusion.startswith("G1 leads on jdk17 but not clearly ahead of Parallel (")
     assert v.conclusion.endswith("; ZGC (-34.9%) clearly behind it.")
+
+
+def test_why_table_answers_as_the_run_decided() -> None:
+    """One rule: the pair's answer in the table is the run's verdict on it (a loaded demo
+    printed "clear" in the table and "not called a difference: busy" below it)."""
+    from jvmlab.results.compare import VerdictKind
+
+    cells = [cell("jdk25", {"progress.mean_rate": (233, 20)}, gc="G1"),
+             cell("jdk25", {"progress.mean_rate": (53, 5)}, gc="ZGC")]
+    for kind, answer in ((VerdictKind.DISTURBED, "not called (see the verdict below)"),
+                         (VerdictKind.WORSE, "clear"), (VerdictKind.INCONCLUSIVE, "inconclusive")):
+        s = summary("demo why: x", cells, metric="progress.mean_rate")
+        s.baseline = cells[0].cell.name
+        s.comparison = SimpleNamespace(compared=(SimpleNamespace(
+            cell=cells[1].cell.name, comparison=SimpleNamespace(baseline=cells[0].cell.name), kind=kind),))
+        v = scenario_verdict("why", s)
+        assert [r[1] for r in v.rows] == ["G1", "ZGC"] and v.rows[0][-1] == ""
+        assert v.rows[1][-1] == answer, kind

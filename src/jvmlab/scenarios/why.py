@@ -13,6 +13,7 @@ from typing import Any
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.report.why import build_why
+from jvmlab.results.compare import VerdictKind
 from jvmlab.results.why import load_why
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.jdks import (
@@ -24,7 +25,7 @@ from jvmlab.scenarios.jdks import (
 )
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import mean_ci
-from jvmlab.scenarios.table import ScenarioVerdict
+from jvmlab.scenarios.table import CLEAR, ScenarioVerdict
 
 # JFR metrics that can explain a throughput gap between collectors, with how to print them.
 # Allocation stalls are named by their wall-clock union (jfr.alloc_stall_wall_ms), with the sum over
@@ -127,7 +128,7 @@ def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
     """The ranking on the run's own metric, the run's own verdict sentence (one metric and one
     rule: the demo printed "inconclusive" above and "clear" below for the same pair), then the
     two or three largest differences that explain it."""
-    ranked = gc.verdict(summary, metric=summary.metric)
+    ranked = _answers_of_the_run(gc.verdict(summary, metric=summary.metric), summary)
     said = " ".join(text.rstrip(".") + "." for text in summary.verdicts.values())
     reasons = [*(frame_changes(summary, store) if store is not None else []), *metric_changes(summary)]
     if not reasons:
@@ -135,3 +136,29 @@ def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
     else:
         why = " Largest differences (JFR): " + "; ".join(reasons) + "."
     return replace(ranked, conclusion=(said or ranked.conclusion) + why)
+
+
+# The table's answer column in the run's own words: a loaded `demo why --quick` printed "clear"
+# in the table and "not called a difference: other processes were busy" below for the same pair.
+RUN_ANSWERS = {VerdictKind.BETTER: CLEAR, VerdictKind.WORSE: CLEAR,
+               VerdictKind.DISTURBED: "not called (see the verdict below)",
+               VerdictKind.INCONCLUSIVE: "inconclusive", VerdictKind.NO_CLEAR_DIFFERENCE: "no clear difference",
+               VerdictKind.NOT_ENOUGH_DATA: "not enough data"}
+
+
+def _answers_of_the_run(ranked: ScenarioVerdict, summary: Any) -> ScenarioVerdict:
+    """Each row against the leader answered as the run's comparison of the same two cells
+    (either way round: the test is symmetric) was decided; rows whose pair the run did not
+    compare keep the table's own answer."""
+    compared = getattr(getattr(summary, "comparison", None), "compared", ())
+    if not compared:
+        return ranked
+    names = {(cs.cell.jvm, str(cs.cell.levels.get("gc"))): cs.cell.name for cs in summary.cells}
+    kinds = {frozenset((c.cell, c.comparison.baseline)): c.kind for c in compared}
+    leaders = {row[0]: row[1] for row in ranked.rows if row[3] == "leader"}
+    rows = []
+    for row in ranked.rows:
+        pair = frozenset((names.get((row[0], row[1])), names.get((row[0], leaders.get(row[0], "")))))
+        kind = kinds.get(pair) if row[-1] else None
+        rows.append((*row[:-1], RUN_ANSWERS[kind]) if kind is not None else row)
+    return replace(ranked, rows=tuple(rows))
