@@ -13,7 +13,7 @@ import pytest
 from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.model import hazards as hz
 from jvmlab.plan.matrix import expand
-from jvmlab.scenarios import ALL_LARGEPAGES_SIZES, largepages, scenario_runs, scenario_verdict
+from jvmlab.scenarios import largepages, scenario_runs, scenario_verdict
 from jvmlab.scenarios.jdks import demo_jdks
 from jvmlab.spec.load import parse_spec
 
@@ -46,17 +46,19 @@ def test_full_mode_walks_512_mb_on_every_jdk_until_precise() -> None:
     assert largepages.hugetlbfs_reserved("HugePages_Total:      16\n") is True
 
 
-def test_quick_mode_and_demo_all_use_fixed_blocks() -> None:
+def test_quick_mode_and_demo_all_use_paired_blocks_then_until() -> None:
+    """Since issue 31 (intentional): 8 paired blocks (was 6 fixed), so drift between blocks
+    cancels, then --until 3% up to 16 blocks; `demo all` the same on 128 MB (was 64 and 128 MB
+    at 4 and 3 fixed blocks, which could never be significant)."""
     (quick,) = largepages.runs(demo_jdks(), quick=True, hugetlbfs=False)
     spec = parse_spec(quick.toml)
-    # 8 blocks (was 6): paired by block, so drift between blocks cancels (intentional, issue 31)
-    assert quick.until_rel is None and quick.max_blocks is None and spec.run.invocations == MIN_PAIRED_BLOCKS
+    assert spec.run.invocations == MIN_PAIRED_BLOCKS and quick.until_rel == 0.03 and quick.max_blocks == 16
     assert {c.level("pages") for c in expand(spec)} == {"default", "thp", "largepages"}  # shows "not in effect"
     assert len({c.jvm for c in expand(spec)}) == 1
-    sized = [r for r in scenario_runs("all") if r.scenario == "largepages"]
-    want = [["--mb", str(mb)] for mb, _ in ALL_LARGEPAGES_SIZES]
-    assert [parse_spec(r.toml).workload.args[:2] for r in sized] == want
-    assert all(r.until_rel is None and "--walk-m" in r.toml for r in sized)
+    (in_all,) = [r for r in scenario_runs("all") if r.scenario == "largepages"]
+    spec = parse_spec(in_all.toml)
+    assert spec.workload.args[:4] == ["--mb", "128", "--walk-m", "4"] and len({c.jvm for c in expand(spec)}) == 1
+    assert spec.run.invocations == MIN_PAIRED_BLOCKS and in_all.until_rel == 0.03 and in_all.max_blocks == 16
 
 
 def pages_cell(jvm: str, pages: str, walk: float, sort: float, huge_mib: float | None = 0.0,

@@ -66,8 +66,18 @@ FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=10, until_rel=0.03, max_block
 # invocation; 8 blocks, so the comparisons are paired by block (MIN_PAIRED_BLOCKS): on a loaded
 # 2-core machine the cost of a read drifted from 460 to 870 ns between blocks while THP's ratio
 # stayed 0.77-0.85 within every block, and 6 unpaired blocks left THP unresolved at 64 MB and at
-# 128 MB ([-48% ... +25%]).
-QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=MIN_PAIRED_BLOCKS)
+# 128 MB ([-48% ... +25%]). Then, as in full mode, blocks are added until every CI of the walk
+# is within +-3% of the baseline, at most 16: a quiet machine stops at 8 (THP's 20-30% per read
+# is far outside +-3%); a loaded one, where 3 of 8 paired blocks went the wrong way in one run,
+# gets up to twice the evidence.
+SHORT_UNTIL = 0.03
+SHORT_MAX_BLOCKS = 16
+QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=MIN_PAIRED_BLOCKS, until_rel=SHORT_UNTIL,
+               max_blocks=SHORT_MAX_BLOCKS)
+# `demo all`: the same array on the first JDK, default pages against THP, with the full mode's
+# 16 MB sorts and one warm-up.
+IN_ALL = Sizing(mb=128, walk_m=4, sort_mb=16, blocks=MIN_PAIRED_BLOCKS, warmup=1, until_rel=SHORT_UNTIL,
+                max_blocks=SHORT_MAX_BLOCKS)
 
 
 def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
@@ -75,24 +85,20 @@ def hugetlbfs_reserved(meminfo_text: str | None = None) -> bool:
     return (meminfo(meminfo_text).get("HugePages_Total") or 0) > 0
 
 
-def runs(jdks: list[JdkInfo], quick: bool, sizes: tuple[tuple[int, int], ...] | None = None,
+def runs(jdks: list[JdkInfo], quick: bool, sizing: Sizing | None = None,
          hugetlbfs: bool | None = None) -> list[ScenarioRun]:
     """The specs to run. Full mode: 512 MB on every JDK found (up to two), sized by precision.
 
-    ``sizes`` ((MiB, invocations) pairs, fixed blocks) is for `demo all`, which keeps to
-    smaller arrays. The hugetlbfs level is left out of the full mode when no hugetlbfs pages
-    are reserved (the JVM would fall back to small pages); the quick mode keeps it to show the
+    ``sizing`` (e.g. ``IN_ALL``, for `demo all`, which keeps to a smaller array) replaces the
+    mode's own. The hugetlbfs level is left out of the full mode when no hugetlbfs pages are
+    reserved (the JVM would fall back to small pages); the quick mode keeps it to show the
     "not in effect" warning.
     """
     chosen = jdks[:1] if quick else jdks
     pages = dict(PAGES)
     if not quick and not (hugetlbfs_reserved() if hugetlbfs is None else hugetlbfs):
         pages.pop("largepages")
-    if sizes is not None:
-        plans = [Sizing(mb, 4, min(mb, 16), n, warmup=1 if mb <= 128 else 0) for mb, n in sizes]
-    else:
-        plans = [QUICK if quick else FULL]
-    return [_run(chosen, pages, s) for s in plans]
+    return [_run(chosen, pages, sizing or (QUICK if quick else FULL))]
 
 
 def _run(jdks: list[JdkInfo], pages: dict[str, list[str]], s: Sizing) -> ScenarioRun:
