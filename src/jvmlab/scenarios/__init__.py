@@ -37,12 +37,12 @@ SCENARIOS = {
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # `demo all` (full) must answer each classic's question in about 6 minutes on a quiet 2-core
 # machine, with every design able to reach significance (jvmlab.plan.power). So it runs:
-# pretouch on the first JDK only (12 cells x 7 blocks); largepages on 128 MB (not 512: one run
-# of that takes 5 s) on the first JDK, 8 paired blocks then --until 3% up to 16 (2 cells); gc on
+# pretouch on the first JDK only (12 cells x 7 blocks); largepages on 512 MB with fewer reads
+# and small sorts on the first JDK, 8 paired blocks then --until 3% up to 16 (2 cells); gc on
 # one JDK with G1/Parallel/ZGC, 5 blocks of 10-s runs (about 3 minutes, fixed by the runs'
 # length); cds and ramdisk as in full mode, but --until stops at 16 blocks. Estimated from the
 # runs' CPU time on a loaded machine (docs/scenarios.md, bench/scenarios_all.py): about 1
-# minute, 45 s, 3 minutes, 40 s, 40 s.
+# minute, 50 s, 3 minutes, 40 s, 40 s.
 ALL_MAX_BLOCKS = 16
 DEFAULT_QUICK_INVOCATIONS = 5  # 4 cells, 3 comparisons: 3 blocks could never be significant
 

@@ -62,21 +62,19 @@ class Sizing:
 # pages reserved there are 6 cells, and 5 Holm-corrected comparisons at 8 paired blocks need
 # every sign of every block to agree (5 x 2/256 = 0.039); at 10, 5 x 2/1024 = 0.01.
 FULL = Sizing(mb=512, walk_m=6, sort_mb=16, blocks=10, until_rel=0.03, max_blocks=20)
-# Quick mode: one JDK, 128 MB (32768 small pages against 64 huge ones), a few seconds per
-# invocation; 8 blocks, so the comparisons are paired by block (MIN_PAIRED_BLOCKS): on a loaded
-# 2-core machine the cost of a read drifted from 460 to 870 ns between blocks while THP's ratio
-# stayed 0.77-0.85 within every block, and 6 unpaired blocks left THP unresolved at 64 MB and at
-# 128 MB ([-48% ... +25%]). Then, as in full mode, blocks are added until every CI of the walk
-# is within +-3% of the baseline, at most 16: a quiet machine stops at 8 (THP's 20-30% per read
-# is far outside +-3%); a loaded one, where 3 of 8 paired blocks went the wrong way in one run,
-# gets up to twice the evidence.
+# Quick mode and `demo all`: the full mode's 512 MB array on one JDK (the effect lives in the
+# working set: on 128 MB the page tables fit the caches and THP saved only -8% [-20% ... +6%]
+# per read in 16 blocks of a lightly loaded run, on 512 MB -37% to -41% in full mode), with
+# fewer reads (3 million) and small sorts (4 MB): about 3 s per invocation. 8 blocks, so the
+# comparisons are paired by block (MIN_PAIRED_BLOCKS: on a loaded machine a read's cost drifted
+# 460-870 ns between blocks while THP's ratio held within each), then blocks are added until
+# every CI of the walk is within +-3% of the baseline, at most 16 (a loaded `demo all` had 3 of
+# 8 paired blocks go the wrong way).
 SHORT_UNTIL = 0.03
 SHORT_MAX_BLOCKS = 16
-QUICK = Sizing(mb=128, walk_m=4, sort_mb=8, blocks=MIN_PAIRED_BLOCKS, until_rel=SHORT_UNTIL,
+QUICK = Sizing(mb=512, walk_m=3, sort_mb=4, blocks=MIN_PAIRED_BLOCKS, until_rel=SHORT_UNTIL,
                max_blocks=SHORT_MAX_BLOCKS)
-# `demo all`: the same array on the first JDK, default pages against THP, with the full mode's
-# 16 MB sorts and one warm-up.
-IN_ALL = Sizing(mb=128, walk_m=4, sort_mb=16, blocks=MIN_PAIRED_BLOCKS, warmup=1, until_rel=SHORT_UNTIL,
+IN_ALL = Sizing(mb=512, walk_m=3, sort_mb=4, blocks=MIN_PAIRED_BLOCKS, warmup=1, until_rel=SHORT_UNTIL,
                 max_blocks=SHORT_MAX_BLOCKS)
 
 
