@@ -39,7 +39,7 @@ CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")
 # machine, with every design able to reach significance (jvmlab.plan.power). So it runs:
 # pretouch on the first JDK only (12 cells x 7 blocks); largepages on 512 MB with fewer reads
 # and small sorts on the first JDK, 8 paired blocks then --until 3% up to 16 (2 cells); gc on
-# the newest JDK with G1/Parallel/ZGC, 5 blocks of 10-s runs (about 3 minutes, fixed by the runs'
+# one JDK with G1/Parallel/ZGC, 5 blocks of 10-s runs (about 3 minutes, fixed by the runs'
 # length); cds and ramdisk as in full mode, but --until stops at 16 blocks. Estimated from the
 # runs' CPU time on a loaded machine (docs/scenarios.md, bench/scenarios_all.py): about 1
 # minute, 50 s, 3 minutes, 40 s, 40 s.
@@ -93,7 +93,7 @@ def scenario_runs(name: str, quick: bool = False) -> list[ScenarioRun]:
         return [run for classic in CLASSICS for run in builders[classic](jdks, quick)]
     return [*pretouch.runs(jdks[:1], quick),
             *largepages.runs(jdks[:1], quick, sizing=largepages.IN_ALL),
-            *gc.runs(jdks[-1:], quick, collectors=gc.SHORT_GCS, invocations=gc.SHORT_INVOCATIONS),
+            *gc.runs(jdks[:1], quick, collectors=gc.SHORT_GCS, invocations=gc.SHORT_INVOCATIONS),
             *cds.runs(jdks, quick, max_blocks=ALL_MAX_BLOCKS),
             *ramdisk.runs(jdks, quick, max_blocks=ALL_MAX_BLOCKS)]
 

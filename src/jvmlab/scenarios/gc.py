@@ -26,12 +26,9 @@ FALLBACK = "progress.mean_rate"  # when no run reached a steady state
 # intervals are trustworthy (jvmlab.analyze.smallsample); 7 comparisons (8 cells) under Holm
 # can reach significance from 6 blocks on (jvmlab.plan.power).
 FULL_INVOCATIONS = 6
-# Quick mode and `demo all`: the newest JDK and the three collectors that differ most
-# (Shenandoah is G1-like on this workload), 5 blocks: the fewest at which 2 Holm-corrected
-# comparisons can be significant (4 blocks cannot: 2 x 0.029 > 0.05). 15 runs of 10 s: about 3
-# minutes. The newest JDK, not the default one: on JDK 17 the three were within 13-21% of each
-# other in a lightly loaded `demo all` and unresolved in 5 blocks; on JDK 25 ZGC stalls on
-# allocation in this 256 MB heap and made 4x fewer chunks than G1 (`demo why`, same workload).
+# Quick mode and `demo all`: one JDK and the three collectors that differ most (Shenandoah
+# is G1-like on this workload), 5 blocks: the fewest at which 2 Holm-corrected comparisons
+# can be significant (4 blocks cannot: 2 x 0.029 > 0.05). 15 runs of 10 s: about 3 minutes.
 SHORT_GCS = ("G1", "Parallel", "ZGC")
 SHORT_INVOCATIONS = 5
 
@@ -41,7 +38,7 @@ def runs(jdks: list[JdkInfo], quick: bool, seconds: int | None = None, workload:
          collectors: tuple[str, ...] | None = None) -> list[ScenarioRun]:
     """Collectors compared on chunkgen, or on another workload block with a progress regex.
     Quick: one JDK, ``SHORT_GCS``, ``SHORT_INVOCATIONS`` (``collectors`` overrides the list)."""
-    jdks = jdks[-1:] if quick else jdks  # quick: the newest JDK, whose ZGC is generational (21+)
+    jdks = jdks[:1] if quick else jdks
     seconds = seconds or 10  # the steady-state detector needs at least 6 one-second windows
     wanted = collectors or (SHORT_GCS if quick else GCS)
     gcs = [gc for gc in wanted if any(not j.gcs or gc in j.gcs for j in jdks)]
