@@ -35,7 +35,10 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
+    from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
+
+    check_limits(plan)  # cpus/memory beyond this machine, cgroups unusable: refused as `run` refuses them
 
     server_line = check_plan(plan, lambda line: typer.echo(line, err=True))  # ports, clients (docs/servers.md)
     typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "

@@ -57,15 +57,18 @@ def describe_error(err: ValidationError, root: type[BaseModel]) -> str:
     return f"{where}: {message}{shown}"
 
 
+_TABLES = frozenset({"factors", "workload", "run", "collect", "environment", "matrix", "jvms", "server", "load"})
+
+
 def _location(loc: list[str]) -> str:
     if not loc:
         return ""
     head, rest = loc[0], loc[1:]
-    if head in {"factors", "workload", "run", "collect", "environment", "matrix", "jvms"} and rest:
+    if head in _TABLES and rest:
         if head == "factors" and len(rest) >= 1:
             return f"[factors.{rest[0]}]" + (f" {'.'.join(rest[1:])}" if rest[1:] else "")
         return f"[{head}] {'.'.join(rest)}"
-    return f"[{head}]" if head in {"workload", "run", "collect", "environment", "matrix", "jvms"} else ".".join(loc)
+    return f"[{head}]" if head in _TABLES - {"factors"} else ".".join(loc)
 
 
 def _known_keys(root: type[BaseModel], loc: list[str]) -> list[str]:
