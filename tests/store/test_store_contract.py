@@ -96,7 +96,7 @@ def test_a_slot_is_stored_once(store: Store) -> None:
     exp, cell = _experiment(store)
     store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=Collected(),
                             argv=["java"], artifacts_dir=None)
-    with pytest.raises(UserError, match="cannot write to store"):
+    with pytest.raises(UserError, match="cannot record invocation in store"):
         store.record_invocation(exp, cell, block=0, position=1, result=_result(), collected=Collected(),
                                 argv=["java"], artifacts_dir=None)
     assert len(store.invocations(exp)) == 1

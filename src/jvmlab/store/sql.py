@@ -15,7 +15,6 @@ from sqlalchemy.exc import (
     DatabaseError,
     NoSuchModuleError,
     OperationalError,
-    SQLAlchemyError,
 )
 
 from jvmlab.errors import UserError
@@ -29,6 +28,7 @@ from jvmlab.model.stored import (
     StoredInvocation,
 )
 from jvmlab.store import schema as t
+from jvmlab.store.failures import guard, opened, status_set
 from jvmlab.store.migrations import upgrade
 
 
@@ -54,8 +54,10 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+@guard
 class SqlStore:
-    """Experiments, cells and invocations in a relational database."""
+    """Experiments, cells and invocations in a relational database. Any database error of a
+    public method is a one-line StoreError (store/failures.py)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -87,7 +89,9 @@ class SqlStore:
                 fingerprint_json=json.dumps(fingerprint, sort_keys=True), created_at=time.time(),
                 status="running", seed=seed, command_line=command_line,
                 jvmlab_version=jvmlab_version, artifacts_dir=artifacts_dir))
-            return _inserted_id(result)
+            exp_id = _inserted_id(result)
+        opened(self, exp_id)
+        return exp_id
 
     def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None:
         values: dict[str, Any] = {"status": status}
@@ -95,6 +99,7 @@ class SqlStore:
             values["finished_at"] = time.time()
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
+        status_set(self, experiment_id, status)
 
     def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None:
         """Record how the run was started (metric, --until, budget, ...), replacing what was there."""
@@ -209,12 +214,9 @@ class SqlStore:
                        minor_faults=m.minor_faults, major_faults=m.major_faults,
                        vol_ctx_switches=m.vol_ctx_switches, invol_ctx_switches=m.invol_ctx_switches,
                        ready_s=m.ready_s)
-        try:
-            with self.engine.begin() as conn:
-                inv_id = _inserted_id(conn.execute(t.invocation.insert().values(**row)))
-                self._write_collected(conn, experiment_id, inv_id, collected)
-        except SQLAlchemyError as err:
-            raise UserError(f"cannot write to store {self.url}: {err}") from None
+        with self.engine.begin() as conn:  # a database error: one line (store/failures.py)
+            inv_id = _inserted_id(conn.execute(t.invocation.insert().values(**row)))
+            self._write_collected(conn, experiment_id, inv_id, collected)
         return inv_id
 
     @staticmethod
