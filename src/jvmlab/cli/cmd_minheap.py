@@ -66,6 +66,8 @@ def minheap(
     from jvmlab.store import check_store_location, open_store
 
     registry.get(metric)
+    if html is not None and not sweep and sizes is None:  # the search alone has no plot: say so, write nothing
+        raise UserError(f"--html {html}: the HTML report is the heap sweep's; add --sweep (or --sizes)")
     check_store_location(store)
     settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
                                repeats, max_probes)

@@ -93,6 +93,7 @@ def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
         found = db.find_resumable(plan.spec_hash)
         if found is None:
             raise UserError("nothing to resume: no tuning run of this exact spec in the store")
+        db.set_status(found.id, "running")  # an interruption marks it interrupted again (cli/main.py)
         return found.id
     return db.create_experiment(
         name=plan.spec.name or "tune", spec_text=plan.spec_text, spec_hash=plan.spec_hash,

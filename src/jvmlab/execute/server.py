@@ -111,7 +111,7 @@ class ServerExecutor:
 class _Outcome:
     collected: Collected
     failure: str | None = None
-    tail: str = ""
+    tail: str | None = None  # a client's output (a failed or unreadable client); None: the server's
     died: bool = False  # the server exited on its own while it should have been serving
 
 
@@ -179,10 +179,13 @@ def _finish(result: ProcessResult, outcome: _Outcome, stop: StopOutcome, server:
     status, reason = result.status, result.reason
     stopped_by_us = status in (Status.OK, Status.SIGNALED, Status.FAILED) and not outcome.died
     if outcome.failure is not None:
-        tail = outcome.tail or result.stderr_tail or result.stdout_tail
+        # A client's failure quotes the client's output (even when it wrote nothing), never the server's.
+        whose = "client output" if outcome.tail is not None else "output"
+        tail = outcome.tail if outcome.tail is not None else (result.stderr_tail or result.stdout_tail)
         last = [line for line in tail.splitlines() if line.strip()][-3:]
         status = Status.FAILED
-        reason = outcome.failure + (f"; output: {' | '.join(s.strip()[:200] for s in last)}" if last else "")
+        quoted = " | ".join(s.strip()[:200] for s in last) if last else ("(none)" if outcome.tail is not None else "")
+        reason = outcome.failure + (f"; {whose}: {quoted}" if quoted else "")
     elif stop.forced:
         status = Status.FAILED
         reason = (f"the server did not stop within {server.stop_grace:g} s of "
