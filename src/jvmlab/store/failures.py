@@ -97,6 +97,5 @@ def mark_unfinished() -> list[str]:
                         f"is marked interrupted")
         except StoreError:
             _open.get(store, set()).discard(exp_id)
-            said.append(f"experiment {exp_id} could not be marked interrupted (the store is unreachable); "
-                        f"a resume continues it")
+            said.append(f"experiment {exp_id} stays marked running (the store is unreachable)")
     return said
