@@ -14,10 +14,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from jvmlab.errors import UserError
 from jvmlab.execute.protocols import Executor
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
 from jvmlab.sizing.minheap import ProbeOutcome, Verdict
+from jvmlab.spec.pattern import BoundedPattern, PatternTimeout
 
 HEAP_FLAGS = ("-Xmx", "-Xms", "-Xmn", "-XX:MaxHeapSize=", "-XX:InitialHeapSize=", "-XX:MinHeapSize=",
               "-XX:MaxRAMPercentage=", "-XX:InitialRAMPercentage=", "-XX:MinRAMPercentage=")
@@ -31,10 +33,15 @@ def heap_flags(cell_flags: Sequence[str], heap_bytes: int) -> list[str]:
     return [*kept, f"-Xmx{heap_bytes // 1024}k"]
 
 
-def classify(result: ProcessResult, output: str, fail_pattern: re.Pattern[str] | None) -> Verdict:
-    """How the bisection reads one run."""
-    if fail_pattern is not None and fail_pattern.search(output):
-        return Verdict.PATTERN
+def classify(result: ProcessResult, output: str, fail_pattern: BoundedPattern | None) -> Verdict:
+    """How the bisection reads one run. A --fail-pattern that runs out of time on the output
+    cannot read any run: the search stops with one line saying so."""
+    if fail_pattern is not None:
+        try:
+            if fail_pattern.search(output):
+                return Verdict.PATTERN
+        except PatternTimeout as err:
+            raise UserError(str(err)) from None
     if result.status is Status.OK:
         return Verdict.PASS
     if _OOM.search(output):
@@ -50,7 +57,7 @@ class JvmProbe:
     """Runs a prepared cell at a given -Xmx with a timeout; one folder of output per probe."""
 
     def __init__(self, pc: PreparedCell, executor: Executor, *, cwd: Path, env: dict[str, str],
-                 timeout_s: float, artifacts_dir: Path, fail_pattern: re.Pattern[str] | None = None) -> None:
+                 timeout_s: float, artifacts_dir: Path, fail_pattern: BoundedPattern | None = None) -> None:
         self.pc = pc
         self.executor = executor
         self.cwd, self.env, self.timeout_s = cwd, env, timeout_s

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from jvmlab.sizing.minheap import (
     find_min_heap,
 )
 from jvmlab.sizing.probe import JvmProbe
+from jvmlab.spec.pattern import BoundedPattern, check_compiles
 from jvmlab.store.protocol import Store
 
 DOCUMENT = "minheap"
@@ -98,7 +98,7 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
 class _Setup:
     executor: Executor
     limits: LimitRunner | None
-    pattern: re.Pattern[str] | None
+    pattern: BoundedPattern | None
     timeout_s: float
     cwd: Path
 
@@ -239,11 +239,13 @@ def _hash(plan: Plan, request: MinHeapRequest) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
-    """The --fail-pattern, or a UserError before any JVM starts."""
+def compile_pattern(pattern: str | None) -> BoundedPattern | None:
+    """The --fail-pattern (matched within a time bound, spec/pattern.py), or a UserError before
+    any JVM starts."""
     if pattern is None:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise UserError(f"--fail-pattern {pattern!r} does not compile: {err}") from None
+        check_compiles(pattern)
+    except ValueError as err:
+        raise UserError(f"--fail-pattern: {err}") from None
+    return BoundedPattern(pattern, what="--fail-pattern")
