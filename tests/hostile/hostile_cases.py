@@ -166,7 +166,7 @@ FAULTS: tuple[Fault, ...] = (
           "test_a_hung_client_is_quoted_not_the_server"),
     Fault("postgres-stopped-mid-run", "PostgreSQL stopped (pg_ctl stop -m fast) while `run` measures", 2,
           "in store postgresql+psycopg://", "test_postgres_stopped_mid_run_is_one_line_and_resumes"),
-    Fault("error-after-open", "a command stopped by an error after it opened an experiment", 2,
+    Fault("error-after-open", "the SQLite store's invocation table renamed by another program while `run` measures", 2,
           "is marked interrupted", "test_an_experiment_left_running_is_marked_interrupted"),
     Fault("tune-sigint", "Ctrl-C (SIGINT) during `jvmlab tune`", 130,
           "is marked interrupted; continue with: jvmlab tune", "test_tune_interrupted_says_what_is_stored"),

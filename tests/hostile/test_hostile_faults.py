@@ -157,18 +157,35 @@ def test_postgres_stopped_mid_run_is_one_line_and_resumes(tmp_path: Path) -> Non
         assert exp.status == "done" and len(store.invocations(exp.id)) == 30
 
 
-def test_an_experiment_left_running_is_marked_interrupted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from jvmlab.cli.main import main
+def test_an_experiment_left_running_is_marked_interrupted(tmp_path: Path) -> None:
+    """A store fault that leaves the experiment's own row writable (another program renamed the
+    invocation table mid-run): one line, and the experiment marked interrupted, not running."""
+    import sqlite3
 
-    store = open_store(str(tmp_path / "lab.db"))
-    exp = store.create_experiment(name="x", spec_text="", spec_hash="h", spec_path=None, fingerprint={}, seed=1,
-                                  command_line="", jvmlab_version="0", artifacts_dir="")
-    with pytest.raises(SystemExit) as exit_info:  # a later step of the command fails on bad input
-        main(["results", "--store", str(tmp_path / "missing" / "lab.db")])
-    err = capsys.readouterr().err
-    assert exit_info.value.code == 2
-    assert len(err.strip().splitlines()) == 1 and _fault("error-after-open") in err
-    assert open_store(str(tmp_path / "lab.db")).experiment(exp).status == "interrupted"
+    (tmp_path / "spec.toml").write_text('[workload]\ncommand = ["sleep", "0.2"]\n[run]\ninvocations = 30\n'
+                                        "warmup = 0\n")
+    proc = subprocess.Popen([PY, "-m", "jvmlab", "run", "spec.toml", "--store", "lab.db", "--quiet"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = tmp_path / "lab.db"
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(db, timeout=30) as conn:
+                return int(conn.execute("select count(*) from invocation").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    deadline = time.monotonic() + 120
+    while stored() < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    with sqlite3.connect(db, timeout=30) as conn:
+        conn.execute("alter table invocation rename to invocation_gone")
+    _, err = proc.communicate(timeout=180)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1, err
+    assert "no such table: invocation" in lines[0] and _fault("error-after-open") in lines[0], err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select status from experiment").fetchall() == [("interrupted",)]
 
 
 TUNE = """

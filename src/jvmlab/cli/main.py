@@ -11,6 +11,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 from collections.abc import Sequence
 
 import typer
@@ -34,6 +35,7 @@ from jvmlab.cli.apps import app
 from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, UserError
 
 RESUMABLE = ("run", "tune", "minheap")  # commands whose --resume continues a stopped experiment
+_STARTED = [0.0]  # when main() began (time.monotonic()): it marks only its own command's experiments
 
 
 def _plain_flags_in_help() -> None:
@@ -103,7 +105,7 @@ def _unfinished(args: list[str]) -> str:
         return ""
     from jvmlab.store.failures import mark_unfinished
 
-    said = mark_unfinished()
+    said = mark_unfinished(_STARTED[0])
     command = _continue_with(args)
     return "; " + "; ".join(said) + (f"; continue with: {command}" if command else "")
 
@@ -111,6 +113,7 @@ def _unfinished(args: list[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI and exit with its code."""
     _register()
+    _STARTED[0] = time.monotonic()  # experiments opened from now on are this command's
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -148,11 +151,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         unfinished = _unfinished(args)
         if debug:
             raise
-        print(f"jvmlab: internal error: {type(err).__name__}: {err} (rerun with --debug for a traceback)"
+        first = (str(err).strip().splitlines() or [""])[0]  # one line, whatever the exception's text
+        print(f"jvmlab: internal error: {type(err).__name__}: {first} (rerun with --debug for a traceback)"
               f"{unfinished}", file=sys.stderr)
         code = 1
     if code == EXIT_SIGINT and _has_unfinished():  # typer turns a Ctrl-C it sees into a quiet exit 130
         code = _interrupted(args, "interrupted")
+    elif code != 0 and _has_unfinished():  # a command that exited early on its own: never left running
+        from jvmlab.store.failures import mark_unfinished
+
+        mark_unfinished(_STARTED[0])
     sys.exit(code)
 
 
@@ -161,7 +169,7 @@ def _has_unfinished() -> bool:
         return False
     from jvmlab.store.failures import unfinished
 
-    return bool(unfinished())
+    return bool(unfinished(_STARTED[0]))
 
 
 def _interrupted(args: list[str], what: str) -> int:

@@ -14,6 +14,7 @@ Ctrl-C), :func:`mark_unfinished` marks them ``interrupted`` so none is left ``ru
 from __future__ import annotations
 
 import functools
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,7 +28,8 @@ T = TypeVar("T")
 INTERRUPTED = "interrupted"
 RUNNING = "running"
 
-_open: weakref.WeakKeyDictionary[Any, set[int]] = weakref.WeakKeyDictionary()
+# store -> {experiment id: when it was set running (time.monotonic())}
+_open: weakref.WeakKeyDictionary[Any, dict[int, float]] = weakref.WeakKeyDictionary()
 
 
 def shown_url(url: str) -> str:
@@ -70,32 +72,38 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def opened(store: Any, experiment_id: int) -> None:
-    _open.setdefault(store, set()).add(experiment_id)
+    _open.setdefault(store, {})[experiment_id] = time.monotonic()
 
 
 def status_set(store: Any, experiment_id: int, status: str) -> None:
     if status == RUNNING:
         opened(store, experiment_id)
     else:
-        _open.get(store, set()).discard(experiment_id)
+        _open.get(store, {}).pop(experiment_id, None)
 
 
-def unfinished() -> list[tuple[Any, int]]:
-    """(store, experiment id) of every experiment this process left ``running``."""
-    return [(store, exp_id) for store, ids in list(_open.items()) for exp_id in sorted(ids)]
+def unfinished(since: float = 0.0) -> list[tuple[Any, int]]:
+    """(store, experiment id) of every experiment this process set ``running`` at or after
+    ``since`` (a ``time.monotonic()`` reading: the command's start) and left so."""
+    return [(store, exp_id) for store, ids in list(_open.items())
+            for exp_id, at in sorted(ids.items()) if at >= since]
 
 
-def mark_unfinished() -> list[str]:
-    """Mark every experiment left ``running`` as ``interrupted``; one phrase per experiment
-    (``experiment 3 (12 invocations stored in sqlite:///lab.db)``), or why it could not be marked."""
+def mark_unfinished(since: float = 0.0) -> list[str]:
+    """Mark every experiment left ``running`` (since ``since``) as ``interrupted``; one phrase
+    per experiment (``experiment 3 (12 invocations stored in sqlite:///lab.db)``), or why it
+    could not be marked."""
     said = []
-    for store, exp_id in unfinished():
+    for store, exp_id in unfinished(since):
         try:
             store.set_status(exp_id, INTERRUPTED)
-            stored = store.invocation_counts().get(exp_id, (0, 0))[0]
-            said.append(f"experiment {exp_id} ({stored} measured invocations stored in {shown_url(store.url)}) "
-                        f"is marked interrupted")
         except StoreError:
-            _open.get(store, set()).discard(exp_id)
+            _open.get(store, {}).pop(exp_id, None)
             said.append(f"experiment {exp_id} stays marked running (the store is unreachable)")
+            continue
+        try:
+            stored = f"{store.invocation_counts().get(exp_id, (0, 0))[0]} measured invocations"
+        except StoreError:
+            stored = "its invocations"
+        said.append(f"experiment {exp_id} ({stored} stored in {shown_url(store.url)}) is marked interrupted")
     return said
