@@ -20,6 +20,7 @@ from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
+from jvmlab.model.stored import SeriesTag
 from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
 
@@ -109,6 +110,12 @@ def run(
                                                         "(see docs/cluster.md)."),
     artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
                                              "(file:///PATH) where nodes leave every artifact."),
+    label: str | None = typer.Option(None, "--label", help="This run's point in a series over time (a commit, "
+                                     "a JDK build, a date); see `jvmlab history`."),
+    label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
+    series: str | None = typer.Option(None, "--series", help="With --label: the series (default: the spec's name)."),
+    order: float | None = typer.Option(None, "--order", help="With --label: its place in the series (default: "
+                                       "order of arrival)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -128,11 +135,15 @@ def run(
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
+    from jvmlab.machine.gitlabel import series_tag
+
+    tag = series_tag(label, label_from, series, order, Path.cwd())
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url)
+                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
+                      series=tag)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
@@ -168,7 +179,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
-             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None) -> int:
+             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
+             series: SeriesTag | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
@@ -193,7 +205,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
-        metric_reason=metric_reason)
+        metric_reason=metric_reason, series=series)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:

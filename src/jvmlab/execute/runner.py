@@ -135,6 +135,9 @@ class Runner:
                                             self.options.command_line)
             self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
         self.remember_options()
+        if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
+            self.store.set_series(self.experiment_id, self.options.series,
+                                  self.store.experiment(self.experiment_id).name)
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
                                                            pc.template.progress_mode if pc.template else "auto",
                                                            jmh=pc.launch.kind == "jmh")
