@@ -318,3 +318,16 @@ def _tail(x: np.ndarray, w: np.ndarray, changes: Sequence[Change],
         se_log = math.sqrt(1.0 / (w[-1] * x[-1] ** 2) + 1.0 / (float(w[rest].sum()) * m_rest ** 2))
         ci = (ratio * math.exp(-1.96 * se_log), ratio * math.exp(1.96 * se_log))
     return Tail(ratio, ci, p)
+
+
+def retest(seg: Segmentation, which: int, permutations: int, rng: np.random.Generator,
+           min_labels: int = MIN_LABELS) -> float:
+    """The p-value of change ``which`` on the two segments beside it, with ``permutations``
+    permutations (a gate corrected across many cells needs finer p-values than detection)."""
+    change = seg.changes[which]
+    a = seg.changes[which - 1].index if which else 0
+    b = seg.changes[which + 1].index if which + 1 < len(seg.changes) else len(seg.labels)
+    x = np.array([s.mean for s in seg.labels])[a:b]
+    w = _weights(seg.labels, seg.tau ** 2)[a:b]
+    t = float(split_statistics(x[None, :], w[None, :], min_labels)[0][change.index - a - min_labels])
+    return permutation_p(x, w, t, rng, permutations, min_labels) if t > 0 else 1.0

@@ -192,14 +192,14 @@ class SqlStore:
                                 .order_by(t.experiment.c.id)).all()
         return [_experiment(r) for r in rows]
 
-    def series_metric_names(self, series: str) -> set[str]:
-        """The collected metric names stored in a series (besides the process columns)."""
+    def series_metric_units(self, series: str) -> dict[str, str]:
+        """The collected metrics stored in a series (besides the process columns): name -> unit."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(t.metric.c.name).distinct()
+            rows = conn.execute(select(t.metric.c.name, t.metric.c.unit).distinct()
                                 .join(t.invocation, t.invocation.c.id == t.metric.c.invocation_id)
                                 .join(t.experiment, t.experiment.c.id == t.invocation.c.experiment_id)
                                 .where(t.experiment.c.series == series)).all()
-        return {r[0] for r in rows}
+        return {r[0]: r[1] or "" for r in rows}
 
     def series_values(self, series: str, metrics: list[str]) -> list[tuple[int, str, str, float]]:
         """Every measured value of these metrics in the series as (experiment id, cell name,
