@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from series_data import seed_series
 
 from cli_runner import run_jvmlab
 from jvmlab.analyze.gate import parse_condition
@@ -17,6 +16,7 @@ from jvmlab.results.history import load_history, ordered_labels
 from jvmlab.results.history_gate import gate_history
 from jvmlab.store import open_store
 from jvmlab.store.protocol import Store
+from series_data import seed_series
 
 LABELS = [f"c{i:02d}" for i in range(16)]
 

@@ -28,6 +28,12 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _short(label: str, width: int = 14) -> str:
+    """A tick label short enough to stay off the legend (the hover shows it whole)."""
+    text = html.unescape(label)
+    return label if len(text) <= width else _e(text[:width - 1] + "…")
+
+
 def cell_figure(cell: CellHistory) -> dict[str, Any]:
     """One cell's timeline as a plotly figure (a plain dict)."""
     info = registry.get(cell.metric, cell.unit)
@@ -61,14 +67,16 @@ def cell_figure(cell: CellHistory) -> dict[str, Any]:
                            "x1": change.index - 0.5, "y0": 0, "y1": 1,
                            "line": {"color": CHANGE, "dash": "dash", "width": 1.5}})
             notes.append({"x": change.index - 0.5, "y": 1, "xref": "x", "yref": "paper", "text": text,
-                          "showarrow": False, "xanchor": "left", "yanchor": "bottom",
+                          "showarrow": False, "yanchor": "bottom",
+                          "xanchor": "left" if change.index < len(x) / 2 else "right",
                           "font": {"color": CHANGE, "size": 11}})
     step = max(1, len(x) // 20)
     return {"data": data, "layout": {
         "title": {"text": _e(f"{cell.cell}: {cell.metric}")}, "height": 360, "hovermode": "closest",
         "margin": {"l": 60, "r": 20, "t": 40, "b": 90}, "shapes": shapes, "annotations": notes,
         "legend": {"orientation": "h", "y": -0.35},
-        "xaxis": {"tickmode": "array", "tickvals": x[::step], "ticktext": labels[::step], "tickangle": -45,
+        "xaxis": {"tickmode": "array", "tickvals": x[::step], "ticktext": [_short(t) for t in labels[::step]],
+                  "tickangle": -45,
                   "zeroline": False, "title": {"text": "label"}},
         "yaxis": {"title": {"text": _e(f"{cell.metric} ({info.unit})" if info.unit else cell.metric)},
                   "zeroline": False}}}
