@@ -169,14 +169,18 @@ def split_statistics(x: np.ndarray, w: np.ndarray, min_labels: int = MIN_LABELS)
 
 def permutation_count(n_labels: int) -> int:
     """More permutations for short series (cheap, and their p-values sit near alpha), fewer
-    for long ones (each costs n_labels): 999 up to 100 labels, down to 199 at 500+."""
-    return int(min(PERMUTATIONS, max(199, 100_000 // max(n_labels, 1))))
+    for long ones (each costs n_labels): 999 up to 100 labels, 199 at 500, 99 from 1,000 on
+    (p down to 0.01, still below alpha; a gate re-tests with more, ``retest``)."""
+    return int(min(PERMUTATIONS, max(99, 100_000 // max(n_labels, 1))))
 
 
 def permutation_p(x: np.ndarray, w: np.ndarray, observed: float, rng: np.random.Generator,
-                  permutations: int | None = None, min_labels: int = MIN_LABELS) -> float:
+                  permutations: int | None = None, min_labels: int = MIN_LABELS,
+                  accept_below: float | None = None) -> float:
     """P(max split statistic >= observed) over permutations of whole labels; stops early after
-    ``EXCEEDANCES_TO_STOP`` exceedances (the p-value is then exceedances / permutations done)."""
+    ``EXCEEDANCES_TO_STOP`` exceedances (the p-value is then exceedances / permutations done),
+    and, with ``accept_below``, once 99+ permutations put p at or below it (a search that only
+    needs to know "significant": the reported p-values are re-tested in full)."""
     n, done, exceed = x.size, 0, 0
     total = permutations or permutation_count(n)
     batch = max(10, min(200, 20_000 // max(n, 1)))
@@ -188,6 +192,8 @@ def permutation_p(x: np.ndarray, w: np.ndarray, observed: float, rng: np.random.
         done += size
         if exceed >= EXCEEDANCES_TO_STOP:
             return exceed / done
+        if accept_below is not None and done >= 99 and (exceed + 1) / (done + 1) <= accept_below:
+            break
     return (exceed + 1) / (done + 1)
 
 
@@ -198,14 +204,14 @@ def _best_split(x: np.ndarray, w: np.ndarray, min_labels: int) -> tuple[int, flo
 
 
 def _test(x: np.ndarray, w: np.ndarray, rng: np.random.Generator, permutations: int | None,
-          min_labels: int) -> tuple[int, float] | None:
+          min_labels: int, accept_below: float | None = None) -> tuple[int, float] | None:
     """(split, p) of the best split of one segment; None when too short to split."""
     if x.size < 2 * min_labels or x.size < 3:
         return None
     k, t = _best_split(x, w, min_labels)
     if t == 0.0:
         return k, 1.0
-    return k, permutation_p(x, w, t, rng, permutations, min_labels)
+    return k, permutation_p(x, w, t, rng, permutations, min_labels, accept_below)
 
 
 def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutations: int | None = None,
@@ -217,13 +223,14 @@ def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutatio
     x = np.array([s.mean for s in labels])
     w = _weights(labels, tau2)
     cuts: set[int] = set()
+    tested: dict[tuple[int, int], tuple[int, float]] = {}  # (start, stop) -> (cut, p): the merge reuses them
     for a, b in [(0, x.size), *_windows(x.size)]:
-        cuts |= _bisect(x, w, a, b, rng, alpha, permutations, min_labels)
+        cuts |= _bisect(x, w, a, b, rng, alpha, permutations, min_labels, tested)
     kept: list[int] = []
     for cut in sorted(cuts):  # two windows may place one change a label apart: keep the first
         if not kept or cut - kept[-1] >= min_labels:
             kept.append(cut)
-    changes = _merge(kept, x, w, rng, alpha, permutations, min_labels)
+    changes = _merge(kept, x, w, rng, alpha, permutations, min_labels, tested)
     first = None if changes else _test(x, w, rng, permutations, min_labels)
     return Segmentation(tuple(labels), tuple(changes), math.sqrt(tau2), first[1] if first else None,
                         _tail(x, w, changes, alpha))
@@ -240,13 +247,15 @@ def _windows(n: int) -> list[tuple[int, int]]:
 
 
 def _bisect(x: np.ndarray, w: np.ndarray, a: int, b: int, rng: np.random.Generator, alpha: float,
-            permutations: int | None, min_labels: int) -> set[int]:
+            permutations: int | None, min_labels: int, tested: dict[tuple[int, int], tuple[int, float]]) -> set[int]:
     """Binary segmentation of labels [a, b): split where significant, then each side."""
     cuts: set[int] = set()
     pending = [(a, b)]
     while pending:
         lo, hi = pending.pop()
-        found = _test(x[lo:hi], w[lo:hi], rng, permutations, min_labels)
+        found = _test(x[lo:hi], w[lo:hi], rng, permutations, min_labels, accept_below=alpha / 2)
+        if found is not None:
+            tested[(lo, hi)] = (lo + found[0], found[1])
         if found is not None and found[1] < alpha:
             cuts.add(lo + found[0])
             pending += [(lo, lo + found[0]), (lo + found[0], hi)]
@@ -254,7 +263,8 @@ def _bisect(x: np.ndarray, w: np.ndarray, a: int, b: int, rng: np.random.Generat
 
 
 def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generator, alpha: float,
-           permutations: int | None, min_labels: int) -> list[Change]:
+           permutations: int | None, min_labels: int,
+           tested: dict[tuple[int, int], tuple[int, float]] | None = None) -> list[Change]:
     """Re-place each cut where the two segments beside it split best, re-test it there; drop
     the weakest above alpha, repeat."""
     while True:
@@ -265,6 +275,10 @@ def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generat
             best = int(np.argmax(split))
             cut = cuts[i] = a + min_labels + best
             t = float(split[best])
+            known = (tested or {}).get((a, b))
+            if known is not None and known[0] == cut:  # the search tested this very split already
+                changes.append(_change(x, w, a, cut, b, known[1]))
+                continue
             p = permutation_p(x[a:b], w[a:b], t, rng, permutations, min_labels) if t > 0 else 1.0
             changes.append(_change(x, w, a, cut, b, p))
         weakest = max(range(len(changes)), key=lambda i: changes[i].p_value, default=None)

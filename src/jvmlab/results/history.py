@@ -17,8 +17,8 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-import numpy as np
 from scipy import stats
 
 from jvmlab import metrics as registry
@@ -148,14 +148,21 @@ def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[Serie
     return CellHistory(cell, metric, unit, info.lower_is_better, points, seg)
 
 
+@lru_cache(maxsize=256)
+def _t975(dof: int) -> float:
+    """The t quantile for a 95% interval (cached: a series asks for the same few thousands of times)."""
+    return float(stats.t.ppf(0.975, dof))
+
+
 def _estimate(label: str, values: list[float]) -> LabelEstimate:
     """Mean with a 95% t interval; a positive quantity's interval is cut at 0, never below."""
-    arr = np.asarray(values, dtype=float)
-    mean = float(arr.mean())
-    if arr.size < 2:
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
         return LabelEstimate(label, 1, mean, None)
-    half = float(stats.t.ppf(0.975, arr.size - 1) * arr.std(ddof=1) / math.sqrt(arr.size))
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = _t975(n - 1) * sd / math.sqrt(n)
     low = mean - half
-    if arr.min() >= 0:
+    if min(values) >= 0:
         low = max(low, 0.0)
-    return LabelEstimate(label, int(arr.size), mean, (low, mean + half))
+    return LabelEstimate(label, n, mean, (low, mean + half))
