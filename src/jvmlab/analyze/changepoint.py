@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 ALPHA = 0.02
 PERMUTATIONS = 999
@@ -300,7 +300,7 @@ def _ratio_interval(x: np.ndarray, w: np.ndarray, left: slice, right: slice
     if dof <= 0:
         return ml, mr, mr / ml, None
     se_log = math.sqrt(phi * (1.0 / (wl.sum() * ml * ml) + 1.0 / (wr.sum() * mr * mr)))
-    half = float(stats.t.ppf(0.975, dof)) * se_log
+    half = float(special.stdtrit(dof, 0.975)) * se_log
     ratio = mr / ml
     return ml, mr, ratio, (ratio * math.exp(-half), ratio * math.exp(half))
 
@@ -323,7 +323,7 @@ def _tail(x: np.ndarray, w: np.ndarray, changes: Sequence[Change],
     if var <= 0 or not math.isfinite(var):
         return None
     z = (x[-1] - m_rest) / math.sqrt(var)
-    p = float(2 * stats.norm.sf(abs(z)))
+    p = float(2 * special.ndtr(-abs(z)))
     if p >= alpha:
         return None
     ratio = ci = None

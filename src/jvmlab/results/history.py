@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scipy import stats
+from scipy import special
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import rng_for
@@ -151,7 +151,7 @@ def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[Serie
 @lru_cache(maxsize=256)
 def _t975(dof: int) -> float:
     """The t quantile for a 95% interval (cached: a series asks for the same few thousands of times)."""
-    return float(stats.t.ppf(0.975, dof))
+    return float(special.stdtrit(dof, 0.975))
 
 
 def _estimate(label: str, values: list[float]) -> LabelEstimate:
