@@ -1,7 +1,11 @@
 """A real series (issue 36): 12 labelled runs of one spec on a real JVM whose flags change at
 run 7 (-Xshare:auto -> -Xshare:off: no class-data sharing, a slower start), through
-`jvmlab run --label` and `jvmlab history`. Asserted only what holds on every run: the one
-change found starts at run 7 and goes up; nothing about its size (the machine is shared)."""
+`jvmlab run --label` and `jvmlab history`. Asserted only what holds on every run: a change
+starts at run 7 and goes up; nothing about its size. The metric is cpu_s, the CPU the JVM used:
+without the archive it loads and verifies classes itself (+60-95% measured on a loaded
+machine), while its wall time on a shared machine (load average 16 on 2 cores) scattered so
+much between runs (one run's 95% interval 0-202 ms) that twice in five tries no change was
+found in wall_s."""
 
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ def test_a_flag_change_at_run_7_is_found_at_run_7(tmp_path: Path, jdk17_home: Pa
         proc = run_jvmlab("run", str(spec), "--store", "lab.db", "--label", f"run{run:02d}", "-q", "--json",
                           cwd=tmp_path, timeout=300)
         assert proc.returncode == 0, proc.stderr
-    proc = run_jvmlab("history", "xshare", "--store", "lab.db", "--json", "--fail-if", "wall_s > +3%",
+    proc = run_jvmlab("history", "xshare", "--store", "lab.db", "--json", "--fail-if", "cpu_s > +3%",
                       cwd=tmp_path, timeout=120)
     doc = json.loads(proc.stdout)
     [cell] = doc["cells"]
