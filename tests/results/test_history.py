@@ -120,3 +120,24 @@ def test_the_command_line_gate_exit_codes_json_and_markdown(tmp_path: Path) -> N
     assert ok.returncode == 0 and "jvmlab history gate: pass" in ok.stdout
     bad = run_jvmlab("history", "bench", "--store", "lab.db", "--fail-if", "wall_s >> 3", cwd=tmp_path)
     assert bad.returncode == 2 and "--fail-if" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_loading_a_series_costs_the_same_queries_for_4_or_16_labels(tmp_path: Path) -> None:
+    """Batched, not one query per experiment (issue 36 item 5)."""
+    from sqlalchemy import event
+
+    counts = []
+    for n in (4, 16):
+        db = open_store(str(tmp_path / f"q{n}.db"))
+        seed_series(db, "s", LABELS[:n], ["g1", "zgc"], lambda i, c: 1.0, runs=2)
+        statements: list[str] = []
+
+        def count(_conn: object, _cursor: object, statement: str, *_rest: object, seen: list[str] = statements) -> None:
+            seen.append(statement)
+
+        event.listen(db.engine, "before_cursor_execute", count)  # type: ignore[attr-defined]
+        load_history(db, "s", ["wall_s", "workload.ops_s"])
+        event.remove(db.engine, "before_cursor_execute", count)  # type: ignore[attr-defined]
+        counts.append(len(statements))
+        db.close()
+    assert counts[0] == counts[1] <= 5, counts
