@@ -20,8 +20,8 @@ HISTORY_FAIL_IF_HELP = ('Gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N
 def history(
     series: str | None = typer.Argument(None, help="Series name (default: list the series)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
-    metric: list[str] = typer.Option([], "--metric", help="Metric (a glob: 'jmh.*'); default: the newest run's. "
-                                     "Repeatable."),
+    metric: list[str] = typer.Option([], "--metric", help="Metric (a glob: 'jmh.*'); default: the newest run's "
+                                     "(with --fail-if: the metrics it names). Repeatable."),
     cell: list[str] = typer.Option([], "--cell", help="Only these cells (a glob). Repeatable."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     html_out: Path | None = typer.Option(None, "--html", help="Write the timeline page to this file."),
