@@ -53,9 +53,11 @@ class HistoryGate:
 
     @property
     def outcome(self) -> str:
+        """fail if a check fails; inconclusive if a newest label stands alone, or if the compare
+        gate itself did not pass a check it could not decide; else pass."""
         if self.result.failed:
             return "fail"
-        return "inconclusive" if self.too_short else "pass"
+        return "inconclusive" if self.too_short or not self.result.passed else "pass"
 
     @property
     def exit_code(self) -> int:
