@@ -39,6 +39,7 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
+    tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.server.preflight import check_plan
 
     server_line = check_plan(plan, lambda line: typer.echo(line, err=True))  # ports, clients (docs/servers.md)
@@ -56,9 +57,22 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
             typer.echo(f"    warning: {warning}")
     if server_line:
         typer.echo(f"  {server_line}")
+    if tune_line:
+        typer.echo(f"  {tune_line}")
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")
+
+
+def _check_tune(plan: Plan) -> str:
+    """What `tune` checks before it runs (types, ranges, measured metrics, flags on the JDK)."""
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+    from jvmlab.tune.summary import space_line
+
+    config = read_config(plan)
+    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
+    return space_line(config)
 
 
 def plural(n: int, word: str) -> str:
