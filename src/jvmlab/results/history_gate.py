@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import retest
-from jvmlab.analyze.gate import GateCondition, GateResult, judge, metrics_for
+from jvmlab.analyze.gate import GateCondition, GateResult, judge
 from jvmlab.analyze.model import Comparison
 from jvmlab.results.history import CellHistory, History
 
@@ -62,11 +62,6 @@ class HistoryGate:
     @property
     def exit_code(self) -> int:
         return {"fail": 1, "inconclusive": EXIT_INCONCLUSIVE}.get(self.outcome, 0)
-
-
-def gate_metrics(conditions: Sequence[GateCondition], available: Sequence[str]) -> list[str]:
-    """The metrics the conditions look at (UserError when one matches none)."""
-    return metrics_for(conditions, available)
 
 
 def gate_history(history: History, conditions: Sequence[GateCondition]) -> HistoryGate:
