@@ -74,6 +74,8 @@ def test_series_option_metric_and_cell_selection_and_one_line_errors(store: Stor
         load_history(store, "nightly", ["gc.pause_p99_ms"])
     with pytest.raises(UserError, match="no such cell"):
         load_history(store, "nightly", [], ["shenandoah"])
+    with pytest.raises(UserError, match="no measured values of ready_s; choose --metric among"):
+        load_history(store, "nightly", ["ready_s"])  # a process measure this series never had
 
 
 def test_too_few_labels_say_why_instead_of_guessing(store: Store) -> None:

@@ -124,6 +124,11 @@ def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: 
     runs: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for exp_id, cell, metric, value in store.series_values(series, chosen):
         runs[(cell, metric)][position[exp_id]].append(value)
+    if not runs:
+        stored = {*units, *store.series_metric_units(series)}
+        others = ", ".join(sorted(u for u in stored if u not in chosen)[:12])
+        raise UserError(f"the series {series!r} has no measured values of {', '.join(chosen)}; "
+                        f"choose --metric among: {others}")
     names = sorted({cell for cell, _ in runs})
     wanted = [n for n in names if not cells or any(fnmatch.fnmatchcase(n, c) for c in cells)]
     if cells and not wanted:
