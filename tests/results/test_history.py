@@ -143,3 +143,19 @@ def test_loading_a_series_costs_the_same_queries_for_4_or_16_labels(tmp_path: Pa
         counts.append(len(statements))
         db.close()
     assert counts[0] == counts[1] <= 5, counts
+
+
+def test_a_newest_change_whose_interval_straddles_the_threshold_is_inconclusive(tmp_path: Path) -> None:
+    """The compare gate's own rule (analyze/gate.decide): significant, but the 95% interval
+    reaches past +3% on both sides: not a fail and not a pass; `--inconclusive pass` exits 0."""
+    db = open_store(str(tmp_path / "lab.db"))
+    seed_series(db, "bench", LABELS, ["g1"], _step(9, 1.03))
+    gate = gate_history(load_history(db, "bench"), [parse_condition("wall_s > +3%")])
+    db.close()
+    [check] = gate.result.checks
+    assert check.comparison.ci95 is not None and check.comparison.ci95[0] < 1.03 < check.comparison.ci95[1]
+    assert gate.outcome == "inconclusive" and not gate.too_short
+    assert gate.exit_code == 3 and gate.exit_code_for("pass") == 0
+    proc = run_jvmlab("history", "bench", "--store", "lab.db", "--fail-if", "wall_s > +3%", "--inconclusive",
+                      "pass", cwd=tmp_path)
+    assert proc.returncode == 0 and "jvmlab history gate: inconclusive" in proc.stdout, proc.stderr

@@ -28,13 +28,17 @@ def history(
     fail_if: list[str] = typer.Option([], "--fail-if", help=HISTORY_FAIL_IF_HELP),
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary "
                                            "(for a pull-request comment) to this file."),
+    inconclusive: str = typer.Option("fail", "--inconclusive", help="With --fail-if: what an inconclusive gate "
+                                     "does: fail (exit 3, the default) or pass (exit 0; the line still says it)."),
 ) -> None:
     """A series of labelled runs (`run --label`): each label's estimate, the change points across labels
     (with where they start, their size and p-value), a one-line summary per cell, and a gate."""
     from jvmlab.analyze.gate import parse_condition
+    from jvmlab.cli.cmd_export import check_inconclusive
     from jvmlab.errors import UserError
     from jvmlab.store import open_store
 
+    check_inconclusive(inconclusive)
     conditions = [parse_condition(text) for text in fail_if]
     if summary_md is not None and not conditions:
         raise UserError("--summary-md goes with --fail-if: it writes the gate's verdict")
@@ -63,7 +67,7 @@ def history(
             from jvmlab.report.page import write_text
 
             write_text(summary_md, gate_markdown(gate, loaded))
-        raise typer.Exit(gate.exit_code)
+        raise typer.Exit(gate.exit_code_for(inconclusive))
 
 
 def _list(names: dict[str, int], as_json: bool) -> None:

@@ -28,7 +28,7 @@ from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_table, markdown_jmh
 from jvmlab.report.nodes import nodes_json
 from jvmlab.report.page import json_safe
-from jvmlab.report.summary import Summary, ci_mark, vs_baseline
+from jvmlab.report.summary import Summary, mean_ci_text, vs_baseline
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
 EXPORTED_BY = "jvmlab"  # the hyperfine document's marker (importers/hyperfine.py reads it)
@@ -186,10 +186,9 @@ def markdown(summary: Summary) -> str:
         st = cs.stats.get(m)
         rel = vs_baseline(summary, cs.cell.name)
         mean = st.mean if st else None
-        ci = st.mean_ci95 if st else None
         lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {notation.mean_sd(metric, st)} | "
                      f"{notation.value(metric, st.median if st else None, like=mean)} | "
-                     f"{notation.interval(metric, *ci, like=mean) + ci_mark(st) if ci else '-'} | {rel} |")
+                     f"{mean_ci_text(metric, st)} | {rel} |")
     if summary.verdicts:
         lines += ["", "**Verdicts**", ""] + [f"- {_md(v)}" for v in summary.verdicts.values()]
     if summary.hazards:

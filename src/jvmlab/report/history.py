@@ -109,7 +109,7 @@ def gate_json(gate: HistoryGate) -> dict[str, Any]:
                         "labels": ch.comparison.baseline, "ratio": ch.comparison.ratio,
                         "ci95": list(ch.comparison.ci95) if ch.comparison.ci95 else None,
                         "p_value": ch.comparison.p_value, "p_adjusted": ch.comparison.p_adjusted,
-                        "failed": ch.breached} for ch in gate.result.checks],
+                        "outcome": str(ch.outcome), "failed": ch.breached} for ch in gate.result.checks],
             "inconclusive": [{"cell": s.cell, "metric": s.metric, "label": s.label, "ratio": s.ratio,
                               "ci95": list(s.ci95) if s.ci95 else None, "p_value": s.p_value}
                              for s in gate.too_short]}
@@ -121,7 +121,7 @@ def _check_words(gate: HistoryGate) -> list[str]:
         c = check.comparison
         ci = f" ({pct_change_ci(c.ci95)})" if c.ci95 else ""
         p = f", p={c.p_adjusted:.2g} (Holm)" if c.p_adjusted is not None else ""
-        verdict = "FAIL" if check.breached else "pass"
+        verdict = "FAIL" if check.breached else str(check.outcome)
         ratio = _pct(c.ratio) if c.ratio is not None else "no ratio"
         out.append(f"{verdict}: {check.condition.text}: {c.cell} {c.metric} {ratio}{ci}{p}, labels {c.baseline}")
     return out
@@ -134,11 +134,15 @@ def gate_line(gate: HistoryGate) -> str:
     if gate.outcome == "fail":
         first = _check_words(gate)[[c.breached for c in gate.result.checks].index(True)].removeprefix("FAIL: ")
         return f"jvmlab history gate: FAIL {len(gate.result.failed)} of {len(gate.result.checks)}: {first} {where}"
-    if gate.outcome == "inconclusive":
+    if gate.outcome == "inconclusive" and gate.too_short:
         s = gate.too_short[0]
         ratio = f" {_pct(s.ratio)}" if s.ratio is not None else ""
         return (f"jvmlab history gate: inconclusive: {s.cell} {s.metric}: the newest label {s.label} "
                 f"differs{ratio} but stands alone; measure the next label ({conditions}) {where}")
+    if gate.outcome == "inconclusive":
+        first = next(w for w, c in zip(_check_words(gate), gate.result.checks, strict=True) if c.inconclusive)
+        return (f"jvmlab history gate: inconclusive: {first.removeprefix('inconclusive: ')}: the newest "
+                f"segment's interval reaches past the threshold; more runs per label or more labels decide {where}")
     changed = len(gate.result.checks)
     return (f"jvmlab history gate: pass ({conditions}): {changed} cell(s) with a change point, none beyond "
             f"the threshold in the newest segment {where}")
@@ -162,8 +166,8 @@ def gate_markdown(gate: HistoryGate, history: History) -> str:
     lines += [f"| {_md(c.cell)} | {_md(summary_line(c))} |" for c in history.cells]
     if gate.result.checks or gate.too_short:
         lines += ["", "| check | result |", "|---|---|"]
-        lines += [f"| {_md(w.split(': ', 1)[1])} | {'**FAIL**' if w.startswith('FAIL') else 'pass'} |"
-                  for w in _check_words(gate)]
+        lines += [f"| {_md(w.split(': ', 1)[1])} | {'**FAIL**' if c.breached else str(c.outcome)} |"
+                  for w, c in zip(_check_words(gate), gate.result.checks, strict=True)]
         lines += [f"| {_md(s.cell)} {_md(s.metric)}: newest label {_md(s.label)} alone | inconclusive |"
                   for s in gate.too_short]
     return "\n".join(lines) + "\n"

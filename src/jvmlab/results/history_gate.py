@@ -9,7 +9,9 @@ the whole interval lies beyond the threshold) decides. One parser, one judge.
 - no change point: nothing to fail on; the check passes (a series that never moved);
 - the newest label alone differs from the segment before it (:class:`~jvmlab.analyze.changepoint.Tail`):
   one label cannot tell a change from an outlier, so the check is ``inconclusive`` (exit 3,
-  the compare gate's code) until the next label says which.
+  the compare gate's code; ``--inconclusive pass`` makes it 0) until the next label says which;
+- a newest change the compare gate itself cannot decide (its interval reaches past the
+  threshold without being surely beyond it) is inconclusive for the same reason.
 
 The p-value of the newest change is re-tested with enough permutations to survive the Holm
 correction across the checks (detection's permutations stop at a resolution near alpha).
@@ -23,11 +25,19 @@ from dataclasses import dataclass
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import retest
-from jvmlab.analyze.gate import GateCondition, GateResult, judge
+from jvmlab.analyze.gate import (
+    DEFAULT_INCONCLUSIVE,
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_PASS,
+    INCONCLUSIVE_POLICIES,
+    GateCondition,
+    GateResult,
+    judge,
+)
 from jvmlab.analyze.model import Comparison
 from jvmlab.results.history import CellHistory, History
 
-EXIT_INCONCLUSIVE = 3  # the compare gate's code for "cannot tell" (2 is a usage error)
 GATE_ALPHA = 0.05  # analyze.correction.adjust's family-wise level
 MAX_PERMUTATIONS = 19_999
 
@@ -61,7 +71,16 @@ class HistoryGate:
 
     @property
     def exit_code(self) -> int:
-        return {"fail": 1, "inconclusive": EXIT_INCONCLUSIVE}.get(self.outcome, 0)
+        return self.exit_code_for(DEFAULT_INCONCLUSIVE)
+
+    def exit_code_for(self, inconclusive: str = DEFAULT_INCONCLUSIVE) -> int:
+        """0 pass, 1 fail, 3 inconclusive (0 with ``inconclusive="pass"``), as the compare gate."""
+        assert inconclusive in INCONCLUSIVE_POLICIES
+        if self.outcome == "fail":
+            return EXIT_FAIL
+        if self.outcome == "inconclusive" and inconclusive == "fail":
+            return EXIT_INCONCLUSIVE
+        return EXIT_PASS
 
 
 def gate_history(history: History, conditions: Sequence[GateCondition]) -> HistoryGate:
