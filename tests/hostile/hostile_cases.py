@@ -81,6 +81,8 @@ INPUTS: tuple[Hostile, ...] = (
     _check("run-timeout-8-days", "[run] timeout: '192h' is 691200 s, beyond the bound", _spec('timeout = "192h"')),
     _check("workload-timeout-negative-inf", "[workload] timeout: -inf is not a finite duration",
            _spec("", 'command = ["true"]\ntimeout = -inf')),
+    _check("hook-timeout-inf", "not a finite duration",
+           _spec("", 'command = ["true"]\nbefore_each = { command = ["true"], timeout = inf }')),
     Hostile("run-budget-9999h", ("run", "{tmp}/spec.toml", "--budget", "9999h", "--store", "{tmp}/lab.db"), 2,
             "--budget: '9999h' is 3.59964e+07 s, beyond the bound", _spec("")),
     Hostile("run-budget-inf", ("run", "{tmp}/spec.toml", "--budget", "inf", "--store", "{tmp}/lab.db"), 2,
