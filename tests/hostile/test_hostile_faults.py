@@ -217,12 +217,17 @@ def test_tune_interrupted_says_what_is_stored(tmp_path: Path) -> None:
     proc = subprocess.Popen([PY, "-m", "jvmlab", "tune", "t.toml", "--store", "lab.db"], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     assert proc.stderr is not None
-    first = proc.stderr.readline()  # the first trial's progress line: something is stored
-    assert first.startswith("trial 1"), first
+    seen = []
+    for _ in range(10_000):  # bounded: progress lines until the first trial is done (something is stored)
+        seen.append(proc.stderr.readline())
+        if seen[-1].startswith("trial 1") or not seen[-1]:
+            break
+    assert seen[-1].startswith("trial 1"), seen
     proc.send_signal(signal.SIGINT)
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 130
     last = [line for line in err.splitlines() if line.strip()][-1]
-    assert _fault("tune-sigint") in last and last.endswith("--resume"), err
+    assert last.startswith("jvmlab: interrupted") and _fault("tune-sigint") in last, err
+    assert "stored in sqlite:///" in last and "continue with: jvmlab tune" in last and "--resume" in last, err
     store = open_store(str(tmp_path / "lab.db"), must_exist=True)
     assert store.latest_experiment().status == "interrupted"
