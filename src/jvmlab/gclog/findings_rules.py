@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog.findings import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
 from jvmlab.gclog.findings_scan import (
+    METASPACE,
     CpuRule,
     EventFacts,
     LineFacts,
@@ -47,7 +49,6 @@ EXPLICIT = "System.gc()"
 HEAP_INSPECTION = "Heap Inspection Initiated GC"
 HEAP_DUMP = "Heap Dump Initiated GC"
 HUMONGOUS = ("G1 Humongous Allocation",)
-METASPACE = ("Metadata GC Threshold", "Last ditch collection", "Metadata GC Clear Soft References")
 LAST_DITCH = ("Last ditch collection", "Metadata GC Clear Soft References")
 GC_LOCKER = ("GCLocker Initiated GC", "GC Locker", "GCLocker")
 EVACUATION_FAILURES = ("to-space exhausted", "to-space overflow", "evacuation failure")
@@ -199,11 +200,15 @@ def _metaspace(ctx: _Context) -> Finding | None:
     if not t.count:
         return None
     last = ctx.causes(LAST_DITCH).count
-    severity = ERROR if last else WARN if t.count >= METASPACE_WARN_COUNT else INFO
+    served = ctx.served(METASPACE)
+    full = "Full" in served
+    severity = ERROR if last or full else WARN if t.count >= METASPACE_WARN_COUNT else INFO
     return Finding("metaspace-gc", severity, "collections triggered by Metaspace",
                    f"{t.count} collection(s) were started because class metadata reached its high-water "
-                   f"mark" + (f"; {last} were last-ditch collections before an OutOfMemoryError" if last else "")
-                   + ".", _evidence(t), tuple(fx.metaspace(bool(last))),
+                   f"mark (served as: {served or 'unknown'})"
+                   + (f"; {last} were last-ditch collections before an OutOfMemoryError" if last else "")
+                   + ("; full collections mean Metaspace reached its maximum" if full and not last else "")
+                   + ".", _evidence(t), tuple(fx.metaspace(bool(last) or full)),
                    "Steady growth means classes are generated and kept (a class-loader leak).")
 
 
@@ -332,7 +337,9 @@ def _safepoint(ctx: _Context) -> Finding | None:
     if sp.ops_known and sp.non_gc.count:
         ops = ", ".join(f"{n}x {op}" for op, n in sorted(sp.non_gc_ops.items(), key=lambda kv: -kv[1])[:5])
         parts.append(f"non-GC operations took {100 * non_gc_share:.0f}% ({ops})")
-    fixes = [fx.counted_loop_safepoints()] if reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS else []
+    slow_reach = reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS
+    # JDK 8 only (a legacy log): JDK 10+ poll in counted loops by default.
+    fixes = [fx.counted_loop_safepoints()] if slow_reach and ctx.s.format == detect.LEGACY else []
     if any("Bias" in op for op in sp.non_gc_ops):
         fixes.append(fx.no_biased_locking())
     tally = sp.non_gc if non_gc_share > reach_share else sp.reach

@@ -83,6 +83,8 @@ class EventFacts:
 # Causes that are a request from outside the collector (not a fallback), by the log's words.
 REQUESTED = ("System.gc()", "Heap Inspection Initiated GC", "Heap Dump Initiated GC", "Diagnostic Command",
              "JvmtiEnv ForceGarbageCollection", "WhiteBox Initiated Young GC", "WhiteBox Initiated Full GC")
+# Causes that name Metaspace (a collection for class metadata, not for the heap).
+METASPACE = ("Metadata GC Threshold", "Last ditch collection", "Metadata GC Clear Soft References")
 _MAX_FULL_AFTER = 10_000
 
 
@@ -121,7 +123,7 @@ def _collection(facts: EventFacts, e: GcEvent) -> None:
     elif e.kind == ev.DEGENERATED:
         facts.degenerated.add(e.t_s, e.duration_ms)
     elif e.kind == ev.FULL:
-        if cause not in REQUESTED:
+        if cause not in REQUESTED and cause not in METASPACE:  # those are findings of their own
             facts.full.add(e.t_s, e.duration_ms)
             key = cause or "(no cause logged)"
             if len(facts.full_causes) < 20 or key in facts.full_causes:

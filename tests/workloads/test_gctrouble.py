@@ -1,0 +1,42 @@
+"""The `gctrouble` built-in makes each GC problem on a real JVM (17 and 25), and
+`gc analyze`'s findings name it. Only findings the workload forces are asserted: System.gc()
+calls, 8 MiB arrays, a heap filled to OutOfMemoryError, classes past a small Metaspace, a
+ZGC heap half full of live data under two allocating threads; never counts or timings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jvmlab.gclog import analyze_paths
+from jvmlab.gclog.findings import find
+from jvmlab.model.jdk import JdkInfo
+
+from .conftest import RunWorkload
+
+pytestmark = pytest.mark.jvm
+
+CASES = {
+    "explicit": (("-XX:+UseG1GC", "-Xmx256m"), ("--count", "3"), {"explicit-gc"}),
+    "humongous": (("-XX:+UseG1GC", "-Xmx256m"), ("--mb", "512"), {"humongous-allocation"}),
+    "fill": (("-XX:+UseG1GC", "-Xmx64m"), (), {"evacuation-failure", "full-gc", "heap-near-max"}),
+    "metaspace": (("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),
+    "churn": (("-XX:+UseZGC", "-Xmx64m"), ("--seconds", "2"), {"allocation-stall"}),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(CASES))
+def test_gctrouble_mode_shows_its_finding(mode: str, run_workload: RunWorkload, any_jdk: JdkInfo,
+                                          tmp_path: Path) -> None:
+    jvm_args, args, expected = CASES[mode]
+    log = (tmp_path / "gc.log").absolute()
+    done = run_workload(any_jdk, "gctrouble", "--mode", mode, *args,
+                        jvm_args=(*jvm_args, f"-Xlog:gc*,safepoint:file={log}"))
+    assert done.returncode == 0, done.stderr
+    assert "jvmlab-metric name=trouble_ms" in done.stdout
+    (summary,) = analyze_paths([log])
+    found = {f.id: f for f in find(summary)}
+    assert expected <= set(found), sorted(found)
+    for fid in expected:
+        assert found[fid].evidence.count >= 1 and found[fid].evidence.examples
