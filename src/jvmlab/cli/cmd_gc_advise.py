@@ -62,7 +62,10 @@ def advise(
         return
     levels = derive.fix_levels(fixable, cell_spec.workload.jvm_args)
     if tune:
-        derived = derive.tune_spec(cell_spec, levels)
+        trials = len(levels) + 1  # the space is small: about one trial per candidate
+        budget = max_invocations or DEFAULT_RUNS_PER_CELL * trials
+        derived = derive.tune_spec(cell_spec, levels, {"objective": metric or "wall_s",
+                                                       "budget": {"trials": trials, "invocations": budget}})
         plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
         _tune_derived(plan, store, quiet)
         return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from jvmlab.gclog.findings import Fix
+from jvmlab.gclog.findings_model import Fix
 
 HEAP_GROWTH = 1.5  # a heap 50% larger: enough to show whether heap size is the cause, small enough to be cheap
 STALL_HEAP_GROWTH = 2.0  # ZGC stalls: the heap must hold the allocation of a whole cycle besides the live set

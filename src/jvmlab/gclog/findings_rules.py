@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
-from jvmlab.gclog.findings import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
+from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
 from jvmlab.gclog.findings_scan import (
     METASPACE,
     CpuRule,
