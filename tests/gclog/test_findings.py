@@ -184,3 +184,20 @@ def test_corpus_logs_without_trouble_have_no_finding(rel: str) -> None:
     for summary in analyze_paths([_corpus(rel)]):
         assert summary.pause_count > 20
         assert [f.id for f in find(summary)] == []
+
+
+def test_jdk8_times_with_datestamps_and_cms_failures_count_as_pauses(tmp_path: Path) -> None:
+    lines = []
+    for i in range(3):
+        t = 1.0 + i
+        lines.append(f"2021-01-01T00:00:0{i + 1}.000+0000: {t:.3f}: [GC (Allocation Failure) {t:.3f}: [ParNew: "
+                     f"1000K->100K(2000K), 0.0100000 secs]{t:.3f}: [CMS (concurrent mode failure): "
+                     f"5000K->4000K(8000K), 0.2000000 secs] 6000K->4000K(10000K), 0.2100000 secs] "
+                     f"[Times: user=0.01 sys=0.00, real=0.21 secs]")
+    lines.append("2021-01-01T00:00:09.000+0000: 9.000: [CMS-concurrent-mark: 0.010/0.500 secs] "
+                 "[Times: user=0.01 sys=0.00, real=0.50 secs]")  # concurrent: beside the application
+    path = tmp_path / "cms.log"
+    path.write_text("\n".join(lines) + "\n")
+    f = _ids(path)["cpu-starved"]
+    assert f.evidence.count == 3
+    assert f.evidence.first_t_s == pytest.approx(1.0) and f.evidence.last_t_s == pytest.approx(3.0)

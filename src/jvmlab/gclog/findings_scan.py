@@ -185,10 +185,13 @@ def line_of(chunk: str, at: int) -> str:
     return chunk[start:end if end >= 0 else len(chunk)][:LINE_CHARS]
 
 
+_UNIFIED_UPTIME = re.compile(r"\[(\d+[.,]\d+)s\]")
+_LEGACY_UPTIME = re.compile(r"(?:^|\s)(\d+[.,]\d+): \[")
+
+
 def _uptime(line: str) -> float | None:
-    m = re.match(r"^\[?(?:[^\]]*\]\[)?(\d+(?:[.,]\d+)?)s?\]?", line)
-    if m is None:
-        m = re.search(r"(\d+[.,]\d+)s\]", line) or re.search(r"(\d+[.,]\d+): \[", line)
+    """The JVM uptime a line is stamped with (unified ``[12.345s]``, JDK 8 ``12.345: [``), else None."""
+    m = _UNIFIED_UPTIME.search(line) or _LEGACY_UPTIME.search(line)
     return _f(m.group(1)) if m else None
 
 
@@ -202,10 +205,10 @@ def scan_lines(paths: Sequence[Path], rule: CpuRule) -> LineFacts:
             if "Safepoint \"" in chunk or "threads were stopped" in chunk:
                 _safepoints(facts.safepoints, chunk)
             if "workers of" in chunk:
-                for m in _WORKERS.finditer(chunk):
-                    n, total = int(m["n"]), int(m["m"])
-                    facts.workers = max(facts.workers or 0, n)
-                    facts.workers_max = max(facts.workers_max or 0, total)
+                pairs = _WORKERS.findall(chunk)  # (used, of) per collection phase: keep the largest
+                if pairs:
+                    facts.workers = max(facts.workers or 0, max(int(n) for n, _ in pairs))
+                    facts.workers_max = max(facts.workers_max or 0, max(int(m) for _, m in pairs))
             if "GC time" in chunk or "overhead limit" in chunk:
                 for m in _TIME_LIMIT.finditer(chunk):
                     line = line_of(chunk, m.start())
@@ -220,7 +223,7 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             user, sys_, real = _f(m["u"]), _f(m["s"]), _f(m["r"])
             if rx is _TIMES_LEGACY:
                 line = line_of(chunk, m.start())
-                if "concurrent" in line or "CMS-" in line:  # a concurrent phase runs beside the application
+                if "CMS-concurrent" in line or "concurrent-" in line:  # a concurrent phase runs beside the app
                     continue
             else:
                 line = ""

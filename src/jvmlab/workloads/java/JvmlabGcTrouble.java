@@ -12,7 +12,9 @@ import java.util.List;
  *   humongous  allocates --mb MiB (default 1024) of 8 MiB arrays, larger than half a G1
  *              region for any heap below 32 GiB
  *   fill       keeps small objects live until the heap is full (to-space exhausted, full
- *              collections, then OutOfMemoryError, caught): run with a small -Xmx
+ *              collections, then OutOfMemoryError, caught): run with a small -Xmx; with
+ *              --mb N it holds N MiB live instead, then allocates 16x that of garbage while
+ *              replacing one live object in 8 (a live set near -Xmx that a bigger heap fixes)
  *   metaspace  defines --count classes (default 20000), each in a class loader of its own,
  *              keeping the last 500: run with a small -XX:MaxMetaspaceSize
  *   churn      --threads threads (default 2) allocate as fast as they can for --seconds
@@ -25,7 +27,7 @@ public class JvmlabGcTrouble {
     public static void main(String[] args) throws Exception {
         String mode = null;
         int count = -1;
-        long mb = 1024;
+        long mb = -1;
         double seconds = 4;
         int threads = 2;
         for (int i = 0; i < args.length; i++) {
@@ -52,9 +54,9 @@ public class JvmlabGcTrouble {
         if ("explicit".equals(mode)) {
             explicit(count < 0 ? 5 : count);
         } else if ("humongous".equals(mode)) {
-            humongous(mb);
+            humongous(mb < 0 ? 1024 : mb);
         } else if ("fill".equals(mode)) {
-            fill();
+            fill(mb);
         } else if ("metaspace".equals(mode)) {
             metaspace(count < 0 ? 20000 : count);
         } else if ("churn".equals(mode)) {
@@ -88,15 +90,24 @@ public class JvmlabGcTrouble {
         System.out.println("jvmlab-metric name=humongous_arrays value=" + arrays + " unit=count");
     }
 
-    static void fill() {
+    static void fill(long mb) {
         List<byte[]> live = new ArrayList<byte[]>();
         long held = 0;
+        long limit = mb < 0 ? Long.MAX_VALUE : mb << 20;
         try {
-            while (true) {
+            while (held < limit) {
                 live.add(new byte[512]);
                 held += 512;
                 sink = new byte[256];
             }
+            int n = live.size();
+            for (long i = 0; i < 16 * (limit / 256); i++) {
+                sink = new byte[256];
+                if ((i & 7) == 0) {
+                    live.set((int) ((i >>> 3) % n), new byte[512]);
+                }
+            }
+            System.out.println("jvmlab-metric name=held_mb value=" + (held >> 20) + " unit=MB");
         } catch (OutOfMemoryError full) {
             int n = live.size();
             live = null;
