@@ -28,7 +28,8 @@ def test_apply_prints_every_deployment_form_with_unlocks_and_archive_commands():
     assert "12.4% faster" in text
     assert "needs unlocking (-XX:+UnlockDiagnosticVMOptions)" in text
     assert "/jdk/bin/java -XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC" in text
-    assert "export JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions" in text and "export JDK_JAVA_OPTIONS=" in text
+    assert "# export JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions" in text and "\nexport JDK_JAVA_OPTIONS=" in text
+    assert "ONE of these two" in text and "Picked up JAVA_TOOL_OPTIONS" in text  # never both, and the cost said
     assert 'ENV JAVA_TOOL_OPTIONS="-XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC' in text and '\\"x y\\"' in text
     assert "[Service]\nEnvironment=\"JAVA_TOOL_OPTIONS=" in text
     assert "-XX:ArchiveClassesAtExit=/tmp/app.jsa -cp /app Main" in text

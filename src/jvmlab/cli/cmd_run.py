@@ -6,11 +6,11 @@ import json
 import os
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
-from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
@@ -20,8 +20,11 @@ from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
-from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
+
+if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
+    from jvmlab.analyze.gate import GateCondition
+    from jvmlab.plan.prepare import Plan
 
 _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
 

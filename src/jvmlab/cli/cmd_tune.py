@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 @app.command("tune")
 def tune_cmd(
-    spec: Path = typer.Argument(..., help="A spec with a [tune] section (docs/tuning.md)."),
+    spec: Path = typer.Argument(..., help="A spec with a \\[tune] section (docs/tuning.md)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest tuning run of this spec."),
     html: Path | None = typer.Option(None, "--html",
@@ -32,7 +32,7 @@ def tune_cmd(
     cluster: str | None = typer.Option(None, "--cluster", help="Run the trials' invocations on a Dask scheduler, "
                                        "e.g. tcp://HOST:8786: each block whole on one node (docs/cluster.md)."),
 ) -> None:
-    """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
+    """Search the \\[tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url

@@ -42,9 +42,12 @@ def _one(point: dict[str, Any], doc: dict[str, Any], java: str, app_args: list[s
     if unlocks:
         lines.append(f"# NOTE: needs unlocking ({', '.join(unlocks)}): experimental/diagnostic flags")
     lines += ["", "# command line", shlex.join([java, *flags, *app_args]), "",
-              "# environment (JDK_JAVA_OPTIONS is read by the java launcher only, JDK 9+)",
-              f"export JAVA_TOOL_OPTIONS={shlex.quote(opts)}",
-              f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}", "",
+              "# environment: set ONE of these two, not both (the JVM would read the flags twice)",
+              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), silently",
+              f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}",
+              "#   or JAVA_TOOL_OPTIONS: read by every JVM (also one started through JNI, a jar's own launcher,",
+              "#   jcmd and jps), which prints 'Picked up JAVA_TOOL_OPTIONS: ...' on stderr at each start",
+              f"# export JAVA_TOOL_OPTIONS={shlex.quote(opts)}", "",
               "# Dockerfile", f"ENV JAVA_TOOL_OPTIONS={_docker_quote(opts)}", "",
               "# systemd drop-in: /etc/systemd/system/<service>.service.d/jvm-tuning.conf",
               "[Service]", f"Environment={_systemd_quote('JAVA_TOOL_OPTIONS=' + opts)}"]
