@@ -1,7 +1,8 @@
 """The `gctrouble` built-in makes each GC problem on a real JVM (17 and 25), and
 `gc analyze`'s findings name it. Only findings the workload forces are asserted: System.gc()
 calls, 8 MiB arrays, a heap filled to OutOfMemoryError, classes past a small Metaspace, a
-ZGC heap half full of live data under two allocating threads; never counts or timings."""
+ZGC or Shenandoah heap half full of live data under two allocating threads; never counts or
+timings."""
 
 from __future__ import annotations
 
@@ -17,19 +18,20 @@ from .conftest import RunWorkload
 
 pytestmark = pytest.mark.jvm
 
-CASES = {
-    "explicit": (("-XX:+UseG1GC", "-Xmx256m"), ("--count", "3"), {"explicit-gc"}),
-    "humongous": (("-XX:+UseG1GC", "-Xmx256m"), ("--mb", "512"), {"humongous-allocation"}),
-    "fill": (("-XX:+UseG1GC", "-Xmx64m"), (), {"evacuation-failure", "full-gc", "heap-near-max"}),
-    "metaspace": (("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),
-    "churn": (("-XX:+UseZGC", "-Xmx64m"), ("--seconds", "2"), {"allocation-stall"}),
+CASES = {  # case: (mode, JVM flags, program arguments, the findings it forces)
+    "explicit": ("explicit", ("-XX:+UseG1GC", "-Xmx256m"), ("--count", "3"), {"explicit-gc"}),
+    "humongous": ("humongous", ("-XX:+UseG1GC", "-Xmx256m"), ("--mb", "512"), {"humongous-allocation"}),
+    "fill": ("fill", ("-XX:+UseG1GC", "-Xmx64m"), (), {"evacuation-failure", "full-gc", "heap-near-max"}),
+    "metaspace": ("metaspace", ("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),
+    "churn-zgc": ("churn", ("-XX:+UseZGC", "-Xmx64m"), ("--seconds", "2"), {"allocation-stall"}),
+    "churn-shenandoah": ("churn", ("-XX:+UseShenandoahGC", "-Xmx64m"), ("--seconds", "2"), {"degenerated-gc"}),
 }
 
 
-@pytest.mark.parametrize("mode", sorted(CASES))
-def test_gctrouble_mode_shows_its_finding(mode: str, run_workload: RunWorkload, any_jdk: JdkInfo,
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_gctrouble_mode_shows_its_finding(case: str, run_workload: RunWorkload, any_jdk: JdkInfo,
                                           tmp_path: Path) -> None:
-    jvm_args, args, expected = CASES[mode]
+    mode, jvm_args, args, expected = CASES[case]
     log = (tmp_path / "gc.log").absolute()
     done = run_workload(any_jdk, "gctrouble", "--mode", mode, *args,
                         jvm_args=(*jvm_args, f"-Xlog:gc*,safepoint:file={log}"))

@@ -59,7 +59,7 @@ EXAMPLE_PATTERNS: dict[str, str] = {
     "heap-dump-gc": HEAP_DUMP,
     "evacuation-failure": r"[Tt]o-space exhausted|Evacuation Failure|to-space overflow",
     "full-gc": r"Pause Full \((?!System|Heap|Diagnostic)|\[Full GC \((?!System|Heap|Diagnostic)|"
-               r"\(concurrent mode failure\)",
+               r"\(concurrent mode failure\)|\[CMS: \d",  # JDK 8 CMS: a foreground (serial) collection
     "degenerated-gc": r"Pause Degenerated",
     "humongous-allocation": r"G1 Humongous Allocation",
     "metaspace-gc": "|".join(METASPACE),

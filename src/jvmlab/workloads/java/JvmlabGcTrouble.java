@@ -18,7 +18,8 @@ import java.util.List;
  *   metaspace  defines --count classes (default 20000), each in a class loader of its own,
  *              keeping the last 500: run with a small -XX:MaxMetaspaceSize
  *   churn      --threads threads (default 2) allocate as fast as they can for --seconds
- *              (default 4) beside a live set of half the heap: allocation stalls with ZGC
+ *              (default 4) beside a live set of half the heap: allocation stalls with ZGC,
+ *              degenerated cycles with Shenandoah
  * Prints the metrics trouble_ms and one count of the mode.
  */
 public class JvmlabGcTrouble {
