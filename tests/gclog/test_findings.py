@@ -201,3 +201,45 @@ def test_jdk8_times_with_datestamps_and_cms_failures_count_as_pauses(tmp_path: P
     f = _ids(path)["cpu-starved"]
     assert f.evidence.count == 3
     assert f.evidence.first_t_s == pytest.approx(1.0) and f.evidence.last_t_s == pytest.approx(3.0)
+
+
+def test_requested_collections_are_their_own_findings(tmp_path: Path) -> None:
+    lines = ["[1.000s][info][gc] GC(0) Pause Full (Heap Inspection Initiated GC) 20M->2M(256M) 40.000ms",
+             "[2.000s][info][gc] GC(1) Pause Young (Normal) (GCLocker Initiated GC) 20M->2M(256M) 4.000ms"]
+    found = _ids(_log(tmp_path, lines))
+    assert set(found) == {"heap-inspection-gc", "gc-locker"}  # not full-gc: a request is no fallback
+    assert found["heap-inspection-gc"].evidence.worst_ms == 40.0 and found["heap-inspection-gc"].fixes == ()
+
+
+def _parallel_log(tmp_path: Path, heap_shrink_mb: int, name: str) -> Path:
+    lines = ["[0.001s][info][gc] Using Parallel", "[0.002s][info][gc,init] Heap Max Capacity: 1G"]
+    after = 100
+    for i in range(12):
+        before = after + 50
+        after = before - heap_shrink_mb
+        t = 1.0 + i
+        lines += [f"[{t:.3f}s][info][gc,heap] GC({i}) PSYoungGen: 61440K(76288K)->10240K(76288K) Eden: x",
+                  f"[{t:.3f}s][info][gc     ] GC({i}) Pause Young (Allocation Failure) {before}M->{after}M(900M) "
+                  f"5.000ms"]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_premature_promotion_from_young_generation_figures(tmp_path: Path) -> None:
+    promoting = _ids(_parallel_log(tmp_path, 20, "promote.log"))  # 50 MB leave young, 20 MB leave the heap
+    f = promoting["premature-promotion"]
+    # 12 young GCs promote 30 MB each; allocation is counted between pauses (11 x 50 MB)
+    assert dict(f.evidence.figures)["promoted_fraction"] == pytest.approx(12 * 30 / (11 * 50), abs=1e-3)
+    assert [x.flags for x in f.fixes] == [("-Xmn120m",), ("-XX:MaxTenuringThreshold=15",)]
+    assert "premature-promotion" not in _ids(_parallel_log(tmp_path, 48, "healthy.log"))
+
+
+def test_heap_near_max_after_full_collections(tmp_path: Path) -> None:
+    def log(after: int, name: str) -> Path:
+        return _log(tmp_path, [f"[1.000s][info][gc] GC(0) Pause Full (G1 Compaction Pause) 250M->{after}M(256M) "
+                               f"90.000ms"], name)
+
+    near = _ids(log(220, "near.log"))["heap-near-max"]
+    assert dict(near.evidence.figures)["max_mb"] == 256.0 and near.fixes[0].flags == ("-Xmx384m",)
+    assert "heap-near-max" not in _ids(log(150, "room.log"))
