@@ -20,6 +20,7 @@ pytestmark = pytest.mark.jvm
 
 CASES = {  # case: (mode, JVM flags, program arguments, the findings it forces)
     "explicit": ("explicit", ("-XX:+UseG1GC", "-Xmx256m"), ("--count", "3"), {"explicit-gc"}),
+    "explicit-shenandoah": ("explicit", ("-XX:+UseShenandoahGC", "-Xmx256m"), ("--count", "3"), {"explicit-gc"}),
     "humongous": ("humongous", ("-XX:+UseG1GC", "-Xmx256m"), ("--mb", "512"), {"humongous-allocation"}),
     "fill": ("fill", ("-XX:+UseG1GC", "-Xmx64m"), (), {"evacuation-failure", "full-gc", "heap-near-max"}),
     "metaspace": ("metaspace", ("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),

@@ -15,6 +15,8 @@ from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
 from jvmlab.gclog.findings_scan import (
+    GC_LOCKER,
+    HUMONGOUS,
     METASPACE,
     CpuRule,
     EventFacts,
@@ -48,9 +50,7 @@ _PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")
 EXPLICIT = "System.gc()"
 HEAP_INSPECTION = "Heap Inspection Initiated GC"
 HEAP_DUMP = "Heap Dump Initiated GC"
-HUMONGOUS = ("G1 Humongous Allocation",)
 LAST_DITCH = ("Last ditch collection", "Metadata GC Clear Soft References")
-GC_LOCKER = ("GCLocker Initiated GC", "GC Locker", "GCLocker")
 EVACUATION_FAILURES = ("to-space exhausted", "to-space overflow", "evacuation failure")
 
 EXAMPLE_PATTERNS: dict[str, str] = {
@@ -127,7 +127,7 @@ def _requested(ctx: _Context) -> list[Finding]:
         served = ctx.served((EXPLICIT,))
         full = "Full" in served
         fixes: tuple[Fix, ...] = (fx.disable_explicit(),)
-        if ctx.collector in ("G1", "CMS", "Shenandoah"):
+        if full and ctx.collector in ("G1", "CMS", "Shenandoah"):  # already concurrent otherwise
             fixes += (fx.explicit_concurrent(),)
         out.append(Finding(
             "explicit-gc", ERROR if full and ctx.collector in ("G1", "CMS", "Shenandoah") else WARN,

@@ -85,6 +85,11 @@ REQUESTED = ("System.gc()", "Heap Inspection Initiated GC", "Heap Dump Initiated
              "JvmtiEnv ForceGarbageCollection", "WhiteBox Initiated Young GC", "WhiteBox Initiated Full GC")
 # Causes that name Metaspace (a collection for class metadata, not for the heap).
 METASPACE = ("Metadata GC Threshold", "Last ditch collection", "Metadata GC Clear Soft References")
+HUMONGOUS = ("G1 Humongous Allocation",)
+GC_LOCKER = ("GCLocker Initiated GC", "GC Locker", "GCLocker")
+# The causes a rule reads: only these are tallied (a log's causes may carry figures, e.g.
+# Shenandoah's "Old has overgrown, ... 1004M", so counting every distinct one is unbounded).
+WATCHED = frozenset(REQUESTED + METASPACE + HUMONGOUS + GC_LOCKER)
 _MAX_FULL_AFTER = 10_000
 
 
@@ -103,16 +108,24 @@ def fold_events(events: Iterable[GcEvent]) -> EventFacts:
     return facts
 
 
+def canonical_cause(cause: str | None) -> str | None:
+    """The cause as the rules name it: Shenandoah words a request ``Explicit GC request
+    (System.gc())`` (its ``Trigger:`` line), the others ``System.gc()``."""
+    if cause and "System.gc()" in cause:
+        return "System.gc()"
+    return cause
+
+
 def _collection(facts: EventFacts, e: GcEvent) -> None:
-    cause = e.cause
+    cause = canonical_cause(e.cause)
     starts = e.type == ev.CYCLE or e.kind in (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
-    if cause and starts:
+    if cause and starts and cause in WATCHED:
         facts.by_cause.setdefault(cause, Tally()).add(e.t_s, e.duration_ms)
         served = facts.served_by.setdefault(cause, {})
         if len(served) < 20:
             name = e.name or e.kind
-            if name.endswith(f"({cause})"):
-                name = name[: -len(cause) - 2].rstrip()
+            if e.cause and name.endswith(f"({e.cause})"):
+                name = name[: -len(e.cause) - 2].rstrip()
             served[name] = served.get(name, 0) + 1
     if e.failure:
         facts.by_failure.setdefault(e.failure, Tally()).add(e.t_s, e.duration_ms)
