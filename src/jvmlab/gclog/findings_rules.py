@@ -1,6 +1,7 @@
 """The finding rules: which facts of a log make which finding, with the thresholds named.
 
-Each threshold is a constant here, and docs/gclog.md ("Findings") gives its reason. A rule
+Each threshold is a constant here (those of safepoints and CPU times in findings_stops), and
+docs/gclog.md ("Findings") gives its reason. A rule
 fires only on what the log shows: a log without safepoint lines gets no ``long-safepoint``
 finding, one without CPU times no ``cpu-starved`` (absence of evidence is not reported as
 health either: ``gc analyze`` prints what it could not check).
@@ -11,22 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
+from jvmlab.gclog.findings_context import PARALLEL, Context, evidence
 from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
 from jvmlab.gclog.findings_scan import (
     GC_LOCKER,
     HUMONGOUS,
     METASPACE,
     CpuRule,
-    EventFacts,
-    LineFacts,
     Tally,
     find_examples,
     fold_events,
     log_events,
     scan_lines,
 )
+from jvmlab.gclog.findings_stops import CPU_MIN_REAL_S, CPU_STARVED_FACTOR, cpu_findings, safepoint_finding
 from jvmlab.gclog.summary import LogSummary
 
 GC_OVERHEAD_PCT = 10.0  # paused share of the log's span above which GC costs a tenth of the run
@@ -36,17 +36,9 @@ PREMATURE_PROMOTION_FRACTION = 0.3  # promoted / allocated: a healthy young gene
 PREMATURE_PROMOTION_MIN_YOUNG = 10
 FREQUENT_YOUNG_INTERVAL_S = 0.2  # more than 5 young collections per second on average
 FREQUENT_YOUNG_MIN_COUNT = 20
-LONG_SAFEPOINT_SHARE = 0.2  # time to safepoint, or non-GC operations, above 20% of stopped time
-LONG_SAFEPOINT_MIN_STOPPED_MS = 100.0  # below that the application was hardly stopped at all
-LONG_SAFEPOINT_MIN_SPAN_PCT = 1.0  # and the slow part must cost 1% of the log's span to matter
-LONG_TTSP_MS = 100.0  # one wait this long for threads to stop is a latency problem by itself
-CPU_MIN_REAL_S = 0.05  # CPU times are printed in 10-ms steps: shorter pauses give no usable ratio
-CPU_STARVED_FACTOR = 2.0  # real more than twice user+sys: the GC threads ran under half the pause
-CPU_MIN_PAUSES = 3  # one or two slow pauses can be a hiccup; three are a pattern
 UNIDENTIFIED_WARN_LINES = 1000
 METASPACE_WARN_COUNT = 5  # a few Metaspace collections while classes load at start-up are normal
 
-_PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")
 EXPLICIT = "System.gc()"
 HEAP_INSPECTION = "Heap Inspection Initiated GC"
 HEAP_DUMP = "Heap Dump Initiated GC"
@@ -71,56 +63,10 @@ EXAMPLE_PATTERNS: dict[str, str] = {
 }
 
 
-def _evidence(t: Tally, figures: tuple[tuple[str, float], ...] = ()) -> Evidence:
-    return Evidence(t.count, t.total_ms if t.timed else None, t.worst_ms, t.first_t_s, t.last_t_s,
-                    figures=figures)
+Rule = Callable[[Context], Finding | None]
 
 
-def _merge(tallies: list[Tally]) -> Tally:
-    out = Tally()
-    for t in tallies:
-        out.count += t.count
-        out.total_ms += t.total_ms
-        out.timed = out.timed or t.timed
-        for v in (t.worst_ms,):
-            if v is not None:
-                out.worst_ms = v if out.worst_ms is None else max(out.worst_ms, v)
-        for v in (t.first_t_s, t.last_t_s):
-            if v is not None:
-                out.first_t_s = v if out.first_t_s is None else min(out.first_t_s, v)
-                out.last_t_s = v if out.last_t_s is None else max(out.last_t_s, v)
-    return out
-
-
-class _Context:
-    """One log's summary and facts, and the figures the fixes are sized from."""
-
-    def __init__(self, summary: LogSummary, events: EventFacts, lines: LineFacts) -> None:
-        self.s = summary
-        self.e = events
-        self.lines = lines
-        self.collector = (summary.collector or "").split(" ")[0]
-        self.max_mb = summary.heap.get("heap_max_mb")
-        self.region_mb = summary.heap.get("region_mb")
-
-    def causes(self, names: tuple[str, ...]) -> Tally:
-        return _merge([t for c, t in self.e.by_cause.items() if c in names])
-
-    def failures(self, names: tuple[str, ...]) -> Tally:
-        return _merge([t for f, t in self.e.by_failure.items() if f.lower() in names])
-
-    def served(self, names: tuple[str, ...]) -> str:
-        counts: dict[str, int] = {}
-        for cause in names:
-            for name, n in self.e.served_by.get(cause, {}).items():
-                counts[name] = counts.get(name, 0) + n
-        return ", ".join(f"{n}x {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-
-
-Rule = Callable[[_Context], Finding | None]
-
-
-def _requested(ctx: _Context) -> list[Finding]:
+def _requested(ctx: Context) -> list[Finding]:
     out = []
     t = ctx.causes((EXPLICIT,))
     if t.count:
@@ -133,7 +79,7 @@ def _requested(ctx: _Context) -> list[Finding]:
             "explicit-gc", ERROR if full and ctx.collector in ("G1", "CMS", "Shenandoah") else WARN,
             "System.gc() calls", f"System.gc() started {t.count} collection(s), served by the "
             f"{ctx.collector or 'collector'} as: {served or 'unknown'}. They are collections the heap "
-            f"did not ask for.", _evidence(t), fixes,
+            f"did not ask for.", evidence(t), fixes,
             "Find the caller (jcmd Thread.print, or -Xlog:gc+heap=debug); RMI's distributed GC calls it "
             "hourly (sun.rmi.dgc.server.gcInterval)."))
     for key, cause, what in (("heap-inspection-gc", HEAP_INSPECTION, "class histograms (jmap -histo:live, "
@@ -143,23 +89,23 @@ def _requested(ctx: _Context) -> list[Finding]:
         if t.count:
             out.append(Finding(key, WARN, f"collections for {what.split(' (')[0]}",
                                f"{t.count} full collection(s) were requested by {what}; each stops the "
-                               f"application for a whole-heap collection.", _evidence(t), (),
+                               f"application for a whole-heap collection.", evidence(t), (),
                                "Find the tool or agent that asks for them (monitoring agents, cron jobs); "
                                "no JVM flag turns them off."))
     return out
 
 
-def _evacuation(ctx: _Context) -> Finding | None:
+def _evacuation(ctx: Context) -> Finding | None:
     t = ctx.failures(EVACUATION_FAILURES)
     if not t.count:
         return None
     return Finding("evacuation-failure", ERROR, "evacuation failure (to-space exhausted)",
                    f"{t.count} collection(s) found no free region to copy live objects into; G1 then "
                    f"keeps them in place and the pause grows, often followed by a full collection.",
-                   _evidence(t), fx.present(fx.heap(ctx.max_mb), fx.g1_reserve()))
+                   evidence(t), fx.present(fx.heap(ctx.max_mb), fx.g1_reserve()))
 
 
-def _full(ctx: _Context) -> Finding | None:
+def _full(ctx: Context) -> Finding | None:
     if ctx.collector not in ("G1", "Shenandoah", "CMS") or not ctx.e.full.count:
         return None
     causes = ", ".join(f"{n}x {c}" for c, n in sorted(ctx.e.full_causes.items(), key=lambda kv: -kv[1]))
@@ -171,19 +117,19 @@ def _full(ctx: _Context) -> Finding | None:
     return Finding("full-gc", ERROR, f"{ctx.collector} fell back to full collections",
                    f"{ctx.e.full.count} stop-the-world full collection(s) ({causes}): the concurrent "
                    f"collector could not keep up and collected the whole heap with the application stopped.",
-                   _evidence(ctx.e.full), fx.present(*fixes))
+                   evidence(ctx.e.full), fx.present(*fixes))
 
 
-def _degenerated(ctx: _Context) -> Finding | None:
+def _degenerated(ctx: Context) -> Finding | None:
     t = ctx.e.degenerated
     if not t.count:
         return None
     return Finding("degenerated-gc", WARN, "Shenandoah degenerated cycles",
                    f"{t.count} concurrent cycle(s) ran out of memory and finished stop-the-world.",
-                   _evidence(t), fx.present(fx.heap(ctx.max_mb)))
+                   evidence(t), fx.present(fx.heap(ctx.max_mb)))
 
 
-def _humongous(ctx: _Context) -> Finding | None:
+def _humongous(ctx: Context) -> Finding | None:
     t = ctx.causes(HUMONGOUS)
     if not t.count:
         return None
@@ -191,11 +137,11 @@ def _humongous(ctx: _Context) -> Finding | None:
     return Finding("humongous-allocation", INFO, "humongous allocations start collections",
                    f"{t.count} collection(s) were started by objects of half a region or more{region}; "
                    f"G1 puts each in contiguous regions of its own, outside the young generation.",
-                   _evidence(t), tuple(fx.region(ctx.region_mb)),
+                   evidence(t), tuple(fx.region(ctx.region_mb)),
                    "Or allocate fewer large arrays (reuse buffers, chunk them).")
 
 
-def _metaspace(ctx: _Context) -> Finding | None:
+def _metaspace(ctx: Context) -> Finding | None:
     t = ctx.causes(METASPACE)
     if not t.count:
         return None
@@ -208,41 +154,41 @@ def _metaspace(ctx: _Context) -> Finding | None:
                    f"mark (served as: {served or 'unknown'})"
                    + (f"; {last} were last-ditch collections before an OutOfMemoryError" if last else "")
                    + ("; full collections mean Metaspace reached its maximum" if full and not last else "")
-                   + ".", _evidence(t), tuple(fx.metaspace(bool(last) or full)),
+                   + ".", evidence(t), tuple(fx.metaspace(bool(last) or full)),
                    "Steady growth means classes are generated and kept (a class-loader leak).")
 
 
-def _stalls(ctx: _Context) -> Finding | None:
+def _stalls(ctx: Context) -> Finding | None:
     t = ctx.e.stalls
     if not t.count:
         return None
     return Finding("allocation-stall", ERROR, "allocation stalls",
                    f"Application threads waited {t.count} time(s) for the concurrent collector to free "
-                   f"memory: the heap is too small for the allocation rate.", _evidence(t),
+                   f"memory: the heap is too small for the allocation rate.", evidence(t),
                    fx.present(fx.heap(ctx.max_mb, fx.STALL_HEAP_GROWTH)))
 
 
-def _gc_locker(ctx: _Context) -> Finding | None:
+def _gc_locker(ctx: Context) -> Finding | None:
     t = ctx.causes(GC_LOCKER)
     if not t.count:
         return None
     return Finding("gc-locker", WARN, "collections delayed by JNI critical regions",
                    f"{t.count} collection(s) waited for threads inside JNI critical regions "
-                   f"(GetPrimitiveArrayCritical) and ran when the last one left.", _evidence(t), (),
+                   f"(GetPrimitiveArrayCritical) and ran when the last one left.", evidence(t), (),
                    "Shorten the native code's critical sections; no flag removes them.")
 
 
-def _failure(ctx: _Context, key: str, words: str, title: str, text: str) -> Finding | None:
+def _failure(ctx: Context, key: str, words: str, title: str, text: str) -> Finding | None:
     t = ctx.failures((words,))
     if not t.count:
         return None
     fixes = [fx.heap(ctx.max_mb)]
     if ctx.collector == "CMS":
         fixes += [fx.cms_occupancy(), fx.use_g1()]
-    return Finding(key, ERROR, title, f"{t.count} time(s): {text}", _evidence(t), fx.present(*fixes))
+    return Finding(key, ERROR, title, f"{t.count} time(s): {text}", evidence(t), fx.present(*fixes))
 
 
-def _overhead(ctx: _Context) -> Finding | None:
+def _overhead(ctx: Context) -> Finding | None:
     limit = ctx.lines.time_limit
     thr = ctx.s.throughput_pct()
     span = ctx.s.span_s or 0.0
@@ -262,7 +208,7 @@ def _overhead(ctx: _Context) -> Finding | None:
                    text.strip(), ev, fx.present(fx.heap(ctx.max_mb)))
 
 
-def _near_max(ctx: _Context) -> Finding | None:
+def _near_max(ctx: Context) -> Finding | None:
     denominator = ctx.max_mb or ctx.s.figures.heap_committed_max
     if not denominator or not ctx.e.full_after:
         return None
@@ -278,14 +224,14 @@ def _near_max(ctx: _Context) -> Finding | None:
                    f"{len(near)} of {len(ctx.e.full_after)} full collection(s) left {worst:.0f} MB or more "
                    f"of {denominator:.0f} MB ({what}) in use: the live set leaves under "
                    f"{100 - 100 * HEAP_NEAR_MAX_FRACTION:.0f}% headroom.",
-                   _evidence(tally, (("after_gc_mb", worst), ("max_mb", denominator),
+                   evidence(tally, (("after_gc_mb", worst), ("max_mb", denominator),
                                      ("threshold_fraction", HEAP_NEAR_MAX_FRACTION))),
                    fx.present(fx.heap(ctx.max_mb)),
                    "If the occupancy after full collections keeps rising, suspect a leak: a bigger heap "
                    "only delays it (take a heap dump).")
 
 
-def _promotion(ctx: _Context) -> Finding | None:
+def _promotion(ctx: Context) -> Finding | None:
     s = ctx.s
     young = ctx.e.young
     if not s.promotion_known or s.allocated_mb <= 0 or young.count < PREMATURE_PROMOTION_MIN_YOUNG:
@@ -298,12 +244,12 @@ def _promotion(ctx: _Context) -> Finding | None:
                    f"({s.promoted_mb:.0f} of {s.allocated_mb:.0f} MB; threshold "
                    f"{100 * PREMATURE_PROMOTION_FRACTION:.0f}%): objects reach the old generation before "
                    f"they die, which fills it and leads to old collections.",
-                   _evidence(young, (("promoted_fraction", share),
+                   evidence(young, (("promoted_fraction", share),
                                      ("threshold_fraction", PREMATURE_PROMOTION_FRACTION))),
                    fx.present(fx.young(s.figures.young_max), fx.tenuring()))
 
 
-def _frequent_young(ctx: _Context) -> Finding | None:
+def _frequent_young(ctx: Context) -> Finding | None:
     y = ctx.e.young
     if y.count < FREQUENT_YOUNG_MIN_COUNT or y.first_t_s is None or y.last_t_s is None:
         return None
@@ -314,76 +260,11 @@ def _frequent_young(ctx: _Context) -> Finding | None:
                    f"{y.count} young collections, one every {1000 * interval:.0f} ms on average "
                    f"(threshold {1000 * FREQUENT_YOUNG_INTERVAL_S:.0f} ms): the young generation is small "
                    f"for the allocation rate.",
-                   _evidence(y, (("interval_mean_s", interval), ("threshold_s", FREQUENT_YOUNG_INTERVAL_S))),
+                   evidence(y, (("interval_mean_s", interval), ("threshold_s", FREQUENT_YOUNG_INTERVAL_S))),
                    fx.present(fx.young(ctx.s.figures.young_max)))
 
 
-def _safepoint(ctx: _Context) -> Finding | None:
-    sp = ctx.lines.safepoints
-    if sp.count == 0 or sp.total_ms < LONG_SAFEPOINT_MIN_STOPPED_MS:
-        return None
-    reach_share = sp.reach.total_ms / sp.total_ms if sp.reach_known else 0.0
-    non_gc_share = sp.non_gc.total_ms / sp.total_ms if sp.ops_known else 0.0
-    worst = sp.reach.worst_ms or 0.0
-    slow_ms = max(sp.reach.total_ms if sp.reach_known else 0.0, sp.non_gc.total_ms if sp.ops_known else 0.0)
-    span_ms = 1000.0 * (ctx.s.span_s or 0.0)
-    costly = span_ms > 0 and 100.0 * slow_ms / span_ms >= LONG_SAFEPOINT_MIN_SPAN_PCT
-    if worst < LONG_TTSP_MS and not (max(reach_share, non_gc_share) > LONG_SAFEPOINT_SHARE and costly):
-        return None
-    parts = []
-    if sp.reach_known:
-        parts.append(f"reaching safepoints took {100 * reach_share:.0f}% of the {sp.total_ms:.0f} ms stopped "
-                     f"(worst {worst:.1f} ms)")
-    if sp.ops_known and sp.non_gc.count:
-        ops = ", ".join(f"{n}x {op}" for op, n in sorted(sp.non_gc_ops.items(), key=lambda kv: -kv[1])[:5])
-        parts.append(f"non-GC operations took {100 * non_gc_share:.0f}% ({ops})")
-    slow_reach = reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS
-    # JDK 8 only (a legacy log): JDK 10+ poll in counted loops by default.
-    fixes = [fx.counted_loop_safepoints()] if slow_reach and ctx.s.format == detect.LEGACY else []
-    if any("Bias" in op for op in sp.non_gc_ops):
-        fixes.append(fx.no_biased_locking())
-    tally = sp.non_gc if non_gc_share > reach_share else sp.reach
-    return Finding("long-safepoint", WARN, "safepoints beyond GC stop the application",
-                   "; ".join(parts) + f" (threshold {100 * LONG_SAFEPOINT_SHARE:.0f}%, or one wait of "
-                   f"{LONG_TTSP_MS:.0f} ms; the slow part is "
-                   f"{100 * slow_ms / span_ms if span_ms else 0:.1f}% of the span).",
-                   Evidence(tally.count, tally.total_ms, tally.worst_ms, tally.first_t_s, tally.last_t_s,
-                            tuple(x for x in (sp.worst_line,) if x),
-                            (("reach_share", reach_share), ("non_gc_share", non_gc_share),
-                             ("threshold_share", LONG_SAFEPOINT_SHARE))),
-                   tuple(fixes), "-Xlog:safepoint*=debug and -XX:+SafepointTimeout name the slow thread.")
-
-
-def _cpu(ctx: _Context) -> list[Finding]:
-    cpu = ctx.lines.cpu
-    out = []
-    starved, sys_user = cpu.starved, cpu.sys_over_user
-    if starved.count >= CPU_MIN_PAUSES or sys_user.count >= CPU_MIN_PAUSES:
-        t = starved if starved.count >= sys_user.count else sys_user
-        out.append(Finding(
-            "cpu-starved", WARN, "GC threads waited for the CPU (or the kernel)",
-            f"In {starved.count} pause(s) of {CPU_MIN_REAL_S * 1000:.0f} ms or more the real time was over "
-            f"{CPU_STARVED_FACTOR:g}x user+sys, and in {sys_user.count} sys exceeded user: the GC threads "
-            f"were descheduled (CPU contention, a CPU quota) or waited on the kernel (swapping, page faults).",
-            Evidence(t.count, t.total_ms, t.worst_ms, t.first_t_s, t.last_t_s,
-                     tuple(x for x in (cpu.worst_line,) if x),
-                     (("starved_pauses", float(starved.count)), ("sys_over_user_pauses", float(sys_user.count)))),
-            fx.present(fx.pretouch() if sys_user.count else None, fx.fewer_threads(ctx.lines.workers)),
-            "Check swap use (vmstat si/so), other busy processes and the container's CPU limit."))
-    inv = cpu.inverted
-    if ctx.collector in _PARALLEL and inv.count - starved.count >= CPU_MIN_PAUSES:
-        out.append(Finding(
-            "parallelism-inverted", WARN, "parallel GC ran slower than one thread",
-            f"{inv.count} parallel pause(s) used less CPU (user+sys) than their real time (worst ratio "
-            f"{cpu.worst_ratio or 0:.2f}): the GC threads had less than one CPU between them.",
-            Evidence(inv.count, inv.total_ms, inv.worst_ms, inv.first_t_s, inv.last_t_s,
-                     tuple(x for x in (cpu.worst_line,) if x), (("worst_cpu_per_real", cpu.worst_ratio or 0.0),)),
-            fx.present(fx.fewer_threads(ctx.lines.workers)),
-            "Fewer GC threads than the CPUs the JVM really gets, or less load beside it."))
-    return out
-
-
-def _unidentified(ctx: _Context) -> Finding | None:
+def _unidentified(ctx: Context) -> Finding | None:
     n = ctx.s.unparsed_lines
     if not n:
         return None
@@ -399,11 +280,11 @@ def evaluate(summary: LogSummary) -> list[Finding]:
     """Every finding of an analyzed log, most severe first, with example lines."""
     events = fold_events(log_events(summary.files))
     collector = (summary.collector or "").split(" ")[0]
-    lines = scan_lines(summary.files, CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, collector in _PARALLEL))
-    ctx = _Context(summary, events, lines)
+    lines = scan_lines(summary.files, CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, collector in PARALLEL))
+    ctx = Context(summary, events, lines)
     found: list[Finding] = list(_requested(ctx))
     for rule in (_evacuation, _full, _degenerated, _humongous, _metaspace, _stalls, _gc_locker,
-                 _overhead, _near_max, _promotion, _frequent_young, _safepoint, _unidentified):
+                 _overhead, _near_max, _promotion, _frequent_young, safepoint_finding, _unidentified):
         f = rule(ctx)
         if f is not None:
             found.append(f)
@@ -417,7 +298,7 @@ def evaluate(summary: LogSummary) -> list[Finding]:
         f = _failure(ctx, key, words, title, text)
         if f is not None:
             found.append(f)
-    found.extend(_cpu(ctx))
+    found.extend(cpu_findings(ctx))
     found = _with_examples(summary, found)
     return sorted(found, key=lambda f: severity_rank(f.severity))
 
