@@ -126,7 +126,8 @@ def test_json_schema_round_trip_and_document(tmp_path: Path) -> None:
     assert set(raw) == {"id", "severity", "title", "explanation", "evidence", "fixes", "advice"}
     assert set(raw["evidence"]) == {"count", "total_ms", "worst_ms", "first_t_s", "last_t_s", "examples", "figures"}
     assert raw["id"] == "humongous-allocation"
-    assert [f["flags"] for f in raw["fixes"]] == [["-XX:G1HeapRegionSize=2m"], ["-XX:G1HeapRegionSize=4m"]]
+    assert [f["flags"] for f in raw["fixes"]] == [["-XX:G1HeapRegionSize=2m"], ["-XX:G1HeapRegionSize=4m"],
+                                                  ["-XX:G1HeapRegionSize=32m"]]
     (back,) = findings_of(doc) or []
     assert back.to_json() == raw
 

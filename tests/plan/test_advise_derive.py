@@ -53,6 +53,13 @@ def test_levels_dedupe_fixes_and_combine_one_per_group() -> None:
     assert combined.flags == ("-Xmx96m", "-XX:G1ReservePercent=20", "-XX:+DisableExplicitGC")  # not both explicit ones
 
 
+def test_level_names_are_factor_level_names() -> None:
+    names = [derive.level_name(f) for f in (["-XX:MaxMetaspaceSize=256m", "-XX:MetaspaceSize=256m"],
+                                            ["-XX:-UseBiasedLocking"], ["-Xmn64m", "-Xss1m", "-Xms1g"])]
+    assert names == ["MaxMetaspaceSize-256m_MetaspaceSize-256m", "NoUseBiasedLocking", "Xmn64m-and-2-more"]
+    assert all(FACTOR_NAME.match(n) for n in names)
+
+
 def test_no_combination_of_alternatives_and_current_flags_left_out() -> None:
     levels = derive.fix_levels([_finding("explicit-gc", DISABLE, CONCURRENT)], ["-XX:+DisableExplicitGC"])
     assert [lv.name for lv in levels] == ["current", "ExplicitGCInvokesConcurrent"]

@@ -45,22 +45,24 @@ def region(region_mb: float | None) -> list[Fix]:
     if not region_mb:
         return []
     out = []
-    for factor in (2, 4):
-        size = int(region_mb * factor)
-        if size <= MAX_REGION_MB and size > region_mb:
-            out.append(Fix((f"-XX:G1HeapRegionSize={size}m",), f"regions {factor}x larger ({size} MB): "
+    sizes = sorted({int(region_mb * 2), int(region_mb * 4), MAX_REGION_MB})  # the log does not say how large
+    for size in sizes:
+        if region_mb < size <= MAX_REGION_MB:
+            out.append(Fix((f"-XX:G1HeapRegionSize={size}m",), f"regions of {size} MB ({size / region_mb:g}x): "
                            f"objects below {size // 2} MB are no longer humongous", "region"))
     return out
 
 
-def metaspace(last_ditch: bool) -> list[Fix]:
-    fixes = [Fix((f"-XX:MetaspaceSize={METASPACE_MB}m",), f"the first Metaspace collection waits until "
-                 f"{METASPACE_MB} MB of class metadata instead of ~21 MB", "metaspace-size")]
-    if last_ditch:
-        fixes.append(Fix((f"-XX:MaxMetaspaceSize={METASPACE_MB}m", f"-XX:MetaspaceSize={METASPACE_MB}m"),
-                         f"Metaspace was nearly exhausted (last-ditch collections): allow {METASPACE_MB} MB",
-                         "metaspace-size"))
-    return fixes
+def metaspace(at_max: bool) -> list[Fix]:
+    """At its maximum (full or last-ditch collections) the maximum must grow first: a larger
+    MetaspaceSize alone is clamped to a small MaxMetaspaceSize."""
+    size = Fix((f"-XX:MetaspaceSize={METASPACE_MB}m",), f"the first Metaspace collection waits until "
+               f"{METASPACE_MB} MB of class metadata instead of ~21 MB", "metaspace-size")
+    if not at_max:
+        return [size]
+    return [Fix((f"-XX:MaxMetaspaceSize={METASPACE_MB}m", f"-XX:MetaspaceSize={METASPACE_MB}m"),
+                f"Metaspace reached its maximum (full or last-ditch collections): allow {METASPACE_MB} MB",
+                "metaspace-size"), size]
 
 
 def cms_occupancy() -> Fix:

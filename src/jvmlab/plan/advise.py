@@ -52,13 +52,14 @@ def option_of(flag: str) -> str:
 
 
 def level_name(flags: Sequence[str]) -> str:
-    """A factor-level name made of the flags: ``DisableExplicitGC``, ``Xmx384m``, ``G1ReservePercent-20``."""
+    """A factor-level name made of the flags: ``DisableExplicitGC``, ``Xmx384m``, ``G1ReservePercent-20``,
+    ``MaxMetaspaceSize-256m_MetaspaceSize-256m`` (two flags), ``A-and-2-more`` (more)."""
     parts = []
     for flag in flags:
-        text = re.sub(r"^-XX:[+]?", "", flag).lstrip("-").replace("=", "-")
+        text = re.sub(r"^-XX:-", "No", flag)  # a switched-off option must not read as switched on
+        text = re.sub(r"^-XX:[+]?", "", text).lstrip("-").replace("=", "-")
         parts.append(re.sub(r"[^A-Za-z0-9_.-]", "", text))
-    name = "+".join(parts) if len(parts) < 2 else parts[0] + f"-and-{len(parts) - 1}-more"
-    name = name.replace("+", "_")
+    name = "_".join(parts) if len(parts) <= 2 else parts[0] + f"-and-{len(parts) - 1}-more"
     return name if re.match(r"^[A-Za-z_]", name) else f"fix-{name}"
 
 
