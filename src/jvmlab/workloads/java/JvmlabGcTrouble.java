@@ -18,7 +18,8 @@ import java.util.List;
  *   metaspace  defines --count classes (default 20000), each in a class loader of its own,
  *              keeping the last 500: run with a small -XX:MaxMetaspaceSize
  *   churn      --threads threads (default 2) allocate as fast as they can for --seconds
- *              (default 4) beside a live set of half the heap: allocation stalls with ZGC,
+ *              (default 4) beside a live set of half the heap (--mb N: N MiB instead):
+ *              allocation stalls with ZGC,
  *              degenerated cycles with Shenandoah
  * Prints the metrics trouble_ms and one count of the mode.
  */
@@ -61,7 +62,7 @@ public class JvmlabGcTrouble {
         } else if ("metaspace".equals(mode)) {
             metaspace(count < 0 ? 20000 : count);
         } else if ("churn".equals(mode)) {
-            churn(threads, seconds);
+            churn(threads, seconds, mb);
         } else {
             usage();
         }
@@ -158,8 +159,8 @@ public class JvmlabGcTrouble {
         return out.toByteArray();
     }
 
-    static void churn(int threads, final double seconds) throws Exception {
-        long half = Runtime.getRuntime().maxMemory() / 2;
+    static void churn(int threads, final double seconds, long mb) throws Exception {
+        long half = mb < 0 ? Runtime.getRuntime().maxMemory() / 2 : mb << 20;
         final List<byte[]> live = new ArrayList<byte[]>();
         for (long held = 0; held < half; held += 4096) {
             live.add(new byte[4096]);
