@@ -244,3 +244,15 @@ def test_heap_near_max_after_full_collections(tmp_path: Path) -> None:
     near = _ids(log(220, "near.log"))["heap-near-max"]
     assert dict(near.evidence.figures)["max_mb"] == 256.0 and near.fixes[0].flags == ("-Xmx384m",)
     assert "heap-near-max" not in _ids(log(150, "room.log"))
+
+
+def test_findings_on_the_html_page_are_escaped(tmp_path: Path) -> None:
+    from jvmlab.gclog.points import view_of
+    from jvmlab.report.gcpage import gc_context
+    from jvmlab.report.page import render_page
+
+    path = _log(tmp_path, [*_young(0, 1.0, 2.0), "<script>alert(1)</script>"])
+    (summary,) = analyze_paths([path])
+    page = render_page("gc.html.j2", gc_context([view_of(summary, with_points=False)]))
+    assert "unidentified-lines" in page
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
