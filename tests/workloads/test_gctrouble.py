@@ -43,3 +43,39 @@ def test_gctrouble_mode_shows_its_finding(case: str, run_workload: RunWorkload, 
     assert expected <= set(found), sorted(found)
     for fid in expected:
         assert found[fid].evidence.count >= 1 and found[fid].evidence.examples
+
+
+def test_jcmd_requests_show_as_heap_inspection_and_heap_dump(session_cache: Path, any_jdk: JdkInfo,
+                                                              tmp_path: Path) -> None:
+    """A class histogram and a heap dump asked of a running JVM (jcmd, local attach) are
+    collections the log names; each is its own finding, not a full-gc fallback."""
+    import subprocess
+    import time
+
+    from jvmlab.workloads.builtin import prepare_builtin
+
+    from .conftest import java_argv
+
+    log = (tmp_path / "gc.log").absolute()
+    workload = prepare_builtin("gctrouble", any_jdk, cache_dir=session_cache)
+    argv = java_argv(any_jdk, workload, ("--mode", "churn", "--threads", "1", "--mb", "8", "--seconds", "8"),
+                     ("-XX:+UseG1GC", "-Xmx128m", f"-Xlog:gc:file={log}"))
+    jcmd = str(any_jdk.home / "bin" / "jcmd")
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for command in (["GC.class_histogram"], ["GC.heap_dump", str(tmp_path / "heap.hprof")]):
+            deadline = time.monotonic() + 30
+            while True:  # the JVM answers attach requests once it is up: retry, bounded
+                done = subprocess.run([jcmd, str(proc.pid), *command], capture_output=True, text=True, timeout=30)
+                if done.returncode == 0 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            assert done.returncode == 0, done.stdout + done.stderr
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    (summary,) = analyze_paths([log])
+    found = {f.id for f in find(summary)}
+    assert {"heap-inspection-gc", "heap-dump-gc"} <= found
+    assert "full-gc" not in found
