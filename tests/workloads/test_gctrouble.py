@@ -26,6 +26,10 @@ CASES = {  # case: (mode, JVM flags, program arguments, the findings it forces)
     "metaspace": ("metaspace", ("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),
     "churn-zgc": ("churn", ("-XX:+UseZGC", "-Xmx64m"), ("--seconds", "2"), {"allocation-stall"}),
     "churn-shenandoah": ("churn", ("-XX:+UseShenandoahGC", "-Xmx64m"), ("--seconds", "2"), {"degenerated-gc"}),
+    "churn-small-young": ("churn", ("-XX:+UseParallelGC", "-Xmx256m", "-Xmn4m"),
+                          ("--threads", "1", "--seconds", "1", "--mb", "8"), {"frequent-young"}),
+    "fill-parallel": ("fill", ("-XX:+UseParallelGC", "-Xmx64m", "-Xmn8m"), (),
+                      {"premature-promotion", "heap-near-max"}),
 }
 
 
@@ -43,6 +47,20 @@ def test_gctrouble_mode_shows_its_finding(case: str, run_workload: RunWorkload, 
     assert expected <= set(found), sorted(found)
     for fid in expected:
         assert found[fid].evidence.count >= 1 and found[fid].evidence.examples
+
+
+def test_program_output_in_the_gc_log_is_counted(run_workload: RunWorkload, any_jdk: JdkInfo,
+                                                 tmp_path: Path) -> None:
+    """-Xlog:gc:stdout mixes the program's own lines into the log: never silently dropped."""
+    done = run_workload(any_jdk, "gctrouble", "--mode", "explicit", jvm_args=("-Xmx64m", "-Xlog:gc:stdout"))
+    assert done.returncode == 0, done.stderr
+    log = tmp_path / "stdout.log"
+    log.write_text(done.stdout)
+    (summary,) = analyze_paths([log])
+    found = {f.id: f for f in find(summary)}
+    assert "explicit-gc" in found
+    odd = found["unidentified-lines"]
+    assert odd.evidence.count == 2 and all(x.startswith("jvmlab-metric") for x in odd.evidence.examples)
 
 
 def test_jcmd_requests_show_as_heap_inspection_and_heap_dump(session_cache: Path, any_jdk: JdkInfo,

@@ -60,6 +60,10 @@ EXAMPLE_PATTERNS: dict[str, str] = {
     "promotion-failure": r"promotion failed",
     "concurrent-mode-failure": r"concurrent mode failure",
     "heap-near-max": r"Pause Full|\[Full GC",
+    # statistical findings: the first collections of the kind counted, as a sample of the log
+    "frequent-young": r"Pause Young|\[GC \(",
+    "premature-promotion": r"(?:PSYoungGen|DefNew|ParNew): \d",
+    "gc-overhead": r"Pause (?:Young|Full|Mixed|Remark)|\[(?:Full )?GC \(",
 }
 
 
