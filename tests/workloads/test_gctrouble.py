@@ -25,7 +25,10 @@ CASES = {  # case: (mode, JVM flags, program arguments, the findings it forces)
     "fill": ("fill", ("-XX:+UseG1GC", "-Xmx64m"), (), {"evacuation-failure", "full-gc", "heap-near-max"}),
     "metaspace": ("metaspace", ("-XX:+UseG1GC", "-Xmx128m", "-XX:MaxMetaspaceSize=32m"), (), {"metaspace-gc"}),
     "churn-zgc": ("churn", ("-XX:+UseZGC", "-Xmx64m"), ("--seconds", "2"), {"allocation-stall"}),
-    "churn-shenandoah": ("churn", ("-XX:+UseShenandoahGC", "-Xmx64m"), ("--seconds", "2"), {"degenerated-gc"}),
+    # pacing off: with it, Shenandoah slows the allocating threads and may finish every cycle
+    # concurrently (seen once in ~20 runs); without it the cycles degenerate on every run
+    "churn-shenandoah": ("churn", ("-XX:+UseShenandoahGC", "-Xmx64m", "-XX:+UnlockExperimentalVMOptions",
+                                   "-XX:-ShenandoahPacing"), ("--seconds", "2", "--mb", "40"), {"degenerated-gc"}),
     "churn-small-young": ("churn", ("-XX:+UseParallelGC", "-Xmx256m", "-Xmn4m"),
                           ("--threads", "1", "--seconds", "1", "--mb", "8"), {"frequent-young"}),
     "fill-parallel": ("fill", ("-XX:+UseParallelGC", "-Xmx64m", "-Xmn8m"), (),
