@@ -18,7 +18,7 @@ from jvmlab.errors import UserError
 from jvmlab.plan.advise import CURRENT, FACTOR, FixLevel
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, comparison_of, summarize
-from jvmlab.results.advise import GONE, FindingCount, count_finding, level_documents, went_away
+from jvmlab.results.advise import GONE, NOT_REPRODUCED, FindingCount, count_finding, level_documents, went_away
 from jvmlab.store.protocol import Store
 
 PAUSE_P99 = "gc.pause_p99_ms"
@@ -53,7 +53,9 @@ class FixAdvice:
     pause_p99: MetricEffect
 
     def removed(self) -> bool:
-        return bool(self.counts) and all(v == GONE for _, _, v, _ in self.counts)
+        """Every finding the current flags showed is gone (one they did not show cannot be judged)."""
+        verdicts = [v for _, _, v, _ in self.counts]
+        return GONE in verdicts and all(v in (GONE, NOT_REPRODUCED) for v in verdicts)
 
     def to_json(self) -> dict[str, Any]:
         return {"level": self.level.to_json(),
@@ -70,7 +72,7 @@ class Advice:
     lower_is_better: bool = True
 
     def winner(self) -> FixAdvice | None:
-        """The fix that removed every finding it was tried for and is not significantly worse on
+        """The fix that removed every finding the current flags showed and is not significantly worse on
         the metric or on pause p99; of several, the best metric ratio (None: no such fix)."""
         ok = [f for f in self.fixes if f.removed() and not f.metric.worse and not f.pause_p99.worse]
         if not ok:
@@ -143,7 +145,7 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
         out.append((f"  {advice.metric}: {fix.metric.text()}", ""))
         out.append((f"  pause p99: {fix.pause_p99.text()}", ""))
     removed = [f.level.name for f in advice.fixes if f.removed()]
-    out.append((f"removed every finding it was tried for: {', '.join(removed)}" if removed else
+    out.append((f"removed every finding the current flags showed: {', '.join(removed)}" if removed else
                 "no fix removed its findings in every run", "bold"))
     win = advice.winner()
     if win is not None:
