@@ -22,6 +22,7 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_export,
     cmd_gc,
     cmd_gc_advise,
+    cmd_history,
     cmd_import,
     cmd_jdks,
     cmd_minheap,
