@@ -25,7 +25,14 @@
 #define NONE NAN
 
 typedef long long i64;
-typedef i64 (*classify_fn)(const char *what, i64 len);
+/* what: 0 a pause name (returns its packed kind, cause, failure, collector), 1 a cause, 2 a
+ * concurrent phase name (return their index); negative: give up */
+typedef i64 (*classify_fn)(i64 what, const char *text, i64 len);
+
+typedef struct { /* strings met, and what the callback said of each */
+    i64 n, len[NAMES], val[NAMES], seen[NAMES];
+    char text[NAMES][NAME_CHARS];
+} table_t;
 
 typedef struct {
     /* clock.MonotonicClock */
@@ -37,8 +44,16 @@ typedef struct {
     i64 collector, collector_by_event, generational, max_gid;
     i64 n_gen, gen_gid[GENS];
     double gen_b[GENS], gen_a[GENS];
-    i64 n_names, name_info[NAMES], name_len[NAMES], name_seen[NAMES];
-    char names[NAMES][NAME_CHARS];
+    table_t names, causes, phases;
+    i64 n_tab, tab_gid[GENS]; /* zgc_table.CycleTables: committed max, before, after, peak */
+    double tab[GENS][4];
+    i64 n_st, st_gid[GENS]; /* unified.UnifiedParser._starts */
+    double st_t[GENS];
+    i64 setting_seen[4], cycle_seen; /* Min, Max, Soft Max, (Initial) Capacity of GC lines */
+    double setting_mb[4];
+    i64 setting_seq[4], header_seen[4], header_seq[4], chunk_no; /* where each was first met */
+    i64 cycles_count, phase_count[NAMES];
+    double cycles_total, phase_total[NAMES], phase_max[NAMES];
     /* summary.LogSummary, figures.Figures */
     i64 p_count;
     double p_total, p_max, p_min;
@@ -234,7 +249,7 @@ static void fold_pause(fold_t *s, i64 name, i64 gid, i64 info, double t, double 
                 s->old_max = pymax(s->old_max, after - ya);
         }
     }
-    s->name_seen[name] = 1;
+    s->names.seen[name] = 1;
     /* summary */
     s->p_count++;
     s->p_total += dur;
@@ -309,35 +324,295 @@ static const char *heap_back(const char *lo, const char *end, double *b, double 
     return num - 1;
 }
 
+
+/* Index of [p, end) in `t`, asking `classify` about a new string; -1 to give up. */
+static i64 lookup(table_t *t, i64 what, const char *p, const char *end, classify_fn classify) {
+    i64 len = end - p;
+    if (len < 0 || len >= NAME_CHARS)
+        return -1;
+    for (i64 i = 0; i < t->n; i++)
+        if (t->len[i] == len && memcmp(t->text[i], p, (size_t)len) == 0)
+            return i;
+    if (t->n >= NAMES)
+        return -1;
+    i64 val = classify(what, p, len);
+    if (val < 0)
+        return -1;
+    memcpy(t->text[t->n], p, (size_t)len);
+    t->len[t->n] = len;
+    t->val[t->n] = val;
+    return t->n++;
+}
+
+/* A dict of at most GENS - 1 gc ids kept in insertion order (the oldest dropped). */
+static int slot(i64 *gids, i64 *n, i64 gid, int insert, double *rows, size_t row_doubles) {
+    for (int i = 0; i < *n; i++)
+        if (gids[i] == gid)
+            return i;
+    if (!insert)
+        return -1;
+    gids[*n] = gid;
+    for (size_t k = 0; k < row_doubles; k++)
+        rows[(size_t)*n * row_doubles + k] = NONE;
+    (*n)++;
+    if (*n > GENS - 1) {
+        memmove(gids, gids + 1, sizeof(i64) * (GENS - 1));
+        memmove(rows, rows + row_doubles, sizeof(double) * row_doubles * (GENS - 1));
+        (*n)--;
+    }
+    return (int)*n - 1;
+}
+
+static void unslot(i64 *gids, i64 *n, int i, double *rows, size_t row_doubles) {
+    memmove(gids + i, gids + i + 1, sizeof(i64) * (size_t)(*n - i - 1));
+    memmove(rows + (size_t)i * row_doubles, rows + (size_t)(i + 1) * row_doubles,
+            sizeof(double) * row_doubles * (size_t)(*n - i - 1));
+    (*n)--;
+}
+
+static double nz(double v) { return has(v) ? v : 0.0; }
+
+/* "<digits>M (" columns of a ZGC heap table row (zgc_table._COL); returns how many (max 8). */
+static int columns(const char *p, const char *end, double *cols) {
+    int n = 0;
+    while (p < end) {
+        if (*p >= '0' && *p <= '9') {
+            const char *q = p;
+            while (q < end && *q >= '0' && *q <= '9')
+                q++;
+            if (end - q >= 3 && q[0] == 'M' && q[1] == ' ' && q[2] == '(') {
+                if (n >= 8 || !number(p, q, &cols[n]))
+                    return 9;
+                n++;
+                p = q + 3;
+            } else {
+                p = q;
+            }
+        } else {
+            p++;
+        }
+    }
+    return n;
+}
+
+/* The end of " NUMms" / " NUMs" at the end of [lo, e): where the number starts, or NULL. */
+static const char *duration_back(const char *lo, const char *e, int ms, double *out) {
+    const char *num_end = e - (ms ? 2 : 1), *num = num_end;
+    if (num_end <= lo)
+        return NULL;
+    while (num > lo && ((num[-1] >= '0' && num[-1] <= '9') || num[-1] == '.'))
+        num--;
+    if (num <= lo || num[-1] != ' ' || !number(num, num_end, out))
+        return NULL;
+    return num;
+}
+
+static void fold_at(fold_t *s, double t) {
+    if (!has(s->f_first) || t < s->f_first)
+        s->f_first = t;
+    if (!has(s->f_last) || t > s->f_last)
+        s->f_last = t;
+}
+
+/* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
+static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *e,
+                          classify_fn classify) {
+    const char *p = e, *cause = w + 20; /* after "Garbage Collection (" */
+    double zdur = NONE, b = NONE, a = NONE, v;
+    if (e - w < 21 || w[19] != '(')
+        return 0;
+    if (p[-1] == 's') {
+        const char *q = duration_back(cause, p, 0, &v);
+        if (q == NULL)
+            return 0;
+        zdur = v;
+        p = q - 1;
+    }
+    if (p[-1] == ')' && p[-2] == '%') { /* " bM(p%)->aM(p%)" */
+        const char *q = p - 2;
+        while (q > cause && q[-1] >= '0' && q[-1] <= '9')
+            q--;
+        if (q == p - 2 || q[-1] != '(' || q[-2] != 'M')
+            return 0;
+        const char *an = q - 2, *a0 = an;
+        while (a0 > cause && ((a0[-1] >= '0' && a0[-1] <= '9') || a0[-1] == '.'))
+            a0--;
+        if (!number(a0, an, &a) || a0[-1] != '>' || a0[-2] != '-' || a0[-3] != ')' || a0[-4] != '%')
+            return 0;
+        q = a0 - 4;
+        const char *pct = q;
+        while (q > cause && q[-1] >= '0' && q[-1] <= '9')
+            q--;
+        if (q == pct || q[-1] != '(' || q[-2] != 'M')
+            return 0;
+        const char *bn = q - 2, *b0 = bn;
+        while (b0 > cause && ((b0[-1] >= '0' && b0[-1] <= '9') || b0[-1] == '.'))
+            b0--;
+        if (!number(b0, bn, &b) || b0[-1] != ' ')
+            return 0;
+        p = b0 - 1;
+    }
+    if (p <= cause || p[-1] != ')' || memchr(cause, '%', (size_t)(p - cause)) || memchr(cause, '>', (size_t)(p - cause)))
+        return 0; /* the name's parentheses are not plain: the Python parser's */
+    const char *cause_end = p - 1;
+    double t;
+    if (!timer(s, deco, deco_end, &t))
+        return 0;
+    s->collector = 3;
+    if (!has(b) && !has(zdur)) {
+        int i = slot(s->st_gid, &s->n_st, gid, 1, s->st_t, 1);
+        s->st_t[i] = t;
+        return 1;
+    }
+    double start = NONE, committed = NONE, before = NONE, after = NONE, peak = NONE, dur = NONE;
+    int i = slot(s->st_gid, &s->n_st, gid, 0, s->st_t, 1);
+    if (i >= 0) {
+        start = s->st_t[i];
+        unslot(s->st_gid, &s->n_st, i, s->st_t, 1);
+    }
+    i = slot(s->tab_gid, &s->n_tab, gid, 0, &s->tab[0][0], 4);
+    if (i >= 0) {
+        committed = s->tab[i][0];
+        before = s->tab[i][1];
+        after = s->tab[i][2];
+        peak = s->tab[i][3];
+        unslot(s->tab_gid, &s->n_tab, i, &s->tab[0][0], 4);
+    }
+    if (has(zdur)) {
+        dur = zdur * 1000.0;
+        started(s, t - zdur);
+    } else if (has(start)) {
+        dur = (t - start) * 1000.0;
+    }
+    if (has(b)) {
+        before = b;
+        after = a;
+    }
+    /* figures.add and summary.add of a CYCLE event */
+    fold_at(s, t);
+    if (cause_end > cause) {
+        i64 c = lookup(&s->causes, 1, cause, cause_end, classify);
+        if (c < 0 || (c = s->causes.val[c]) >= CAUSES)
+            return 0;
+        bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
+    }
+    if (has(before) || has(after)) {
+        s->committed_max = pymax(s->committed_max, committed);
+        s->used_max = pymax(pymax(pymax(s->used_max, before), after), peak);
+        s->after_max = pymax(s->after_max, after);
+    }
+    s->cycle_seen = 1;
+    s->cycles_count++;
+    s->cycles_total += nz(dur);
+    if (has(after)) {
+        s->ha_n++;
+        s->ha_total += after;
+        if (after < s->ha_lo)
+            s->ha_lo = after;
+        if (after > s->ha_hi)
+            s->ha_hi = after;
+    }
+    return 1;
+}
+
+/* "Concurrent <what> <dur>ms" of ZGC (unified.py _concurrent; no heap figures) */
+static int concurrent(fold_t *s, const char *deco, const char *deco_end, const char *w, const char *e,
+                      classify_fn classify) {
+    double ms, t;
+    const char *what = w + 11;
+    if (e[-1] != 's' || e[-2] != 'm' || s->collector != 3)
+        return 0;
+    const char *num = duration_back(what, e, 1, &ms);
+    if (num == NULL || memmem(what, (size_t)(num - what), "->", 2) != NULL)
+        return 0;
+    const char *what_end = num - 1;
+    if (memchr(what, ':', (size_t)(what_end - what)))
+        return 1; /* figures, not a phase */
+    if ((what_end - what >= 5 && memcmp(what, "Cycle", 5) == 0) || (what_end - what >= 10 &&
+        memcmp(what, "Mark Cycle", 10) == 0) || (what_end - what >= 10 && memcmp(what, "Undo Cycle", 10) == 0))
+        return 0;
+    const char *cut = memmem(what, (size_t)(what_end - what), " (", 2);
+    if (!timer(s, deco, deco_end, &t))
+        return 0;
+    started(s, t - ms / 1000.0);
+    i64 ph = lookup(&s->phases, 2, w, cut ? cut : what_end, classify); /* "Concurrent " + bare_phase */
+    if (ph < 0)
+        return 0;
+    fold_at(s, t);
+    bump(&s->phase_count[ph], &s->phase_total[ph], &s->phase_max[ph], ms);
+    s->phases.seen[ph] = 1;
+    return 1;
+}
+
+/* A ZGC heap table row or capacity setting (unified.py _zgc_heap, zgc_table.py) */
+static int zgc_heap(fold_t *s, i64 gid, const char *w, const char *e, i64 seq) {
+    const char *v = w;
+    while (v < e && *v == ' ')
+        v++;
+    int capacity = e - v >= 10 && memcmp(v, "Capacity: ", 10) == 0;
+    int used = e - v >= 6 && memcmp(v, "Used: ", 6) == 0;
+    if (capacity || used) {
+        double cols[8];
+        if (columns(v, e, cols) != 6)
+            return 1; /* not a whole-heap row; no setting either */
+        int i = slot(s->tab_gid, &s->n_tab, gid, 1, &s->tab[0][0], 4);
+        double *row = s->tab[i];
+        if (capacity) {
+            double m = cols[0];
+            for (int k = 1; k < 6; k++)
+                if (cols[k] > m)
+                    m = cols[k];
+            row[0] = !has(row[0]) ? m : (m > row[0] ? m : row[0]);
+        } else {
+            if (!has(row[1]))
+                row[1] = cols[0];
+            row[2] = cols[3];
+            row[3] = !has(row[3]) ? cols[4] : (cols[4] > row[3] ? cols[4] : row[3]);
+        }
+        return 1;
+    }
+    static const char *const KEYS[] = {"Min Capacity: ", "Max Capacity: ", "Soft Max Capacity: "};
+    for (int k = 0; k < 3; k++) {
+        size_t len = strlen(KEYS[k]);
+        if ((size_t)(e - w) > len && memcmp(w, KEYS[k], len) == 0) {
+            const char *p = w + len, *q = p;
+            double mb;
+            while (q < e && ((*q >= '0' && *q <= '9') || *q == '.'))
+                q++;
+            if (q >= e || *q != 'M' || !number(p, q, &mb))
+                return 0;
+            if (!s->setting_seen[k]) {
+                s->setting_seen[k] = 1;
+                s->setting_mb[k] = mb;
+                s->setting_seq[k] = seq;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The ")" of GC(n) is at `w - 2`; `w` starts the message, `end` is the line's end (no '\n').
  * Returns 1 when the line was read or is not an event line, 0 to give up. */
-static int event_line(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *end,
+static int event_line(fold_t *s, const char *in, const char *deco, const char *deco_end, i64 gid, const char *w, const char *end,
                       double *durs, i64 durs_cap, classify_fn classify) {
     size_t left = (size_t)(end - w);
 #define STARTS(lit) (left >= sizeof(lit) - 1 && memcmp(w, lit, sizeof(lit) - 1) == 0)
     int pause = STARTS("Pause ");
     int gen = STARTS("PSYoungGen: ") || STARTS("DefNew: ");
-    if (!pause && !gen) {
-        if (STARTS("y: ") || STARTS("Y: ") || STARTS("O: ") || STARTS("Garbage Collection ") ||
-            STARTS("Minor Collection ") || STARTS("Major Collection ") || STARTS("ParNew: ") ||
-            STARTS("To-space exhausted") || STARTS("Min Capacity: ") || STARTS("Max Capacity: ") ||
-            STARTS("Soft Max Capacity: "))
+    int conc = STARTS("Concurrent "), zcoll = STARTS("Garbage Collection ");
+    int heap = STARTS("Min Capacity: ") || STARTS("Max Capacity: ") || STARTS("Soft Max Capacity: ");
+    if (!pause && !gen && !conc && !zcoll && !heap) {
+        if (STARTS("y: ") || STARTS("Y: ") || STARTS("O: ") || STARTS("Minor Collection ") ||
+            STARTS("Major Collection ") || STARTS("ParNew: ") || STARTS("To-space exhausted"))
             return 0;
         const char *v = w;
         while (v < end && *v == ' ')
             v++;
         size_t rest = (size_t)(end - v);
-        if ((rest >= 10 && memcmp(v, "Capacity: ", 10) == 0) || (rest >= 6 && memcmp(v, "Used: ", 6) == 0))
-            return 0;
-        if (STARTS("Concurrent ")) {
-            const char *e = end;
-            while (e > w && (e[-1] == ' ' || e[-1] == '\t'))
-                e--;
-            if (e - w >= 2 && e[-1] == 's' && ((e[-2] >= '0' && e[-2] <= '9') || (e[-2] == 'm' && e - w >= 3 &&
-                                                                                  e[-3] >= '0' && e[-3] <= '9')))
-                return 0; /* a timed concurrent phase: not this folder's */
-        }
-        return 1;
+        if (!((rest >= 10 && memcmp(v, "Capacity: ", 10) == 0) || (rest >= 6 && memcmp(v, "Used: ", 6) == 0)))
+            return 1;
+        heap = 1;
     }
     /* msg = the rest, rstripped (the scan's [ \t]*$; any other trailing blank: give up) */
     const char *e = end;
@@ -345,7 +620,7 @@ static int event_line(fold_t *s, const char *deco, const char *deco_end, i64 gid
         e--;
     if (e > w && (unsigned char)e[-1] < ' ')
         return 0;
-    if (pause) {
+    if (pause || conc) {
         /* only lines ending in a digit and "ms" or "s" are event lines */
         if (!(e - w >= 2 && e[-1] == 's' &&
               ((e[-2] >= '0' && e[-2] <= '9') || (e[-2] == 'm' && e - w >= 3 && e[-3] >= '0' && e[-3] <= '9'))))
@@ -359,6 +634,12 @@ static int event_line(fold_t *s, const char *deco, const char *deco_end, i64 gid
     } else if (gid > s->max_gid) {
         s->max_gid = gid;
     }
+    if (conc)
+        return concurrent(s, deco, deco_end, w, e, classify);
+    if (zcoll)
+        return zgc_collection(s, deco, deco_end, gid, w, e, classify);
+    if (heap)
+        return zgc_heap(s, gid, w, e, (s->chunk_no << 32) | (i64)(w - in));
     if (gen) {
         const char *p = memchr(w, ':', (size_t)(e - w)) + 2, *q = p;
         double b, a, scale, scale2;
@@ -430,22 +711,10 @@ static int event_line(fold_t *s, const char *deco, const char *deco_end, i64 gid
     }
     if (what_end <= what || what_end - what >= NAME_CHARS)
         return 0;
-    i64 len = what_end - what, name;
-    for (name = 0; name < s->n_names; name++)
-        if (s->name_len[name] == len && memcmp(s->names[name], what, (size_t)len) == 0)
-            break;
-    if (name == s->n_names) {
-        if (name >= NAMES)
-            return 0;
-        i64 info = classify(what, len);
-        if (info < 0)
-            return 0;
-        memcpy(s->names[name], what, (size_t)len);
-        s->name_len[name] = len;
-        s->name_info[name] = info;
-        s->n_names++;
-    }
-    i64 info = s->name_info[name];
+    i64 name = lookup(&s->names, 0, what, what_end, classify);
+    if (name < 0)
+        return 0;
+    i64 info = s->names.val[name];
     if (info >> 23 & 1)
         s->generational = 1;
     double yb = NONE, ya = NONE, t;
@@ -467,8 +736,8 @@ static int event_line(fold_t *s, const char *deco, const char *deco_end, i64 gid
         s->collector = (info >> 19) & 0xf;
         s->collector_by_event = 1;
     }
-    if (s->collector != 1 && s->collector != 2)
-        return 0; /* cycles made of phases, or G1/ZGC/...: the Python parser's */
+    if (s->collector < 1 || s->collector > 3)
+        return 0; /* cycles made of phases, or G1/...: the Python parser's */
     if (s->n_durs >= durs_cap)
         return 0;
     durs[s->n_durs++] = dur;
@@ -492,8 +761,12 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
     const char *u = memmem(p, (size_t)(end - p), "Using ", 6);
     if (u == NULL)
         return 1;
-    if (contains(p, end, "Using The Z"))
-        return 0;
+    if (contains(p, end, "Using The Z")) {
+        if (!before_gc && s->collector != 3)
+            return 0; /* only read where headers are looked for */
+        s->collector = 3;
+        return 1;
+    }
     static const char *const NAMES_[] = {"Using G1", "Using Parallel", "Using Serial", "Using Shenandoah",
                                          "Using Concurrent Mark", "Using Epsilon"};
     for (unsigned i = 0; i < sizeof NAMES_ / sizeof NAMES_[0]; i++) {
@@ -521,7 +794,8 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
     i64 *plain_at = s->plain_at, *plain_end = s->plain_end, *gc0 = s->gc0;
     long n_plain = 0, n_gc0 = 0;
     s->n_durs = 0;
-    if (!c_locale || memchr(in, '\r', (size_t)n))
+    s->chunk_no++;
+    if (n >= (1L << 31) || !c_locale || memchr(in, '\r', (size_t)n))
         return -1;
     unsigned long long high = 0, word; /* any byte >= 0x80: character offsets differ from byte offsets */
     long i8 = 0;
@@ -570,7 +844,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 while (deco_end > p && (deco_end[-1] == ' ' || deco_end[-1] == '\t'))
                     deco_end--;
                 if (deco_end[-1] == ']' &&
-                    !event_line(s, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
+                    !event_line(s, in, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
                     return -1;
             } else if (d < end && *d == ')') {
                 return -1;
@@ -597,6 +871,28 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
             if (to > span_lo)
                 return -1; /* a span starts inside this line */
             continue;
+        }
+        if (contains(in + at, in + to, "Capacity: ")) { /* a heap setting the Python parser reads */
+            static const char *const FORMS[] = {"] Min Capacity: ", "] Max Capacity: "};
+            int known = contains(in + at, in + to, "] Initial Capacity: ");
+            for (int k = 0; k < 2; k++) {
+                const char *f = memmem(in + at, (size_t)(to - at), FORMS[k], strlen(FORMS[k]));
+                if (f == NULL)
+                    continue;
+                const char *q = f + strlen(FORMS[k]), *r = q;
+                double mb;
+                while (r < in + to && ((*r >= '0' && *r <= '9') || *r == '.'))
+                    r++;
+                if (r >= in + to || *r != 'M' || !number(q, r, &mb))
+                    return -1;
+                known = 1;
+                if (!s->header_seen[k]) {
+                    s->header_seen[k] = 1;
+                    s->header_seq[k] = (s->chunk_no << 32) | at;
+                }
+            }
+            if (!known)
+                return -1;
         }
         memcpy(o, in + at, (size_t)(to - at));
         o += to - at;

@@ -36,12 +36,20 @@ from jvmlab.native import build
 
 SOURCE = Path(__file__).with_name("linefold.c")
 _NAMES, _NAME_CHARS, _CAUSES, _GENS, _LINES = 64, 200, 64, 17, 4096
-_COLLECTOR_NAMES = {1: "Parallel", 2: "Serial"}
-_COLLECTOR_CODES = {None: 0, "Parallel": 1, "Serial": 2}
+_COLLECTOR_NAMES = {1: "Parallel", 2: "Serial", 3: "ZGC"}
+_COLLECTOR_CODES = {None: 0, "Parallel": 1, "Serial": 2, "ZGC": 3}
+_SETTINGS = ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb")  # linefold.c's setting_mb order
 _CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)  # as figures.py
 _MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the durations of one block
 
 _D, _I = ctypes.c_double, ctypes.c_longlong
+
+
+class _Table(ctypes.Structure):
+    """``table_t`` of linefold.c."""
+
+    _fields_ = [("n", _I), ("len", _I * _NAMES), ("val", _I * _NAMES), ("seen", _I * _NAMES),
+                ("text", (ctypes.c_char * _NAME_CHARS) * _NAMES)]
 
 
 class _State(ctypes.Structure):
@@ -52,8 +60,13 @@ class _State(ctypes.Structure):
         *((n, _I) for n in ("runs", "bases_jvm", "bases_first", "expect_restart", "uptime", "timer_idx",
                             "collector", "collector_by_event", "generational", "max_gid", "n_gen")),
         ("gen_gid", _I * _GENS), ("gen_b", _D * _GENS), ("gen_a", _D * _GENS),
-        ("n_names", _I), ("name_info", _I * _NAMES), ("name_len", _I * _NAMES), ("name_seen", _I * _NAMES),
-        ("names", (ctypes.c_char * _NAME_CHARS) * _NAMES),
+        ("names", _Table), ("causes", _Table), ("phases", _Table),
+        ("n_tab", _I), ("tab_gid", _I * _GENS), ("tab", (_D * 4) * _GENS),
+        ("n_st", _I), ("st_gid", _I * _GENS), ("st_t", _D * _GENS),
+        ("setting_seen", _I * 4), ("cycle_seen", _I), ("setting_mb", _D * 4),
+        ("setting_seq", _I * 4), ("header_seen", _I * 4), ("header_seq", _I * 4), ("chunk_no", _I),
+        ("cycles_count", _I), ("phase_count", _I * _NAMES),
+        ("cycles_total", _D), ("phase_total", _D * _NAMES), ("phase_max", _D * _NAMES),
         ("p_count", _I), ("p_total", _D), ("p_max", _D), ("p_min", _D),
         ("kind_count", _I * 8), ("kind_total", _D * 8), ("first_pause_t", _D), ("last_pause_t", _D),
         ("ha_n", _I), ("ha_total", _D), ("ha_lo", _D), ("ha_hi", _D),
@@ -68,7 +81,8 @@ class _State(ctypes.Structure):
     ]
 
 
-_CLASSIFY = ctypes.CFUNCTYPE(_I, ctypes.c_void_p, _I)
+_CLASSIFY = ctypes.CFUNCTYPE(_I, _I, ctypes.c_void_p, _I)
+_PAUSE_NAME, _CAUSE, _PHASE = 0, 1, 2  # what the C side asks about
 
 
 class _Decline(Exception):
@@ -112,6 +126,7 @@ class _Folder:
         self.words: list[tuple[str, str, str | None]] = []  # per name index: (what, kind, cause)
         self.causes: list[str] = []
         self.failures: list[str] = []
+        self.phases: list[str] = []
         self._out = ctypes.create_string_buffer(0)
         self._durs = (_D * 0)()
         self._classify = _CLASSIFY(self._classify_name)  # kept referenced while C may call it
@@ -123,12 +138,18 @@ class _Folder:
             table.append(value)
         return table.index(value)
 
-    def _classify_name(self, ptr: int | None, length: int) -> int:
-        """Called from C once per distinct pause name: its kind, cause, failure, collector."""
+    def _classify_name(self, asked: int, ptr: int | None, length: int) -> int:
+        """Called from C once per distinct pause name (its kind, cause, failure, collector,
+        packed), cycle cause or concurrent phase name (its index)."""
         try:
             if ptr is None:
                 return -1
             what = ctypes.string_at(ptr, length).decode("ascii")
+            if asked == _CAUSE:
+                return self._index(self.causes, what)
+            if asked == _PHASE:
+                self.phases.append(what)
+                return len(self.phases) - 1
             kind = pause_kind(what)
             cause, failure = cause_and_failure(what)
             collector = collector_of_pause(what)
@@ -138,7 +159,7 @@ class _Folder:
                 info |= (self._index(self.causes, str(cause)) + 1) << 3
             if failure:
                 info |= (self._index(self.failures, failure) + 1) << 11
-            info |= _COLLECTOR_CODES.get(collector, 3) << 19
+            info |= _COLLECTOR_CODES.get(collector, 4) << 19
             info |= int("(Young)" in what or "(Old)" in what) << 23
             info |= int(caused) << 25
             self.words.append((what, kind, cause))
@@ -184,10 +205,21 @@ class _Folder:
             if s.fail_count[i]:
                 fig.failures[failure] = [s.fail_count[i], s.fail_total[i], s.fail_max[i]]
         for i, (what, kind, why) in enumerate(self.words):
-            if s.name_seen[i]:
+            if s.names.seen[i]:
                 event = GcEvent(ev.PAUSE, kind, None, None, "Pause " + what, why)
                 fig._seen.add((ev.PAUSE, event.name, why))
                 fig.types.add(f"{ev.PAUSE}:{type_label(event)}")
+        for i, phase in enumerate(self.phases):
+            if s.phases.seen[i]:
+                fig.phases[phase] = [s.phase_count[i], s.phase_total[i], s.phase_max[i]]
+                fig._seen.add((ev.PHASE, phase, None))
+                fig.types.add(f"{ev.PHASE}:{phase}")
+        if s.cycle_seen:
+            fig.types.add(f"{ev.CYCLE}:Garbage Collection")
+        summary.cycles.count, summary.cycles.total_ms = s.cycles_count, s.cycles_total
+        for i, key in enumerate(_SETTINGS):  # the first setting of a kind wins: a header's or a GC line's
+            if s.setting_seen[i] and not (s.header_seen[i] and s.header_seq[i] < s.setting_seq[i]):
+                summary.heap[key] = s.setting_mb[i]
         if s.lp_name >= 0:
             what, kind, why = self.words[s.lp_name]
             fig.last_pause = GcEvent(ev.PAUSE, kind, _opt(s.lp_t), _opt(s.lp_dur), "Pause " + what, why, s.lp_gid,
