@@ -872,27 +872,29 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 return -1; /* a span starts inside this line */
             continue;
         }
-        if (contains(in + at, in + to, "Capacity: ")) { /* a heap setting the Python parser reads */
-            static const char *const FORMS[] = {"] Min Capacity: ", "] Max Capacity: "};
-            int known = contains(in + at, in + to, "] Initial Capacity: ");
-            for (int k = 0; k < 2; k++) {
-                const char *f = memmem(in + at, (size_t)(to - at), FORMS[k], strlen(FORMS[k]));
-                if (f == NULL)
+        static const char *const FORMS[] = {"Min Capacity: ", "Max Capacity: ", "Heap Min Capacity: ",
+                                            "Heap Max Capacity: "};
+        for (int form = 0; form < 4; form++) { /* a heap setting the Python parser reads */
+            const char *f = in + at, *line_end = in + to;
+            int k = form & 1;
+            while ((f = memmem(f, (size_t)(line_end - f), FORMS[form], strlen(FORMS[form]))) != NULL) {
+                const char *b = f;
+                while (b > in + at && (b[-1] == ' ' || b[-1] == '\t'))
+                    b--;
+                f += strlen(FORMS[form]);
+                if (b == in + at || b[-1] != ']')
                     continue;
-                const char *q = f + strlen(FORMS[k]), *r = q;
+                const char *r = f;
                 double mb;
-                while (r < in + to && ((*r >= '0' && *r <= '9') || *r == '.'))
+                while (r < line_end && ((*r >= '0' && *r <= '9') || *r == '.'))
                     r++;
-                if (r >= in + to || *r != 'M' || !number(q, r, &mb))
-                    return -1;
-                known = 1;
+                if (r >= line_end || !number(f, r, &mb) || !(*r == 'M' || (form >= 2 && unit_mb(*r, &mb))))
+                    return -1; /* a value the Python parser may not read: keep it simple */
                 if (!s->header_seen[k]) {
                     s->header_seen[k] = 1;
                     s->header_seq[k] = (s->chunk_no << 32) | at;
                 }
             }
-            if (!known)
-                return -1;
         }
         memcpy(o, in + at, (size_t)(to - at));
         o += to - at;
