@@ -698,6 +698,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (!number(num, num_end, &dur) || num[-1] != ' ')
         return 0;
     const char *what = w + 6, *what_end = num - 1;
+    if (what_end <= what)
+        return 0;
     if (what_end > what && (what_end[-1] == ')' || (what_end[-1] >= 'B' && what_end[-1] <= 'T'))) {
         const char *h = heap_back(what, what_end, &before, &after, &committed);
         if (h == NULL) { /* the name ends like a heap figure but is not one: not this folder's */
