@@ -112,6 +112,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                  client: Any = None, optuna_storage: str | None = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
+    from jvmlab.execute.hooks import with_hooks
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
@@ -131,8 +132,9 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
     try:
-        with Heartbeat(progress):  # a line at least every 10 s in every phase, TTY or not
-            config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
+        # a line at least every 10 s in every phase, TTY or not; the spec's hooks around each trial's invocations
+        with Heartbeat(progress), with_hooks(default_executor()) as executor:
+            config, result, measurer = run_tune(plan, db, exp_id, artifacts, executor, on_trial,
                                                 measurer, progress, optuna_storage)
     except KeyboardInterrupt:
         db.set_status(exp_id, "interrupted")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jvmlab.model.stored import SeriesTag
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -21,3 +23,4 @@ class RunOptions:
     budget_s: float | None = None
     metric: str | None = None  # None: the stored one on resume, else wall_s
     metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
+    series: SeriesTag | None = None  # `--label`: the point this run is in a series over time (`history`)

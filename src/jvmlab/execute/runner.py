@@ -20,6 +20,7 @@ from jvmlab.execute.experiment import (
     identities_of,
     resume_experiment,
 )
+from jvmlab.execute.hooks import with_hooks
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver
@@ -69,7 +70,8 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
     if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
         # a server under load (docs/servers.md): checked before anything runs
         executor = wrap_server(plan, executor)
-    runner = Runner(store, plan, options, observer, executor, precision_check)
+    hooked = with_hooks(executor)  # [workload]/[server] setup, before_each, after_each, cleanup
+    runner = Runner(store, plan, options, observer, hooked, precision_check)
     runner.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
     environment = build_environment(runner.plan, runner.options.artifacts_root)
     try:
@@ -77,6 +79,8 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
         runner.environment = environment
         return runner.run()
     finally:
+        for hazard in hooked.close():  # the cleanups, before the environment goes (a tmpfs JDK)
+            runner.warn(hazard)
         environment.teardown()
 
 
@@ -135,6 +139,9 @@ class Runner:
                                             self.options.command_line)
             self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
         self.remember_options()
+        if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
+            self.store.set_series(self.experiment_id, self.options.series,
+                                  self.store.experiment(self.experiment_id).name)
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
                                                            pc.template.progress_mode if pc.template else "auto",
                                                            jmh=pc.launch.kind == "jmh")

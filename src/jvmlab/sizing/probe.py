@@ -66,8 +66,10 @@ class JvmProbe:
         self.count += 1
         folder = self.artifacts_dir / f"p{self.count:03d}-{heap_bytes >> 20}m"
         env = {**os.environ, **self.env, **dict(self.pc.cell.env), "JAVA_HOME": str(self.pc.jdk.home)}
+        template = self.pc.template  # the spec's hooks run around every probe, as around `run`'s invocations
+        hooks = template.hooks_for(self.pc.jdk.java, self.pc.cell.name, folder) if template is not None else None
         plan = InvocationPlan(argv=tuple(self.argv(heap_bytes)), env=env, cwd=self.cwd,
-                              timeout_s=self.timeout_s, artifacts_dir=folder)
+                              timeout_s=self.timeout_s, artifacts_dir=folder, hooks=hooks)
         result = self.executor.run(plan, [])
         output = _read(result.stdout_path) + "\n" + _read(result.stderr_path)
         if not output.strip():

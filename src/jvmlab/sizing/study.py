@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jvmlab import __version__
 from jvmlab.errors import Interrupted, UserError
+from jvmlab.execute.hooks import with_hooks
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.protocols import Executor
 from jvmlab.machine.environment import run_context
@@ -82,14 +83,17 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
     ctx = run_context(plan)
     timeout = request.timeout_s or ctx.timeout_s
     cell_ids = {c.idx: c.id for c in store.cells(exp_id)}
+    hooked = with_hooks(executor or LocalExecutor())  # the spec's hooks around every probe (execute/hooks.py)
     try:
         found, replayed = _search_cells(plan, store, request, exp_id, doc, cell_ids, artifacts_root,
-                                        _Setup(executor or LocalExecutor(), limits, pattern, timeout, ctx.cwd),
-                                        on_probe)
+                                        _Setup(hooked, limits, pattern, timeout, ctx.cwd), on_probe)
     except KeyboardInterrupt:
         _interrupted(store, exp_id, doc, 2)
     except Interrupted as err:
         _interrupted(store, exp_id, doc, err.signum)
+    finally:
+        for hazard in hooked.close():
+            store.add_hazard(exp_id, hazard)
     store.set_status(exp_id, "done", finished=True)
     return MinHeapStudy(exp_id, tuple(found), replayed)
 
