@@ -104,6 +104,18 @@ def test_folder_gives_up_on_what_it_does_not_read(extra: str, why: str | None, t
 
 
 @needs_cc
+def test_collector_of_a_headless_log_followed_by_another_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ZGC log without its "Using" line, then a Parallel log: the ZGC cycle names the
+    collector first, so the Parallel log's "Using" line is not the log's collector."""
+    log = tmp_path / "gc.log"
+    log.write_text("[0.95s][info][gc,start] GC(0) Garbage Collection (Warmup)\n"
+                   "[0.96s][info][gc] GC(0) Garbage Collection (Warmup) 104M(10%)->88M(9%)\n" + _PARALLEL)
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+    assert json.loads(slow)[0]["collector"] == "ZGC"
+
+
+@needs_cc
 def test_mutated_logs_read_the_same_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Truncated, byte-flipped, shuffled and concatenated Parallel/Serial/ZGC logs: where the
     folder reads one, its summary is the Python parser's."""

@@ -40,8 +40,9 @@ typedef struct {
     i64 runs, bases_jvm, bases_first, expect_restart, uptime;
     /* decorators.Timer: -1 not learnt yet, 0 the first block is the uptime in seconds */
     i64 timer_idx;
-    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial */
-    i64 collector, collector_by_event, generational, max_gid;
+    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial, 3 ZGC; py_collector: the
+     * parser reading the copied header lines has one (it reads no events) */
+    i64 collector, py_collector, generational, max_gid;
     i64 n_gen, gen_gid[GENS];
     double gen_b[GENS], gen_a[GENS];
     table_t names, causes, phases;
@@ -667,10 +668,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
             q++;
         if (q >= e || !number(p, q, &a) || !unit_mb(*q, &scale2))
             return 0;
-        if (s->collector == 0) {
+        if (s->collector == 0)
             s->collector = w[0] == 'P' ? 1 : 2;
-            s->collector_by_event = 1;
-        }
         b *= scale;
         a *= scale2;
         int i;
@@ -734,10 +733,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (!timer(s, deco, deco_end, &t))
         return 0;
     started(s, t - dur / 1000.0);
-    if (s->collector == 0) {
+    if (s->collector == 0)
         s->collector = (info >> 19) & 0xf;
-        s->collector_by_event = 1;
-    }
     if (s->collector < 1 || s->collector > 3)
         return 0; /* cycles made of phases, or G1/...: the Python parser's */
     if (s->n_durs >= durs_cap)
@@ -763,24 +760,33 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
     const char *u = memmem(p, (size_t)(end - p), "Using ", 6);
     if (u == NULL)
         return 1;
-    if (contains(p, end, "Using The Z")) {
+    if (memmem(u + 6, (size_t)(end - u - 6), "Using ", 6) != NULL)
+        return 0; /* which one the Python parser reads: keep it simple */
+    const char *b = u;
+    while (b > p && (b[-1] == ' ' || b[-1] == '\t'))
+        b--;
+    if (b == p || b[-1] != ']')
+        return 1; /* not right after the decorators: not a header line */
+    const char *name = u + 6;
+    size_t left = (size_t)(end - name);
+    if (left >= 5 && memcmp(name, "The Z", 5) == 0) {
         if (!before_gc && s->collector != 3)
             return 0; /* only read where headers are looked for */
         s->collector = 3;
+        if (before_gc)
+            s->py_collector = 3; /* else it may be outside the header regions: unknown, left unset */
         return 1;
     }
-    static const char *const NAMES_[] = {"Using G1", "Using Parallel", "Using Serial", "Using Shenandoah",
-                                         "Using Concurrent Mark", "Using Epsilon"};
+    static const char *const NAMES_[] = {"G1", "Parallel", "Serial", "Shenandoah", "Concurrent Mark", "Epsilon"};
     for (unsigned i = 0; i < sizeof NAMES_ / sizeof NAMES_[0]; i++) {
-        if (contains(p, end, NAMES_[i])) {
-            if (s->collector_by_event)
-                return 0; /* the Python parser would not report it as the log's collector */
+        size_t len = strlen(NAMES_[i]);
+        if (left >= len && memcmp(name, NAMES_[i], len) == 0) {
+            if (s->collector != 0 && s->py_collector == 0)
+                return 0; /* the reader of header lines would take it, the Python parser not */
             if (s->collector == 0) {
-                if (!before_gc)
-                    return 0; /* only read where headers are looked for */
-                if (i != 1 && i != 2)
-                    return 0;
-                s->collector = i;
+                if (!before_gc || (i != 1 && i != 2))
+                    return 0; /* not where headers are looked for, or not this folder's collector */
+                s->collector = s->py_collector = i;
             }
             return 1;
         }

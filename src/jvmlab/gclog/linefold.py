@@ -58,7 +58,7 @@ class _State(ctypes.Structure):
     _fields_ = [
         *((n, _D) for n in ("offset", "last_raw", "first", "last", "done_s", "run_first", "run_offset")),
         *((n, _I) for n in ("runs", "bases_jvm", "bases_first", "expect_restart", "uptime", "timer_idx",
-                            "collector", "collector_by_event", "generational", "max_gid", "n_gen")),
+                            "collector", "py_collector", "generational", "max_gid", "n_gen")),
         ("gen_gid", _I * _GENS), ("gen_b", _D * _GENS), ("gen_a", _D * _GENS),
         ("names", _Table), ("causes", _Table), ("phases", _Table),
         ("n_tab", _I), ("tab_gid", _I * _GENS), ("tab", (_D * 4) * _GENS),
