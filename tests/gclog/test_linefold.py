@@ -116,6 +116,15 @@ def test_collector_of_a_headless_log_followed_by_another_log(tmp_path: Path, mon
 
 
 @needs_cc
+def test_a_cut_collector_line_names_no_collector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "gc.log"
+    log.write_text("[0.11s][info][gc] Using The Z \n"
+                   "[0.96s][info][gc] GC(0) Garbage Collection (Warmup) 104M(10%)->88M(9%)\n")
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+
+
+@needs_cc
 def test_mutated_logs_read_the_same_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Truncated, byte-flipped, shuffled and concatenated Parallel/Serial/ZGC logs: where the
     folder reads one, its summary is the Python parser's."""

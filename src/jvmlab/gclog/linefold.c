@@ -770,6 +770,8 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
     const char *name = u + 6;
     size_t left = (size_t)(end - name);
     if (left >= 5 && memcmp(name, "The Z", 5) == 0) {
+        if (left < 23 || memcmp(name, "The Z Garbage Collector", 23) != 0)
+            return 1; /* not a name the Python parser knows: nothing */
         if (!before_gc && s->collector != 3)
             return 0; /* only read where headers are looked for */
         s->collector = 3;
