@@ -1,6 +1,8 @@
-/* jvmlab GC log event folder (unified logging, Parallel and Serial), built on first use.
+/* jvmlab GC log event folder (unified logging: Parallel, Serial, single-generation ZGC),
+ * built on first use.
  *
- * Reads each block of a unified log and folds its pause and young-generation lines straight
+ * Reads each block of a unified log and folds its pause, young-generation, ZGC cycle,
+ * concurrent phase and heap-table lines straight
  * into the summary figures (the same arithmetic, in the same order, as unified.py and
  * summary.py), so no Python runs per event. It only accepts logs it can read exactly like the
  * Python parser; on anything else (another collector, a safepoint, stall or trigger line, a
