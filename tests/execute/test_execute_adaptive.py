@@ -10,7 +10,7 @@ import pytest
 from jvmlab.analyze import analyze_metric, half_width_rel
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.results import cell_values

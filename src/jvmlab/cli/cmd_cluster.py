@@ -12,7 +12,7 @@ from jvmlab.cli.apps import app
 from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
-    from jvmlab.execute.runner import RunObserver, RunOptions
+    from jvmlab.execute.session import RunObserver, RunOptions
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
 

@@ -204,7 +204,7 @@ def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", res
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.sizing.flow import artifacts_for

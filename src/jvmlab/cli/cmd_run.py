@@ -172,7 +172,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached

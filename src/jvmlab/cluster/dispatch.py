@@ -32,6 +32,7 @@ from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult
 from jvmlab.cluster.timing import SlotTiming, slot_timing
 from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
+from jvmlab.execute.session import RunnerLost, Session
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
@@ -62,10 +63,11 @@ class _Node:
 
 @dataclass
 class Dispatcher:
-    """Runs the pending blocks on the accepted nodes; ``run`` returns when all are stored."""
+    """The session's Dask block runner: the pending blocks on the accepted nodes; ``run``
+    returns when all are stored."""
 
     client: Any
-    ctx: Any  # the execute.runner.Runner: plan, store, observer, settings, state, and its slot methods
+    ctx: Session  # plan, store, observer, settings, state, and its slot methods
     executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
     nodes: dict[str, _Node] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  # node -> why
@@ -80,6 +82,19 @@ class Dispatcher:
     client_s: dict[tuple[int, int], float] = field(default_factory=dict)  # slot -> jvmlab's client time
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
     done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
+    ci_words: str = "within-node 95% CI"
+    more_hint: str = "raise --max-invocations or --budget, or add nodes"
+
+    @property
+    def width(self) -> int:
+        return max(1, len(self.nodes))
+
+    def run_blocks(self, slots: list[Slot]) -> None:
+        """The session's slots, each block whole on one node (warm-ups included)."""
+        blocks: dict[int, list[Slot]] = {}
+        for slot in slots:
+            blocks.setdefault(slot.block, []).append(slot)
+        self.run(list(blocks.values()))
 
     def run(self, blocks: list[list[Slot]]) -> None:
         if self.parcels is None:
@@ -108,12 +123,20 @@ class Dispatcher:
     def cancel(self) -> None:
         """Ctrl-C: drop every outstanding task; what finished is already stored."""
         futures = [f for n in self.nodes.values() for _, f in n.inflight]
-        if futures:
+        if futures and self.client.status == "running":
             self.client.cancel(futures, force=True)
+
+    def _live(self) -> list[str]:
+        """The scheduler's workers now; RunnerLost when the scheduler itself is gone (the whole
+        cluster killed: Dask's client then has no scheduler information left)."""
+        info = self.client.scheduler_info(n_workers=-1) if self.client.status == "running" else {}
+        if "workers" not in info:
+            raise RunnerLost("the Dask cluster went away (its scheduler no longer answers)")
+        return list(info["workers"])
 
     # -- nodes ---------------------------------------------------------------------------
     def _refresh_nodes(self) -> None:
-        live = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        live = self._live()
         ctx = self.ctx
         check_store(ctx.store.url, live)
         for name in [n for n in self.nodes if n not in live]:
@@ -204,32 +227,19 @@ class Dispatcher:
         self.client_s[key] = self.client_s.get(key, 0.0) + seconds
 
     def _budget_allows(self, work: SlotWork) -> bool:
-        """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
-        budget = self.ctx.state.budget
-        if budget.exhausted:
-            if self.pending or any(n.block for n in self.nodes.values()):
-                self.ctx.warn(Hazard(hazards.FAILURE_BUDGET,
-                      f"{budget.total} failures reached the limit of {budget.max_total}; stopped"))
-            self.pending.clear()
-            for node in self.nodes.values():
-                node.block.clear()
-            return False
-        if self._over_budget():
-            self.pending.clear()
-            for node in self.nodes.values():
-                node.block.clear()
-            return False
-        return not budget.cell_stopped(work.slot.cell_index)
-
-    def _over_budget(self) -> bool:
-        """--max-invocations and --budget, as on one machine; measured slots in flight count too,
-        so a round of blocks on many nodes does not overshoot the limit."""
-        ctx = self.ctx
-        limit = ctx.options.max_invocations
+        """The session's one budget; measured slots in flight count too, so a round of blocks
+        on many nodes does not overshoot --max-invocations."""
         inflight = sum(1 for n in self.nodes.values() for w, _ in n.inflight if not w.slot.warmup)
-        if limit is not None and ctx.state.measured + inflight >= limit:
-            return True
-        return bool(ctx.out_of_budget())
+        verdict = self.ctx.allows(work.slot, inflight)
+        if verdict == "stop":
+            self.pending.clear()
+            for node in self.nodes.values():
+                node.block.clear()
+        return verdict == "run"
+
+    def _gone(self, future: Any) -> bool:
+        """A task that failed because its connection closed (the cluster went away), not by itself."""
+        return type(future.exception()).__name__ in ("CommClosedError", "CancelledError", "FutureCancelledError")
 
     def _share_to(self, work: SlotWork) -> str | None:
         if self.share is None:
@@ -282,7 +292,13 @@ class Dispatcher:
                 self._parcel_missing(node, work, outcome, future.key)
                 return
             self._store(work, outcome.result, outcome.collected, node.name, outcome, future.key)
-        elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
+        elif future.status != "error" or self._gone(future):  # cancelled or lost with the cluster
+            self._live()  # the whole cluster gone: the session is interrupted, nothing stored
+            rest = [w.slot for w, _ in node.inflight] + [w.slot for w in node.block]
+            node.inflight.clear()
+            node.block.clear()
+            self.pending.appendleft([work.slot, *rest])
+        elif type(future.exception()).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
             later = [f for _, f in list(node.inflight)[1:]]
             if later:

@@ -18,7 +18,8 @@ from typing import Any
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import UserError
-from jvmlab.execute.budget import FailureBudget
+from jvmlab.execute.budget import Budget
+from jvmlab.execute.options import RunOptions
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
@@ -39,7 +40,7 @@ class RunState:
     experiment_id: int
     cell_ids: dict[int, int]  # plan cell index -> stored cell id
     fingerprint: dict
-    budget: FailureBudget
+    budget: Budget
     started: float = field(default_factory=time.monotonic)
     measured: int = 0
     environment: Environment | None = None
@@ -70,8 +71,16 @@ def find_resumed(plan: Plan, store: Store) -> Resumed:
     return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
 
 
+def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
+    """The session's one budget: the spec's failure limits and the command line's limits."""
+    shape = plan.shape
+    return Budget(shape.max_consecutive_failures, shape.max_failures,
+                  invocations=options.max_invocations if options else None,
+                  wall_s=options.budget_s if options else None)
+
+
 def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: CollectSettings,
-                      command_line: str) -> RunState:
+                      command_line: str, options: RunOptions | None = None) -> RunState:
     """A new experiment with every cell of the plan, its hazards and its baseline."""
     print_fp = fingerprint(plan.jdk_homes)
     shape = plan.shape
@@ -83,11 +92,12 @@ def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: C
         artifacts_dir=str(artifacts_root))
     cell_ids = {pc.cell.index: add_cell(store, exp_id, plan, pc, collect, artifacts_root) for pc in plan.cells}
     store.set_baseline(exp_id, plan.baseline_index)
-    return RunState(exp_id, cell_ids, print_fp, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+    return RunState(exp_id, cell_ids, print_fp, budget_of(plan, options))
 
 
 def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root: Path,
-                      collect: CollectSettings, identities: dict[str, Any]) -> RunState:
+                      collect: CollectSettings, identities: dict[str, Any],
+                      options: RunOptions | None = None) -> RunState:
     """Continue the stored experiment; store the cells it gained (``plan`` is the aligned one)."""
     exp = resumed.experiment
     cells = {c.idx: c.id for c in store.cells(exp.id)}
@@ -107,8 +117,7 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root
                                         "a drift of the machine in between shows only in their comparisons"))
     store.put_experiment_document(exp.id, IDENTITY_DOC, identities)
     store.set_status(exp.id, "running")
-    shape = plan.shape
-    return RunState(exp.id, cells, exp.fingerprint, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+    return RunState(exp.id, cells, exp.fingerprint, budget_of(plan, options))
 
 
 def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,

@@ -1,17 +1,24 @@
-"""The experiment loop: store the plan, run each slot in order, store each invocation the
-moment it finishes, check the machine between blocks, and stop when the answer is clear
-(``--until``) or the budget is spent. Resume skips what is already stored.
+"""The session: the one experiment loop of jvmlab.
+
+It alone opens (or resumes) an experiment, sets the spec's ``[environment]`` up and down,
+builds each slot from the cell's invocation template, hands blocks of slots to a block runner
+(this machine: :class:`LocalBlocks`; Dask: ``cluster.dispatch.Dispatcher``), stores each slot
+the moment it finishes (one transaction: ``Store.record_invocation``), checks the machine
+between blocks (typed hazards, stored and shown), keeps the one budget
+(:class:`jvmlab.execute.budget.Budget`) and reports progress to its observer. What runs next
+is a driver's choice: the planned blocks, ``--until`` (:mod:`jvmlab.execute.until`), the
+tuner's races (``tune/``), the minimum-heap bisection (``sizing/``).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
-from jvmlab.errors import Interrupted
+from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.experiment import (
     Resumed,
     RunState,
@@ -23,10 +30,10 @@ from jvmlab.execute.experiment import (
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver
-from jvmlab.execute.resume import DEFAULT_METRIC, merge_stored, options_record, resume_command
+from jvmlab.execute.resume import merge_stored, options_record, resume_command
 from jvmlab.execute.server import wrap_server
 from jvmlab.execute.slots import SlotWork, block_label, build_slot, finish_probes, slot_artifacts
-from jvmlab.execute.until import unreachable
+from jvmlab.execute.until import added_block_cap, stop_reason
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
@@ -35,55 +42,99 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.grow import IDENTITY_DOC
-from jvmlab.plan.metric_choice import MetricChoice, remember_metric
+from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, archive_document
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 
 __all__ = [
+    "BlockRunner",
     "Executor",
+    "LocalBlocks",
     "RunObserver",
     "RunOptions",
-    "Runner",
+    "Session",
     "SlotWork",
     "block_label",
     "finish_probes",
     "run_experiment",
 ]
 
-
-# A function deciding, from the store, whether the comparisons are precise enough.
+BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
 # Whether the comparisons are precise enough; the answer may also carry an estimate of
 # invocations per cell still needed (``remaining_per_cell``) for the progress bar.
-BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
 PrecisionCheck = Callable[[Store, int, str, float], object]
 
+
+class RunnerLost(UserError):
+    """The block runner can run nothing more (the whole Dask cluster went away): the session
+    marks the experiment interrupted; the slots in flight are not stored, so a resume runs them."""
+
+
+class BlockRunner(Protocol):
+    """Runs blocks of slots for a session: each slot through ``session.prepare_slot``, an
+    executor and ``session.record_slot``; asks ``session.allows`` before each slot."""
+
+    ci_words: str  # how the stopping rule names its intervals ("95% CI", "within-node 95% CI")
+    more_hint: str  # what gives --until more room ("raise --max-invocations or --budget")
+
+    @property
+    def width(self) -> int:
+        """Blocks run at once (nodes); ``--until`` adds that many per round."""
+        ...
+
+    def run_blocks(self, slots: list[Slot]) -> None:
+        """Run these slots (in this order where the runner keeps an order)."""
+        ...
 
 
 def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
                    executor: Executor | None = None,
                    precision_check: PrecisionCheck | None = None) -> int:
-    """Run (or resume) the plan's experiment; return its id. Raises Interrupted on Ctrl-C
-    or SIGTERM after storing everything measured so far."""
+    """Run (or resume) the plan's experiment on this machine; return its id. Raises Interrupted
+    on Ctrl-C or SIGTERM after storing everything measured so far."""
     executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
     if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
         # a server under load (docs/servers.md): checked before anything runs
         executor = wrap_server(plan, executor)
-    runner = Runner(store, plan, options, observer, executor, precision_check)
-    runner.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
-    environment = build_environment(runner.plan, runner.options.artifacts_root)
-    try:
-        runner.plan = environment.setup(runner.plan)
-        runner.environment = environment
-        return runner.run()
-    finally:
-        environment.teardown()
+    session = Session(store, plan, options, observer, executor, precision_check)
+    return session.run(LocalBlocks(session))
 
 
-class Runner:
+@dataclass
+class LocalBlocks:
+    """This machine's block runner: the slots in order, the machine checked between blocks."""
+
+    session: Session
+    ci_words: str = "95% CI"
+    more_hint: str = "raise --max-invocations or --budget"
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    def run_blocks(self, slots: list[Slot]) -> None:
+        session = self.session
+        load = LoadWatch()
+        current: int | None = None
+        for slot in slots:
+            if slot.block != current:
+                if current is not None:
+                    session.between_blocks(load, current)
+                current = slot.block
+                load.start()
+            verdict = session.allows(slot)
+            if verdict == "stop":
+                return
+            if verdict == "run":
+                session.run_one(slot)
+        if current is not None:
+            session.between_blocks(load, current)
+
+
+class Session:
     """One session of one experiment: the store, the plan, the executor, the observer and the
-    options, with the loop's steps as small methods. ``cluster/`` drives the same object
-    (open, prepare_slot, record_slot, warn, interrupted) with its own dispatcher."""
+    options, with the loop's steps as small methods that block runners and drivers call."""
 
     def __init__(self, store: Store, plan: Plan, options: RunOptions, observer: RunObserver,
                  executor: Executor | None = None, precision_check: PrecisionCheck | None = None) -> None:
@@ -104,7 +155,7 @@ class Runner:
     @property
     def state(self) -> RunState:
         if self._state is None:
-            raise RuntimeError("Runner.open() was not called")
+            raise RuntimeError("Session.open() was not called")
         return self._state
 
     @property
@@ -129,10 +180,10 @@ class Runner:
             self.options = merge_stored(self.options, self.resumed.experiment.run_options)
             self.settings = CollectSettings.from_spec(self.plan.shape.collect, self.options.collect_overrides)
             self._state = resume_experiment(self.plan, self.store, self.resumed, self.options.artifacts_root,
-                                            self.settings, self.identities)
+                                            self.settings, self.identities, self.options)
         else:
             self._state = create_experiment(self.plan, self.store, self.options.artifacts_root, self.settings,
-                                            self.options.command_line)
+                                            self.options.command_line, self.options)
             self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
         self.remember_options()
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
@@ -157,101 +208,113 @@ class Runner:
         """The (cell index, block) slots already stored: resume skips them."""
         return self.store.done_slots(self.experiment_id)
 
-    # -- the loop ------------------------------------------------------------------------
-    def run(self) -> int:
-        """Open the experiment, run every pending slot (then ``--until`` blocks), mark it done."""
-        state = self.open()
-        plan, store, observer = self.plan, self.store, self.observer
-        archives = archive_document(plan.cells)
-        if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
-            store.put_experiment_document(state.experiment_id, "archives", archives)
-        options = self.options
-        if options.metric_reason:
-            remember_metric(store, state.experiment_id, MetricChoice(options.metric or "wall_s", options.metric_reason))
+    def pending(self) -> list[Slot]:
+        """The planned slots (warm-ups first) and the blocks an earlier ``--until`` added, minus
+        those stored."""
         done = self.done()
-        blocks = plan.shape.invocations
-        # Blocks an earlier --until session added beyond the planned ones (resume completes them).
-        added = sorted({block for _, block in done if block >= blocks})
-        slots = plan.shape.slots(len(plan.cells), added)
-        observer.planned(state.experiment_id, len(slots), len(done), options.until_rel is not None)
-        state.environment = self.environment
+        added = sorted({block for _, block in done if block >= self.plan.shape.invocations})
+        return [s for s in self.plan.shape.slots(len(self.plan.cells), added) if (s.cell_index, s.block) not in done]
+
+    def next_block(self) -> int:
+        """The first block ``--until`` adds: after the planned ones and any an earlier session added."""
+        return max([self.plan.shape.invocations - 1, *(block for _, block in self.done())]) + 1
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self, blocks: BlockRunner) -> int:
+        """Set the environment up, open the experiment, run every pending slot (then ``--until``
+        blocks), mark it done; the environment is torn down on any exit."""
+        self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
+        environment = build_environment(self.plan, self.options.artifacts_root)
         try:
-            self.run_slots(slots, done)
-            if options.until_rel is not None and self.precision_check is not None:
-                self.run_until(max([blocks - 1, *added]) + 1)
-        except KeyboardInterrupt:
+            self.plan = environment.setup(self.plan)
+            self.environment = environment
+            state = self.open()
+            self.store_documents()
+            slots = self.pending()
+            done = len(self.done())
+            self.observer.planned(state.experiment_id, len(slots) + done, done, self.options.until_rel is not None)
+            state.environment = self.environment
+            try:
+                blocks.run_blocks(slots)
+                if self.options.until_rel is not None and self.precision_check is not None:
+                    self.run_until(blocks, self.next_block(), self.precision_check)
+            except KeyboardInterrupt:
+                self.busy_summary()
+                self.interrupted(2)
+            except Interrupted as err:
+                self.busy_summary()
+                self.interrupted(err.signum)
+            except RunnerLost as err:
+                self.busy_summary()
+                self.store.set_status(state.experiment_id, "interrupted")
+                raise UserError(f"{err}; {self.continue_hint()} and --cluster ADDRESS of a running "
+                                f"cluster") from None
             self.busy_summary()
-            self.interrupted(2)
-        except Interrupted as err:
-            self.busy_summary()
-            self.interrupted(err.signum)
-        self.busy_summary()
-        store.set_status(state.experiment_id, "done", finished=True)
-        return state.experiment_id
+            self.store.set_status(state.experiment_id, "done", finished=True)
+            return state.experiment_id
+        finally:
+            environment.teardown()
 
-    def run_slots(self, slots: list[Slot], done: set[tuple[int, int]]) -> None:
-        state = self.state
-        load = LoadWatch()
-        current_block: int | None = None
-        for slot in slots:
-            if slot.block != current_block:
-                if current_block is not None:
-                    self.between_blocks(load, current_block)
-                current_block = slot.block
-                load.start()
-            if (slot.cell_index, slot.block) in done or state.budget.cell_stopped(slot.cell_index):
-                continue
-            if state.budget.exhausted:
-                self.warn(Hazard(hazards.FAILURE_BUDGET,
-                          f"{state.budget.total} failures reached the limit of {state.budget.max_total}; stopped"))
-                return
-            if self.out_of_budget():
-                return
-            self.run_one(slot)
-        if current_block is not None:
-            self.between_blocks(load, current_block)
-
-    def run_until(self, first_block: int) -> None:
-        """Add blocks until every comparison's CI is narrow enough, or the budget is spent.
-
-        The rule looks only at CI width, never at significance, so it cannot chase a p-value."""
-        plan, store, options, observer, state = self.plan, self.store, self.options, self.observer, self.state
-        assert self.precision_check is not None
-        block = first_block
+    def run_until(self, runner: BlockRunner, first_block: int, check: PrecisionCheck) -> int:
+        """``--until``: add rounds of ``runner.width`` blocks until every comparison's CI is within
+        the target or a rule of :mod:`jvmlab.execute.until` stops it; return the blocks added."""
+        options, state, plan, observer = self.options, self.state, self.plan, self.observer
         target = options.until_rel or 0.0
         metric = options.metric or DEFAULT_METRIC
-        while not (precision := self.precision_check(store, state.experiment_id, metric, target)):
-            if self.out_of_budget():
-                observer.extended(0, "budget spent before the target precision")
+        cap = added_block_cap(plan.shape.invocations)
+        words = runner.ci_words
+        block, added = first_block, 0
+        while not (precision := check(self.store, state.experiment_id, metric, target)):
+            stop = stop_reason(plan, state.budget, self.out_of_budget(), added, cap, runner.more_hint)
+            if stop is not None:
+                why, hint = stop
+                observer.extended(0, why)
                 self.warn(Hazard(hazards.PRECISION_NOT_REACHED,
-                          f"stopped by the budget before every 95% CI was within {target:.1%}",
-                          hint="raise --max-invocations or --budget"))
-                return
-            why = unreachable(plan, state.budget)
-            if why:
-                observer.extended(0, "the target precision cannot be reached")
-                self.warn(Hazard(hazards.PRECISION_NOT_REACHED,
-                          f"stopped before every 95% CI was within {target:.1%}: {why}",
-                          hint="see the failures with `jvmlab report`; fix the failing cell or drop it, then rerun"))
-                return
-            slots = plan.shape.block(len(plan.cells), block)
+                                 f"stopped before every {words} was within {target:.1%}: {why}", hint=hint))
+                return added
+            width = min(max(1, runner.width), cap - added)
+            slots = [s for b in range(block, block + width) for s in plan.shape.block(len(plan.cells), b)]
             remaining = getattr(precision, "remaining_per_cell", None)
             estimate = f"; about {remaining} more per cell expected" if remaining else ""
-            observer.extended(len(slots), f"block {block + 1} for a CI within {target:.1%}{estimate}")
-            measured_before = state.measured
-            self.run_slots(slots, set())
-            block += 1
-            if state.measured == measured_before and not self.out_of_budget():
+            span = f"block {block + 1}" if width == 1 else f"blocks {block + 1}-{block + width}"
+            observer.extended(len(slots), f"{span} for a {words} within {target:.1%}{estimate}")
+            before = state.measured
+            runner.run_blocks(slots)
+            block, added = block + width, added + width
+            if state.measured == before and not self.out_of_budget():
                 # Nothing could run (every slot was skipped): another block would not either.
-                self.warn(Hazard(hazards.PRECISION_NOT_REACHED,
-                          f"stopped before every 95% CI was within {target:.1%}: block {block} measured nothing"))
-                return
+                self.warn(Hazard(hazards.PRECISION_NOT_REACHED, f"stopped before every {words} was "
+                                 f"within {target:.1%}: blocks up to {block} measured nothing"))
+                return added
+        return added
 
-    def out_of_budget(self) -> bool:
-        options, state = self.options, self.state
-        if options.max_invocations is not None and state.measured >= options.max_invocations:
-            return True
-        return options.budget_s is not None and time.monotonic() - state.started >= options.budget_s
+    def store_documents(self) -> None:
+        """How each cell's archive was made, and the metric chosen with its reason."""
+        archives = archive_document(self.plan.cells)
+        if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
+            self.store.put_experiment_document(self.experiment_id, "archives", archives)
+        options = self.options
+        if options.metric_reason:
+            remember_metric(self.store, self.experiment_id,
+                            MetricChoice(options.metric or "wall_s", options.metric_reason))
+
+    def allows(self, slot: Slot, inflight: int = 0) -> str:
+        """The one budget, asked before each slot: "run", "skip" (its cell was stopped by the
+        failure budget) or "stop" (a limit is reached; said once)."""
+        budget = self.state.budget
+        if budget.cell_stopped(slot.cell_index):
+            return "skip"
+        if budget.failures_exhausted:
+            if not budget.told:
+                budget.told = True
+                self.warn(Hazard(hazards.FAILURE_BUDGET,
+                                 f"{budget.failures} failures reached the limit of {budget.max_failures}; stopped"))
+            return "stop"
+        return "stop" if self.out_of_budget(inflight) else "run"
+
+    def out_of_budget(self, inflight: int = 0) -> bool:
+        """--max-invocations and --budget; measured slots in flight count toward the limit."""
+        return self.state.budget.spent(self.state.measured + inflight)
 
     def run_one(self, slot: Slot) -> None:
         environment = self.environment
@@ -270,7 +333,7 @@ class Runner:
         result, collected = finish_probes(work, result, collected, env_hazards)
         self.record_slot(work, result, collected)
 
-    # -- one slot (public: cluster/ runs the middle part on a node) ----------------------
+    # -- one slot (public: a block runner runs the middle part elsewhere) ----------------
     def prepare_slot(self, slot: Slot) -> SlotWork:
         pc = self.plan.cells[slot.cell_index]
         artifacts = slot_artifacts(self.options.artifacts_root, self.experiment_id, pc.cell.index, slot)
@@ -278,7 +341,7 @@ class Runner:
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,
                     node: str | None = None) -> None:
-        """Store one finished slot, count it, tell the observer and the failure budget."""
+        """Store one finished slot (one transaction), count it, tell the observer and the budget."""
         state = self.state
         pc, slot = work.cell, work.slot
         self.store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
@@ -324,10 +387,13 @@ class Runner:
         self.store.add_hazard(self.experiment_id, hazard)
         self.observer.warn(hazard)
 
-    def interrupted(self, signum: int) -> None:
+    def interrupted(self, signum: int, why: str = "interrupted") -> None:
         """Mark the experiment interrupted and raise Interrupted with the command that continues it."""
-        store, plan, options, state = self.store, self.plan, self.options, self.state
-        store.set_status(state.experiment_id, "interrupted")
-        spec_arg = str(plan.spec_path) if plan.spec_path else "SPEC"
-        raise Interrupted(signum, f"interrupted; {state.measured} measured invocations are stored in "
-                                  f"{store.url}; continue with: {resume_command(spec_arg, store.url, options)}")
+        self.store.set_status(self.experiment_id, "interrupted")
+        raise Interrupted(signum, f"{why}; {self.continue_hint()}")
+
+    def continue_hint(self) -> str:
+        """What is stored and the command that continues it."""
+        spec_arg = str(self.plan.spec_path) if self.plan.spec_path else "SPEC"
+        return (f"{self.state.measured} measured invocations are stored in {self.store.url}; continue with: "
+                f"{resume_command(spec_arg, self.store.url, self.options)}")
