@@ -18,6 +18,7 @@ the slots' own times, not guessed.
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from collections import deque
@@ -131,6 +132,8 @@ class Dispatcher:
         cluster killed: Dask's client then has no scheduler information left)."""
         info = self.client.scheduler_info(n_workers=-1) if self.client.status == "running" else {}
         if "workers" not in info:
+            for name in ("distributed.client", "distributed.utils"):  # its reconnect tracebacks: not news
+                logging.getLogger(name).setLevel(logging.CRITICAL)
             raise RunnerLost("the Dask cluster went away (its scheduler no longer answers)")
         return list(info["workers"])
 
