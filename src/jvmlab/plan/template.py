@@ -67,6 +67,7 @@ class InvocationTemplate:
     prepare: ArchivePrep | None = None
     server: Any = None  # spec.server.Server or None: the server/load parts as the spec has them
     load: Any = None  # spec.server.Load or None
+    jvm_args: tuple[str, ...] = ()  # [workload] jvm_args: before every cell's (or trial's) own flags
 
     def process_env(self, java_home: Path | None = None) -> dict[str, str]:
         """The child's environment: jvmlab's own, then the template's, then JAVA_HOME."""
@@ -90,7 +91,8 @@ def build_template(spec: Any, cell_env: tuple[tuple[str, str], ...], program_arg
         cwd=workdir or Path.cwd(), env={**spec.workload.env, **dict(cell_env)},
         timeout_s=spec.workload.timeout or spec.run.timeout, program_args=program_args,
         ready_regex=spec.workload.ready, output_cap_bytes=spec.collect.output_cap_bytes,
-        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server, load=spec.load)
+        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server, load=spec.load,
+        jvm_args=tuple(spec.workload.jvm_args))
 
 
 @dataclass(frozen=True)

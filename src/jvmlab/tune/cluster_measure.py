@@ -308,7 +308,7 @@ class ClusterMeasurer(JvmMeasurer):
     # -- slots ----------------------------------------------------------------------------------
     def _work(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> SlotWork:
         """The slot as `JvmMeasurer.measure` builds it: the plan's cell for this JDK with the trial's flags."""
-        run_flags = self.checked.get((jvm, flags)) or flags
+        run_flags = self.flags_to_run(jvm, flags)
         pc = self._cell(jvm)
         cell_id = self._cell_id(f"{jvm}|{' '.join(flags)}", jvm, pc, flags, run_flags)
         cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags)

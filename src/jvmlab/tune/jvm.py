@@ -65,15 +65,24 @@ class FlagChecker:
         raise UserError(f"[tune] JDK {jvm!r} is not in [jvms]")
 
     def rejected(self, jvm: str, flags: tuple[str, ...]) -> str | None:
-        """The same check `run` does; the accepted flags (unlocks added) are what runs."""
+        """The same check `run` does, on the same flags: [workload] jvm_args (from the cell's
+        template) then the trial's; the accepted flags (unlocks added) are what runs."""
         try:
             real, _prep = real_flags(jvm, flags)  # a preparation mark (@cds-archive) is no JVM flag
-            check = check_flags(self._cell(jvm).jdk, list(real))
+            pc = self._cell(jvm)
+            common = pc.template.jvm_args if pc.template is not None else ()
+            check = check_flags(pc.jdk, [*common, *real])
         except UserError as err:
             return str(err)
         marks = tuple(f for f in flags if f not in real)
         self.checked[(jvm, flags)] = (*check.flags, *marks)
         return None
+
+    def flags_to_run(self, jvm: str, flags: tuple[str, ...]) -> tuple[str, ...]:
+        """What a configuration runs with: the checked flags ([workload] jvm_args first)."""
+        if (jvm, flags) not in self.checked:
+            self.rejected(jvm, flags)
+        return self.checked.get((jvm, flags), flags)
 
 
 class JvmMeasurer(FlagChecker):
@@ -143,7 +152,7 @@ class JvmMeasurer(FlagChecker):
         if (block, position, key) in self.history:
             self.replayed += 1
             return self.history[(block, position, key)]
-        run_flags = self.checked.get((jvm, flags)) or flags
+        run_flags = self.flags_to_run(jvm, flags)
         pc = self._cell(jvm)
         cell_id = self._cell_id(key, jvm, pc, flags, run_flags)
         # The configuration as a prepared cell: the plan's cell for this JDK (template, launch)
