@@ -55,13 +55,13 @@ class Resumed:
     growth: Growth
 
 
-def find_resumed(plan: Plan, store: Store) -> Resumed:
+def find_resumed(plan: Plan, store: Store, by_file: bool = True) -> Resumed:
     """The experiment to continue and the plan aligned to its cells; reads only (nothing stored).
 
     Runs before the environment's setup so the tmpfs copies and archives are keyed by the
     stored cell indices."""
     found = store.find_resumable(plan.spec_hash)
-    if found is None and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
+    if found is None and by_file and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
         same_file = [e for e in store.experiments() if e.spec_path == str(plan.spec_path)]
         found = same_file[-1] if same_file else None
     if found is None:

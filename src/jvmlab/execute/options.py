@@ -21,3 +21,4 @@ class RunOptions:
     budget_s: float | None = None
     metric: str | None = None  # None: the stored one on resume, else wall_s
     metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
+    resume_hint: str | None = None  # the command that continues it, when not `jvmlab run SPEC --resume`

@@ -12,7 +12,8 @@ tuner's races (``tune/``), the minimum-heap bisection (``sizing/``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -43,7 +44,7 @@ from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.grow import IDENTITY_DOC
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
-from jvmlab.plan.prepare import Plan, archive_document
+from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 
@@ -137,8 +138,10 @@ class Session:
     options, with the loop's steps as small methods that block runners and drivers call."""
 
     def __init__(self, store: Store, plan: Plan, options: RunOptions, observer: RunObserver,
-                 executor: Executor | None = None, precision_check: PrecisionCheck | None = None) -> None:
+                 executor: Executor | None = None, precision_check: PrecisionCheck | None = None,
+                 grows: bool = True) -> None:
         self.store = store
+        self.grows = grows  # a resume may find the experiment by its spec file and add cells (run)
         self.plan = plan
         # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
         self.options = replace(options, artifacts_root=options.artifacts_root.absolute())
@@ -151,6 +154,11 @@ class Session:
         self._state: RunState | None = None
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
+        # A driver's own reading of each result before it is stored (minheap: the probe's verdict).
+        self.judge: Callable[[SlotWork, ProcessResult, Collected], Collected] | None = None
+        self.failures_are_data = False  # minheap: a failing probe is an answer, not a budget failure
+        self.recorded: dict[tuple[int, int], tuple[ProcessResult, Collected]] = {}  # (cell, block): for drivers
+        self.variants: dict[int, PreparedCell] = {}  # the cell a driver runs in place of the plan's (minheap)
 
     @property
     def state(self) -> RunState:
@@ -167,7 +175,7 @@ class Session:
         """On ``--resume``: find the stored experiment and renumber the plan to its cells (a
         grown spec's new cells follow the stored ones). Reads only; safe to call twice."""
         if self.options.resume and self.resumed is None:
-            self.resumed = find_resumed(self.plan, self.store)
+            self.resumed = find_resumed(self.plan, self.store, by_file=self.grows)
             self.plan = self.resumed.growth.plan
         if not self.identities:
             self.identities = identities_of(self.plan)
@@ -221,8 +229,21 @@ class Session:
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, blocks: BlockRunner) -> int:
-        """Set the environment up, open the experiment, run every pending slot (then ``--until``
-        blocks), mark it done; the environment is torn down on any exit."""
+        """The planned slots (then ``--until`` blocks) through ``blocks``; return the experiment id."""
+        with self.opened() as state:
+            slots = self.pending()
+            done = len(self.done())
+            self.observer.planned(state.experiment_id, len(slots) + done, done, self.options.until_rel is not None)
+            blocks.run_blocks(slots)
+            if self.options.until_rel is not None and self.precision_check is not None:
+                self.run_until(blocks, self.next_block(), self.precision_check)
+        return state.experiment_id
+
+    @contextmanager
+    def opened(self) -> Iterator[RunState]:
+        """Set the environment up, open the experiment; a driver runs its slots inside. On the
+        way out: done, or (Ctrl-C, SIGTERM, the cluster gone) interrupted with the command that
+        continues it; the environment is torn down on any exit."""
         self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
         environment = build_environment(self.plan, self.options.artifacts_root)
         try:
@@ -230,14 +251,9 @@ class Session:
             self.environment = environment
             state = self.open()
             self.store_documents()
-            slots = self.pending()
-            done = len(self.done())
-            self.observer.planned(state.experiment_id, len(slots) + done, done, self.options.until_rel is not None)
             state.environment = self.environment
             try:
-                blocks.run_blocks(slots)
-                if self.options.until_rel is not None and self.precision_check is not None:
-                    self.run_until(blocks, self.next_block(), self.precision_check)
+                yield state
             except KeyboardInterrupt:
                 self.busy_summary()
                 self.interrupted(2)
@@ -251,7 +267,6 @@ class Session:
                                 f"cluster") from None
             self.busy_summary()
             self.store.set_status(state.experiment_id, "done", finished=True)
-            return state.experiment_id
         finally:
             environment.teardown()
 
@@ -335,7 +350,7 @@ class Session:
 
     # -- one slot (public: a block runner runs the middle part elsewhere) ----------------
     def prepare_slot(self, slot: Slot) -> SlotWork:
-        pc = self.plan.cells[slot.cell_index]
+        pc = self.variants.get(slot.cell_index) or self.plan.cells[slot.cell_index]
         artifacts = slot_artifacts(self.options.artifacts_root, self.experiment_id, pc.cell.index, slot)
         return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts)
 
@@ -344,13 +359,16 @@ class Session:
         """Store one finished slot (one transaction), count it, tell the observer and the budget."""
         state = self.state
         pc, slot = work.cell, work.slot
+        if self.judge is not None:
+            collected = self.judge(work, result, collected)
         self.store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
                                      position=slot.position, result=result, collected=collected, argv=work.argv,
                                      artifacts_dir=str(work.artifacts), node=node)
         if not slot.warmup:
             state.measured += 1
+        self.recorded[(pc.cell.index, slot.block)] = (result, collected)
         self.observer.finished(pc, slot, result)
-        why = state.budget.record(pc.cell.index, result.status == Status.OK)
+        why = state.budget.record(pc.cell.index, result.status == Status.OK or self.failures_are_data)
         if why:
             self.warn(Hazard(hazards.FAILURE_BUDGET, f"{pc.cell.name}: {why}",
                       hint=f"last failure: {result.reason}", cell=pc.cell.name))
@@ -395,5 +413,5 @@ class Session:
     def continue_hint(self) -> str:
         """What is stored and the command that continues it."""
         spec_arg = str(self.plan.spec_path) if self.plan.spec_path else "SPEC"
-        return (f"{self.state.measured} measured invocations are stored in {self.store.url}; continue with: "
-                f"{resume_command(spec_arg, self.store.url, self.options)}")
+        command = self.options.resume_hint or resume_command(spec_arg, self.store.url, self.options)
+        return f"{self.state.measured} measured invocations are stored in {self.store.url}; continue with: {command}"
