@@ -12,7 +12,6 @@ from rich.console import Console
 
 from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
 from jvmlab.cli.cmd_export import run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
@@ -112,6 +111,7 @@ def run(
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
+    from jvmlab.cluster.share import check_artifacts_url
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
@@ -197,7 +197,9 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
-            exp_id = run_cluster_plan(plan, db, options, observer, cluster, artifacts_url)
+            from jvmlab.cluster.run import run_at
+
+            exp_id = run_at(cluster, plan, db, options, observer, artifacts_url)
         else:
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.

@@ -61,7 +61,7 @@ def tune_cmd(
 
 def _refuse_machine_only(plan: Plan) -> None:
     """What is prepared on this machine only (environment, archives) would be missing on the nodes."""
-    from jvmlab.cli.cmd_cluster import refuse_machine_only
+    from jvmlab.cluster.run import refuse_machine_only
     from jvmlab.tune.cells import space_prepares
 
     refuse_machine_only(plan, "tune --cluster")
@@ -86,19 +86,9 @@ def _cluster_client(address: str | None, store_url: str) -> Any:
 
 
 def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
-    from jvmlab import __version__
-    from jvmlab.machine.fingerprint import fingerprint
+    from jvmlab.tune.flow import open_experiment
 
-    if resume:
-        found = db.find_resumable(plan.spec_hash)
-        if found is None:
-            raise UserError("nothing to resume: no tuning run of this exact spec in the store")
-        return found.id
-    return db.create_experiment(
-        name=plan.spec.name or "tune", spec_text=plan.spec_text, spec_hash=plan.spec_hash,
-        spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=fingerprint(plan.jdk_homes),
-        seed=plan.spec.run.seed, command_line=provenance_command_line(), jvmlab_version=__version__,
-        artifacts_dir=str(artifacts))
+    return open_experiment(plan, db, artifacts, resume, provenance_command_line())
 
 
 def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,

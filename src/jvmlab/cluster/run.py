@@ -14,6 +14,7 @@ from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import RunObserver
 from jvmlab.execute.session import PrecisionCheck, Session
+from jvmlab.machine.environment import machine_only
 from jvmlab.plan.prepare import Plan
 from jvmlab.results.node_precision import node_precision_reached
 from jvmlab.store.protocol import Store
@@ -58,3 +59,23 @@ def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunO
     session.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
     wait_for_workers(client, store.url)
     return session.run(Dispatcher(client, session, executor, share=share))
+
+
+def refuse_machine_only(plan: Plan, command: str) -> None:
+    """One line, exit 2: what is set up on this machine only would be silently missing on the nodes."""
+    local = machine_only(plan)
+    if local:
+        raise UserError(f"{command}: {', '.join(local)} is prepared on this machine only, not on the "
+                        "cluster's nodes; run it without --cluster")
+
+
+def run_at(address: str, plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
+           artifacts_url: str | None = None) -> int:
+    """`run --cluster ADDRESS`: refuse machine-only setup, connect, run the session on the cluster,
+    close the client (the cluster keeps running)."""
+    refuse_machine_only(plan, "run --cluster")
+    client = connect(address)
+    try:
+        return run_on_cluster(plan, store, options, observer, client, artifacts_url=artifacts_url)
+    finally:
+        client.close()

@@ -60,6 +60,13 @@ def find_resumed(plan: Plan, store: Store, by_file: bool = True) -> Resumed:
 
     Runs before the environment's setup so the tmpfs copies and archives are keyed by the
     stored cell indices."""
+    found = find_experiment(plan, store, by_file)
+    identities = store.experiment_document(found.id, IDENTITY_DOC)
+    return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
+
+
+def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExperiment:
+    """The newest experiment of this spec (by its hash, else, ``by_file``, of its spec file)."""
     found = store.find_resumable(plan.spec_hash)
     if found is None and by_file and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
         same_file = [e for e in store.experiments() if e.spec_path == str(plan.spec_path)]
@@ -67,8 +74,7 @@ def find_resumed(plan: Plan, store: Store, by_file: bool = True) -> Resumed:
     if found is None:
         raise UserError("nothing to resume: no experiment of this spec in the store "
                         f"{store.url}; run it without --resume")
-    identities = store.experiment_document(found.id, IDENTITY_DOC)
-    return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
+    return found
 
 
 def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
@@ -80,8 +86,8 @@ def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
 
 
 def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: CollectSettings,
-                      command_line: str, options: RunOptions | None = None) -> RunState:
-    """A new experiment with every cell of the plan, its hazards and its baseline."""
+                      command_line: str, options: RunOptions | None = None, cells: bool = True) -> RunState:
+    """A new experiment with every cell of the plan (``cells``), its hazards and its baseline."""
     print_fp = fingerprint(plan.jdk_homes)
     shape = plan.shape
     exp_id = store.create_experiment(
@@ -90,6 +96,8 @@ def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: C
         spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=print_fp,
         seed=shape.seed, command_line=command_line, jvmlab_version=__version__,
         artifacts_dir=str(artifacts_root))
+    if not cells:  # the driver adds its own (the tuner)
+        return RunState(exp_id, {}, print_fp, budget_of(plan, options))
     cell_ids = {pc.cell.index: add_cell(store, exp_id, plan, pc, collect, artifacts_root) for pc in plan.cells}
     store.set_baseline(exp_id, plan.baseline_index)
     return RunState(exp_id, cell_ids, print_fp, budget_of(plan, options))

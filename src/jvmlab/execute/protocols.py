@@ -18,7 +18,7 @@ from jvmlab.model.process import InvocationPlan, ProcessResult
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.schedule import Slot
 
-__all__ = ["Executor", "Probe", "ProbeContext", "RunObserver"]
+__all__ = ["Executor", "Probe", "ProbeContext", "RunObserver", "SilentObserver"]
 
 
 class Executor(Protocol):
@@ -48,3 +48,18 @@ class RunObserver(Protocol):
     def extended(self, added: int, note: str) -> None:
         """``--until`` added ``added`` slots (0: it stopped adding, ``note`` says why)."""
         ...
+
+
+class SilentObserver:
+    """An observer that says nothing: a driver with its own progress (minheap's probes, the
+    tuner's trials); the session still stores every hazard."""
+
+    def planned(self, experiment_id: int, total: int, already_done: int, open_ended: bool = False) -> None: ...
+
+    def starting(self, cell: PreparedCell, slot: Slot) -> None: ...
+
+    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None: ...
+
+    def warn(self, hazard: Hazard) -> None: ...
+
+    def extended(self, added: int, note: str) -> None: ...

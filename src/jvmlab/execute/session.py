@@ -24,6 +24,7 @@ from jvmlab.execute.experiment import (
     Resumed,
     RunState,
     create_experiment,
+    find_experiment,
     find_resumed,
     identities_of,
     resume_experiment,
@@ -42,7 +43,7 @@ from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
-from jvmlab.plan.grow import IDENTITY_DOC
+from jvmlab.plan.grow import IDENTITY_DOC, Growth
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot
@@ -139,9 +140,14 @@ class Session:
 
     def __init__(self, store: Store, plan: Plan, options: RunOptions, observer: RunObserver,
                  executor: Executor | None = None, precision_check: PrecisionCheck | None = None,
-                 grows: bool = True) -> None:
+                 grows: bool = True, own_cells: bool = True, experiment_id: int | None = None,
+                 environment: Environment | None = None) -> None:
         self.store = store
         self.grows = grows  # a resume may find the experiment by its spec file and add cells (run)
+        # False: the driver registers the cells (the tuner: one per configuration, made as it goes)
+        self.own_cells = own_cells
+        self.experiment_hint = experiment_id  # continue this experiment (the tuner's, made beforehand)
+        self.given_environment = environment
         self.plan = plan
         # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
         self.options = replace(options, artifacts_root=options.artifacts_root.absolute())
@@ -174,9 +180,14 @@ class Session:
     def resolve(self) -> None:
         """On ``--resume``: find the stored experiment and renumber the plan to its cells (a
         grown spec's new cells follow the stored ones). Reads only; safe to call twice."""
-        if self.options.resume and self.resumed is None:
-            self.resumed = find_resumed(self.plan, self.store, by_file=self.grows)
-            self.plan = self.resumed.growth.plan
+        if (self.options.resume or self.experiment_hint is not None) and self.resumed is None:
+            if not self.own_cells:  # the driver's cells: nothing to align
+                found = (self.store.experiment(self.experiment_hint) if self.experiment_hint is not None
+                         else find_experiment(self.plan, self.store, by_file=False))
+                self.resumed = Resumed(found, Growth(self.plan, ()))
+            else:
+                self.resumed = find_resumed(self.plan, self.store, by_file=self.grows)
+                self.plan = self.resumed.growth.plan
         if not self.identities:
             self.identities = identities_of(self.plan)
 
@@ -189,10 +200,13 @@ class Session:
             self.settings = CollectSettings.from_spec(self.plan.shape.collect, self.options.collect_overrides)
             self._state = resume_experiment(self.plan, self.store, self.resumed, self.options.artifacts_root,
                                             self.settings, self.identities, self.options)
+            if not self.own_cells:
+                self._state.cell_ids = {}  # the driver registers each cell it runs (add_cell)
         else:
             self._state = create_experiment(self.plan, self.store, self.options.artifacts_root, self.settings,
-                                            self.options.command_line, self.options)
-            self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
+                                            self.options.command_line, self.options, cells=self.own_cells)
+            if self.own_cells:
+                self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
         self.remember_options()
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
                                                            pc.template.progress_mode if pc.template else "auto",
@@ -244,14 +258,8 @@ class Session:
         """Set the environment up, open the experiment; a driver runs its slots inside. On the
         way out: done, or (Ctrl-C, SIGTERM, the cluster gone) interrupted with the command that
         continues it; the environment is torn down on any exit."""
-        self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
-        environment = build_environment(self.plan, self.options.artifacts_root)
         try:
-            self.plan = environment.setup(self.plan)
-            self.environment = environment
-            state = self.open()
-            self.store_documents()
-            state.environment = self.environment
+            state = self.begin()
             try:
                 yield state
             except KeyboardInterrupt:
@@ -265,9 +273,31 @@ class Session:
                 self.store.set_status(state.experiment_id, "interrupted")
                 raise UserError(f"{err}; {self.continue_hint()} and --cluster ADDRESS of a running "
                                 f"cluster") from None
-            self.busy_summary()
-            self.store.set_status(state.experiment_id, "done", finished=True)
+            self.finish()
         finally:
+            self.teardown()
+
+    def begin(self) -> RunState:
+        """Set the environment up and open the experiment (a driver that ends it itself calls
+        :meth:`finish` and, always, :meth:`teardown`)."""
+        self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
+        environment = self.given_environment or build_environment(self.plan, self.options.artifacts_root)
+        self.environment = environment
+        self.plan = environment.setup(self.plan)
+        state = self.open()
+        self.store_documents()
+        state.environment = environment
+        return state
+
+    def finish(self) -> None:
+        """The experiment is done: the busy blocks said once, the status stored."""
+        self.busy_summary()
+        self.store.set_status(self.experiment_id, "done", finished=True)
+
+    def teardown(self) -> None:
+        """Tear the environment down (tmpfs copies removed, a cgroup left by Ctrl-C removed)."""
+        environment, self.environment = self.environment, None
+        if environment is not None:
             environment.teardown()
 
     def run_until(self, runner: BlockRunner, first_block: int, check: PrecisionCheck) -> int:
@@ -347,6 +377,13 @@ class Session:
             collected.merge(limited)
         result, collected = finish_probes(work, result, collected, env_hazards)
         self.record_slot(work, result, collected)
+
+    def use_cell(self, pc: PreparedCell, cell_id: int, collectors: list[Collector]) -> None:
+        """A driver's cell (the tuner's configuration), stored as ``cell_id``: its slots run as
+        ``Slot(pc.cell.index, ...)`` with these collectors."""
+        self.state.cell_ids[pc.cell.index] = cell_id
+        self.variants[pc.cell.index] = pc
+        self.collectors[pc.cell.index] = collectors
 
     # -- one slot (public: a block runner runs the middle part elsewhere) ----------------
     def prepare_slot(self, slot: Slot) -> SlotWork:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import Executor
+from jvmlab.execute.protocols import Executor, SilentObserver
 from jvmlab.execute.session import LocalBlocks, Session, SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
@@ -83,7 +83,7 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
     searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}), spec_hash=_hash(plan, request))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab minheap",
                          resume_hint=RESUME_HINT)
-    session = Session(store, searched, options, _Quiet(), executor or default_executor(), grows=False)
+    session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
     search = _Search(session, request, pattern, on_probe)
     with session.opened():
         stored = store.experiment(session.experiment_id).run_options
@@ -155,15 +155,6 @@ class _Search:
         docs = store.documents([i.id for i in rows], PROBE_DOCUMENT)
         return [docs[i.id] for i in rows if i.id in docs]
 
-
-class _Quiet:
-    """The search tells its progress through ``on_probe``; hazards are stored by the session."""
-
-    def planned(self, *_a: object, **_k: object) -> None: ...
-    def starting(self, *_a: object) -> None: ...
-    def finished(self, *_a: object) -> None: ...
-    def warn(self, *_a: object) -> None: ...
-    def extended(self, *_a: object) -> None: ...
 
 
 def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:

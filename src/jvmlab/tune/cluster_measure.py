@@ -323,9 +323,10 @@ class ClusterMeasurer(JvmMeasurer):
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         self.measured += 1
         slot = work.slot
-        self.store.record_invocation(self.exp, slot.cell_index, block=slot.block, position=slot.position,
-                                     result=result, collected=collected, argv=work.argv,
-                                     artifacts_dir=str(work.artifacts), node=node)
+        session = self.open()
+        session.use_cell(work.cell, slot.cell_index, [])
+        session.record_slot(work, result, collected, node=node)  # one transaction, as every slot
+        session.recorded.pop((slot.cell_index, slot.block), None)
         got: Metrics | str = (result.reason or str(result.status) if result.status != Status.OK
                               or result.measures is None else _metrics_of_result(result, collected))
         jvm, flags = blk.entries[pos]

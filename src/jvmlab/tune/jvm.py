@@ -23,7 +23,9 @@ from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.slots import build_slot
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import SilentObserver
+from jvmlab.execute.session import Session
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model.collected import Collected
@@ -109,18 +111,39 @@ class JvmMeasurer(FlagChecker):
         self.watch = LoadWatch()
         self.watch.start()
         self.trial_cells = TrialCells(plan, artifacts)
+        self.session: Session | None = None
 
-    def open(self) -> None:
-        """Set the spec's [environment] up for the session (done on the first measurement
-        otherwise); ``close`` tears it down: call it in a ``finally`` (or use ``with``)."""
-        self.trial_cells.open()
+    def open(self) -> Session:
+        """Open the experiment in a session with the spec's [environment] set up; ``close``
+        tears it down: call it in a ``finally`` (or use ``with``)."""
+        if self.session is None:
+            options = RunOptions(artifacts_root=self.artifacts, resume=True, command_line="jvmlab tune",
+                                 resume_hint="the same `jvmlab tune` command with --resume")
+            session = Session(self.store, self.trial_cells.base(), options, SilentObserver(), self.executor,
+                              grows=False, own_cells=False, experiment_id=self.exp,
+                              environment=self.trial_cells.make_environment())
+            session.failures_are_data = True  # a failing configuration is an infeasible trial, not a stop
+            try:
+                session.begin()
+            except BaseException:
+                session.teardown()
+                raise
+            self.session = session
+        return self.session
 
-    def close(self) -> None:
+    def close(self, interrupted: bool = False) -> None:
         """Tear the environment down and store how each configuration's archive was made."""
-        archives = self.trial_cells.archives()
-        self.trial_cells.close()
-        if archives is not None:
-            self.store.put_experiment_document(self.exp, "archives", archives)
+        session, self.session = self.session, None
+        if session is None:
+            return
+        try:
+            archives = self.trial_cells.archives()
+            if archives is not None:
+                self.store.put_experiment_document(self.exp, "archives", archives)
+            if interrupted:
+                self.store.set_status(self.exp, "interrupted")
+        finally:
+            session.teardown()
 
     def run_flags(self) -> dict[str, tuple[str, ...]]:
         """The flags each prepared configuration really ran with (unlocks, archive flags)."""
@@ -130,8 +153,8 @@ class JvmMeasurer(FlagChecker):
         self.open()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *_exc: object) -> None:
+        self.close(interrupted=kind is not None)
 
     def block_hazards(self) -> list[str]:
         """Busy (other processes' CPU share in the block) and fingerprint changes since the
@@ -161,12 +184,11 @@ class JvmMeasurer(FlagChecker):
         cell = self.trial_cells.cell(key, pc, cell_id, self.names[key], run_flags)
         if isinstance(cell, str):
             return cell
-        artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
-        work = build_slot(cell, Slot(cell_id, block, position), self._collectors(pc), artifacts)
-        result, collected = self.trial_cells.run(self.executor, work)
+        session = self.open()
+        session.use_cell(cell, cell_id, self._collectors(pc))
+        session.run_one(Slot(cell_id, block, position))  # built, run and stored as `run` does it
+        result, collected = session.recorded.pop((cell_id, block))
         self.measured += 1
-        self.store.record_invocation(self.exp, cell_id, block=block, position=position, result=result,
-                                     collected=collected, argv=work.argv, artifacts_dir=str(artifacts))
         if result.status != Status.OK or result.measures is None:
             return result.reason or str(result.status)
         return _metrics_of_result(result, collected)
@@ -190,3 +212,4 @@ class JvmMeasurer(FlagChecker):
             self.names[key] = f"t{self.next_idx}"
             self.next_idx += 1
         return self.cells[key]
+
