@@ -8,8 +8,6 @@ import ast
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[2] / "src" / "jvmlab"
 # who may call Store.create_experiment / Store.record_invocation, and why
 LOOP = {
@@ -66,7 +64,6 @@ def test_the_session_module_has_the_loop() -> None:
     assert _submits_slots(modules["jvmlab.cluster.dispatch"])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30, left: tune/cluster_measure.py still submits slots itself")
 def test_one_module_hands_slots_to_dask() -> None:
     dispatchers = sorted(name for name, tree in _modules().items() if _submits_slots(tree))
     assert dispatchers == ["jvmlab.cluster.dispatch"]

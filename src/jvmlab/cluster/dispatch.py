@@ -33,6 +33,7 @@ from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult
 from jvmlab.cluster.timing import SlotTiming, slot_timing
 from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
+from jvmlab.execute.load import BUSY_SHARE
 from jvmlab.execute.session import RunnerLost, Session
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
@@ -83,6 +84,10 @@ class Dispatcher:
     client_s: dict[tuple[int, int], float] = field(default_factory=dict)  # slot -> jvmlab's client time
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
     done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
+    node_wait_s: float = 0.0  # no usable node for this long (pending work): stop with one line
+    no_node_since: float | None = None
+    busy_said: set[tuple[str, int]] = field(default_factory=set)  # (node, block) named busy
+    prefer: dict[int, str] = field(default_factory=dict)  # block -> the node that ran its stored part (resume)
     ci_words: str = "within-node 95% CI"
     more_hint: str = "raise --max-invocations or --budget, or add nodes"
 
@@ -158,10 +163,23 @@ class Dispatcher:
                                          "(or map its path with JVMLAB_JDK_MAP)"))
                 else:
                     self.nodes[check.name] = _Node(check.name)
-        if not self.nodes and self.pending:
-            reasons = "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
-            raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
+        if self.nodes or not self.pending:
+            self.no_node_since = None
+        else:
+            since = self.no_node_since = self.no_node_since or time.monotonic()
+            if self.node_wait_s <= 0:
+                raise UserError(f"no usable node on the cluster ({self.refusals()}); see the refusals above")
+            if time.monotonic() - since > self.node_wait_s:
+                raise UserError(f"no usable Dask worker for {self.node_wait_s:.0f} s ({self.refusals()}); "
+                                f"everything measured is stored: {self.ctx.continue_hint()}")
         self._progress()
+
+    def refresh(self) -> None:
+        """Take the scheduler's workers now: accept or refuse the new ones, forget the gone ones."""
+        self._refresh_nodes()
+
+    def refusals(self) -> str:
+        return "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
 
     def _lost(self, node: _Node) -> None:
         """A node vanished: its in-flight slot is re-queued once, the rest of its block goes back whole."""
@@ -180,7 +198,8 @@ class Dispatcher:
                 rest.insert(0, work.slot)
                 self.ctx.warn(Hazard(
                     hazards.NODE_LOST, f"node {name} was lost while running {work.cell.cell.name} "
-                    f"({block_label(work.slot.block)}); re-queued on another node", cell=work.cell.cell.name))
+                    f"({block_label(work.slot.block)}); it re-runs on another node with the rest of its block, "
+                    f"so its pairs span two nodes", cell=work.cell.cell.name))
         if rest:
             self.pending.appendleft(rest)
 
@@ -198,9 +217,9 @@ class Dispatcher:
 
     def _top_up(self, node: _Node, depth: int) -> None:
         while len(node.inflight) < depth:
-            if not node.block and self.pending:  # the next block is queued behind the last slots
+            if not node.block and (slots := self._next_block(node.name)):  # queued behind the last slots
                 t0 = time.perf_counter()
-                node.block.extend(self.ctx.prepare_slot(s) for s in self.pending.popleft())
+                node.block.extend(self.ctx.prepare_slot(s) for s in slots)
                 share = (time.perf_counter() - t0) / max(1, len(node.block))
                 for w in node.block:
                     self._charge(w, share)
@@ -210,6 +229,16 @@ class Dispatcher:
             if not self._budget_allows(work):
                 continue
             self._submit(node, work)
+
+    def _next_block(self, name: str) -> list[Slot] | None:
+        """The first pending block this node may take: a half-run block (resume) goes back to the
+        node that ran its stored part while that node is there, so its pairs stay on one node."""
+        for i, slots in enumerate(self.pending):
+            want = self.prefer.get(slots[0].block) if slots else None
+            if want is None or want == name or want not in self.nodes:
+                del self.pending[i]
+                return slots
+        return None
 
     def _submit(self, node: _Node, work: SlotWork) -> None:
         t0 = time.perf_counter()
@@ -332,11 +361,20 @@ class Dispatcher:
         ctx = self.ctx
         if outcome is not None:
             work = self._artifacts_back(work, outcome)
+            self._busy(node, work.slot.block, outcome.other_share)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         ctx.record_slot(work, result, collected, node=node)
         self.completed += 1
         self._charge(work, time.perf_counter() - t0)
         self._time(work, node, outcome, future_key)
+
+    def _busy(self, node: str, block: int, share: float | None) -> None:
+        """The machine check between blocks, on the node: other processes' CPU share during a slot."""
+        if share is None or share <= BUSY_SHARE or (node, block) in self.busy_said:
+            return
+        self.busy_said.add((node, block))
+        self.ctx.warn(Hazard(hazards.BUSY_MACHINE, f"node {node} busy: other processes used {share:.0%} of its CPU "
+                             f"during {block_label(block)}", hint="stop other work on that node, or rerun"))
 
     def _time(self, work: SlotWork, node: str, outcome: NodeResult | None, future_key: Any) -> None:
         submitted = self.sent_at.pop(future_key, None)

@@ -29,6 +29,7 @@ from jvmlab.execute.session import Session
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model.collected import Collected
+from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
@@ -44,7 +45,7 @@ def _metrics_of(row: StoredInvocation) -> Metrics:
     return {**{k: float(v) for k, v in out.items() if v is not None}, **row.metrics}
 
 
-def _metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
+def metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
     """The same metrics, from a result just measured (what the store would give back)."""
     m = result.measures
     process = {} if m is None else {name: getattr(m, name) for name in PROCESS_METRICS}
@@ -112,6 +113,7 @@ class JvmMeasurer(FlagChecker):
         self.watch.start()
         self.trial_cells = TrialCells(plan, artifacts)
         self.session: Session | None = None
+        self.notes: list[str] = []  # the session's hazards (stored, typed), as the tuner's words
 
     def open(self) -> Session:
         """Open the experiment in a session with the spec's [environment] set up; ``close``
@@ -119,7 +121,7 @@ class JvmMeasurer(FlagChecker):
         if self.session is None:
             options = RunOptions(artifacts_root=self.artifacts, resume=True, command_line="jvmlab tune",
                                  resume_hint="the same `jvmlab tune` command with --resume")
-            session = Session(self.store, self.trial_cells.base(), options, SilentObserver(), self.executor,
+            session = Session(self.store, self.trial_cells.base(), options, _Notes(self.notes), self.executor,
                               grows=False, own_cells=False, experiment_id=self.exp,
                               environment=self.trial_cells.make_environment())
             session.failures_are_data = True  # a failing configuration is an infeasible trial, not a stop
@@ -191,7 +193,7 @@ class JvmMeasurer(FlagChecker):
         self.measured += 1
         if result.status != Status.OK or result.measures is None:
             return result.reason or str(result.status)
-        return _metrics_of_result(result, collected)
+        return metrics_of_result(result, collected)
 
     def _collectors(self, pc: PreparedCell) -> list[Collector]:
         """The collectors the spec switches on, built once per JDK cell (as the runner does)."""
@@ -213,3 +215,12 @@ class JvmMeasurer(FlagChecker):
             self.next_idx += 1
         return self.cells[key]
 
+
+class _Notes(SilentObserver):
+    """The session's warnings for the tuner's hazard list (each is stored typed as well)."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+
+    def warn(self, hazard: Hazard) -> None:
+        self.notes.append(hazard.detail)
