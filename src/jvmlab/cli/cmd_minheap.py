@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.storeargs import STORE_HELP
+from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
@@ -107,14 +107,13 @@ def minheap(
 def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, console: Console) -> MinHeapStudy:
     """Run the search with one line per probe; print the interval table."""
     from jvmlab.report.heapsweep import minheap_table
-    from jvmlab.sizing.flow import artifacts_for
     from jvmlab.sizing.study import run_min_heap
 
     def on_probe(pc: PreparedCell, outcome: ProbeOutcome) -> None:
         console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
                       + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
 
-    artifacts = artifacts_for(db.url) / "minheap"
+    artifacts = default_artifacts(db.url) / "minheap"
     study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
     if study.resumed_probes:
         console.print(f"resumed: {study.resumed_probes} stored probe(s) replayed")
@@ -207,9 +206,8 @@ def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", res
     from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
-    from jvmlab.sizing.flow import artifacts_for
 
-    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric, resume=resume)
+    options = RunOptions(artifacts_root=default_artifacts(db.url), command_line="jvmlab", metric=metric, resume=resume)
     with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer)
     render(summarize(db, exp_id, metric), Console(stderr=as_json))

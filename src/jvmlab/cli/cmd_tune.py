@@ -123,16 +123,10 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
 
 def _measurer(db: Store, plan: Plan, exp_id: int, artifacts: Path, client: Any, err: Console | None) -> Any:
-    """On a cluster: its nodes, one block per node at a time. A local resume of a run started on a
-    cluster keeps its block numbering (nothing measured twice). Otherwise: None (this machine)."""
-    from jvmlab.execute.windows import default_executor
-    from jvmlab.tune.cluster_measure import ClusterMeasurer, WidthReplay, stored_width
+    from jvmlab.tune.cluster_measure import ClusterMeasurer, measurer_for
 
-    if client is None:
-        width = stored_width(db, exp_id)
-        return WidthReplay(plan, db, exp_id, artifacts, default_executor(), width=width) if width > 1 else None
-    measurer = ClusterMeasurer(plan, db, exp_id, artifacts, client)
-    if err is not None:
+    measurer = measurer_for(db, plan, exp_id, artifacts, client)
+    if isinstance(measurer, ClusterMeasurer) and err is not None:
         refused = f", {len(measurer.refused)} refused" if measurer.refused else ""
         err.print(f"cluster: {len(measurer.nodes)} node(s) accepted{refused}; {measurer.width} block(s) at a time",
                   highlight=False)

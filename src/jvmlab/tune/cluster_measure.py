@@ -24,6 +24,7 @@ from typing import Any
 from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.errors import UserError
+from jvmlab.execute.windows import default_executor
 from jvmlab.model.process import Status
 from jvmlab.plan.prepare import Plan
 from jvmlab.plan.schedule import Slot
@@ -46,6 +47,15 @@ def stored_width(store: Store, experiment_id: int) -> int:
 def wait_for_workers(client: Any, store_url: str, timeout_s: float = NODE_WAIT_S) -> list[str]:
     """As `run --cluster` waits: some worker there, SQLite only with local ones."""
     return cluster_run.wait_for_workers(client, store_url, timeout_s)
+
+
+def measurer_for(store: Store, plan: Plan, experiment_id: int, artifacts: Path, client: Any) -> JvmMeasurer | None:
+    """On a cluster: its nodes, one block per node at a time. A local resume of a run started on a
+    cluster keeps its block numbering (nothing measured twice). Otherwise: None (this machine)."""
+    if client is not None:
+        return ClusterMeasurer(plan, store, experiment_id, artifacts, client)
+    width = stored_width(store, experiment_id)
+    return WidthReplay(plan, store, experiment_id, artifacts, default_executor(), width=width) if width > 1 else None
 
 
 class WidthReplay(JvmMeasurer):

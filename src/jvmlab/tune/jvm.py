@@ -25,9 +25,10 @@ from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import SilentObserver
-from jvmlab.execute.session import Session
+from jvmlab.execute.session import BUSY_HINT, Session
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
@@ -160,16 +161,21 @@ class JvmMeasurer(FlagChecker):
 
     def block_hazards(self) -> list[str]:
         """Busy (other processes' CPU share in the block) and fingerprint changes since the
-        experiment started (a JDK upgraded or THP switched mid-run), each change said once."""
-        out = []
+        experiment started (a JDK upgraded or THP switched mid-run), each change said once:
+        typed hazards stored with the experiment by the session, and the session's other
+        warnings since the last block, as the tuner's words."""
+        session = self.open()
         share = self.watch.other_share()
         self.watch.start()
         if share is not None and share > BUSY_SHARE:
-            out.append(f"machine busy: other processes used {share:.0%} of the CPU during the block")
+            session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: other processes used {share:.0%} of the CPU "
+                                f"during the block", hint=BUSY_HINT))
         for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
             if change not in self.said:
                 self.said.add(change)
-                out.append(f"machine changed: {change}")
+                session.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"machine changed: {change}",
+                                    hint="results before and after the change are not comparable"))
+        out, self.notes[:] = list(self.notes), []
         return out
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
