@@ -5,6 +5,8 @@ and the budget are the session's own; only who runs each slot differs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from jvmlab.cluster.dispatch import Dispatcher
@@ -77,5 +79,18 @@ def run_at(address: str, plan: Plan, store: Store, options: RunOptions, observer
     client = connect(address)
     try:
         return run_on_cluster(plan, store, options, observer, client, artifacts_url=artifacts_url)
+    finally:
+        client.close()
+
+
+@contextmanager
+def on_cluster(address: str, plan: Plan, store: Store, command: str) -> Iterator[Callable[[Session], Dispatcher]]:
+    """A driver's block runner on the cluster at ``address`` (``minheap --cluster``): refuse
+    machine-only setup, connect, wait for a worker; the client is closed on the way out."""
+    refuse_machine_only(plan, command)
+    client = connect(address)
+    try:
+        wait_for_workers(client, store.url)
+        yield lambda session: Dispatcher(client, session)
     finally:
         client.close()

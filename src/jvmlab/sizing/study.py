@@ -19,7 +19,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, SilentObserver
-from jvmlab.execute.session import LocalBlocks, Session, SlotWork
+from jvmlab.execute.session import BlockRunner, LocalBlocks, Session, SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult
@@ -74,17 +74,19 @@ RESUME_HINT = "the same `jvmlab minheap` command with --resume"
 
 def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_root: Path, *,
                  resume: bool = False, executor: Executor | None = None,
-                 on_probe: ProbeObserver = lambda _c, _o: None) -> MinHeapStudy:
+                 on_probe: ProbeObserver = lambda _c, _o: None,
+                 block_runner: Callable[[Session], BlockRunner] = LocalBlocks) -> MinHeapStudy:
     """Search every cell's minimum heap, a driver of the session: it opens (or resumes) the
     experiment, sets the [environment] up (CPU/memory limits apply to probes too) and stores
-    each probe, its verdict inside, in one transaction; a resume replays the stored probes."""
+    each probe, its verdict inside, in one transaction; a resume replays the stored probes.
+    ``block_runner``: who runs the probes (this machine; ``minheap --cluster``: a Dask node)."""
     pattern = compile_pattern(request.fail_pattern)
     name = f"minheap: {plan.spec.name or (plan.spec_path.stem if plan.spec_path else 'experiment')}"
     searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}), spec_hash=_hash(plan, request))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab minheap",
                          resume_hint=RESUME_HINT)
     session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
-    search = _Search(session, request, pattern, on_probe)
+    search = _Search(session, request, pattern, on_probe, block_runner)
     with session.opened():
         stored = store.experiment(session.experiment_id).run_options
         store.set_run_options(session.experiment_id, {**stored, "kind": "minheap", **request.to_json()})
@@ -97,9 +99,9 @@ class _Search:
     probe's number in its cell), read by the session's ``judge`` before it is stored."""
 
     def __init__(self, session: Session, request: MinHeapRequest, pattern: re.Pattern[str] | None,
-                 on_probe: ProbeObserver) -> None:
+                 on_probe: ProbeObserver, block_runner: Callable[[Session], BlockRunner]) -> None:
         self.session, self.request, self.pattern, self.on_probe = session, request, pattern, on_probe
-        self.blocks = LocalBlocks(session)
+        self.blocks = block_runner(session)
         self.heap = 0
         self.outcome: ProbeOutcome | None = None
         self.replayed = 0
