@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
@@ -171,22 +170,14 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.options import RunOptions
+    from jvmlab.execute.options import RunOptions, ready_artifacts
     from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached
-    from jvmlab.store import check_free_space, open_store, store_url
+    from jvmlab.store import open_store, store_url
 
-    artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
-    try:
-        artifacts_root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UserError(f"cannot create the artifacts folder {artifacts_root}: {err.strerror}; "
-                        f"pass another --artifacts") from None
-    if not os.access(artifacts_root, os.W_OK):
-        raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
-    check_free_space(artifacts_root, "artifacts")
+    artifacts_root = ready_artifacts(artifacts or default_artifacts(store_url(store_value)))
     db = open_store(store_value)
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
