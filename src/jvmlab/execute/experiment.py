@@ -41,7 +41,6 @@ class RunState:
     cell_ids: dict[int, int]  # plan cell index -> stored cell id
     fingerprint: dict
     budget: Budget
-    started: float = field(default_factory=time.monotonic)
     measured: int = 0
     environment: Environment | None = None
     busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
