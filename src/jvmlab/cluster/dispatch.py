@@ -34,7 +34,8 @@ from jvmlab.cluster.timing import SlotTiming, slot_timing
 from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE
-from jvmlab.execute.session import RunnerLost, Session
+from jvmlab.execute.protocols import RunnerLost
+from jvmlab.execute.session import Session
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected

@@ -14,8 +14,8 @@ from jvmlab.cluster.nodes import check_store
 from jvmlab.cluster.share import parse_artifacts_url
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import RunObserver
-from jvmlab.execute.session import PrecisionCheck, Session
+from jvmlab.execute.protocols import PrecisionCheck, RunObserver
+from jvmlab.execute.session import Session
 from jvmlab.machine.environment import machine_only
 from jvmlab.plan.prepare import Plan
 from jvmlab.results.node_precision import node_precision_reached

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import Protocol
+from dataclasses import replace
 
 from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
+from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.experiment import (
     Resumed,
     RunState,
@@ -31,7 +31,7 @@ from jvmlab.execute.experiment import (
 )
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import Executor, RunObserver
+from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
 from jvmlab.execute.resume import merge_stored, options_record, resume_command
 from jvmlab.execute.server import wrap_server
 from jvmlab.execute.slots import SlotWork, block_label, build_slot, finish_probes, slot_artifacts
@@ -63,31 +63,6 @@ __all__ = [
 ]
 
 BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
-# Whether the comparisons are precise enough; the answer may also carry an estimate of
-# invocations per cell still needed (``remaining_per_cell``) for the progress bar.
-PrecisionCheck = Callable[[Store, int, str, float], object]
-
-
-class RunnerLost(UserError):
-    """The block runner can run nothing more (the whole Dask cluster went away): the session
-    marks the experiment interrupted; the slots in flight are not stored, so a resume runs them."""
-
-
-class BlockRunner(Protocol):
-    """Runs blocks of slots for a session: each slot through ``session.prepare_slot``, an
-    executor and ``session.record_slot``; asks ``session.allows`` before each slot."""
-
-    ci_words: str  # how the stopping rule names its intervals ("95% CI", "within-node 95% CI")
-    more_hint: str  # what gives --until more room ("raise --max-invocations or --budget")
-
-    @property
-    def width(self) -> int:
-        """Blocks run at once (nodes); ``--until`` adds that many per round."""
-        ...
-
-    def run_blocks(self, slots: list[Slot]) -> None:
-        """Run these slots (in this order where the runner keeps an order)."""
-        ...
 
 
 def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
@@ -101,37 +76,6 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
         executor = wrap_server(plan, executor)
     session = Session(store, plan, options, observer, executor, precision_check)
     return session.run(LocalBlocks(session))
-
-
-@dataclass
-class LocalBlocks:
-    """This machine's block runner: the slots in order, the machine checked between blocks."""
-
-    session: Session
-    ci_words: str = "95% CI"
-    more_hint: str = "raise --max-invocations or --budget"
-
-    @property
-    def width(self) -> int:
-        return 1
-
-    def run_blocks(self, slots: list[Slot]) -> None:
-        session = self.session
-        load = LoadWatch()
-        current: int | None = None
-        for slot in slots:
-            if slot.block != current:
-                if current is not None:
-                    session.between_blocks(load, current)
-                current = slot.block
-                load.start()
-            verdict = session.allows(slot)
-            if verdict == "stop":
-                return
-            if verdict == "run":
-                session.run_one(slot)
-        if current is not None:
-            session.between_blocks(load, current)
 
 
 class Session:

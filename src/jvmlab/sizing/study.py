@@ -17,9 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import Executor, SilentObserver
-from jvmlab.execute.session import BlockRunner, LocalBlocks, Session, SlotWork
+from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
+from jvmlab.execute.session import Session, SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult
