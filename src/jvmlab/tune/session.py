@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jvmlab.execute.budget import Budget
 from jvmlab.tune.model import Config, Measurer, Metrics
 from jvmlab.tune.space import TuneConfig
 
@@ -87,7 +88,8 @@ class Session:
         return f"objective {lost[0]} not measured in this invocation" if lost else got
 
     def out_of_budget(self, trials_done: int, reserve: int = 0) -> bool:
+        """The session's one budget type (``execute.budget.Budget``) with [tune.budget]'s limits;
+        wall time is the invocations' summed wall time, so a resume replays the same decisions."""
         b = self.config.budget
-        return ((b.trials is not None and trials_done >= b.trials)
-                or (b.invocations is not None and self.invocations + reserve >= b.invocations)
-                or (b.wall_s is not None and self.spent_wall_s >= b.wall_s))
+        budget = Budget(invocations=b.invocations, wall_s=b.wall_s, trials=b.trials)
+        return budget.spent(self.invocations + reserve, trials_done, self.spent_wall_s)
