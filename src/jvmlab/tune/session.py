@@ -40,10 +40,6 @@ class Session:
             self.rejections[cfg.key] = self.measurer.rejected(cfg.jvm, cfg.flags)
         return self.rejections[cfg.key]
 
-    def run_block(self, configs: list[Config]) -> list[Metrics | str]:
-        """One block: each config once, in a seeded random order; results in the given order."""
-        return self.run_blocks(configs, 1)[0]
-
     def blocks(self, configs: list[Config], limit: int) -> Iterator[list[Metrics | str]]:
         """Up to ``limit`` blocks of ``configs``, one by one; a measurer with ``width`` > 1
         (tune --cluster: one block per node) runs that many at once, and the blocks a race
