@@ -1,29 +1,194 @@
-"""jvmlab's GC log summaries next to GCViewer 1.36's, on the logs of ../shared/gclogs.
+"""jvmlab's GC log parser against GCViewer 1.36, side by side in one run (issue 34 item 2).
 
-    .venv/bin/python bench/gclog_vs_gcviewer.py [--gclogs DIR]
+    .venv/bin/python bench/gclog_vs_gcviewer.py [--runs 3] [--copies 10] [--skip-gcviewer]
+    .venv/bin/python bench/gclog_vs_gcviewer.py --figures     # figures, not speed (below)
 
-GCViewer's figures are the ones stored in ``REFERENCE-RUNS.tsv`` (GCViewer 1.36, headless
-``-t SUMMARY``): a reference, not ground truth (it counts ZGC cycles as pauses and misreads
-some JDK 8u logs). Per log: GCViewer's pause count, accumulated pause time and longest
-pause, then ours; "max" and "accum" agree when within 1% or within the rounding of the printed
-figure. The last lines count how many logs agree on each figure.
+Speed: builds the 474 MB unified G1 log (``--copies`` concatenated copies of gctoolkit's
+``unified/g1gc/jdk11_details.log`` from ../shared/gclogs) in a temp dir and times jvmlab
+(``analyze_paths`` in a fresh interpreter: import, parse, summary) and GCViewer (headless,
+``-t SUMMARY``), alternating the two ``--runs`` times each so load hits both alike; prints
+each run, the medians of wall time, CPU time and peak RSS, the wall ratio, the pause counts,
+and PASS/FAIL for: wall ratio >= 3, jvmlab RSS <= 200 MB, same pause count. Then, per
+unified collector (G1, Parallel, ZGC as the goal; Serial, Shenandoah and generational ZGC
+for information), a corpus log concatenated to ~50 MB is read in one process: its lines/s
+and MB/s of CPU time (best of ``--runs``), PASS when >= 250 MB/s for G1, Parallel and ZGC.
+On a loaded machine the wall figures measure the neighbours too; the ratio of runs taken
+side by side, and the CPU rates, still mean something; say "loaded" when quoting them.
+
+Figures (``--figures``): per log of ``REFERENCE-RUNS.tsv``, GCViewer 1.36's pause count,
+accumulated pause time and longest pause next to ours (a reference, not ground truth: it
+counts ZGC cycles as pauses and misreads some JDK 8u logs).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
+import os
 import re
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+import zipfile
 from pathlib import Path
 
-from jvmlab.errors import UserError
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))
+G1_ZIP = "gctoolkit-testdata/gctoolkit-gclogs/unified/g1gc/jdk11_details.log.zip"
+RATE_LOGS = (  # (label, corpus file, part of the 250 MB/s goal)
+    ("G1", G1_ZIP, True),
+    ("Parallel", "gctoolkit-testdata/gctoolkit-gclogs/unified/parallel/parallelgc.log", True),
+    ("ZGC", "gcgc/datasets/ZGCMetaspace.log", True),
+    ("Serial", "gctoolkit-testdata/gctoolkit-gclogs/unified/serial/gc.log", False),
+    ("Shenandoah", "gcviewer/src/test/resources/openjdk/unified-jvm-logging/SampleShenandoahSeveralSystemGC.txt",
+     False),
+    ("ZGC (generational)", "jvm-gc-logs-analyzer/safepoint-analyzer-commons/src/test/resources/zgc.log.gz", False),
+)
+JAVA = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+JAR = Path.home() / ".cache" / "jvmlab" / "tools" / "gcviewer-1.36.jar"
+RATIO_GOAL, RSS_GOAL_MB, RATE_GOAL_MB_S = 3.0, 200.0, 250.0
+
+_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+t, c = time.perf_counter(), time.process_time()
 from jvmlab.gclog import analyze_paths
+(s,) = analyze_paths([Path(sys.argv[1])])
+print(json.dumps({"wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c, "pauses": s.pause_count,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "gclogs"
+_RATES = """
+import json, sys, time
+from pathlib import Path
+from jvmlab.gclog import analyze_paths
+p, runs = Path(sys.argv[1]), int(sys.argv[2])
+analyze_paths([p])  # warm: the compiled filter is built once, the file is in the page cache
+best = None
+for _ in range(runs):
+    c = time.process_time()
+    (s,) = analyze_paths([p])
+    c = time.process_time() - c
+    best = c if best is None else min(best, c)
+print(json.dumps({"cpu_s": best, "pauses": s.pause_count, "collector": s.collector}))
+"""
 
 
-def _gcviewer(result: str) -> dict[str, float | None]:
+def ensure_gcviewer() -> Path | None:
+    """The GCViewer 1.36 jar, fetched once from Maven Central with mvn."""
+    if JAR.is_file():
+        return JAR
+    JAR.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["mvn", "-q", "dependency:copy", "-Dartifact=com.github.chewiebug:gcviewer:1.36",
+                           f"-DoutputDirectory={JAR.parent}"], capture_output=True, text=True, check=False)
+    return JAR if proc.returncode == 0 and JAR.is_file() else None
+
+
+def _text_of(path: Path) -> bytes:
+    if path.name.endswith(".zip"):
+        with zipfile.ZipFile(path) as zf:
+            return zf.read(next(n for n in zf.namelist() if n.endswith(".log")))
+    if path.name.endswith(".gz"):
+        import gzip
+        return gzip.decompress(path.read_bytes())
+    return path.read_bytes()
+
+
+def _write_copies(data: bytes, target: Path, copies: int) -> Path:
+    with target.open("wb") as out:
+        for _ in range(copies):
+            out.write(data)
+    return target
+
+
+def run_jvmlab(path: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+                         check=True, env=env, timeout=1800)
+    return json.loads(out.stdout)
+
+
+def run_gcviewer(path: Path, jar: Path) -> dict[str, float]:
+    csv_out = path.with_suffix(".gcviewer.csv")
+    cmd = ["/usr/bin/time", "-f", "%e %U %S %M", JAVA, "-jar", str(jar), str(path), str(csv_out), "-t", "SUMMARY"]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=1800)
+    wall = time.perf_counter() - t
+    _, user, sys_s, rss_kb = proc.stderr.strip().splitlines()[-1].split()
+    m = re.search(r"^pauseCount; ([\d,]+);", csv_out.read_text(errors="replace"), re.MULTILINE)
+    return {"wall_s": wall, "cpu_s": float(user) + float(sys_s), "rss_mb": int(rss_kb) / 1024,
+            "pauses": int(m[1].replace(",", "")) if m else -1}
+
+
+def _lines(path: Path) -> int:
+    with path.open("rb") as fh:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 24), b""))
+
+
+def speed(args: argparse.Namespace) -> bool:
+    jar = None if args.skip_gcviewer else ensure_gcviewer()
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        big = _write_copies(_text_of(args.gclogs / G1_ZIP), Path(tmp) / f"g1-{args.copies}x.log", args.copies)
+        mb, lines = big.stat().st_size / 1e6, _lines(big)
+        print(f"{big.name}: {mb:.0f} MB, {lines} lines; {args.runs} runs each, alternating; "
+              f"load average {os.getloadavg()[0]:.1f} at start")
+        ours: list[dict[str, float]] = []
+        theirs: list[dict[str, float]] = []
+        for i in range(args.runs):
+            ours.append(run_jvmlab(big))
+            print(f"  run {i + 1} jvmlab   wall {ours[-1]['wall_s']:7.2f} s  cpu {ours[-1]['cpu_s']:6.2f} s  "
+                  f"rss {ours[-1]['rss_mb']:6.0f} MB  pauses {ours[-1]['pauses']:.0f}", flush=True)
+            if jar is not None:
+                theirs.append(run_gcviewer(big, jar))
+                print(f"  run {i + 1} GCViewer wall {theirs[-1]['wall_s']:7.2f} s  cpu {theirs[-1]['cpu_s']:6.2f} s  "
+                      f"rss {theirs[-1]['rss_mb']:6.0f} MB  pauses {theirs[-1]['pauses']:.0f}", flush=True)
+
+        def med(rows: list[dict[str, float]], key: str) -> float:
+            return statistics.median(r[key] for r in rows)
+
+        ow, oc, orss = med(ours, "wall_s"), med(ours, "cpu_s"), max(r["rss_mb"] for r in ours)
+        print(f"jvmlab   median wall {ow:.2f} s ({mb / ow:.0f} MB/s, {lines / ow / 1e6:.2f} M lines/s), "
+              f"cpu {oc:.2f} s ({mb / oc:.0f} MB/s), peak RSS {orss:.0f} MB")
+        rss_ok = orss <= RSS_GOAL_MB
+        print(f"  RSS <= {RSS_GOAL_MB:.0f} MB: {'PASS' if rss_ok else 'FAIL'}")
+        ok &= rss_ok
+        if theirs:
+            tw, tc = med(theirs, "wall_s"), med(theirs, "cpu_s")
+            print(f"GCViewer median wall {tw:.2f} s ({mb / tw:.0f} MB/s, {lines / tw / 1e6:.2f} M lines/s), "
+                  f"cpu {tc:.2f} s, peak RSS {max(r['rss_mb'] for r in theirs):.0f} MB")
+            same = {r["pauses"] for r in ours} == {r["pauses"] for r in theirs}
+            ratio_ok = tw / ow >= RATIO_GOAL
+            print(f"  wall ratio GCViewer/jvmlab {tw / ow:.2f}x (CPU {tc / oc:.2f}x) >= {RATIO_GOAL:.0f}x: "
+                  f"{'PASS' if ratio_ok else 'FAIL'}; same pause count: {'PASS' if same else 'FAIL'}")
+            ok &= ratio_ok and same
+        print(f"\nCPU rate per unified log (~50 MB each, best of {args.runs}; goal >= {RATE_GOAL_MB_S:.0f} MB/s "
+              f"for G1, Parallel, ZGC):")
+        for label, name, goal in RATE_LOGS:
+            source = args.gclogs / name
+            if not source.is_file():
+                print(f"  {label:20} missing {name}")
+                continue
+            data = _text_of(source)
+            path = _write_copies(data, Path(tmp) / "rate.log", max(1, 50_000_000 // len(data)))
+            env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+            out = subprocess.run([sys.executable, "-c", _RATES, str(path), str(args.runs)], capture_output=True,
+                                 text=True, check=True, env=env, timeout=1800)
+            r = json.loads(out.stdout)
+            size, n = path.stat().st_size / 1e6, _lines(path)
+            rate = size / r["cpu_s"]
+            verdict = ("PASS" if rate >= RATE_GOAL_MB_S else "FAIL") if goal else "(info)"
+            ok &= rate >= RATE_GOAL_MB_S or not goal
+            print(f"  {label:20} {size:5.0f} MB {n / r['cpu_s'] / 1e6:6.2f} M lines/s {rate:7.0f} MB/s  "
+                  f"{r['pauses']:7d} pauses  {verdict}", flush=True)
+    print("\noverall:", "PASS" if ok else "FAIL")
+    return ok
+
+
+def _gcviewer_fields(result: str) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for key in ("pauses", "accum", "max", "fullGCPause"):
         m = re.search(rf"\b{key}=([0-9.]+)", result)
@@ -36,11 +201,11 @@ def _close(a: float | None, b: float | None, rounding: float = 0.001) -> bool:
     return a is not None and b is not None and abs(a - b) <= max(rounding, 0.01 * max(abs(a), abs(b)))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gclogs", type=Path, default=DEFAULT)
-    args = parser.parse_args()
-    table = args.gclogs / "REFERENCE-RUNS.tsv"
+def figures(gclogs: Path) -> int:
+    from jvmlab.errors import UserError
+    from jvmlab.gclog import analyze_paths
+
+    table = gclogs / "REFERENCE-RUNS.tsv"
     if not table.is_file():
         print(f"no {table}: pass --gclogs", file=sys.stderr)
         return 2
@@ -49,9 +214,9 @@ def main() -> int:
     compared = 0
     print(f"{'log':58} | {'GCViewer n / accum s / max s':30} | {'jvmlab n / accum s / max s':30} | agree")
     for row in rows:
-        ref = _gcviewer(row["result"])
+        ref = _gcviewer_fields(row["result"])
         try:
-            [summary] = analyze_paths([args.gclogs / row["file"]])[:1] or [None]
+            [summary] = analyze_paths([gclogs / row["file"]])[:1] or [None]
         except UserError as err:
             print(f"{row['file'][-58:]:58} | {row['result'][:30]:30} | refused: {err}")
             continue
@@ -75,6 +240,22 @@ def main() -> int:
     for name, count in agree.items():
         print(f"agree on {name}: {count}/{compared}")
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gclogs", type=Path, default=DEFAULT)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--skip-gcviewer", action="store_true")
+    parser.add_argument("--figures", action="store_true", help="compare figures with REFERENCE-RUNS.tsv instead")
+    args = parser.parse_args()
+    if args.figures:
+        return figures(args.gclogs)
+    if not (args.gclogs / G1_ZIP).is_file():
+        print(f"missing {args.gclogs / G1_ZIP}; pass --gclogs or set JVMLAB_GCLOGS", file=sys.stderr)
+        return 2
+    return 0 if speed(args) else 1
 
 
 if __name__ == "__main__":

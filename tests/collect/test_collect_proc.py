@@ -10,15 +10,20 @@ import pytest
 
 from jvmlab.collect.proc import (
     ROLLUP_EVERY_S,
+    SERIAL_GC_WHY,
+    UNSEEN_WHY,
     ProcCollector,
     ProcProbe,
     ProcSample,
     TreeSampler,
     parse_rollup,
     parse_stat,
+    serial_gc,
     summarize,
 )
+from jvmlab.model.hazards import METRIC_UNMEASURED
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.model.probe import ProbeContext
 
 
 def test_parse_stat_handles_parentheses_and_spaces_in_names() -> None:
@@ -119,8 +124,8 @@ class FakeProcess:
         self.pid, self.alive, self.rss_bytes, self.rollups = 1, True, 0, 0
         self.task_fds: dict[int, int] = {}
 
-    def status(self) -> tuple[int, int]:
-        return self.rss_bytes, 1
+    def status(self) -> tuple[int, int, int]:
+        return self.rss_bytes, 1, 0
 
     def memory(self) -> dict[str, int]:
         self.rollups += 1
@@ -190,7 +195,7 @@ def test_exited_thread_keeps_its_cpu_time(jdk17: JdkInfo, classes: Path, tmp_pat
     # reads follow RSS up (a read at each new high 2 % above the last, held to 0.5 % of a core),
     # so one is near the RSS peak and PSS is given.
     collector = ProcCollector(interval_ms=50)
-    run = run_java([collector], jdk17, tmp_path, ["-XX:+UseSerialGC"], ["SpinThenSleep", "800", "1200"],
+    run = run_java([collector], jdk17, tmp_path, ["-XX:+UseParallelGC"], ["SpinThenSleep", "800", "1200"],
                    classpath=classes)
     assert run.result.status == "ok", run.result.reason
     out = run.collected
@@ -245,3 +250,52 @@ def test_the_interval_stretches_only_on_long_runs() -> None:
     assert stretched_interval(0.1, 50.0) == pytest.approx(0.5)
     assert stretched_interval(0.1, 3600.0) == 1.0
     assert stretched_interval(2.0, 3600.0) == 2.0, "a longer interval asked for is kept"
+
+
+def test_cpu_used_by_threads_that_ended_between_samples_voids_the_shares() -> None:
+    """The kernel's process figure counts threads the sampler never read (a compiler thread that
+    lived between two samples): when they used more than 2%, the shares would undercount them."""
+    samples = _samples(12)
+    last = samples[-1]
+    attributed = sum(last.cpu_s.values())  # 1.0 s over 4 threads seen
+    fine = [*samples[:-1], ProcSample(last.t_s, last.rss_bytes, None, None, last.cpu_s, attributed + 0.07, 4)]
+    out = summarize(fine, child_cpu_s=1.1)
+    assert out.metrics["cpu.jit_share"] == pytest.approx(0.2)  # 70 ms is the ticks' rounding (8 ticks)
+    missed = [*samples[:-1], ProcSample(last.t_s, last.rss_bytes, None, None, last.cpu_s, attributed + 0.2, 4)]
+    out = summarize(missed, child_cpu_s=1.25)
+    assert "cpu.jit_share" not in out.metrics and "cpu.gc_share" not in out.metrics
+    why = out.documents["proc"]["unmeasured"]["cpu.jit_share"]
+    assert why.startswith(UNSEEN_WHY) and "at the last sample" in why
+    (hazard,) = out.hazards
+    assert hazard.kind == METRIC_UNMEASURED and "cpu.jit_share" in hazard.detail and "%)" not in hazard.detail
+
+
+def test_serial_gc_has_no_gc_share_but_the_reason() -> None:
+    out = summarize(_samples(12), child_cpu_s=1.1, gc_on_vm_thread=True)
+    assert "cpu.gc_share" not in out.metrics
+    assert out.metrics["cpu.app_share"] == pytest.approx(0.6)
+    assert out.documents["proc"]["unmeasured"]["cpu.gc_share"] == SERIAL_GC_WHY
+    assert [h.kind for h in out.hazards] == [METRIC_UNMEASURED]
+
+
+def test_serial_gc_is_told_from_final_flags_or_the_cells_flags(jdk17: JdkInfo, tmp_path: Path) -> None:
+    def ctx(flags: tuple[str, ...], final: dict[str, str]) -> ProbeContext:
+        return ProbeContext(jdk=jdk17, cell_name="c", flags=flags, artifacts_dir=tmp_path, final_flags=final)
+
+    assert serial_gc(ctx((), {"UseSerialGC": "true"}))
+    assert not serial_gc(ctx(("-XX:+UseSerialGC",), {"UseSerialGC": "false"}))  # the JDK's word wins
+    assert serial_gc(ctx(("-XX:+UseG1GC", "-XX:+UseSerialGC"), {}))
+    assert not serial_gc(ctx(("-XX:+UseSerialGC", "-XX:+UseParallelGC"), {}))
+
+
+@pytest.mark.jvm
+def test_a_serial_gc_jvm_reports_no_gc_share_and_says_why(jdk17: JdkInfo, classes: Path, tmp_path: Path,
+                                                          run_java, final_flags_of) -> None:
+    flags = ["-XX:+UseSerialGC"]
+    run = run_java([ProcCollector(interval_ms=50)], jdk17, tmp_path, flags, ["SpinThenSleep", "600", "900"],
+                   classpath=classes, final=final_flags_of(jdk17, flags))
+    assert run.result.status == "ok", run.result.reason
+    assert "cpu.gc_share" not in run.collected.metrics
+    assert run.collected.documents["proc"]["unmeasured"]["cpu.gc_share"] in (SERIAL_GC_WHY,) or \
+        run.collected.documents["proc"]["unmeasured"]["cpu.gc_share"].startswith(UNSEEN_WHY)
+    assert any(h.kind == METRIC_UNMEASURED and "cpu.gc_share" in h.detail for h in run.collected.hazards)

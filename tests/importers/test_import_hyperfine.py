@@ -51,3 +51,34 @@ def test_cli_import_compare_and_gate(tmp_path: Path) -> None:
     assert gate.returncode == 0 and gate.stdout.startswith("jvmlab gate: pass"), gate.stdout + gate.stderr
     bad = run_jvmlab("import", "hyperfine", str(DATA / "jmh-jdk17-serial.json"), "--store", "lab.db", cwd=tmp_path)
     assert bad.returncode == 2 and "not a hyperfine --export-json file" in bad.stderr
+
+
+@pytest.mark.jvm
+def test_export_hyperfine_then_import_round_trips_a_real_run(tmp_path: Path) -> None:
+    """Cells keep their names, JVMs and levels (not 300-character command lines), and their runs."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "rt"\n[workload]\nbuiltin = "hello"\n[jvms]\njdk17 = "17"\n[factors.gc]\n'
+                    'g1 = "-XX:+UseG1GC"\nserial = "-XX:+UseSerialGC"\n[run]\ninvocations = 2\nwarmup = 0\n')
+    ran = run_jvmlab("run", str(spec), "--store", "a.db", "--quiet", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    out = run_jvmlab("export", "--format", "hyperfine", "--store", "a.db", "-o", "hf.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    back = run_jvmlab("import", "hyperfine", "hf.json", "--store", "b.db", cwd=tmp_path)
+    assert back.returncode == 0, back.stderr
+    a, b = SqlStore(f"sqlite:///{tmp_path / 'a.db'}"), SqlStore(f"sqlite:///{tmp_path / 'b.db'}")
+    (ea,), (eb,) = [e.id for e in a.experiments()], [e.id for e in b.experiments()]
+    assert [(c.name, c.jvm, c.levels) for c in b.cells(eb)] == [(c.name, c.jvm, c.levels) for c in a.cells(ea)]
+
+    def runs(store: SqlStore, exp: int) -> dict[str, list[tuple[float | None, int | None]]]:
+        names = {c.id: c.name for c in store.cells(exp)}
+        got: dict[str, list[tuple[float | None, int | None]]] = {}
+        for i in store.invocations(exp):
+            if not i.warmup and i.status == "ok":
+                got.setdefault(names[i.cell_id], []).append((i.wall_s, i.max_rss_bytes))
+        return got
+
+    ra, rb = runs(a, ea), runs(b, eb)
+    assert set(ra) == set(rb)
+    for name in ra:
+        assert [w for w, _ in sorted(rb[name])] == pytest.approx([w for w, _ in sorted(ra[name])])
+        assert [r for _, r in sorted(rb[name])] == [r for _, r in sorted(ra[name])]

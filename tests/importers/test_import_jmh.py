@@ -80,6 +80,16 @@ def test_cli_import_then_report(tmp_path: Path) -> None:
     assert "JMHSample_27_Params.bench[arg=1,certainty=16]" in report.stdout
 
 
+def test_an_imported_jmh_experiment_reports_its_score_by_default(tmp_path: Path) -> None:
+    proc = run_jvmlab("import", "jmh", *map(str, FILES), "--store", "lab.db", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = run_jvmlab("report", "1", "--store", "lab.db", "--json", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    doc = json.loads(report.stdout)
+    assert doc["metric"] == HELLO  # not wall_s, which the files do not hold
+    assert all(c["metrics"][HELLO]["mean"] > 0 and c["ci95"][HELLO] is not None for c in doc["cells"])
+
+
 def test_a_file_that_is_not_jmh_is_one_line_and_exit_2(tmp_path: Path) -> None:
     proc = run_jvmlab("import", "jmh", str(DATA / "hyperfine-java-version.json"), "--store", "lab.db",
                       cwd=tmp_path)

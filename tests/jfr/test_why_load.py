@@ -105,3 +105,28 @@ def test_the_why_scenario_skips_a_growth_that_resampling_undoes(tmp_path: Path) 
     (phrase,) = frame_changes(summary, store)
     assert phrase.startswith("ZGC: +16.7 pp [+") and phrase.endswith("of samples in y"), phrase
     store.close()
+
+
+def test_the_why_verdict_uses_the_runs_metric_and_its_verdict_sentence(tmp_path: Path) -> None:
+    """One metric, one rule: the scenario's conclusion is the run's own verdict on the run's metric."""
+    from jvmlab.plan.metric_choice import MetricChoice, remember_metric
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios.gc import FALLBACK
+    from jvmlab.scenarios.why import verdict
+
+    store, exp, g1, zgc = _store(tmp_path)
+    store.set_baseline(exp, 0)
+    remember_metric(store, exp, MetricChoice(FALLBACK, "scenario why: mean throughput"))
+    for block in range(3):
+        for cell, mean, steady in ((g1, 1200.0 + block, 1250.0), (zgc, 140.0 + block, 150.0)):
+            store.record_invocation(exp, cell, block=block, position=0, result=_result(),
+                                    collected=Collected(metrics={FALLBACK: mean, "progress.steady_rate": steady},
+                                                        metric_units={FALLBACK: "chunks/s",
+                                                                      "progress.steady_rate": "chunks/s"}),
+                                    argv=["java"], artifacts_dir=None)
+    summary = summarize(store, exp)
+    assert summary.metric == FALLBACK
+    said = verdict(summary, store)
+    assert said.conclusion.startswith(summary.verdicts["ZGC"].rstrip(".") + ".")
+    assert "mean throughput" in said.title
+    store.close()

@@ -72,6 +72,24 @@ def test_a_jmh_sample_runs_one_fork_per_invocation_on_a_real_jvm(tmp_path: Path,
     assert set(table.rows[0].comparisons) == {"jdk17 gc=parallel"} and not table.rows[0].lower_is_better
 
 
+def test_a_second_jmh_holding_its_lock_does_not_fail_the_invocations(tmp_path: Path, samples_lib: Path,
+                                                                     jdk17_home: Path) -> None:
+    """JMH's lock file (/tmp/jmh.lock, in java.io.tmpdir) held by another process, as a second JMH holds it."""
+    import fcntl
+
+    text = _spec(samples_lib, jdk17_home, invocations=1)
+    plan = prepare(parse_spec(text), text, None)
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    with Path("/tmp/jmh.lock").open("a") as held:
+        try:
+            fcntl.lockf(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # another JMH holds it already: the case under test
+        exp = run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art"), Quiet())
+    invocations = store.invocations(exp)
+    assert [i.status for i in invocations] == ["ok"] * 2, [i.reason for i in invocations]
+
+
 class WrongForkExecutor:
     """Writes a real JMH result whose fork ran with other flags (-Xmx256m -XX:+UseSerialGC)."""
 

@@ -33,7 +33,7 @@ def test_the_launch_gives_the_fork_the_flags_and_the_harness_none(tmp_path: Path
         z.writestr("org/openjdk/jmh/Main.class", b"")
     launch = resolve_launch(Workload(jmh="benchmarks.jar", benchmarks=["Hello"], args=["-i", "2"]), jdk17, tmp_path)
     argv = launch.argv(jdk17, ["-XX:+UseSerialGC"], (), artifacts_dir=tmp_path / "b0")
-    assert argv[:4] == [str(jdk17.java), "-cp", str(jar), "org.openjdk.jmh.Main"]
+    assert argv[:5] == [str(jdk17.java), "-Djmh.ignoreLock=true", "-cp", str(jar), "org.openjdk.jmh.Main"]
     assert argv[-2:] == ["-jvmArgs", "-XX:+UseSerialGC"]
     assert f"{tmp_path}/b0/jmh-result.json" in argv
     relative = launch.argv(jdk17, [], (), artifacts_dir=Path("art/b1"))

@@ -98,3 +98,12 @@ def test_a_ci_that_excludes_one_without_significance_is_called_inconclusive() ->
     assert text.startswith("on: inconclusive: perhaps 4.0x slower than off")
     assert "not significant (p=0.33 after correction, n=2 vs 2); add invocations" in text
     assert "no clear difference" not in text
+
+
+def test_the_table_mark_follows_the_same_rule_as_the_sentence() -> None:
+    """JMH printed "1.83x [1.63-2.06] ~": an interval that excludes 1 beside a no-difference mark."""
+    metric = get("wall_s")
+    unsure = _c(1.83, (1.63, 2.06), False)
+    assert short_verdict(unsure, metric) == "inconclusive"
+    assert "inconclusive" in verdict(unsure, metric)
+    assert short_verdict(_c(1.02, (0.97, 1.08), False), metric) == "~"

@@ -94,3 +94,18 @@ def test_cheap_scenarios_size_themselves_with_until_in_full_mode() -> None:
             cells = expand(parse_spec(run.toml))
             check = power_check(len(cells), parse_spec(run.toml).run.invocations)
             assert check.reachable, (name, run.title, check.message())  # quick, but not hopeless
+
+
+def test_demo_list_describes_the_tune_workload_that_runs() -> None:
+    import re
+
+    from jvmlab.scenarios import scenario_names
+    from jvmlab.scenarios.tune import tune_spec
+
+    listed = scenario_names()["tune"]
+    for quick in (True, False):
+        spec = tune_spec(quick)
+        workload = re.search(r'builtin = "(\w+)"', spec)
+        baseline = re.search(r'baseline = "([^"]+)"', spec)
+        assert workload and workload.group(1) in listed
+        assert baseline and baseline.group(1) in listed

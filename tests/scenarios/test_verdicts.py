@@ -38,9 +38,9 @@ def cell(jvm: str, values: dict[str, tuple[float, float]], not_in_effect: tuple[
                            ok_invocations=invocations)
 
 
-def summary(name: str, cells: list, hazards: tuple = ()) -> SimpleNamespace:
+def summary(name: str, cells: list, hazards: tuple = (), metric: str = "wall_s") -> SimpleNamespace:
     return SimpleNamespace(experiment=SimpleNamespace(name=name), cells=tuple(cells), hazards=hazards,
-                           verdicts={})
+                           verdicts={}, metric=metric)
 
 
 def test_diff_and_ratio_come_from_the_invocations() -> None:
@@ -120,7 +120,7 @@ def test_why_verdict_is_the_gc_table_with_the_jfr_reasons_added() -> None:
     # `why` used to add a str to the gc scenario's table and raise TypeError (found by mypy).
     cells = [cell("jdk25", {"progress.steady_rate": (900, 10), "jfr.gc_pause_total_ms": (300, 10)}, gc="G1"),
              cell("jdk25", {"progress.steady_rate": (1200, 10), "jfr.gc_pause_total_ms": (100, 10)}, gc="Parallel")]
-    s = summary("demo why: chunk generation x collector", cells)
+    s = summary("demo why: chunk generation x collector", cells, metric="progress.steady_rate")
     s.baseline = cells[0].cell.name
     v = scenario_verdict("why", s)
     assert [r[1] for r in v.rows] == ["Parallel", "G1"]

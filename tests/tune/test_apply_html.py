@@ -28,7 +28,8 @@ def test_apply_prints_every_deployment_form_with_unlocks_and_archive_commands():
     assert "12.4% faster" in text
     assert "needs unlocking (-XX:+UnlockDiagnosticVMOptions)" in text
     assert "/jdk/bin/java -XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC" in text
-    assert "export JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions" in text and "export JDK_JAVA_OPTIONS=" in text
+    assert "# export JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions" in text and "\nexport JDK_JAVA_OPTIONS=" in text
+    assert "ONE of these two" in text and "Picked up JAVA_TOOL_OPTIONS" in text  # never both, and the cost said
     assert 'ENV JAVA_TOOL_OPTIONS="-XX:+UnlockDiagnosticVMOptions -XX:+UseSerialGC' in text and '\\"x y\\"' in text
     assert "[Service]\nEnvironment=\"JAVA_TOOL_OPTIONS=" in text
     assert "-XX:ArchiveClassesAtExit=/tmp/app.jsa -cp /app Main" in text
@@ -89,3 +90,40 @@ def test_apply_turns_a_preparation_mark_into_the_archive_flag_and_its_build_comm
     assert "@cds-archive" not in text.split("\n", 1)[1]  # only the header names the configuration
     assert "/jdk/bin/java -XX:+UseSerialGC -XX:SharedArchiveFile=app.jsa -cp /app.jar Main" in text
     assert "-XX:ArchiveClassesAtExit=app.jsa -cp /app.jar Main" in text
+
+
+def _doc_with(flags, objective="wall_s"):
+    return {**DOC, "objectives": [{"metric": objective, "minimize": True}],
+            "winner": {"values": {}, "jvm": "default", "flags": flags}, "confirmations": []}
+
+
+def test_apply_warns_when_the_winner_trades_peak_performance_for_a_startup_objective():
+    text = apply_text(_doc_with(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"], "ready_s"), "java", [], 4)
+    warnings = [line for line in text.splitlines() if line.startswith("# WARNING: ")]
+    assert len(warnings) == 1 and "-XX:TieredStopAtLevel=1" in warnings[0] and "ready_s" in warnings[0]
+    assert "long-running server" in warnings[0]
+    assert "WARNING" not in apply_text(_doc_with(["-XX:TieredStopAtLevel=4", "-XX:+UseSerialGC"]), "java", [], 4)
+    # measured on a steady-state throughput objective, the trade is what was measured: no warning
+    assert "WARNING" not in apply_text(_doc_with(["-XX:TieredStopAtLevel=1"], "jmh.score"), "java", [], 4)
+
+
+def test_apply_without_an_id_uses_the_latest_tuning_experiment(tmp_path):
+    from cli_runner import run_jvmlab
+    from jvmlab.store import open_store
+
+    store = open_store(str(tmp_path / "lab.db"))
+    for n, flags in enumerate((["-XX:+UseSerialGC"], ["-XX:+UseParallelGC"], None)):
+        exp = store.create_experiment(name=f"e{n}", spec_text="", spec_hash=f"h{n}", spec_path=None, fingerprint={},
+                                      seed=1, command_line="", jvmlab_version="t", artifacts_dir=str(tmp_path))
+        if flags is not None:  # the third is a plain run, newer than both tuning runs
+            store.put_experiment_document(exp, "tune", _doc_with(flags))
+    store.close()
+    proc = run_jvmlab("apply", "--store", "lab.db", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "latest tuning experiment, 2" in proc.stderr and "-XX:+UseParallelGC" in proc.stdout
+    assert "-XX:+UseSerialGC" not in proc.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    open_store(str(empty / "lab.db")).close()
+    proc = run_jvmlab("apply", "--store", "lab.db", cwd=empty)
+    assert proc.returncode == 2 and "no tuning experiment" in proc.stderr and proc.stderr.count("\n") == 1

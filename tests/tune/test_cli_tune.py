@@ -74,7 +74,7 @@ def test_tune_on_real_jvms_resume_html_and_apply(tmp_path):
         assert db.execute("select count(*) from invocation").fetchone()[0] == invocations
     applied = run_jvmlab("apply", "1", "--store", "lab.db", cwd=tmp_path)
     assert applied.returncode == 0, applied.stderr
-    assert "export JAVA_TOOL_OPTIONS=" in applied.stdout and "[Service]" in applied.stdout
+    assert "export JDK_JAVA_OPTIONS=" in applied.stdout and "[Service]" in applied.stdout
     assert "ENV JAVA_TOOL_OPTIONS=" in applied.stdout and "/bin/java" in applied.stdout
 
 

@@ -104,3 +104,38 @@ def test_guardrails_make_trials_infeasible_and_the_winner_keeps_them():
     assert broken and all("guardrail" in t.reason for t in broken)
     baseline_rss = true_metrics(())["max_rss_bytes"]
     assert true_metrics(result.winner.flags)["max_rss_bytes"] <= 1.2 * baseline_rss * 1.03
+
+
+@pytest.mark.parametrize("budget, max_blocks, expected", [
+    (Budget(None, None, None), 4, "undecided (blocks)"),
+    (Budget(None, 8, None), 30, "undecided (budget)"),
+])
+def test_a_race_stopped_while_the_candidate_looks_better_is_undecided_not_not_better(budget, max_blocks, expected):
+    """4% better under 5% noise: many races cannot decide in 4 blocks (or 8 invocations). Each
+    one stopped with the candidate ahead says why it stopped, with its interval."""
+    cfg = dataclasses.replace(sim_config(), guardrails=(), budget=budget, max_blocks=max_blocks)
+    better = Config({}, "default", ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=2"))
+    slower = Config({}, "default", ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=1"))
+    states = []
+    for seed in range(40):
+        result = race(Session(cfg, SimMeasurer(seed), seed), better, Incumbent(slower), Incumbent(slower))
+        states.append(result.state)
+        if result.state == "not-better":
+            assert result.ratio is not None and result.ratio >= 1.0
+        if result.state.startswith("undecided"):
+            assert result.state == expected
+            assert result.ratio is not None and result.ratio < 1.0 and result.ci is not None
+            assert result.ci[0] < result.ratio < result.ci[1]
+    assert states.count(expected) >= 5, states
+
+
+def test_the_search_stays_within_its_invocation_budget():
+    """A race takes at least min_blocks paired blocks: one that cannot fit is not begun, so the
+    search (the confirmation is apart) never spends more than its budget."""
+    over = []
+    for seed in range(6):
+        cfg = dataclasses.replace(sim_config(), guardrails=(), seed=seed, budget=Budget(None, 40, None))
+        result = tune(cfg, SimMeasurer(seed), "default", do_confirm=False)
+        over.append(result.invocations - 40)
+        assert len(result.trials) >= 3
+    assert max(over) <= 0, over

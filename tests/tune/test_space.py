@@ -29,8 +29,8 @@ def test_sizes_and_absolute_guardrails():
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"params": {}}, "[tune.params] is empty"),
-    ({"budget": {}}, "[tune.budget] is empty"),
+    ({"params": {}}, "[tune.params]: is empty"),
+    ({"budget": {}}, "[tune.budget]: is empty"),
     ({"objective": "cgroup.peak_bytes"}, "is not measured per invocation"),
     ({"objective": "no_such_metric"}, "unknown metric"),
     ({"guardrails": ["nonsense_metric <= 2x baseline"]}, "unknown metric"),
@@ -45,7 +45,7 @@ def test_sizes_and_absolute_guardrails():
     ({"params": {"c": {"type": "categorical", "values": {"on": {"prepare": "cds-archiv"}}}}},
      "[tune.params.c] value 'on': cell 'c=on': unknown preparation @cds-archiv"),
     ({"params": {"c": {"type": "categorical", "values": {"on": {"flag": "-Xshare:auto"}}}}},
-     "unknown key 'flag'; use flags and prepare"),
+     "unknown key 'flag' in [tune.params.c] values.on"),
 ])
 def test_bad_spaces_are_one_line_errors(change, words):
     with pytest.raises(UserError) as err:

@@ -23,9 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import ndtr, ndtri
-from scipy.stats import binom
-from scipy.stats import t as student_t
+
+# scipy.special, not scipy.stats: the same distribution functions at a third of the import time,
+# which every `jvmlab report` pays (docs/architecture.md, start-up).
+from scipy.special import bdtrc, ndtr, ndtri, stdtrit
 
 from jvmlab.analyze.model import Interval
 
@@ -120,7 +121,7 @@ def expanded_level(n_eff: int, level: float = LEVEL) -> float:
     """
     if n_eff < 2:
         return level
-    tq = float(student_t.ppf(1.0 - (1.0 - level) / 2.0, n_eff - 1))
+    tq = float(stdtrit(n_eff - 1, 1.0 - (1.0 - level) / 2.0))  # Student t quantile
     return float(1.0 - 2.0 * ndtr(-np.sqrt(n_eff / (n_eff - 1.0)) * tq))
 
 
@@ -156,8 +157,8 @@ def median_ci(x: FloatArray, rng: np.random.Generator, n_boot: int = DEFAULT_RES
     m_low = (n + 1) // 2
     m_high = m_low + 1 if n % 2 == 0 else m_low
     tail = (1.0 - level) / 2.0
-    cdf_low = binom.sf(m_low - 1, n, p)  # P(lower middle of a resample <= xs[j])
-    cdf_high = binom.sf(m_high - 1, n, p)
+    cdf_low = bdtrc(m_low - 1, n, p)  # P(lower middle of a resample <= xs[j])
+    cdf_high = bdtrc(m_high - 1, n, p)
     lo = xs[min(n - 1, int(np.searchsorted(cdf_low, tail, side="left")))]
     hi = xs[min(n - 1, int(np.searchsorted(cdf_high, 1.0 - tail, side="left")))]
     return (float(lo), float(hi))

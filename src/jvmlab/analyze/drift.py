@@ -17,7 +17,6 @@ show.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 from jvmlab.analyze.model import Clean, DriftResult
 
@@ -36,6 +35,8 @@ def drift(cell: str, data: Clean) -> DriftResult:
         return DriftResult(cell, k, None, None, None)
     if np.ptp(medians) == 0:
         return DriftResult(cell, k, 0.0, 1.0, 0.0)  # flat: no trend, not "unmeasured"
+    from scipy import stats as sps  # here, not at the top: `jvmlab report` start-up
+
     res = sps.spearmanr(np.arange(k), medians)
     centre = float(np.median(data.values))
     slope = float(sps.theilslopes(medians, np.arange(k)).slope)

@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, binom
 
 from jvmlab.analyze.compare import DEFAULT_PERMUTATIONS
 from jvmlab.analyze.model import CellData, Interval
@@ -87,6 +86,8 @@ def clopper_pearson(hits: int, trials: int, level: float = 0.95) -> Interval | N
         return None
     if not 0 <= hits <= trials:
         raise ValueError(f"{hits} hits of {trials} trials")
+    from scipy.stats import beta  # simulations only: not at import time
+
     tail = (1.0 - level) / 2.0
     low = 0.0 if hits == 0 else float(beta.ppf(tail, hits, trials - hits + 1))
     high = 1.0 if hits == trials else float(beta.ppf(1.0 - tail, hits + 1, trials - hits))
@@ -96,6 +97,8 @@ def clopper_pearson(hits: int, trials: int, level: float = 0.95) -> Interval | N
 def binomial_slack(trials: int, nominal: float = NOMINAL, level: float = 0.999) -> float:
     """The largest rate a rule of true rate ``nominal`` shows in ``trials`` experiments
     with probability ``level``: the bound a seeded simulation test may assert."""
+    from scipy.stats import binom
+
     return float(binom.ppf(level, trials, nominal)) / trials
 
 

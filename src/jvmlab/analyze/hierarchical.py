@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import t as student_t
+from scipy.special import stdtr, stdtrit  # Student t cdf and quantile (lighter than scipy.stats)
 
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, LEVEL, percentile_interval
 from jvmlab.analyze.model import Interval
@@ -110,11 +110,11 @@ def hierarchical_ratio(groups: Sequence[NodeBlocks], rng: np.random.Generator,
 def _t_interval(log_ratio: float, se: float, df: int, level: float) -> tuple[Interval, float]:
     """exp(log ratio +- t * se) and the two-sided p-value of log ratio 0 (1.0 when se is 0 and
     the ratio is 1; 0.0 when se is 0 and it is not)."""
-    q = float(student_t.ppf(1 - (1 - level) / 2, df))
+    q = float(stdtrit(df, 1 - (1 - level) / 2))
     ci = (float(np.exp(log_ratio - q * se)), float(np.exp(log_ratio + q * se)))
     if se <= 0:
         return ci, 1.0 if log_ratio == 0 else 0.0
-    return ci, float(2 * student_t.sf(abs(log_ratio) / se, df))
+    return ci, float(2 * stdtr(df, -abs(log_ratio) / se))
 
 
 def pooled_ratio(cell_s: FloatArray, base_s: FloatArray, rng: np.random.Generator,

@@ -22,8 +22,7 @@ interval is shown when it reaches 90% (n = 5: the range, 93.75%), else none.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binom
-from scipy.stats import t as student_t
+from scipy.special import bdtr, stdtrit  # binomial cdf, Student t quantile (lighter than scipy.stats)
 
 from jvmlab.analyze.model import Interval
 
@@ -46,7 +45,7 @@ def t_interval(x: np.ndarray, level: float = 0.95) -> Interval | None:
     n = x.size
     if n < 2:
         return None
-    half = float(student_t.ppf(0.5 + level / 2, n - 1)) * float(x.std(ddof=1)) / np.sqrt(n)
+    half = float(stdtrit(n - 1, 0.5 + level / 2)) * float(x.std(ddof=1)) / np.sqrt(n)
     mean = float(x.mean())
     return (mean - half, mean + half)
 
@@ -67,7 +66,7 @@ def ratio_t_interval(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> Inter
     if se2 == 0:
         return (ma / mb, ma / mb)
     df = se2 * se2 / ((va * va) / (a.size - 1) + (vb * vb) / (b.size - 1))
-    half = float(student_t.ppf(0.5 + level / 2, df)) * float(np.sqrt(se2))
+    half = float(stdtrit(df, 0.5 + level / 2)) * float(np.sqrt(se2))
     return (float(np.exp(log_r - half)), float(np.exp(log_r + half)))
 
 
@@ -85,7 +84,7 @@ def median_order_interval(x: np.ndarray, level: float = 0.95,
     xs = np.sort(x)
     best: tuple[Interval, float] | None = None
     for k in range(1, n // 2 + 1):
-        coverage = float(1.0 - 2.0 * binom.cdf(k - 1, n, 0.5))
+        coverage = float(1.0 - 2.0 * bdtr(k - 1, n, 0.5))
         if coverage >= level:
             best = ((float(xs[k - 1]), float(xs[n - k])), coverage)
     if best is not None:
@@ -105,5 +104,5 @@ def diff_t_interval(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> Interv
     if va + vb == 0:
         return (d, d)
     df = (va + vb) ** 2 / (va * va / (a.size - 1) + vb * vb / (b.size - 1))
-    half = float(student_t.ppf(0.5 + level / 2, df)) * float(np.sqrt(va + vb))
+    half = float(stdtrit(df, 0.5 + level / 2)) * float(np.sqrt(va + vb))
     return (d - half, d + half)

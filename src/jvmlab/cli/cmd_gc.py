@@ -46,13 +46,14 @@ def compare(
 ) -> None:
     """Compare two GC logs or two sets of them metric by metric: B/A with bootstrap CIs and a verdict."""
     from jvmlab.cli.gc_sides import resolve
-    from jvmlab.gclog.compare import compare_sets
+    from jvmlab.gclog.compare import compare_sets, interval_note
     from jvmlab.report import gccompare
 
     a = resolve(side_a, store)
     b = resolve(side_b, store)
     comparisons = compare_sets(a.docs, b.docs, seed=seed)
     notes = [f"skipped in {s.label}: {why}" for s in (a, b) for why in s.skipped]
+    notes.append(interval_note(comparisons))
     if len(a.docs) < 2 or len(b.docs) < 2:
         notes.append("one log on a side: ratios are shown without an interval or verdict; "
                      "pass a folder (or experiment) with one log per JVM run for CIs")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
-from jvmlab.analyze.gate import GateCondition
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_export import run_gate
 from jvmlab.cli.cmd_minheap import size_demo
@@ -18,8 +18,11 @@ from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
-from jvmlab.plan.prepare import Plan
 from jvmlab.spec.durations import parse_duration_s
+
+if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
+    from jvmlab.analyze.gate import GateCondition
+    from jvmlab.plan.prepare import Plan
 
 _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
 
@@ -33,6 +36,7 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
 
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
+    tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.server.preflight import check_plan
 
     server_line = check_plan(plan, lambda line: typer.echo(line, err=True))  # ports, clients (docs/servers.md)
@@ -50,9 +54,22 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
             typer.echo(f"    warning: {warning}")
     if server_line:
         typer.echo(f"  {server_line}")
+    if tune_line:
+        typer.echo(f"  {tune_line}")
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")
+
+
+def _check_tune(plan: Plan) -> str:
+    """What `tune` checks before it runs (types, ranges, measured metrics, flags on the JDK)."""
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+    from jvmlab.tune.summary import space_line
+
+    config = read_config(plan)
+    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
+    return space_line(config)
 
 
 def plural(n: int, word: str) -> str:

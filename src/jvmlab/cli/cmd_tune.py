@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from jvmlab.cli.apps import app
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_command_line
-from jvmlab.errors import UserError
+from jvmlab.errors import Interrupted, UserError
 
 if TYPE_CHECKING:
     from jvmlab.model.stored import StoredCell
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 @app.command("tune")
 def tune_cmd(
-    spec: Path = typer.Argument(..., help="A spec with a [tune] section (docs/tuning.md)."),
+    spec: Path = typer.Argument(..., help="A spec with a \\[tune] section (docs/tuning.md)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest tuning run of this spec."),
     html: Path | None = typer.Option(None, "--html",
@@ -32,8 +33,10 @@ def tune_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
     cluster: str | None = typer.Option(None, "--cluster", help="Run the trials' invocations on a Dask scheduler, "
                                        "e.g. tcp://HOST:8786: each block whole on one node (docs/cluster.md)."),
+    optuna_storage: str | None = typer.Option(None, "--optuna-storage", help="Also keep the Optuna study "
+                                              "in this RDB URL (sqlite:///optuna.db) for optuna-dashboard."),
 ) -> None:
-    """Search the [tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
+    """Search the \\[tune] space with Optuna, racing candidates in paired blocks; confirm the winner."""
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url
@@ -45,6 +48,10 @@ def tune_cmd(
         raise UserError(f"{spec} has no [tune] section (see docs/tuning.md)")
     plan = prepare(parsed, text, spec)
     config = read_config(plan)
+    if optuna_storage is not None:  # a bad URL: one line before anything runs
+        from jvmlab.tune.sampler import open_storage
+
+        open_storage(optuna_storage, None)
     db = open_store(store)
     check_space(config, FlagChecker(plan), next(iter(parsed.jvms)))  # bad input: before anything runs
     artifacts = default_artifacts(store_url(store)).absolute()
@@ -53,7 +60,7 @@ def tune_cmd(
     client = _cluster_client(cluster, db.url)  # no worker, or SQLite with remote ones: refused before anything
     try:
         exp_id = _experiment(db, plan, artifacts, resume)
-        run_and_show(db, plan, exp_id, artifacts, html, quiet, client)
+        run_and_show(db, plan, exp_id, artifacts, html, quiet, client, optuna_storage)
     finally:
         if client is not None:
             client.close()
@@ -92,13 +99,14 @@ def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
 
 
 def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,
-                 client: Any = None) -> None:
+                 client: Any = None, optuna_storage: str | None = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
-    from jvmlab.tune.summary import progress_line, summary_text
+    from jvmlab.tune.progress import Heartbeat, TuneProgress
+    from jvmlab.tune.summary import progress_line, resume_text, summary_text
 
     err = Console(stderr=True)
     started = time.monotonic()
@@ -111,7 +119,16 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                      if client is not None and elapsed > 0 else "")
             err.print(progress_line(trial, session, elapsed) + nodes, highlight=False)
 
-    config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer)
+    progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
+    try:
+        with Heartbeat(progress):  # a line at least every 10 s in every phase, TTY or not
+            config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
+                                                measurer, progress, optuna_storage)
+    except KeyboardInterrupt:
+        db.set_status(exp_id, "interrupted")
+        spec = str(plan.spec_path) if plan.spec_path else None
+        raise Interrupted(signal.SIGINT, resume_text(spec, db.url, len(db.invocations(exp_id)),
+                                                     optuna_storage)) from None
     db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
     if client is not None:
@@ -164,13 +181,20 @@ def tune_demo(quick: bool, store: str | None) -> None:
 
 @app.command("apply")
 def apply_cmd(
-    experiment: int = typer.Argument(..., help="A tuning experiment's id (`jvmlab results`)."),
+    experiment: int | None = typer.Argument(None, help="A tuning experiment's id (`jvmlab results`); "
+                                            "default: the latest tuning experiment."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
     """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
     from jvmlab.store import open_store
+    from jvmlab.tune.apply import latest_tuning
 
-    typer.echo(apply_for(open_store(store, must_exist=True), experiment))
+    db = open_store(store, must_exist=True)
+    if experiment is None:
+        experiment = latest_tuning([(e.id, db.experiment_document(e.id, "tune") is not None)
+                                    for e in db.experiments()])
+        typer.echo(f"jvmlab apply: the latest tuning experiment, {experiment}", err=True)
+    typer.echo(apply_for(db, experiment))
 
 
 def apply_for(db: Store, experiment: int) -> str:

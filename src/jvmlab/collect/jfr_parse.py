@@ -202,6 +202,24 @@ def bounded(stacks: dict[str, float], keep: int = KEEP_STACKS) -> dict[str, floa
     return out
 
 
+def stall_wall_ms(values: list[dict[str, Any]]) -> float | None:
+    """Wall-clock time during which at least one thread was stalled: the union of the events'
+    [start, start + duration) intervals (two threads stalled over the same 10 ms count 10 ms, not
+    20). None when an event lacks its start time."""
+    spans = []
+    for v in values:
+        start, length = iso_instant_s(v.get("startTime")), iso_duration_s(v.get("duration"))
+        if start is None or length is None:
+            return None
+        spans.append((start, start + length))
+    total, end = 0.0, float("-inf")
+    for lo, hi in sorted(spans):
+        if hi > end:
+            total += hi - max(lo, end)
+            end = hi
+    return total * 1000
+
+
 def _durations_ms(values: list[dict[str, Any]]) -> list[float]:
     return [d * 1000 for d in (iso_duration_s(v.get("duration")) for v in values) if d is not None]
 
@@ -241,9 +259,13 @@ def _gc(out: JfrDigest, by_type: dict[str, list[dict[str, Any]]]) -> None:
     pauses = _durations_ms(by_type.get("jdk.GCPhasePause", []))
     out.metrics["jfr.gc_pause_total_ms"] = sum(pauses)
     out.metrics["jfr.gc_concurrent_total_ms"] = sum(_durations_ms(by_type.get("jdk.GCPhaseConcurrent", [])))
-    stalls = _durations_ms(by_type.get("jdk.ZAllocationStall", []))
+    stall_events = by_type.get("jdk.ZAllocationStall", [])
+    stalls = _durations_ms(stall_events)
     if stalls:
-        out.metrics["jfr.alloc_stall_total_ms"] = sum(stalls)
+        out.metrics["jfr.alloc_stall_total_ms"] = sum(stalls)  # summed over threads: thread-ms
+        union = stall_wall_ms(stall_events)
+        if union is not None:
+            out.metrics["jfr.alloc_stall_wall_ms"] = union
     for kind in ("jdk.GCPhasePause", "jdk.GCPhasePauseLevel1", "jdk.GCPhaseConcurrent"):
         for v in by_type.get(kind, []):
             d = iso_duration_s(v.get("duration"))

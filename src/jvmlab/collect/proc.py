@@ -80,6 +80,14 @@ MAX_INTERVAL_S = 1.0  # ... up to once a second
 MIN_SHARE_SAMPLES = 10  # CPU shares: at least this many samples ...
 MIN_ATTRIBUTED = 0.8  # ... attributing at least this share of the child's own CPU time
 MIN_MEMORY_SAMPLES = 5  # sampled memory peaks (RSS, PSS, AnonHugePages)
+# CPU shares: threads that ended between samples (the JIT starts and stops compiler threads on
+# demand) may use at most this share of the process's CPU at the last sample, beyond what the
+# per-thread clock ticks lose to rounding (up to one tick of user and one of system per thread).
+MAX_UNSEEN = 0.02
+UNSEEN_WHY = ("threads that ended between /proc samples used more than 2% of the CPU time (the JIT starts "
+              "and stops compiler threads on demand), so the per-group shares would undercount them")
+SERIAL_GC_WHY = ("Serial GC collects on the VM Thread, which also runs the JVM's other safepoint operations: "
+                 "its GC CPU time is inside cpu.vm_share and cannot be told apart")
 
 
 def stretched_interval(interval_s: float, t_s: float) -> float:
@@ -103,6 +111,10 @@ class ProcSample:
     pss_bytes: int | None  # None: smaps_rollup not read at this sample
     anon_huge_bytes: int | None
     cpu_s: dict[str, float]
+    # CPU of the whole tree as the kernel counts it (threads that exited included), and how many
+    # threads the sampler has seen: what the per-thread figures miss is process_cpu_s - sum(cpu_s)
+    process_cpu_s: float | None = None
+    threads_seen: int = 0
 
 
 def parse_stat(data: bytes) -> tuple[str, int] | None:
@@ -147,17 +159,19 @@ class _Process:
         self.task_fds: dict[int, int] = {}
         self.alive = True
 
-    def status(self) -> tuple[int, int]:
-        """(resident bytes, number of threads) from the process's ``stat`` line: kernel
-        counters, cheap whatever the heap size; (0, 0) when it cannot be read."""
+    def status(self) -> tuple[int, int, int]:
+        """(resident bytes, number of threads, CPU ticks of the whole process) from the
+        process's ``stat`` line: kernel counters, cheap whatever the heap size; the CPU ticks
+        include threads that have already exited (the kernel folds them into the process).
+        (0, 0, 0) when it cannot be read."""
         try:
             if self.stat_fd is None:
                 self.stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
             data = _pread(self.stat_fd, 1024)
             fields = data[data.rfind(b")") + 2:].split(maxsplit=22)
-            return int(fields[21]) * _PAGE_BYTES, int(fields[17])
+            return int(fields[21]) * _PAGE_BYTES, int(fields[17]), int(fields[11]) + int(fields[12])
         except (OSError, ValueError, IndexError):
-            return 0, 0
+            return 0, 0, 0
 
     def memory(self) -> dict[str, int]:
         """Rss, Pss and AnonHugePages from ``smaps_rollup`` (walks the page tables: costly)."""
@@ -237,11 +251,12 @@ class TreeSampler:
         self._grow_tree(every)
         live = [proc for proc in list(self.processes.values()) if proc.alive]
         statuses = [proc.status() for proc in live]
-        rss = sum(rss_bytes for rss_bytes, _ in statuses)
+        rss = sum(status[0] for status in statuses)
+        process_ticks = sum(status[2] for status in statuses)
         rollup = self._rollup_due(t_s, rss)
         rollup_cpu_s = 0.0  # the budget is of CPU: preemption on a busy machine is not cost
         pss, anon_huge = 0, 0
-        for proc, (_, n_threads) in zip(live, statuses, strict=True):
+        for proc, (_, n_threads, _) in zip(live, statuses, strict=True):
             if rollup:
                 started = time.thread_time()
                 mem = proc.memory()
@@ -257,7 +272,9 @@ class TreeSampler:
             self._budget_until = t_s + rollup_cpu_s / ROLLUP_BUDGET
             self._last_rollup = t_s
             self._rollup_rss = max(self._rollup_rss, rss)
-        return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s())
+        seen = len(self.last_ticks)
+        return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s(),
+                          process_ticks / _CLK_TCK if process_ticks else None, seen)
 
     def _rollup_due(self, t_s: float, rss: int) -> bool:
         """Read smaps_rollup now? Not at the first sample nor within the budget's spacing; then
@@ -309,9 +326,10 @@ class TreeSampler:
 class ProcProbe(NullProbe):
     """Samples one invocation in a background thread between ``on_start`` and ``on_exit``."""
 
-    def __init__(self, interval_s: float, supported: bool = True) -> None:
+    def __init__(self, interval_s: float, supported: bool = True, gc_on_vm_thread: bool = False) -> None:
         self.interval_s = interval_s
         self.supported = supported
+        self.gc_on_vm_thread = gc_on_vm_thread  # Serial GC: see SERIAL_GC_WHY
         self.samples: list[ProcSample] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -372,7 +390,8 @@ class ProcProbe(NullProbe):
                 name: "no sample of the running process" for name in _SAMPLED_METRICS}}})
         shift = (self._started_epoch or result.started_at) - result.started_at
         child_cpu_s = result.measures.cpu_s if result.measures else None
-        return summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s)
+        return summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s,
+                         gc_on_vm_thread=self.gc_on_vm_thread)
 
 
 _SAMPLED_METRICS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes",
@@ -388,7 +407,7 @@ def _too_few(count: int, need: int, samples: list[ProcSample]) -> str | None:
 
 
 def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: float | None = None,
-              interval_s: float | None = None) -> Collected:
+              interval_s: float | None = None, gc_on_vm_thread: bool = False) -> Collected:
     """Timelines and metrics from samples (``shift_s`` moves times to the executor's clock).
 
     Timelines are kept whatever their length (their times say what they cover); metrics only
@@ -419,8 +438,16 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
     for group, name in _SHARE_METRICS.items():
         if why:
             unmeasured[name] = why
+        elif name == "cpu.gc_share" and gc_on_vm_thread:
+            unmeasured[name] = SERIAL_GC_WHY
         else:
             out.metrics[name] = samples[-1].cpu_s[group] / sum(samples[-1].cpu_s.values())
+    # Short runs (too few samples) are common and said in the document; these two are not.
+    shown = {m: w for m, w in unmeasured.items()
+             if m in ("cpu.gc_share", "cpu.jit_share") and (w == SERIAL_GC_WHY or w.startswith(UNSEEN_WHY))}
+    if shown:  # a stored warning, so the terminal and the reports say why the column is empty
+        out.hazards.append(Hazard(hazards.METRIC_UNMEASURED, _unmeasured_detail(shown),
+                                  hint="the GC log's pause times and JFR's compilation events measure these instead"))
     doc: dict[str, object] = {"samples": len(samples), "rollup_samples": len(rolled)}
     if interval_s is not None:
         doc["interval_s"] = interval_s
@@ -428,6 +455,15 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
         doc["unmeasured"] = unmeasured
     out.documents["proc"] = doc
     return out
+
+
+def _unmeasured_detail(reasons: dict[str, str]) -> str:
+    """One line per distinct reason, without the per-invocation figure (the warnings of an
+    experiment are deduplicated on their text)."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, why in reasons.items():
+        by_reason.setdefault(UNSEEN_WHY if why.startswith(UNSEEN_WHY) else why, []).append(metric)
+    return "; ".join(f"{' and '.join(sorted(ms))} not measured: {why}" for why, ms in by_reason.items())
 
 
 def rollup_problem(samples: list[ProcSample], rss_why: str | None = None) -> str | None:
@@ -460,7 +496,29 @@ def _share_problem(samples: list[ProcSample], child_cpu_s: float | None) -> str 
     if child_cpu_s is not None and child_cpu_s > 0 and total < MIN_ATTRIBUTED * child_cpu_s:
         return (f"the samples attribute only {total / child_cpu_s:.0%} of the process's "
                 f"{child_cpu_s:.2f} s of CPU time (need {MIN_ATTRIBUTED:.0%})")
+    if unseen_share(samples[-1]) > MAX_UNSEEN:
+        return f"{UNSEEN_WHY} ({unseen_share(samples[-1]):.1%} at the last sample)"
     return None
+
+
+def unseen_share(sample: ProcSample) -> float:
+    """The share of the process's CPU (at ``sample``) used by threads the sampler never read,
+    beyond the rounding of per-thread clock ticks; 0 when the process's own figure is unknown."""
+    if not sample.process_cpu_s:
+        return 0.0
+    rounding_s = 2 * sample.threads_seen / _CLK_TCK
+    missed = sample.process_cpu_s - sum(sample.cpu_s.values()) - rounding_s
+    return max(0.0, missed) / sample.process_cpu_s
+
+
+def serial_gc(ctx: ProbeContext) -> bool:
+    """Does the cell run Serial GC (its collections run on the VM Thread)? From the JDK's final
+    flags when the cell has them, else from the cell's own flags."""
+    final = ctx.final_flags.get("UseSerialGC")
+    if final is not None:
+        return final == "true"
+    chosen = [f for f in ctx.flags if f.startswith("-XX:+Use") and f.endswith("GC")]
+    return bool(chosen) and chosen[-1] == "-XX:+UseSerialGC"
 
 
 class ProcCollector:
@@ -474,7 +532,7 @@ class ProcCollector:
         self._probes: weakref.WeakValueDictionary[Path, ProcProbe] = weakref.WeakValueDictionary()
 
     def probe(self, ctx: ProbeContext) -> ProcProbe:
-        probe = ProcProbe(self.interval_s, self.supported)
+        probe = ProcProbe(self.interval_s, self.supported, gc_on_vm_thread=serial_gc(ctx))
         self._probes[ctx.artifacts_dir] = probe
         return probe
 

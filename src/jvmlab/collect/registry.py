@@ -18,11 +18,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.collect.base import Collector
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.spec.model import Collect
+
+if TYPE_CHECKING:  # the pydantic spec model costs ~70 ms to import: `jvmlab --help` must not pay it
+    from jvmlab.spec.model import Collect
 
 Value = bool | int | str
 
@@ -196,7 +198,7 @@ def _settings(values: dict[str, Value]) -> CollectSettings:
 
 def spec_values(collect: Collect | Mapping[str, Value]) -> dict[str, Value]:
     """The collector keys a spec's [collect] table set (its other keys are not collectors')."""
-    data = collect.model_dump() if isinstance(collect, Collect) else dict(collect)
+    data = dict(collect) if isinstance(collect, Mapping) else collect.model_dump()
     return {key: value for key, value in data.items() if key not in RESERVED_KEYS}
 
 

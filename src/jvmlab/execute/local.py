@@ -22,7 +22,6 @@ RSS is then not measurable (None), since it would carry jvmlab's own.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -34,11 +33,9 @@ from typing import BinaryIO
 
 from jvmlab.execute import launcher
 from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader, start_readers
+from jvmlab.execute.reason import failure_reason
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
-
-_REASON_LINE = re.compile(r"(Exception in thread|Error:|Error occurred|OutOfMemoryError|"
-                          r"Could not|Unrecognized|Invalid|fatal error|SIGSEGV|Caused by)")
 
 
 class LocalExecutor:
@@ -252,12 +249,8 @@ def _classify(wait_status: int, timed_out: bool, timeout_s: float, stderr_tail: 
 
 def _why(stderr_tail: str, stdout_tail: str) -> str:
     """The most telling line of the output, to make a failure's reason readable."""
-    for text in (stderr_tail, stdout_tail):
-        for line in text.splitlines():
-            if _REASON_LINE.search(line):
-                return f": {line.strip()[:300]}"
-    last = [line for line in stderr_tail.splitlines() if line.strip()]
-    return f": {last[-1].strip()[:300]}" if last else ""
+    line = failure_reason(stderr_tail, stdout_tail)
+    return f": {line}" if line else ""
 
 
 def _kill_group(pid: int) -> None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import psutil
 
 from jvmlab.execute.output import ReadyWatch, start_readers
+from jvmlab.execute.reason import failure_reason
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.server.control import kill_tree
@@ -227,8 +228,8 @@ def _classify(code: int, timed_out: bool, timeout_s: float, stderr_tail: str) ->
     if code < 0:
         return Status.SIGNALED, f"killed by signal {-code} (not sent by jvmlab)", None
     if code != 0:
-        last = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
-        return Status.FAILED, f"exit code {code}" + (f": {last[-1][:300]}" if last else ""), code
+        line = failure_reason(stderr_tail)
+        return Status.FAILED, f"exit code {code}" + (f": {line}" if line else ""), code
     return Status.OK, None, 0
 
 

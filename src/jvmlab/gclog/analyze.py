@@ -79,6 +79,7 @@ def summarize(paths: list[Path], fmt: str) -> LogSummary:
     if summary.collector in ("ZGC", "Shenandoah") and parser.generational:
         summary.collector += " (generational)"
     summary.span_s = parser.clock.span_s
+    summary.span_from = parser.clock.span_from
     summary.jvm_runs = parser.clock.runs
     summary.unparsed_lines = parser.unparsed
     summary.unparsed_samples = parser.samples

@@ -4,8 +4,14 @@ Each side is a set of logs, one per JVM run (before/after a flag change, two JDK
 experiments' cells). A log is one observation: the per-log figures (pause total, p99,
 throughput, stalls, ...) are compared as the ratio of the means B/A with a BCa bootstrap
 interval that resamples the logs of each side independently (``jvmlab.analyze``'s
-``ratio_unpaired``). A verdict is given only when the interval excludes 1; with one log
-on a side there is no interval, and the verdict says so instead of guessing.
+``ratio_unpaired``); below ``RATIO_BCA_FROM_N`` logs on a side, where the bootstrap
+under-covers, the Welch t interval of the log ratio instead (``ci_method`` names which). A
+verdict is given only when the interval excludes 1; with one log on a side there is no
+interval, and the verdict says so instead of guessing. With the t interval (2-3 logs a
+side) a direction is called only when the two sets do not overlap either: the interval
+then rests on a normal model that 3 values cannot check, and an exact permutation test of
+3 against 3 cannot reach 5% at all (its smallest p is 0.1), so overlapping sets are
+``inconclusive``.
 
 Works on summary JSON documents (``LogSummary.to_json()``, or ``documents["gc"]`` that
 experiments stored for each invocation, where older documents may lack newer keys).
@@ -22,6 +28,7 @@ import numpy as np
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, rng_for
 from jvmlab.analyze.compare import ratio_unpaired
+from jvmlab.analyze.smallsample import RATIO_BCA_FROM_N
 
 Doc = dict[str, Any]
 
@@ -31,6 +38,9 @@ SAME = "no difference"
 HIGHER = "higher"
 LOWER = "lower"
 NO_CI = "no CI"
+INCONCLUSIVE = "inconclusive"
+CI_BCA = "BCa bootstrap"
+CI_T = "t interval of the log ratio"
 MISSING = "not in logs"
 
 
@@ -105,6 +115,7 @@ class MetricComparison:
     ci: tuple[float, float] | None
     verdict: str
     reason: str | None
+    ci_method: str | None = None  # CI_BCA, CI_T, or None without an interval
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -112,8 +123,12 @@ class MetricComparison:
         return out
 
 
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(a.size and b.size and a.min() <= b.max() and b.min() <= a.max())
+
+
 def _verdict(m: GcMetric, ratio: float | None, ci: tuple[float, float] | None, n_a: int, n_b: int,
-             mean_a: float | None, mean_b: float | None) -> tuple[str, str | None]:
+             mean_a: float | None, mean_b: float | None, overlap: bool = False) -> tuple[str, str | None]:
     if not n_a or not n_b:
         side = "A" if not n_a else "B"
         return MISSING, f"no log of set {side} has this figure"
@@ -125,6 +140,9 @@ def _verdict(m: GcMetric, ratio: float | None, ci: tuple[float, float] | None, n
         return NO_CI, "one log on a side: pass 2+ logs per side (one per JVM run) for an interval"
     if ci[0] <= 1.0 <= ci[1]:
         return SAME, None
+    if overlap and min(n_a, n_b) < RATIO_BCA_FROM_N:
+        return INCONCLUSIVE, (f"the sets overlap: with under {RATIO_BCA_FROM_N} logs a side the t interval "
+                              f"alone does not decide; add logs")
     up = ci[0] > 1.0
     if m.better is None:
         return (HIGHER if up else LOWER), None
@@ -139,9 +157,20 @@ def compare_metric(m: GcMetric, docs_a: Sequence[Doc], docs_b: Sequence[Doc], se
     mean_a = float(a.mean()) if a.size else None
     mean_b = float(b.mean()) if b.size else None
     ratio, ci = ratio_unpaired(b, a, rng_for(seed, "gc-compare", m.key), n_boot) if a.size and b.size else (None, None)
-    verdict, reason = _verdict(m, ratio, ci, int(a.size), int(b.size), mean_a, mean_b)
+    verdict, reason = _verdict(m, ratio, ci, int(a.size), int(b.size), mean_a, mean_b, _overlap(a, b))
+    method = None if ci is None else CI_T if min(a.size, b.size) < RATIO_BCA_FROM_N else CI_BCA
     return MetricComparison(m.key, m.label, m.unit, int(a.size), int(b.size), mean_a, mean_b, ratio,
-                            None if ci is None else (float(ci[0]), float(ci[1])), verdict, reason)
+                            None if ci is None else (float(ci[0]), float(ci[1])), verdict, reason, method)
+
+
+def interval_note(comparisons: Sequence[MetricComparison]) -> str:
+    """Which intervals the comparisons carry, in words (the table's header says only "95% CI")."""
+    methods = sorted({c.ci_method for c in comparisons if c.ci_method})
+    if not methods:
+        return "no intervals: one log on a side"
+    words = {CI_BCA: "BCa bootstrap over logs", CI_T: f"Welch t interval of the log ratio "
+                                                     f"(under {RATIO_BCA_FROM_N} logs a side)"}
+    return "95% intervals: " + "; ".join(words[m] for m in methods)
 
 
 def compare_sets(docs_a: Sequence[Doc], docs_b: Sequence[Doc], seed: int = 1,

@@ -28,17 +28,22 @@ class Timer:
         self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
         self.uptime_scale = 1.0
         self.wall_base: float | None = None
+        self._last_tok = ""  # the uptime token read last, and its value in seconds
+        self._last_raw = 0.0
 
     def __call__(self, deco: str) -> float | None:
         idx = self.uptime_idx
         if idx == 0:  # the usual place: read the first block without splitting the others
             end = deco.find("][")
-            tok = (deco[1:end] if end >= 0 else deco[1:-1]).strip()
+            tok = deco[1:end] if end >= 0 else deco[1:-1]
+            if tok == self._last_tok:  # several lines share a stamp: read it once
+                return self.clock(self._last_raw)
             try:
-                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
+                raw = _f(tok.strip().rstrip("mns")) * self.uptime_scale
             except ValueError:
-                pass
-            return self._slow(deco[1:-1].split("]["))
+                return self._slow(deco[1:-1].split("]["))
+            self._last_tok, self._last_raw = tok, raw
+            return self.clock(raw)
         parts = deco[1:-1].split("][")
         if idx is not None and idx < len(parts):
             tok = parts[idx].strip()
@@ -69,6 +74,7 @@ class Timer:
                 wall = value * scale if wall is None else wall
                 continue
             self.uptime_idx, self.uptime_scale = i, scale
+            self.clock.uptime = True
             return self.clock(value * scale)
         if wall is None:
             return None

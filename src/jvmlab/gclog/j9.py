@@ -93,8 +93,10 @@ class J9Parser(ParserState):
         elif name == "gc-end" and "durationms" in attrs:
             yield from self._release()
             kind = _KINDS.get(attrs.get("type", ""), ev.OTHER)
-            self._last = dict(type=ev.PAUSE, kind=kind, t_s=self._t(attrs),
-                              duration_ms=float(attrs["durationms"]), name=attrs.get("type", "gc"))
+            t, dur = self._t(attrs), float(attrs["durationms"])
+            if t is not None:
+                self.clock.started(t - dur / 1000.0)  # <gc-end> is stamped at the pause's end
+            self._last = dict(type=ev.PAUSE, kind=kind, t_s=t, duration_ms=dur, name=attrs.get("type", "gc"))
         elif name in ("af", "sys"):
             yield from self._release()
             kind = ev.FULL if name == "sys" else _KINDS.get(attrs.get("type", ""), ev.OTHER)
@@ -103,6 +105,9 @@ class J9Parser(ParserState):
                               cause="System.gc()" if name == "sys" else "allocation failure")
         elif name == "time" and "totalms" in attrs and self._open is not None:
             self._open["duration_ms"] = float(attrs["totalms"])
+            opened_t = self._open.get("t_s")
+            if isinstance(opened_t, float):  # <af>/<sys> are stamped at their start
+                self.clock.extend(opened_t + float(attrs["totalms"]) / 1000.0)
         elif name in ("mem-info", "tenured") and "free" in attrs and "total" in attrs:
             target = self._open if self._open is not None else self._last
             if target is not None and "heap_after_mb" not in target:

@@ -21,6 +21,9 @@ from jvmlab.gclog.state import ParserState
 from jvmlab.gclog.triggers import trigger_cause
 
 _PENDING_MAX_LINES = 200
+# Lines that continue a young collection's text after its "[ParNew" (tenuring distribution,
+# then the ": before->after(size), secs]" tail).
+_RESUME = (":", "Desired survivor", "- age")
 
 _STAMP = r"(?:(?P<date>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[.,]\d+[+-]\d{4}): ?)?(?:(?P<up>\d+[.,]\d+): ?)?(?:#\d+: )?"
 # "GC" may be glued to the stamp of its first nested record: "[GC2014-03-04T13:59:49.153+0100: 2.573: [ParNew"
@@ -58,6 +61,10 @@ class LegacyParser(ParserState):
         self._wall_base: float | None = None
         self._pending: list[str] | None = None
         self._pending_t: float | None = None
+        # A record whose text another complete record interrupted (its lines, its start):
+        # it resumes at its tail (": 1234K->56K(789K), 1.82 secs] ...").
+        self._interrupted: tuple[list[str], float | None] | None = None
+        self._interrupted_by = 0  # records started since the interruption
         self._held: dict[str, object] | None = None
         self._cycle: list[float | None] | None = None  # [t, summed ms]
         self._trigger: str | None = None  # JDK 8 Shenandoah: why the next cycle starts
@@ -71,11 +78,20 @@ class LegacyParser(ParserState):
                 self._pending = None
                 self.not_understood(line)
         yield from self._release()
+        self._abandon_interrupted()
         if self._cycle is not None:
             yield self._cycle_event()
 
+    def _abandon_interrupted(self) -> None:
+        """An interrupted record whose tail never came: its lines were not understood."""
+        if self._interrupted is not None:
+            lines, _ = self._interrupted
+            self._interrupted = None
+            self.not_understood(lines[0].rstrip(), len(lines))
+
     def _time(self, date: str | None, up: str | None) -> float | None:
         if up is not None:
+            self.clock.uptime = True
             return self.clock(_f(up))
         if date is not None:
             try:
@@ -114,10 +130,19 @@ class LegacyParser(ParserState):
         if self._pending is not None:
             yield from self._continue(line)
             return
+        if self._interrupted is not None and line.lstrip().startswith(_RESUME):
+            yield from self._release()  # the interrupting record is complete
+            (self._pending, self._pending_t), self._interrupted = self._interrupted, None
+            yield from self._continue(line)
+            return
         start = _START.search(line)
         if start is not None and (start.start() == 0 or line[: start.start()].strip()) \
                 and not line.startswith("Worker", start.end("what") + 1):
             yield from self._release()
+            if self._interrupted is not None:  # the interrupting record starts here; one more ends the wait
+                self._interrupted_by += 1
+                if self._interrupted_by > 1:
+                    self._abandon_interrupted()
             self._pending_t = self._time(start["date"], start["up"])
             self._pending = [line[start.start("what") - 1:]]
             yield from self._continue("", first=True)
@@ -146,6 +171,9 @@ class LegacyParser(ParserState):
 
     def _understood_or_count(self, line: str) -> None:
         stripped = line.strip()
+        if stripped.startswith(":") and "secs]" in stripped:
+            self.not_understood(line)  # the tail of a record whose start we never saw
+            return
         if (not stripped or line[0] in " \t{}[-:,(" or stripped.startswith(
                 ("Desired survivor", "Heap", "Memory:", "Application time", "- age", "par new",
                  "concurrent", "PSYoungGen", "ParOldGen", "PSOldGen", "PSPermGen", "Metaspace",
@@ -247,9 +275,11 @@ class LegacyParser(ParserState):
         if not first:
             stripped = line.lstrip()
             if _START.match(stripped) and not stripped.startswith("["):
-                # A new collection began before the pending one closed: the old one is lost.
-                self.unparsed += len(self._pending)
-                self._pending = None
+                # A new collection began before the pending one closed: keep the pending one
+                # open until its tail comes (JDK 8 prints a record inside another one's text).
+                self._abandon_interrupted()
+                self._interrupted, self._pending = (self._pending, self._pending_t), None
+                self._interrupted_by = 0
                 yield from self._line(line)
                 return
             self._pending.append(line)

@@ -66,6 +66,7 @@ class LogSummary:
     jvm_version: str | None = None
     heap: dict[str, float] = field(default_factory=dict)
     span_s: float | None = None
+    span_from: str | None = None  # "jvm_start" or "first_event" (clock.py), "mixed" over runs
     first_t_s: float | None = None
     pauses: PauseSketch = field(default_factory=PauseSketch)
     by_kind: dict[str, _Stat] = field(default_factory=lambda: {k: _Stat() for k in ev.PAUSE_KINDS})
@@ -158,10 +159,29 @@ class LogSummary:
                     and (self.collector or "").startswith("ZGC"))
 
     def throughput_pct(self) -> float | None:
+        """Share of the span not spent in pauses; None without a span, or when the pauses add
+        up to more than it (overlapping records: a share above 100% would be meaningless)."""
         if not self.span_s:
             return None
         paused_s = self.pauses.total / 1000.0
+        if paused_s > self.span_s * (1.0 + 1e-9) or self._only_pauses():
+            return None
         return max(0.0, 100.0 * (1.0 - paused_s / self.span_s))
+
+    def _only_pauses(self) -> bool:
+        """A span from the first event that holds nothing but pauses (a log of one pause)."""
+        return (self.span_from != "jvm_start" and self.span_s is not None
+                and self.pauses.total / 1000.0 >= self.span_s * (1.0 - 1e-9))
+
+    def throughput_note(self) -> str | None:
+        """Why the throughput is not given, when the log has a span and pauses."""
+        if not (self.span_s and self.pauses_logged and self.throughput_pct() is None):
+            return None
+        if self._only_pauses():
+            return ("the span (first event to last, no JVM start in the log) holds nothing but pauses: "
+                    "no running time to measure")
+        return (f"pauses add up to {self.pauses.total / 1000.0:.6g} s, more than the {self.span_s:.6g} s "
+                f"span: the log's records overlap")
 
     def interval_mean_s(self) -> float | None:
         if self.pauses.count < 2 or self.first_pause_t is None or self.last_pause_t is None:
@@ -205,6 +225,7 @@ class LogSummary:
             "jvm_version": self.jvm_version,
             "heap_settings_mb": {k: _r(v) for k, v in sorted(self.heap.items())} or None,
             "span_s": _r(self.span_s),
+            "span_from": self.span_from,
             "jvm_runs": self.jvm_runs,
             "pauses": pauses,
             "concurrent_cycles": self.cycles.to_json(),
@@ -213,6 +234,7 @@ class LogSummary:
             "pacing": self.pacing.to_json(),
             "safepoints": self.safepoints.to_json() if self.safepoints.count else None,
             "throughput_pct": _r(self.throughput_pct()) if self.pauses_logged else None,
+            "throughput_not_measured": self.throughput_note(),
             "interval_mean_s": _r(self.interval_mean_s()),
             "heap_after_gc_mb": self.heap_after.to_json(),
             "alloc_rate_mb_s": _r(self.alloc_rate_mb_s()),
@@ -251,7 +273,7 @@ def summary_metrics(summary: LogSummary, wall_s: float | None = None) -> dict[st
     if summary.collector == "Shenandoah" or summary.pacing.count:
         out["gc.pacing_total_ms"] = summary.pacing.total_ms
     denominator = wall_s if wall_s else summary.span_s
-    if denominator and summary.pauses_logged:
+    if denominator and summary.pauses_logged and p.total / 1000.0 <= denominator:
         out["gc.paused_pct"] = 100.0 * (p.total / 1000.0) / denominator
     interval = summary.interval_mean_s()
     if interval is not None:

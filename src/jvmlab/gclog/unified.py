@@ -18,7 +18,7 @@ from jvmlab.gclog.decorators import Timer
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 from jvmlab.gclog.triggers import trigger_cause
-from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, pause_kind
+from jvmlab.gclog.unified_names import bare_phase, cause_and_failure, collector_of_pause, pause_kind
 from jvmlab.gclog.unified_scan import (  # which lines to read; _GC_LINE and plain_matches also for the bench
     _BAD_LINE,
     _GC_LINE,
@@ -33,6 +33,12 @@ from jvmlab.gclog.unified_scan import (  # which lines to read; _GC_LINE and pla
 from jvmlab.gclog.zgc_table import CycleTables, setting
 
 _PENDING_LIMIT = 16
+_WORDS_LIMIT = 512  # distinct pause names remembered (a damaged log cannot grow memory)
+_NO_YOUNG: tuple[None, None] = (None, None)
+# Collectors whose concurrent cycles have lines of their own: a pause is never part of a
+# cycle made of phases (Shenandoah, CMS, an unknown collector: it may be).
+_EXPLICIT_CYCLES = ("G1", "ZGC", "Parallel", "Serial", "Epsilon")
+_OWN_CYCLE_LINES = ("G1", "ZGC")
 
 _NUM = r"\d+(?:[.,]\d+)?"
 _PAUSE = re.compile(
@@ -52,6 +58,7 @@ _STALL = re.compile(rf"^(?P<what>Allocation|Relocation) Stall \((?P<who>.*)\) (?
 _SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
 _SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
 _PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
+_GEN_COLLECTORS = {"P": "Parallel", "D": "Serial", "N": "CMS"}  # PSYoungGen:, DefNew:, ParNew:
 _SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
 
 _COLLECTORS = (
@@ -101,12 +108,15 @@ class UnifiedParser(ParserState):
         self._trigger_after: int | None = None
         self._last_gid: int | None = None
         self._causes: dict[int, str] = {}
+        self._words: dict[str, tuple[str, str | None, str | None, str | None, bool, bool]] = {}
+        self._extra: list[GcEvent | LogInfo] = []  # items a line adds besides its own event
 
     @property
     def clock(self) -> MonotonicClock:
         return self.timer.clock
 
     def parse(self, chunks: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
+        extra = self._extra
         for chunk in chunks:
             self._count_unparsed(chunk)
             spans = header_spans(chunk)
@@ -115,10 +125,10 @@ class UnifiedParser(ParserState):
             plain = plain_matches(chunk, self._recurring(len(spans) > 1), spans)
             pauses_before, safepoints_before = self._n_pauses, self._n_safepoints
             if plain:
-                found = [(m.start(), m) for m in _GC_LINE.finditer(chunk)]
-                found.extend(plain)
-                found.sort(key=lambda item: item[0])
-                matches: Iterable[re.Match[str]] = (m for _, m in found)
+                found = list(_GC_LINE.finditer(chunk))
+                found.extend(m for _, m in plain)
+                found.sort(key=re.Match.start)
+                matches: Iterable[re.Match[str]] = found
             else:
                 matches = _GC_LINE.finditer(chunk)
             for match in matches:
@@ -135,9 +145,20 @@ class UnifiedParser(ParserState):
                 deco = chunk[line_start:start].rstrip(" \t")
                 if deco and deco[0] == "[" and deco[-1] == "]":
                     try:
-                        yield from self._line(match, deco, gid)
+                        msg = match["m"].rstrip()
+                        if not msg:
+                            continue
+                        if gid is None:
+                            yield from self._plain(deco, msg)
+                            continue
+                        event = self._line(msg, deco, gid)
+                        if event is not None:
+                            yield event
                     except ValueError:  # a damaged number: count the line, keep going
                         self.unparsed += 1
+                    if extra:
+                        yield from extra
+                        extra.clear()
             if self._n_pauses > pauses_before and self._n_safepoints == safepoints_before and len(spans) == 1:
                 # Pauses are safepoints: a chunk with pauses and no safepoint line means this
                 # JVM does not log safepoints; stop looking (two passes per chunk) until a restart.
@@ -173,14 +194,10 @@ class UnifiedParser(ParserState):
                     if len(self.samples) >= SAMPLE_LIMIT:
                         break
 
-    def _line(self, match: re.Match[str], deco: str, gid: int | None) -> Iterator[GcEvent | LogInfo]:
-        msg = match["m"].rstrip()
-        if not msg:
-            return
+    def _line(self, msg: str, deco: str, gid: int) -> GcEvent | None:
+        """One line with a GC id: its event, if it makes one (a plain method, not a generator:
+        this runs once per event line; the rare extra items go to ``self._extra``)."""
         first = msg[0]
-        if gid is None:
-            yield from self._plain(deco, msg)
-            return
         if self._trigger is not None and gid != self._trigger_after:
             self._causes[gid], self._trigger = self._trigger, None
             if len(self._causes) > 4 * _PENDING_LIMIT:  # popped when the cycle is, 16 ids behind
@@ -194,67 +211,95 @@ class UnifiedParser(ParserState):
             self._max_gid = gid
         if msg[:2] in ("y:", "Y:", "O:"):
             self.generational = True
+        event: GcEvent | None = None
         if "Pause " in msg[:9]:
-            pm = _PAUSE.match(msg)
-            if pm is None:
-                return
-            t = self.timer(deco)
-            what = pm["what"]
-            if "(Young)" in what or "(Old)" in what:
-                self.generational = True  # Shenandoah generational mode names its cycles
-            young = self._gen.pop(gid, (None, None))
-            cause, failure = cause_and_failure(what)
-            if cause is None and self._causes and gid not in self._conc and (what.startswith(("Full", "Degenerated"))):
-                cause = self._causes.pop(gid, None)  # Shenandoah: a stop-the-world GC outside a cycle
-            if self._exhausted and self._exhausted.pop(gid, False):
-                failure = "to-space exhausted"
-            self._n_pauses += 1
-            yield GcEvent(
-                ev.PAUSE, pause_kind(what), t, _f(pm["dur"]),
-                f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
-                cause, gid,
-                _mb(pm["b"], pm["bu"]), _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
-                young[0], young[1], failure)
-            self._note_phase(gid, t, None)
+            event = self._pause(msg, deco, gid)
         elif "Concurrent " in msg[:14]:
             if msg.endswith("ms"):
-                cm = _CONC.match(msg)
-                if cm is None:
-                    return
-                what = cm["what"]
-                t = self.timer(deco)
-                if what.startswith(("Cycle", "Mark Cycle", "Undo Cycle")) and msg[:2] not in ("y:", "Y:", "O:"):
-                    self._explicit(gid)
-                    self.collector = self.collector or "G1"
-                    yield GcEvent(ev.CYCLE, "concurrent", t, _f(cm["dur"]), "Concurrent " + what,
-                                  None, gid)
-                else:
-                    ms = _f(cm["dur"])
-                    self._note_phase(gid, t, ms)
-                    if cm["a"] is not None:  # Shenandoah: "Concurrent cleanup 15M->11M(64M)", the cycle's heap
-                        self._conc[gid][4] = (_mb(cm["b"], cm["bu"]), _mb(cm["a"], cm["au"]), _mb(cm["c"], cm["cu"]))
-                    yield GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
+                event = self._concurrent(msg, deco, gid)
         elif first == "T":
             self._exhausted[gid] = True  # G1 JDK 9-17: "To-space exhausted" before its pause line
             if len(self._exhausted) > _PENDING_LIMIT:
                 self._exhausted.pop(next(iter(self._exhausted)))
         elif first in "GM" and "Collection" in msg[:20]:
-            yield from self._zgc(deco, gid, msg)
+            event = self._zgc(deco, gid, msg)
         elif first in "PDN" and msg.startswith(("PSYoungGen", "DefNew", "ParNew")):
             gm = _GEN.match(msg)
             if gm is not None:
+                if self.collector is None:
+                    self.collector = _GEN_COLLECTORS[msg[0]]
                 self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
                 if len(self._gen) > _PENDING_LIMIT:
                     self._gen.pop(next(iter(self._gen)))
         elif "Capacity: " in msg or "Used: " in msg:
-            yield from self._zgc_heap(gid, msg)
+            self._extra.extend(self._zgc_heap(gid, msg))
         if len(self._conc) > _PENDING_LIMIT:
-            yield from self._flush_cycles()
+            self._extra.extend(self._flush_cycles())
+        return event
 
-    def _zgc(self, deco: str, gid: int, msg: str) -> Iterator[GcEvent]:
+    def _pause(self, msg: str, deco: str, gid: int) -> GcEvent | None:
+        pm = _PAUSE.match(msg)
+        if pm is None:
+            return None
+        t = self.timer(deco)
+        what = pm["what"]
+        words = self._words.get(what)
+        if words is None:  # a pause name's kind, cause, failure and collector, read once per name
+            if len(self._words) > _WORDS_LIMIT:
+                self._words.clear()
+            words = self._words[what] = (pause_kind(what), *cause_and_failure(what), collector_of_pause(what),
+                                         "(Young)" in what or "(Old)" in what,
+                                         what.startswith(("Full", "Degenerated")))
+        kind, cause, failure, collector, gen_mode, stw_gc = words
+        if gen_mode:
+            self.generational = True  # Shenandoah generational mode names its cycles
+        young = self._gen.pop(gid, _NO_YOUNG) if self._gen else _NO_YOUNG
+        if cause is None and stw_gc and self._causes and gid not in self._conc:
+            cause = self._causes.pop(gid, None)  # Shenandoah: a stop-the-world GC outside a cycle
+        if self._exhausted and self._exhausted.pop(gid, False):
+            failure = "to-space exhausted"
+        self._n_pauses += 1
+        dur = _f(pm["dur"])
+        if t is not None:
+            self.clock.started(t - dur / 1000.0)  # stamped at its end
+        if self.collector is None:
+            self.collector = collector
+        b = pm["b"]
+        event = GcEvent(
+            ev.PAUSE, kind, t, dur,
+            f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
+            cause, gid,
+            None if b is None else _f(b) * _SIZE_MB[pm["bu"]], _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
+            young[0], young[1], failure)
+        if self.collector not in _EXPLICIT_CYCLES:  # cycles seen as runs of phases: the pause is part
+            self._note_phase(gid, t, None)
+        return event
+
+    def _concurrent(self, msg: str, deco: str, gid: int) -> GcEvent | None:
+        cm = _CONC.match(msg)
+        if cm is None:
+            return None
+        what = cm["what"]
+        if ":" in what:  # "Concurrent refinement times: ... 0.00ms": figures, not a phase
+            return None
+        t = self.timer(deco)
+        ms = _f(cm["dur"])
+        if t is not None:
+            self.clock.started(t - ms / 1000.0)
+        if what.startswith(("Cycle", "Mark Cycle", "Undo Cycle")) and msg[:2] not in ("y:", "Y:", "O:"):
+            self._explicit(gid)
+            self.collector = self.collector or "G1"
+            return GcEvent(ev.CYCLE, "concurrent", t, ms, "Concurrent " + what, None, gid)
+        if self.collector not in _OWN_CYCLE_LINES:  # G1 and ZGC log their cycles: no cycle from phases
+            self._note_phase(gid, t, ms)
+            if cm["a"] is not None:  # Shenandoah: "Concurrent cleanup 15M->11M(64M)", the cycle's heap
+                self._conc[gid][4] = (_mb(cm["b"], cm["bu"]), _mb(cm["a"], cm["au"]), _mb(cm["c"], cm["cu"]))
+        return GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
+
+    def _zgc(self, deco: str, gid: int, msg: str) -> GcEvent | None:
         zm = _ZCOLL.match(msg)
         if zm is None:
-            return
+            return None
         t = self.timer(deco)
         self.collector = "ZGC"
         if zm["what"] != "Garbage":
@@ -263,12 +308,14 @@ class UnifiedParser(ParserState):
             self._starts[gid] = t  # the start line of a detailed log
             if len(self._starts) > _PENDING_LIMIT:
                 self._starts.pop(next(iter(self._starts)))
-            return
+            return None
         self._explicit(gid)
         start = self._starts.pop(gid, None)
         committed, before, after, peak = self._tables.take(gid)
         if zm["dur"] is not None:
             dur: float | None = _f(zm["dur"]) * 1000.0
+            if t is not None:
+                self.clock.started(t - _f(zm["dur"]))
         elif start is not None and t is not None:
             dur = (t - start) * 1000.0
         else:
@@ -276,8 +323,8 @@ class UnifiedParser(ParserState):
         kind = "concurrent" if zm["what"] == "Garbage" else zm["what"].lower()
         if zm["b"] is not None:
             before, after = _f(zm["b"]), _f(zm["a"])
-        yield GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection", zm["cause"], gid,
-                      before, after, committed, heap_peak_mb=peak)
+        return GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection", zm["cause"], gid,
+                       before, after, committed, heap_peak_mb=peak)
 
     def _zgc_heap(self, gid: int, msg: str) -> Iterator[LogInfo]:
         """A row of ZGC's heap table, or a capacity setting (the first of each kind is kept)."""

@@ -67,3 +67,27 @@ def last_parens(text: str) -> str | None:
             if depth == 0:
                 return text[i + 1:-1]
     return None
+
+
+_G1_TYPES = ("Young (Normal)", "Young (Concurrent Start)", "Young (Prepare Mixed)", "Young (Mixed)",
+             "Young (Initial Mark)")
+_SHENANDOAH_PAUSES = ("Init Mark", "Final Mark", "Init Update Refs", "Final Update Refs", "Final Roots",
+                      "Init Evac", "Final Evac", "Degenerated GC")
+_ZGC_PAUSES = ("Mark Start", "Mark End", "Relocate Start")
+
+
+def collector_of_pause(what: str) -> str | None:
+    """The collector a pause's own words identify (after ``Pause ``), for a log without its
+    ``Using ...`` header line (a rotated file); None when several collectors use the words
+    (``Young (Allocation Failure)`` is Parallel, Serial or CMS)."""
+    if " (G1 " in what or what.startswith(_G1_TYPES):
+        return "G1"
+    if what.startswith(_SHENANDOAH_PAUSES):
+        return "Shenandoah"
+    if what.startswith(_ZGC_PAUSES):
+        return "ZGC"
+    if what.startswith(("Full (Ergonomics)", "Young (Ergonomics)")):
+        return "Parallel"  # the adaptive size policy's cause
+    if what.startswith("Initial Mark"):
+        return "CMS"  # G1's JDK 9-10 initial mark names its G1 cause, caught above
+    return None

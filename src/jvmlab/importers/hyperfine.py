@@ -1,7 +1,8 @@
 """``jvmlab import hyperfine RESULTS.json...``: hyperfine's ``--export-json`` as an experiment.
 
 One cell per command (its ``--command-name`` when given; parameters of ``--parameter-scan`` /
-``-L`` become the cell's levels), one invocation per run with its wall time (``times``) and
+``-L`` become the cell's levels; a file written by ``jvmlab export --format hyperfine`` keeps its
+cells' names and JVMs, so export and import round-trip), one invocation per run with its wall time (``times``) and
 exit code. Per-run user/system CPU is not in the file (only means), so it is stored as unknown.
 """
 
@@ -23,7 +24,11 @@ UNKNOWN = (
 )
 
 
-def _load(path: Path) -> list[dict[str, Any]]:
+JVMLAB_EXPORT = "jvmlab"  # `exported_by` of `jvmlab export --format hyperfine` (report/export.py)
+
+
+def _load(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """The file's results, and whether jvmlab wrote it (its cells then keep their names)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
@@ -33,7 +38,7 @@ def _load(path: Path) -> list[dict[str, Any]]:
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or not all(isinstance(r, dict) and "command" in r for r in results):
         raise UserError(f"{path}: not a hyperfine --export-json file (expected {{\"results\": [...]}})")
-    return results
+    return results, data.get("exported_by") == JVMLAB_EXPORT
 
 
 def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExperiment:
@@ -43,8 +48,13 @@ def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExpe
     runs: list[ImportedRun] = []
     means: dict[str, dict[str, Any]] = {}
     for path in paths:
-        for result in _load(path):
-            cell_name = str(result["command"])
+        results, ours = _load(path)
+        for result in results:
+            levels = {str(k): str(v) for k, v in (result.get("parameters") or {}).items()}
+            # jvmlab's own export names the cell and its JVM in `parameters`; `command` is its argv
+            cell_name, jvm = str(result["command"]), "unknown"
+            if ours and levels.get("cell"):
+                cell_name, jvm = levels.pop("cell"), levels.pop("jvm", "unknown")
             if any(c.name == cell_name for c in cells):
                 cell_name = f"{cell_name} [{path.stem}]"
             times = result.get("times")
@@ -53,8 +63,7 @@ def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExpe
             codes = result.get("exit_codes") or [0] * len(times)
             memory = result.get("memory_usage_byte") or []
             index = len(cells)
-            cells.append(ImportedCell(cell_name, "unknown", {}, levels={
-                str(k): str(v) for k, v in (result.get("parameters") or {}).items()}))
+            cells.append(ImportedCell(cell_name, jvm, {}, levels=levels))
             for k, wall in enumerate(times):
                 runs.append(ImportedRun(cell=index, wall_s=float(wall),
                                         exit_code=int(codes[k]) if k < len(codes) and codes[k] is not None else None,

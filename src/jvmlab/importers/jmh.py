@@ -66,9 +66,13 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
                                     units={n: u for e in scored for n, u in e.units().items() if n in metrics}))
         document[names[k]] = {e.metric: e.to_json() for e in entries}
     started = min(p.stat().st_mtime for p in paths)
+    # The files hold no wall time: report and compare JMH's own score, the first benchmark's in file
+    # order (the JMH table of the report lists every benchmark).
+    first = next(e.metric for _, es in per_file for e in es)
     return ImportedExperiment("jmh", name or f"jmh import: {', '.join(p.name for p in paths)}",
                               tuple(str(p.resolve()) for p in paths), digest, cells, tuple(runs), UNKNOWN,
-                              {"jmh": document}, started)
+                              {"jmh": document}, started, metric=first,
+                              metric_reason="import jmh: JMH's score of the first benchmark in the files")
 
 
 def _cell_names(configs: list[tuple[str, tuple[str, str, tuple[str, ...]]]]) -> list[str]:

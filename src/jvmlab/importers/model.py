@@ -38,3 +38,5 @@ class ImportedExperiment:
     unknown: tuple[str, ...]  # what the files cannot tell, one sentence each
     documents: dict[str, Any] = field(default_factory=dict)  # per-source details kept whole
     started_at: float = 0.0  # the files' modification time: the runs' own start times are unknown
+    metric: str | None = None  # what `report` compares by default (None: wall_s); JMH: the first score
+    metric_reason: str = ""

@@ -42,8 +42,11 @@ def store_import(store: Store, imported: ImportedExperiment, baseline: str | Non
     store.add_hazard(exp_id, Hazard(IMPORTED, f"imported from {imported.source} results "
                                     f"({', '.join(imported.files)}); unknown: " + "; ".join(unknown),
                                     "run it with jvmlab (randomized blocks, measured from the child) to know these"))
-    store.set_run_options(exp_id, {"imported": {"source": imported.source, "files": list(imported.files)},
-                                   "block_order": "unknown", "unknown": unknown})
+    options: dict[str, object] = {"imported": {"source": imported.source, "files": list(imported.files)},
+                                  "block_order": "unknown", "unknown": unknown}
+    if imported.metric is not None:  # read back by plan.metric_choice.choose_metric, as a run's choice is
+        options.update(metric=imported.metric, metric_reason=imported.metric_reason)
+    store.set_run_options(exp_id, options)
     store.put_experiment_document(exp_id, DOCUMENT, imported.documents)
     store.set_status(exp_id, "done", finished=True)
     return exp_id

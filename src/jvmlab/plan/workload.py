@@ -14,6 +14,7 @@ from jvmlab.model.jdk import JdkInfo
 from jvmlab.server.recipe import DEFAULT_ARGS, RECIPES, build_recipe
 from jvmlab.spec.model import Workload
 from jvmlab.workloads.builtin import prepare_builtin
+from jvmlab.workloads.jmh import HARNESS_FLAGS as JMH_HARNESS_FLAGS
 from jvmlab.workloads.jmh import MAIN_CLASS as JMH_MAIN
 from jvmlab.workloads.jmh import RESULT_FILE as JMH_RESULT
 from jvmlab.workloads.jmh import JmhCommand, check_options
@@ -42,7 +43,8 @@ class Launch:
         """The full command line: the JDK's java, the flags, then the program and its
         arguments (the workload's, then the cell's levels').
 
-        A jmh workload is different: the JMH harness JVM gets no flags; the flags go to its
+        A jmh workload is different: the JMH harness JVM gets none of the cell's flags (only
+        ``-Djmh.ignoreLock=true``, workloads/jmh.py); the flags go to its
         one fork (``-jvmArgs``), whose JSON result lands in ``artifacts_dir``."""
         java = str(jdk.java)
         args = (*self.args, *extra_args) or self.default_args
@@ -51,7 +53,7 @@ class Launch:
             folder = str(artifacts_dir.absolute()) if artifacts_dir is not None else "{artifacts}"
             check_options(list(extra_args))  # a level's args are JMH options too
             options = JmhCommand(self.jmh.benchmarks, self.jmh.params, (*self.jmh.options, *extra_args))
-            return [java, "-cp", ":".join(self.classpath), JMH_MAIN,
+            return [java, *JMH_HARNESS_FLAGS, "-cp", ":".join(self.classpath), JMH_MAIN,
                     *options.argv(f"{folder}/{JMH_RESULT}", jvm_flags)]
         if self.kind in ("builtin", "main"):
             return [java, *jvm_flags, "-cp", os.pathsep.join(self.classpath), str(self.main_class), *args]

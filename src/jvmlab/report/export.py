@@ -30,6 +30,7 @@ from jvmlab.report.page import json_safe
 from jvmlab.report.summary import Summary, ci_mark, vs_baseline
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
+EXPORTED_BY = "jvmlab"  # the hyperfine document's marker (importers/hyperfine.py reads it)
 SCHEMA = "jvmlab.export/1"
 _MEASURES = ("wall_s", "user_s", "sys_s", "cpu_s", "max_rss_bytes", "minor_faults", "major_faults",
              "vol_ctx_switches", "invol_ctx_switches", "ready_s")
@@ -141,7 +142,9 @@ def hyperfine(cells: dict[int, StoredCell], invocations: list[StoredInvocation])
         if all(i.max_rss_bytes is not None for i in ok):
             result["memory_usage_byte"] = [int(i.max_rss_bytes or 0) for i in ok]
         results.append(result)
-    return {"results": results}
+    # hyperfine's readers ignore the extra key; `jvmlab import hyperfine` reads it to take each cell's
+    # name and JVM back from `parameters` (not the command line), so export -> import round-trips.
+    return {"results": results, "exported_by": EXPORTED_BY}
 
 
 def _md(text: str) -> str:

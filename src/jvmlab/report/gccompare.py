@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jvmlab import metrics as registry
-from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison
+from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison, interval_note
 from jvmlab.report import plots
 from jvmlab.report.page import figure_entries
 
@@ -61,7 +61,7 @@ def render_terminal(label_a: str, label_b: str, comparisons: Sequence[MetricComp
 
 def to_json(side_a: dict[str, Any], side_b: dict[str, Any], comparisons: Sequence[MetricComparison],
             notes: Sequence[str] = ()) -> dict[str, Any]:
-    return {"a": side_a, "b": side_b, "ratio": "mean(B) / mean(A), 95% BCa bootstrap interval over logs",
+    return {"a": side_a, "b": side_b, "ratio": f"mean(B) / mean(A); {interval_note(comparisons)}",
             "metrics": [c.to_json() for c in comparisons], "notes": list(notes)}
 
 

@@ -52,8 +52,22 @@ def _lost(doc: dict[str, Any]) -> str:
     span = doc["span_s"]
     if lost is None:
         return "-"
-    share = f" ({100.0 * lost / 1000.0 / span:.3g}% of span)" if span else ""
+    share = ""
+    if span and lost / 1000.0 <= span:
+        share = f" ({100.0 * lost / 1000.0 / span:.3g}% of span)"
+    elif span:  # stalls and pacing are per thread: their sum can exceed the wall-clock span
+        share = " (summed over threads: more than the span)"
     return _compact("gc.held_total_ms", lost) + share
+
+
+_SPAN_FROM = {"jvm_start": "from JVM start", "first_event": "from first event", "mixed": "per run"}
+
+
+def _span(doc: dict[str, Any]) -> str:
+    """The span and where it starts (the JVM's start, or the first event of a fragment)."""
+    text = _compact("gc.span_s", doc["span_s"])
+    basis = _SPAN_FROM.get(doc.get("span_from") or "")
+    return f"{text} ({basis})" if basis and doc["span_s"] is not None else text
 
 
 def held_warning(doc: dict[str, Any], name: str | None = None) -> str | None:
@@ -117,7 +131,7 @@ ROWS: list[tuple[str, Cell]] = [
     ("collector", lambda d: d["collector"] or "?"),
     ("JVM", lambda d: d["jvm_version"] or "?"),
     ("JVM runs in log", lambda d: str(d["jvm_runs"])),
-    _value("gc.span_s", "span_s"),
+    ("gc.span_s", _span),
     ("gc.pause_count", lambda d: _count_total(d["pauses"]) if d["pauses"]["count"] is not None else "-"),
     _value("gc.pause_p50_ms", "pauses", "p50_ms"),
     _value("gc.pause_p99_ms", "pauses", "p99_ms"),

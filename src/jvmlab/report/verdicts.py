@@ -143,9 +143,14 @@ def _sentence(comparison: Comparison, metric: Metric, label: str | None, baselin
 
 
 def short_verdict(comparison: Comparison, metric: Metric) -> str:
-    """Table-cell form without the interval: "4.6x slower", "12.3% faster", "~"."""
-    if comparison.ratio is None or comparison.ci95 is None:
+    """Table-cell form without the interval: "4.6x slower", "12.3% faster", "~" (no clear
+    difference), "inconclusive" (the interval excludes 1 but the test is not significant): the
+    same rule, :func:`verdict_kind`, as the sentence, so a mark never contradicts its interval."""
+    kind = verdict_kind(comparison, metric.lower_is_better)
+    if kind is VerdictKind.NOT_ENOUGH_DATA or comparison.ratio is None or comparison.ci95 is None:
         return "n/a"
+    if kind is VerdictKind.INCONCLUSIVE:
+        return "inconclusive"
     if not comparison.significant:
         return "~"
     return change_phrase(comparison.ratio, comparison.ci95, True, metric).partition(" (")[0]

@@ -31,7 +31,7 @@ SCENARIOS = {
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
     "server": "the built-in HTTP server under fixed-rate load x G1/Parallel/ZGC x two heaps: p99 latency, RSS",
-    "tune": "tune hellostream's flags (collector x tiered level x heap), confirm the winner, print `apply`",
+    "tune": "tune a heap far too small (hold under -Xmx48m): collector x heap x pre-touch, confirm, print `apply`",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
 CLASSICS = ("pretouch", "largepages", "gc", "cds", "ramdisk")

@@ -64,8 +64,10 @@ def _mean(cell: Any, metric: str) -> float:
     return value[0] if value is not None else float("-inf")
 
 
-def verdict(summary: Any, unit: str = "chunks/s") -> ScenarioVerdict:
-    metric = METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK
+def verdict(summary: Any, unit: str = "chunks/s", metric: str | None = None) -> ScenarioVerdict:
+    """Collectors ranked per JDK on ``metric`` (default: steady throughput where a run reached
+    a steady state, else the mean rate)."""
+    metric = metric or (METRIC if any(mean_ci(cs, METRIC) for cs in summary.cells) else FALLBACK)
     what = ("steady-state throughput (after warm-up)" if metric == METRIC else
             "mean throughput over the whole run (no run reached a steady state: run longer)")
     title = f"Collectors ranked by {what}, {unit}, 95% CI; higher is better"

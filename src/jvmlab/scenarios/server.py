@@ -16,6 +16,7 @@ from jvmlab.scenarios.jdks import (
 )
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import clearly, fmt_interval, mean_ci, ratio_pct
+from jvmlab.server.measure import KEPT_UP
 
 GCS = ("G1", "Parallel", "ZGC")
 HEAPS = ("128m", "512m")
@@ -76,6 +77,15 @@ def _describe(cell: Any) -> str:
     return ", ".join(bits) or "no load metrics"
 
 
+def _behind(cell: Any) -> str:
+    """Said beside the cell when it could not keep up with the rate asked (server/measure.py)."""
+    share = mean_ci(cell, "load.achieved_share")
+    if share is None or share[0] >= KEPT_UP:
+        return ""
+    return (f" (FELL BEHIND: answered {share[0]:.0%} of the {RATE} req/s asked; its latency includes the "
+            "queue, not comparable at this rate)")
+
+
 def verdict(summary: Any) -> str:
     """Per heap: each collector's figures, and how it differs from G1 at that heap."""
     by_heap: dict[str, dict[str, object]] = {}
@@ -83,7 +93,7 @@ def verdict(summary: Any) -> str:
         by_heap.setdefault(cs.cell.levels.get("heap", ""), {})[cs.cell.levels.get("gc", "")] = cs
     parts = []
     for heap, cells in by_heap.items():
-        rows = [f"{gc}: {_describe(cell)}" for gc, cell in cells.items()]
+        rows = [f"{gc}: {_describe(cell)}{_behind(cell)}" for gc, cell in cells.items()]
         base = cells.get("G1")
         for gc, cell in cells.items():
             if gc == "G1" or base is None:

@@ -27,7 +27,9 @@ from jvmlab.scenarios.stats import mean_ci
 from jvmlab.scenarios.table import ScenarioVerdict
 
 # JFR metrics that can explain a throughput gap between collectors, with how to print them.
-EXPLAINING = (("jfr.alloc_stall_total_ms", "allocation stalls", "{:.0f} ms"),
+# Allocation stalls are named by their wall-clock union (jfr.alloc_stall_wall_ms), with the sum over
+# threads beside it: 27581 ms "per run" in a 10-s, 2-thread run was a sum over threads.
+EXPLAINING = (("jfr.alloc_stall_wall_ms", "threads stalled in allocation during", "{:.0f} ms of wall time"),
               ("jfr.gc_pause_total_ms", "GC pauses", "{:.0f} ms"),
               ("jfr.gc_concurrent_total_ms", "concurrent GC phases", "{:.0f} ms"),
               ("jfr.safepoint_total_ms", "time in safepoints", "{:.0f} ms"),
@@ -63,8 +65,8 @@ jfr = true
 jfr_settings = "default"
 
 {run_table(2 if quick else 3, 0, f"{seconds * 4 + 60}s")}'''
-    # The run's table compares the mean rate (always there); the verdict prefers the steady one.
-    return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK)]
+    # One metric for the run's verdicts and the scenario's: the mean rate (always there).
+    return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK, "mean throughput")]
 
 
 def metric_changes(summary: Any, top: int = 2) -> list[str]:
@@ -83,8 +85,10 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
             if c is None:
                 continue
             if b is None:
-                if metric == "jfr.alloc_stall_total_ms" and c[0] > 0:
-                    found.append((float("inf"), f"{who}: {label} {fmt.format(c[0])} per run"))
+                if metric == "jfr.alloc_stall_wall_ms" and c[0] > 0:
+                    summed = mean_ci(cs, "jfr.alloc_stall_total_ms")
+                    threads = f" ({summed[0]:.0f} thread-ms summed over threads)" if summed else ""
+                    found.append((float("inf"), f"{who}: {label} {fmt.format(c[0])} per run{threads}"))
                 continue
             rel = abs(c[0] - b[0]) / abs(b[0]) if b[0] else (1e9 if c[0] else 0.0)
             if rel >= MIN_RELATIVE:
@@ -115,11 +119,14 @@ def _interval_pp(ci95: tuple[float, float] | None) -> str:
 
 
 def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
-    """The gc verdict, then the two or three largest differences that explain it."""
-    ranked = gc.verdict(summary)
+    """The ranking on the run's own metric, the run's own verdict sentence (one metric and one
+    rule: the demo printed "inconclusive" above and "clear" below for the same pair), then the
+    two or three largest differences that explain it."""
+    ranked = gc.verdict(summary, metric=summary.metric)
+    said = " ".join(text.rstrip(".") + "." for text in summary.verdicts.values())
     reasons = [*(frame_changes(summary, store) if store is not None else []), *metric_changes(summary)]
     if not reasons:
         why = " JFR found no difference large enough to name (was the jfr collector on?)."
     else:
         why = " Largest differences (JFR): " + "; ".join(reasons) + "."
-    return replace(ranked, conclusion=ranked.conclusion + why)
+    return replace(ranked, conclusion=(said or ranked.conclusion) + why)

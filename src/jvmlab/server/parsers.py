@@ -56,6 +56,9 @@ def parse_jvmlab(text: str) -> ClientReport:
             report.duration_s = float(fields.get("duration_s", "nan"))
             report.values.update(requests=float(fields.get("requests", 0)), errors=float(fields.get("errors", 0)))
             report.units.update(requests="count", errors="count")
+            if fields.get("mode") == "fixed-rate" and float(fields.get("rate", "0")) > 0:
+                report.values["target_rps"] = float(fields["rate"])  # open loop: what was asked
+                report.units["target_rps"] = "req/s"
     if report.histogram is None or report.duration_s is None:
         report.problem = "no 'jvmlab-load hist' and 'jvmlab-load summary' lines in the client's output"
     return report

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.spec.model import Spec
+from jvmlab.spec.tune import PARAM_KINDS
 
 
 def load_spec(path: Path) -> tuple[Spec, str]:
@@ -35,16 +36,17 @@ def parse_spec(text: str, origin: str = "spec") -> Spec:
         raise UserError(f"{origin}: {describe_error(err, Spec)}") from None
 
 
-def describe_error(err: ValidationError, root: type[BaseModel]) -> str:
-    """The first validation error as one line: where, what, and a suggestion."""
+def describe_error(err: ValidationError, root: type[BaseModel], at: tuple[str, ...] = ()) -> str:
+    """The first validation error as one line: where, what, and a suggestion. ``at``: where
+    ``root`` sits in a spec (``("tune",)`` when the [tune] section is validated alone)."""
     errors = err.errors()
     # An unknown key usually explains a missing one ([wrkload] -> no [workload]): say it first.
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = [str(part) for part in first["loc"]]
+    loc = [*at, *(str(part) for part in first["loc"])]
     where = _location(loc)
     if first["type"] == "extra_forbidden":
         key = loc[-1]
-        known = _known_keys(root, loc[:-1])
+        known = _known_keys(root, loc[len(at):-1])
         parent = _location(loc[:-1]) or "the top level"
         return f"unknown key {key!r} in {parent}{did_you_mean(key, known)}"
     message = first["msg"].removeprefix("Value error, ")
@@ -61,11 +63,26 @@ def _location(loc: list[str]) -> str:
     if not loc:
         return ""
     head, rest = loc[0], loc[1:]
+    if head == "tune":
+        return _tune_location(rest)
     if head in {"factors", "workload", "run", "collect", "environment", "matrix", "jvms"} and rest:
         if head == "factors" and len(rest) >= 1:
             return f"[factors.{rest[0]}]" + (f" {'.'.join(rest[1:])}" if rest[1:] else "")
         return f"[{head}] {'.'.join(rest)}"
     return f"[{head}]" if head in {"workload", "run", "collect", "environment", "matrix", "jvms"} else ".".join(loc)
+
+
+_TYPE_TAGS = {*PARAM_KINDS, "ChoiceTable"}
+
+
+def _tune_location(rest: list[str]) -> str:
+    """``[tune.params.heap] low`` (pydantic's type tags left out), ``[tune.budget] trials``."""
+    if rest[:1] == ["params"] and len(rest) >= 2:
+        tail = [p for p in rest[2:] if p not in _TYPE_TAGS and "[" not in p]
+        return f"[tune.params.{rest[1]}]" + (f" {'.'.join(tail)}" if tail else "")
+    if rest[:1] in (["params"], ["budget"]):
+        return f"[tune.{rest[0]}]" + (f" {'.'.join(rest[1:])}" if rest[1:] else "")
+    return "[tune]" + (f" {'.'.join(rest)}" if rest else "")
 
 
 def _known_keys(root: type[BaseModel], loc: list[str]) -> list[str]:

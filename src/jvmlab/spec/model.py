@@ -188,6 +188,7 @@ class Environment(_Strict):
 
 
 from jvmlab.spec.server import Load, Server, check_regex  # noqa: E402  (server/load parts, docs/servers.md)
+from jvmlab.spec.tune import TuneSection  # noqa: E402  ([tune], docs/tuning.md)
 
 
 class Spec(_Strict):
@@ -200,7 +201,7 @@ class Spec(_Strict):
     run: Run = Field(default_factory=Run)
     collect: Collect = Field(default_factory=Collect)
     environment: Environment = Field(default_factory=Environment)
-    tune: dict[str, Any] | None = None  # read by jvmlab.tune.space.parse_tune (docs/tuning.md)
+    tune: TuneSection | None = None  # spec/tune.py; read by jvmlab.tune.space.parse_tune (docs/tuning.md)
     server: Server | None = None
     load: Load | None = None
 

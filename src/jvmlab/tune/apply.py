@@ -8,6 +8,7 @@ deploying an experimental or diagnostic option.
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -17,6 +18,19 @@ from jvmlab.errors import UserError
 # it ran with (an older result), a path of the user's choosing in the same form.
 _MARKS = {"@cds-archive": "-XX:SharedArchiveFile=app.jsa", "@aot-cache": "-XX:AOTCache=app.aot"}
 _UNLOCKS = ("-XX:+UnlockExperimentalVMOptions", "-XX:+UnlockDiagnosticVMOptions")
+# Settings that buy a faster start (or less memory) with the code a long-running process spends
+# its life in: a winner on a startup-like objective may be a loser on a server's peak throughput.
+_PEAK_TRADES = (
+    (re.compile(r"^-XX:TieredStopAtLevel=[0-3]$"), "stops compilation below C2: hot code never reaches "
+     "C2 quality, so a long-running process has lower peak throughput"),
+    (re.compile(r"^-Xint$"), "runs interpreted only: every long-running process is much slower"),
+    (re.compile(r"^-XX:-UseCompiler$"), "turns the JIT compilers off: every long-running process is much slower"),
+    (re.compile(r"^-XX:-TieredCompilation$"), "drops tiered compilation (C2 only): slower warm-up"),
+    (re.compile(r"^-XX:ReservedCodeCacheSize=\d+[kKmM]?$"), "limits the code cache: a large application "
+     "running long may fill it and stop compiling"),
+)
+# Objectives that measure a long run's steady state: the trade is then what was measured.
+_PEAK_OBJECTIVES = ("jmh.", "load.")
 
 
 def apply_text(doc: dict[str, Any] | None, java: str, app_args: list[str], experiment_id: int) -> str:
@@ -37,14 +51,18 @@ def _one(point: dict[str, Any], doc: dict[str, Any], java: str, app_args: list[s
     verdict = next((c["verdicts"].get("baseline") for c in doc.get("confirmations", [])
                     if c["config"]["flags"] == point["flags"]), None)
     lines = [f"# jvmlab tune {label}: {' '.join(point['flags']) or '(the JDK defaults)'}"]
+    lines += [f"# WARNING: {w}" for w in peak_warnings(point["flags"], doc)]
     if verdict:
         lines.append(f"# confirmed against the baseline: {verdict}")
     if unlocks:
         lines.append(f"# NOTE: needs unlocking ({', '.join(unlocks)}): experimental/diagnostic flags")
     lines += ["", "# command line", shlex.join([java, *flags, *app_args]), "",
-              "# environment (JDK_JAVA_OPTIONS is read by the java launcher only, JDK 9+)",
-              f"export JAVA_TOOL_OPTIONS={shlex.quote(opts)}",
-              f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}", "",
+              "# environment: set ONE of these two, not both (the JVM would read the flags twice)",
+              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), silently",
+              f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}",
+              "#   or JAVA_TOOL_OPTIONS: read by every JVM (also one started through JNI, a jar's own launcher,",
+              "#   jcmd and jps), which prints 'Picked up JAVA_TOOL_OPTIONS: ...' on stderr at each start",
+              f"# export JAVA_TOOL_OPTIONS={shlex.quote(opts)}", "",
               "# Dockerfile", f"ENV JAVA_TOOL_OPTIONS={_docker_quote(opts)}", "",
               "# systemd drop-in: /etc/systemd/system/<service>.service.d/jvm-tuning.conf",
               "[Service]", f"Environment={_systemd_quote('JAVA_TOOL_OPTIONS=' + opts)}"]
@@ -72,3 +90,23 @@ def _archive_commands(flags: list[str], java: str, app_args: list[str]) -> list[
             return ["", "# build the AOT cache first (JDK 25+: one training run)",
                     shlex.join([java, f"-XX:AOTCacheOutput={path}", *app_args])]
     return []
+
+
+def peak_warnings(flags: list[str], doc: dict[str, Any]) -> list[str]:
+    """Why deploying ``flags`` may cost peak performance, for an objective that did not measure it."""
+    objectives = [o["metric"] for o in doc.get("objectives", [])]
+    if objectives and all(m.startswith(_PEAK_OBJECTIVES) for m in objectives):
+        return []
+    tuned = ", ".join(objectives) or "the tuned objective"
+    return [f"{flag} {why}; it won on {tuned} as measured here: before deploying it to a long-running "
+            "server, tune that server's throughput or latency (a [load] objective or a longer run)"
+            for flag in flags for pattern, why in _PEAK_TRADES if pattern.match(flag)]
+
+
+def latest_tuning(experiments: list[tuple[int, bool]]) -> int:
+    """The newest experiment that holds a tuning result; ``experiments``: (id, has a tune result)."""
+    found = [exp_id for exp_id, tuned in experiments if tuned]
+    if not found:
+        raise UserError("no tuning experiment in this store: run `jvmlab tune SPEC` first, "
+                        "or give an experiment id (`jvmlab results`)")
+    return max(found)

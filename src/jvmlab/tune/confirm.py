@@ -18,13 +18,15 @@ import numpy as np
 from jvmlab import metrics
 from jvmlab.report.verdicts import change_phrase
 from jvmlab.tune.model import Config, Confirmation
+from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.session import Session
 from jvmlab.tune.stats import bootstrap_ratio, log_value, stein_blocks, stein_interval
 
 MIN_BLOCKS = 10  # Stein's first stage: the spread measured here fixes the blocks needed
 
 
-def confirm(session: Session, label: str, winner: Config, baseline: Config, defaults: Config) -> Confirmation:
+def confirm(session: Session, label: str, winner: Config, baseline: Config, defaults: Config,
+            progress: TuneProgress | None = None) -> Confirmation:
     cfg = session.config
     if winner.key == baseline.key:  # the baseline stayed best: nothing else to confirm
         out = Confirmation(label, winner, 0)
@@ -33,6 +35,9 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     others = ({"baseline": baseline} if defaults.key in (baseline.key, winner.key)
               else {"baseline": baseline, "defaults": defaults})
     configs = [winner, *others.values()]
+    progress = progress or TuneProgress()
+    progress.set(f"confirming the {label}", " ".join(winner.flags) or "JDK defaults",
+                 blocks_max=cfg.confirm_max_blocks, width=len(configs))
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
     blocks, needed, primary = 0, 0, cfg.objectives[0].metric
     target_log = math.log1p(cfg.confirm_ci_pct / 100.0)
@@ -49,6 +54,7 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
         main = logs["baseline"].get(primary, [])
         if not needed and len(main) >= MIN_BLOCKS:
             needed = stein_blocks(main[:MIN_BLOCKS], target_log)
+            progress.limit(min(needed, cfg.confirm_max_blocks))
             if needed > cfg.confirm_max_blocks:
                 session.hazards.append(
                     f"confirmation: {needed} blocks were needed for a CI within {cfg.confirm_ci_pct:g}%; "

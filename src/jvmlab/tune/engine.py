@@ -17,11 +17,13 @@ import numpy as np
 
 from jvmlab.errors import UserError
 from jvmlab.tune.confirm import confirm
+from jvmlab.tune.identity import for_measurer
 from jvmlab.tune.model import Config, Confirmation, Measurer, Trial
+from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.racing import Incumbent, RaceResult, guard, race
 from jvmlab.tune.sampler import Sampler
 from jvmlab.tune.session import Session
-from jvmlab.tune.space import TuneConfig
+from jvmlab.tune.space import Param, TuneConfig, value_text
 from jvmlab.tune.stats import LOG_FLOOR, log_value
 
 MAX_REPEATS = 40  # proposals of already-tried configurations in a row: the space is exhausted
@@ -46,54 +48,145 @@ def make_config(config: TuneConfig, values: dict[str, Any], default_jvm: str) ->
 
 
 def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_kind: str = "tpe",
-         on_trial: Callable[[Trial, Session], None] | None = None, do_confirm: bool = True) -> TuneResult:
+         on_trial: Callable[[Trial, Session], None] | None = None, do_confirm: bool = True,
+         identity: Callable[[Config], str] | None = None, storage: str | None = None,
+         study_name: str | None = None, progress: TuneProgress | None = None) -> TuneResult:
+    """``identity``: when two configurations are the same JVM (default: their effective flags on
+    the measurer's JDKs, tune/identity.py); ``storage``: an Optuna RDB URL that keeps the study;
+    ``progress``: told each phase, for the live lines (tune/progress.py)."""
     session = Session(config, measurer, config.seed)
+    progress = progress or TuneProgress()
+    progress.session = session
+    same = identity or for_measurer(measurer)
     baseline = Config({}, default_jvm, config.baseline_flags)
     defaults = Config({}, default_jvm, ())
     if (why := session.rejected(baseline)) is not None:
         raise UserError(f"the baseline flags {' '.join(baseline.flags)!r} fail on {default_jvm}: {why}")
     base = Incumbent(baseline)
+    progress.set("measuring the baseline", " ".join(baseline.flags) or "JDK defaults", blocks_max=config.min_blocks)
     for (got,) in session.blocks([baseline], config.min_blocks):
         if isinstance(got, str):
             raise UserError(f"the baseline fails: {got}")
         base.add(got)
     inc = Incumbent(baseline, {k: list(v) for k, v in base.samples.items()})
-    sampler = Sampler(config, sampler_kind)
+    sampler = Sampler(config, sampler_kind, storage=storage, study_name=study_name)
     trials: list[Trial] = []
     seen: dict[str, tuple[float, ...] | None] = {
-        baseline.key: tuple(base.estimate(o.metric) for o in config.objectives)}
-    repeats, stopped = 0, "budget"
-    while not session.out_of_budget(len(trials)):
+        same(baseline): tuple(base.estimate(o.metric) for o in config.objectives)}
+    repeats, stopped, combined = 0, "budget", 0  # combined: candidates queued from the best levels
+    reserve = len(config.objectives) if len(config.params) > 1 else 0  # trials kept for them
+    while True:
+        exhausted = repeats >= MAX_REPEATS
+        if combined == 0 and (exhausted or _search_spent(session, len(trials), reserve)):
+            # -1: nothing new to combine, and the search goes on with the trials kept for it
+            combined = _queue_combined(sampler, config, trials, seen, same, default_jvm) or -1
+            repeats = 0 if combined > 0 else repeats
+        if exhausted:
+            stopped = "space exhausted"
+            if combined == -1:
+                break
+        # a race takes at least min_blocks paired blocks: one that cannot fit the invocations left is not begun
+        if (session.out_of_budget(len(trials), reserve=2 * config.min_blocks - 1)
+                or (combined > 0 and not sampler.queued())):
+            break
         values = sampler.ask()
         cfg = make_config(config, values, default_jvm)
-        if cfg.key in seen:  # nothing is measured twice: the sampler hears the same answer
-            sampler.tell(seen[cfg.key])
+        origin = "combined" if sampler.was_queued() else "search"
+        if same(cfg) in seen:  # nothing is measured twice: the sampler hears the same answer
+            sampler.tell(seen[same(cfg)])
             repeats += 1
-            if repeats >= MAX_REPEATS:
-                stopped = "space exhausted"
-                break
             continue
         repeats = 0
         first = session.block + 1
+        progress.set(f"racing {'the combined candidate' if origin == 'combined' else 'trial'} {len(trials) + 1}",
+                     " ".join(cfg.flags) or "JDK defaults", width=2,
+                     blocks_max=config.min_blocks if config.multi else config.max_blocks)
         trial, samples = _one_trial(session, len(trials), cfg, inc, base)
+        trial.origin = origin
         trial.block_range = (first, session.block) if session.block >= first else None
         if trial.state == "promoted":
             inc = Incumbent(cfg, samples)
         trial.best_after = inc.estimate(config.objectives[0].metric)
         trial.best_ci = _ci_of(inc, config.objectives[0].metric)
-        seen[cfg.key] = trial.estimate
-        sampler.tell(trial.estimate)
+        seen[same(cfg)] = trial.estimate
+        sampler.tell(trial.estimate, trial.state)
         trials.append(trial)
+        progress.trials_done = len(trials)
         if on_trial is not None:
             on_trial(trial, session)
+            progress.note_written()
     pareto = _pareto(sampler, trials) if config.multi else [inc.config]
     confirmations = []
     if do_confirm:
         for i, point in enumerate(pareto):
             label = "winner" if len(pareto) == 1 else f"pareto-{i + 1}"
-            confirmations.append(confirm(session, label, point, baseline, defaults))
+            confirmations.append(confirm(session, label, point, baseline, defaults, progress))
     return TuneResult(trials, inc.config, baseline, pareto, confirmations, sampler.importances(),
                       session.invocations, session.hazards, stopped)
+
+
+def _search_spent(session: Session, trials_done: int, reserve: int) -> bool:
+    """The search's share of the budget is spent: ``reserve`` trials (and their invocations,
+    min_blocks paired blocks each) are kept for the combined candidates."""
+    cfg = session.config
+    b = cfg.budget
+    per_trial = 2 * cfg.min_blocks
+    mean_wall = session.spent_wall_s / session.invocations if session.invocations else 0.0
+    return ((b.trials is not None and trials_done + reserve >= b.trials)
+            or (b.invocations is not None and session.invocations + reserve * per_trial >= b.invocations)
+            or (b.wall_s is not None and session.spent_wall_s + reserve * per_trial * mean_wall >= b.wall_s))
+
+
+def _queue_combined(sampler: Sampler, config: TuneConfig, trials: list[Trial],
+                    seen: dict[str, tuple[float, ...] | None], same: Callable[[Config], str],
+                    default_jvm: str) -> int:
+    """Good single changes often add up: the best level of each parameter, put together, is
+    raced as one more candidate (one per objective on a multi-objective run, so the Pareto
+    front's ends get theirs). Candidates already tried (same effective flags) are not queued."""
+    queued: set[str] = set()
+    for i, objective in enumerate(config.objectives):
+        values = best_levels(config, trials, i, objective.minimize)
+        if not values:
+            continue
+        key = same(make_config(config, values, default_jvm))
+        if key in seen or key in queued:
+            continue
+        queued.add(key)
+        sampler.enqueue(values)
+    return len(queued)
+
+
+def best_levels(config: TuneConfig, trials: list[Trial], objective: int, minimize: bool) -> dict[str, Any]:
+    """Each parameter's level with the best mean log objective over the measured trials that set it
+    (conditions respected: a parameter is set only when its condition holds for the levels chosen
+    before it); {} when fewer than two trials were measured."""
+    measured = [t for t in trials if t.estimate is not None and t.state != "infeasible"]
+    if len(measured) < 2:
+        return {}
+    sign = 1.0 if minimize else -1.0
+    values: dict[str, Any] = {}
+    for p in config.params:
+        if not p.active(values):
+            continue
+        groups: dict[str, list[tuple[float, Any]]] = {}  # level -> (signed log objective, value)
+        for t in measured:
+            if p.name in t.config.values and t.estimate is not None:
+                v = t.config.values[p.name]
+                groups.setdefault(_level(p, v), []).append((sign * math.log(max(t.estimate[objective], LOG_FLOOR)), v))
+        if groups:
+            best = min(groups.values(), key=lambda g: float(np.mean([x for x, _ in g])))
+            values[p.name] = min(best, key=lambda xv: xv[0])[1]  # the level's best measured value
+    return values
+
+
+def _level(p: Param, value: Any) -> str:
+    """Which level a value belongs to: itself for categories; for a range, the nearest of the
+    6 points a grid would try (on a log scale when the range is), so a range has levels too."""
+    if p.kind not in ("int", "size"):
+        return value_text(value)
+    points = p.grid()
+    scale = (lambda x: math.log(max(x, 1))) if p.log else float
+    return str(min(range(len(points)), key=lambda i: abs(scale(points[i]) - scale(int(value)))))
 
 
 def _ci_of(inc: Incumbent, metric: str) -> tuple[float, float] | None:

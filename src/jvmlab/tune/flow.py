@@ -19,6 +19,7 @@ from jvmlab.store.protocol import Store
 from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
 from jvmlab.tune.model import FlagJudge, Trial
+from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.session import Session as TuneSession
 from jvmlab.tune.sources import check_measured
 from jvmlab.tune.space import TuneConfig, parse_tune
@@ -64,7 +65,8 @@ def result_document(config: TuneConfig, result: TuneResult,
         "guardrails": [g.text for g in config.guardrails],
         "trials": [{"number": t.number, "config": cfg(t.config), "state": t.state, "blocks": t.blocks,
                     "ratio": t.ratio, "ci": t.ci, "estimate": t.estimate, "reason": t.reason,
-                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range}
+                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range,
+                    "origin": t.origin}
                    for t in result.trials],
         "winner": cfg(result.winner), "baseline": cfg(result.baseline),
         "pareto": [cfg(c) for c in result.pareto],
@@ -86,13 +88,16 @@ def open_experiment(plan: Plan, store: Store, artifacts: Path, resume: bool, com
 
 def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
              on_trial: Callable[[Trial, TuneSession], None] | None = None,
-             measurer: JvmMeasurer | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
-    """``measurer``: another way to run the invocations (tune --cluster); default: this machine."""
+             measurer: JvmMeasurer | None = None, progress: TuneProgress | None = None,
+             optuna_storage: str | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+    """``measurer``: another way to run the invocations (tune --cluster); default: this machine.
+    ``optuna_storage``: an Optuna RDB URL keeping the study as ``jvmlab-<experiment>``."""
     config = read_config(plan)
     default_jvm = next(iter(plan.spec.jvms))
     measurer = measurer or JvmMeasurer(plan, store, experiment_id, artifacts, executor)
     check_space(config, measurer, default_jvm)
     with measurer:  # the spec's [environment] around the session, torn down on any exit
-        result = tune(config, measurer, default_jvm, on_trial=on_trial)
+        result = tune(config, measurer, default_jvm, on_trial=on_trial, progress=progress,
+                      storage=optuna_storage, study_name=f"jvmlab-{experiment_id}")
     store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result, measurer.run_flags()))
     return config, result, measurer

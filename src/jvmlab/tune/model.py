@@ -45,7 +45,9 @@ class Config:
 class Trial:
     number: int
     config: Config
-    state: str  # promoted, not-better, worse, drift (better, but measured during drift), infeasible
+    # promoted, not-better, worse, undecided (budget), undecided (blocks) (looked better, stopped before
+    # a decision), drift (better, but measured during drift), infeasible
+    state: str
     blocks: int
     ratio: float | None  # candidate / incumbent on the first objective (paired, geometric)
     ci: tuple[float, float] | None
@@ -54,6 +56,7 @@ class Trial:
     best_after: float | None = None  # the incumbent's estimate once this trial was decided
     best_ci: tuple[float, float] | None = None
     block_range: tuple[int, int] | None = None  # the session's first and last block of this trial
+    origin: str = "search"  # "search" (the sampler's proposal) or "combined" (the best levels put together)
 
 
 @dataclass

@@ -5,7 +5,8 @@ per-block log ratios decides: entirely worse -> dropped (like Optuna's WilcoxonP
 paired test prunes); entirely better at the stricter ``PROMOTE_CONF`` -> promoted (the
 test is repeated after every block, so each look must be stricter); a point estimate that
 is not better -> stopped without spending more. A candidate that looks better keeps racing up to
-``max_blocks``. A race measured while the machine drifted (tune/drift.py) is never promoted.
+``max_blocks``; stopped there or by the budget, it is ``undecided (blocks)`` / ``undecided (budget)``
+with its interval, never ``not-better``. A race measured while the machine drifted (tune/drift.py) is never promoted.
 A failed launch makes the trial infeasible; guardrails are checked on the
 candidate's means against the baseline's.
 """
@@ -29,6 +30,10 @@ from jvmlab.tune.stats import LOG_FLOOR, log_value, t_interval
 # bench a 9.002 s incumbent was replaced by a 9.201 s one). At 99% about 2% are; dropping a
 # worse candidate keeps the 95% interval (a wrong drop costs nothing but one candidate).
 PROMOTE_CONF = 0.99
+# A candidate that still looked better when the race had to stop: the budget ran out, or it
+# used every block ``max_blocks`` allows. Not decided either way; its interval says how far it got.
+UNDECIDED_BUDGET = "undecided (budget)"
+UNDECIDED_BLOCKS = "undecided (blocks)"
 
 
 @dataclass
@@ -68,6 +73,7 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
     sign = 1.0 if obj.minimize else -1.0
     diffs: list[float] = []
     pair: tuple[list[float], list[float]] = ([], [])  # per-block objective: candidate, incumbent
+    state = "not-better"  # the point estimate is not better: stopped without spending more
     cand_samples: dict[str, list[float]] = {}
     for got_c, got_i in session.blocks([cand, inc.config], cfg.max_blocks):
         if isinstance(got_c, str):
@@ -90,9 +96,14 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
                 continue  # better: enough blocks for the drift check before promoting
             promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair)
             return promoted if promoted.state == "drift" else guard(session, promoted, baseline)
-        if np.mean(diffs) >= 0 or session.out_of_budget(0, reserve=2):
+        if np.mean(diffs) >= 0:
             break
-    result = _checked(session, _result("not-better", diffs, cand_samples, sign), pair)
+        if session.out_of_budget(0, reserve=2):
+            state = UNDECIDED_BUDGET
+            break
+    else:  # every block the race may take, and the interval still holds 1
+        state = UNDECIDED_BLOCKS if diffs and np.mean(diffs) < 0 else "not-better"
+    result = _checked(session, _result(state, diffs, cand_samples, sign), pair)
     return result if result.state == "drift" else guard(session, result, baseline)
 
 

@@ -30,9 +30,14 @@ def distribution(p: Param) -> BaseDistribution:
 
 
 class Sampler:
-    """TPE for one objective, NSGA-II for several; ``ask`` -> values, ``tell`` -> result."""
+    """TPE for one objective, NSGA-II for several; ``ask`` -> values, ``tell`` -> result.
 
-    def __init__(self, config: TuneConfig, kind: str = "tpe") -> None:
+    ``storage``: an Optuna RDB URL (``sqlite:///optuna.db``, ``postgresql://...``) where the study
+    is kept under ``study_name`` so optuna-dashboard can open it. jvmlab's store stays the
+    memory: a study of that name is replaced, and the replay on `--resume` writes it again."""
+
+    def __init__(self, config: TuneConfig, kind: str = "tpe", *, storage: str | None = None,
+                 study_name: str | None = None) -> None:
         self.config = config
         directions: list[Literal["minimize", "maximize"]] = [
             "minimize" if o.minimize else "maximize" for o in config.objectives]
@@ -45,11 +50,20 @@ class Sampler:
                 warnings.simplefilter("ignore")
                 sampler = optuna.samplers.TPESampler(seed=config.seed, n_startup_trials=8, multivariate=True,
                                                      group=True)
-        self.study = optuna.create_study(directions=directions, sampler=sampler)
+        rdb = open_storage(storage, study_name) if storage else None
+        self.study = optuna.create_study(directions=directions, sampler=sampler, storage=rdb,
+                                         study_name=study_name if rdb else None)
+        with warnings.catch_warnings():  # "experimental" in Optuna
+            warnings.simplefilter("ignore")
+            self.study.set_metric_names([o.metric for o in config.objectives])
         self._open: optuna.trial.Trial | None = None
+        self._queued = 0  # enqueued trials not asked yet (Optuna hands them out first, in order)
+        self._open_queued = False
 
     def ask(self) -> dict[str, Any]:
         """The next configuration: conditional parameters only when their condition holds."""
+        self._open_queued = self._queued > 0
+        self._queued -= self._open_queued
         trial = self.study.ask()
         values: dict[str, Any] = {}
         for p in self.config.params:
@@ -58,9 +72,24 @@ class Sampler:
         self._open = trial
         return values
 
-    def tell(self, objective: tuple[float, ...] | None) -> None:
-        """The open trial's estimated objective(s); None: infeasible (failed or guardrail)."""
+    def enqueue(self, values: dict[str, Any]) -> None:
+        """A configuration the next ``ask`` returns (the combined candidate)."""
+        self.study.enqueue_trial(values, skip_if_exists=False)
+        self._queued += 1
+
+    def queued(self) -> bool:
+        return self._queued > 0
+
+    def was_queued(self) -> bool:
+        """The open trial came from ``enqueue``, not from the sampler."""
+        return self._open_queued
+
+    def tell(self, objective: tuple[float, ...] | None, state: str | None = None) -> None:
+        """The open trial's estimated objective(s); None: infeasible (failed or guardrail).
+        ``state``: the race's outcome, kept as a user attribute (shown by optuna-dashboard)."""
         assert self._open is not None
+        if state is not None:
+            self._open.set_user_attr("jvmlab_state", state)
         if objective is None:
             self.study.tell(self._open, state=optuna.trial.TrialState.FAIL)
         else:
@@ -87,3 +116,22 @@ def _suggest(trial: optuna.trial.Trial, p: Param) -> Any:
     if p.log:
         return trial.suggest_int(p.name, p.low, p.high, log=True)
     return trial.suggest_int(p.name, p.low, p.high, step=p.step)
+
+
+def open_storage(url: str, study_name: str | None) -> optuna.storages.BaseStorage:
+    """An Optuna RDB storage at ``url`` with no study named ``study_name`` left in it (a rerun
+    of the same experiment replaces its study rather than adding the same trials twice)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from jvmlab.errors import UserError
+
+    try:
+        storage = optuna.storages.RDBStorage(url)
+    except (ImportError, ValueError, SQLAlchemyError, optuna.exceptions.OptunaError) as err:
+        raise UserError(f"--optuna-storage {url!r}: cannot open: {str(err).strip().splitlines()[0]}") from None
+    if study_name is not None:
+        try:
+            optuna.delete_study(study_name=study_name, storage=storage)
+        except KeyError:
+            pass
+    return storage

@@ -7,19 +7,20 @@ cannot measure) is one line and exit 2 before anything runs.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from jvmlab import metrics
 from jvmlab.errors import UserError
 from jvmlab.plan.template import PREPARE_MARK, split_prepare
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+from jvmlab.spec.load import describe_error
+from jvmlab.spec.tune import GUARDRAIL, TuneSection
 from jvmlab.tune.sources import collector_of
 
 Kind = Literal["categorical", "int", "size", "bool", "jdk"]
-_GUARD = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
-                    r"\s*(?P<rel>x\s*baseline)?\s*(?P<unit>ms|s|[kmg]b?|bytes)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,19 @@ def size_text(n_bytes: int) -> str:
     return f"{mb // 1024}g" if mb % 1024 == 0 else f"{mb}m"
 
 
-def parse_tune(table: dict[str, Any] | None, jvm_names: tuple[str, ...] = ("default",)) -> TuneConfig:
-    """Read `[tune]` into a TuneConfig or raise one UserError line."""
-    if not table:
+def parse_tune(section: TuneSection | dict[str, Any] | None,
+               jvm_names: tuple[str, ...] = ("default",)) -> TuneConfig:
+    """Read `[tune]` (validated by the spec's model, ``jvmlab.spec.tune``) into a TuneConfig or
+    raise one UserError line."""
+    if not section:
         raise UserError("the spec has no [tune] section: add objective, [tune.params.*] and a budget "
                         "(see docs/tuning.md)")
+    if isinstance(section, dict):
+        try:
+            section = TuneSection.model_validate(section)
+        except ValidationError as err:
+            raise UserError(describe_error(err, TuneSection, ("tune",))) from None
+    table = section.table()
     known = {"objective", "direction", "guardrails", "params", "budget", "baseline", "seed",
              "min_blocks", "max_blocks", "confirm_max_blocks", "confirm_ci_pct"}
     extra = set(table) - known
@@ -170,7 +179,7 @@ def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
 
 
 def _guardrail(text: Any) -> Guardrail:
-    m = _GUARD.match(str(text))
+    m = GUARDRAIL.match(str(text))
     if not m:
         raise UserError(f"[tune] guardrail {text!r}: write e.g. \"max_rss_bytes <= 1.1x baseline\" "
                         "or \"wall_s <= 5\"")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
+
 from jvmlab import metrics
 from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
 from jvmlab.tune.model import Trial
 from jvmlab.tune.session import Session
-from jvmlab.tune.space import TuneConfig
+from jvmlab.tune.space import TuneConfig, grid_size
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -15,6 +17,17 @@ def _fmt(metric: str, value: float | None) -> str:
         return "-"
     unit = metrics.get(metric).unit
     return f"{value / (1 << 20):.0f} MB" if unit == "bytes" else f"{value:.4g} {unit}"
+
+
+def space_line(config: TuneConfig) -> str:
+    """``check``'s line for `[tune]`: what will be searched, for how long, against what."""
+    b = config.budget
+    limits = [f"{b.trials} trials" if b.trials else "", f"{b.invocations} invocations" if b.invocations else "",
+              f"{b.wall_s:g} s of invocations" if b.wall_s else ""]
+    goal = ", ".join(f"{'minimize' if o.minimize else 'maximize'} {o.metric}" for o in config.objectives)
+    return (f"[tune]: {goal}; {len(config.params)} parameter(s) ({', '.join(p.name for p in config.params)}), "
+            f"grid of {grid_size(config)}; budget {', '.join(x for x in limits if x)}; baseline "
+            f"{' '.join(config.baseline_flags) or '(JDK defaults)'}")
 
 
 def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
@@ -49,6 +62,8 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         states[t.state] = states.get(t.state, 0) + 1
     lines = [f"Tuning experiment {experiment_id}: {len(result.trials)} trials "
              f"({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), {result.invocations} invocations"
+             + (f"; {n} combined from the best levels" if (n := sum(t.origin == "combined" for t in result.trials))
+                else "")
              + (f" ({replayed} read back from the store)" if replayed else "")
              + f"; stopped: {result.stopped_because}",
              f"Objective: {'minimize' if obj.minimize else 'maximize'} "
@@ -63,6 +78,10 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
     infeasible = [t for t in result.trials if t.state == "infeasible"][:3]
     for t in infeasible:
         lines.append(f"infeasible trial {t.number + 1}: {' '.join(t.config.flags)}: {t.reason}")
+    for t in [t for t in result.trials if t.state.startswith("undecided")][:3]:  # stopped while ahead
+        ci = f" (95% CI {t.ci[0]:.3f}..{t.ci[1]:.3f})" if t.ci else ""
+        ratio = f"{t.ratio:.3f}x the incumbent{ci}" if t.ratio is not None else "no ratio"
+        lines.append(f"{t.state} trial {t.number + 1}: {' '.join(t.config.flags)}: {ratio} after {t.blocks} blocks")
     for t in [t for t in result.trials if t.state == "drift"][:3]:  # better, but not promoted
         lines.append(f"drift trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
     if result.importances:
@@ -74,3 +93,14 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         lines.append(f"warning: ... and {len(result.hazards) - 5} more")
     lines.append(f"`jvmlab apply {experiment_id}` prints the winner's flags ready to deploy.")
     return "\n".join(lines)
+
+
+def resume_text(spec: str | None, store_url: str, stored: int, optuna_storage: str | None = None) -> str:
+    """What Ctrl-C leaves: what is stored and the command that continues the run exactly."""
+    if spec is None:  # the built-in demo spec: nothing to name on a command line
+        return f"interrupted; {stored} measured invocations are stored in {store_url}"
+    argv = ["jvmlab", "tune", spec, "--resume", "--store", store_url]
+    if optuna_storage:
+        argv += ["--optuna-storage", optuna_storage]
+    return (f"interrupted; {stored} measured invocations are stored in {store_url}; "
+            f"continue with: {shlex.join(argv)}")

@@ -19,6 +19,12 @@ from jvmlab.metrics import JMH_PREFIX
 
 RESULT_FILE = "jmh-result.json"  # in each invocation's artifacts folder
 MAIN_CLASS = "org.openjdk.jmh.Main"
+# The harness JVM's only flag. JMH takes an exclusive lock on $TMPDIR/jmh.lock so that two JMH runs
+# on one machine do not disturb each other's forks; with it, a second JMH on the machine (another
+# user's, a jvmlab worker's) fails every invocation. jvmlab owns the forks and watches the machine
+# between blocks (other processes' CPU is a stored hazard), so it runs past the lock, as JMH's own
+# `-Djmh.ignoreLock=true` allows.
+HARNESS_FLAGS = ("-Djmh.ignoreLock=true",)
 THROUGHPUT_MODES = ("thrpt",)
 MODES = ("thrpt", "avgt", "sample", "ss")
 # JMH options jvmlab sets itself: each invocation is one fork, its JSON goes to the artifacts
