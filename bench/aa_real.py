@@ -13,9 +13,9 @@ statistics, and compares 3 levels with the first (Holm). Printed side by side:
   Clopper-Pearson 95% interval. PASS when the point estimate is at or below the nominal 5%
   (Holm's promise), FAIL when the whole interval is above it, UNDECIDED otherwise; 20
   experiments cannot separate 5% from 10% (2/20 has the interval 1.2-32%);
-* the same counting only *called* differences: the verdict does not call a difference
-  when the run was disturbed (drift of a cell or the baseline, a busy machine in a
-  quarter of the blocks: jvmlab.report.trust), and says so instead;
+* the same counting only *called* differences: the verdict withholds a difference whose
+  interval stays within what the run's busy blocks or drift could produce
+  (jvmlab.analyze.interference; with 8+ quiet blocks, those alone are compared), and says so;
 * the within-block run order: how often each level ran at each position (a check that
   the schedule was randomised in every block);
 * the rule's family-wise rate on this very noise, by re-randomisation: the recorded values
@@ -47,7 +47,7 @@ from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.report.verdicts import disturbance_text
-from jvmlab.results.compare import ci_excludes_one, compare_cells
+from jvmlab.results.compare import VerdictKind, ci_excludes_one, compare_cells
 from jvmlab.results.records import BusyBlock
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
@@ -124,7 +124,7 @@ def analyse(record: Mapping[str, Any]) -> dict[str, Any]:
     comps = [c.comparison for c in result.compared]
     texts = {c.cell: disturbance_text(c.disturbance) for c in result.compared if c.disturbance is not None}
     return {"comparisons": len(comps), "significant": sum(c.significant for c in comps),
-            "called": sum(c.significant and c.cell not in texts for c in comps),
+            "called": sum(c.kind in (VerdictKind.BETTER, VerdictKind.WORSE) for c in result.compared),
             "disturbed": "; ".join(sorted({t for t in texts.values() if t})),
             "ci_without_test": sum(ci_excludes_one(c.ci95) and not c.significant for c in comps),
             "test_without_ci": sum(c.significant and not ci_excludes_one(c.ci95) for c in comps),
@@ -180,7 +180,8 @@ def report(records: list[dict[str, Any]], rounds: int, seconds: float | None) ->
           f"{sum(a['ci_without_test'] for a in results)}/{n_comp}; significant with a CI holding 1: "
           f"{sum(a['test_without_ci'] for a in results)}/{n_comp}")
     disturbed = sum(1 for a in results if a["disturbed"])
-    print(f"disturbed experiments (drift, or busy in >= 1/4 of the blocks): {disturbed}/{n_exp}; "
+    print(f"experiments with a comparison withheld (its CI within what busy blocks or drift could produce): "
+          f"{disturbed}/{n_exp}; "
           f"with any busy-machine row: {sum(1 for r in records if r['busy_blocks'])}/{n_exp}")
     print("\nwithin-block run order (count of invocations per level and position):")
     print(positions_table(records))

@@ -30,6 +30,12 @@ class Metric:
     def title(self) -> str:
         return self.label or self.name
 
+    @property
+    def never_negative(self) -> bool:
+        """True when no value can be below 0 (a duration, a size, a count, a rate, a share):
+        its intervals are made on the log scale or not at all, never reaching below 0."""
+        return self.unit in NEVER_NEGATIVE_UNITS or self.unit.endswith("/s")
+
     def format(self, value: float | None) -> str:
         """Render a value with its unit for humans (None means 'not measured')."""
         if value is None or math.isnan(value):
@@ -41,6 +47,19 @@ class Metric:
         if value is None or math.isnan(value):
             return "-"
         return format_compact(value, self.unit)
+
+
+NEVER_NEGATIVE_UNITS = frozenset({"s", "ms", "us", "ns", "bytes", "B", "KB", "MB", "GB", "KiB", "MiB", "GiB",
+                                  "count", "%", "share"})
+
+
+def never_negative(name: str, registry: MetricRegistry | None = None) -> bool:
+    """Whether metric ``name`` (in ``registry``, else the built-in one) is never negative;
+    False for a name no registry knows (nothing is assumed)."""
+    try:
+        return (registry or DEFAULT).get(name).never_negative
+    except UserError:
+        return False
 
 
 def format_duration_ms(ms: float | None) -> str:

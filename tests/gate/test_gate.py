@@ -116,3 +116,20 @@ def test_run_gates_against_a_stored_baseline_experiment(tmp_path: Path, jdk17_ho
     assert gated.returncode == 0, gated.stderr
     assert "jvmlab gate: pass: 1 checks (wall_s > +200%)" in gated.stdout and "[#1 -> #2]" in gated.stdout
     assert "jvmlab gate passed" in (tmp_path / "gate.md").read_text()
+
+
+def test_cli_says_inconclusive_with_its_own_exit_code_and_policy(lab) -> None:
+    """Issue 31 item 3: an A/A pair against a 0% threshold: its CI reaches past 0%, so the gate
+    cannot tell; exit 3 by default, 0 with --inconclusive pass, and the word either way."""
+    tmp, ids = lab
+    md = tmp / "inconclusive.md"
+    args = ("compare", str(ids["base"]), str(ids["aa"]), "--store", "lab.db", "--fail-if", "wall_s > +0%")
+    unsure = run_jvmlab(*args, "--summary-md", str(md), cwd=tmp)
+    assert unsure.returncode == 3, unsure.stdout + unsure.stderr
+    assert unsure.stdout.startswith("jvmlab gate: INCONCLUSIVE 1 of 1 checks, exit 3: wall_s > +0%")
+    assert "blocks per cell would decide it (now 20)" in unsure.stdout or "more blocks alone" in unsure.stdout
+    assert "**INCONCLUSIVE**" in md.read_text() and "jvmlab gate inconclusive" in md.read_text()
+    allowed = run_jvmlab(*args, "--inconclusive", "pass", cwd=tmp)
+    assert allowed.returncode == 0 and "INCONCLUSIVE" in allowed.stdout, allowed.stdout + allowed.stderr
+    bad = run_jvmlab(*args, "--inconclusive", "maybe", cwd=tmp)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--inconclusive" in bad.stderr

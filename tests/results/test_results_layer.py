@@ -51,7 +51,7 @@ def _comparison(cell: str, ratio: float | None, ci: tuple[float, float] | None, 
 
 def _fake_statistics(comparisons: tuple[Comparison, ...], drift: dict[str, DriftResult] | None = None):
     """A stand-in for analyze_metric that returns fixed comparisons (and drift)."""
-    def statistics(values, baseline, metric, factors=None, *, seed=0):  # type: ignore[no-untyped-def]
+    def statistics(values, baseline, metric, factors=None, *, seed=0, positive=None):  # type: ignore[no-untyped-def]
         return MetricAnalysis(metric=metric, baseline=baseline, alpha=0.05, correction="holm", stats={},
                               comparisons=comparisons, effects=(), drift=drift or {}, outliers={}, notes=())
     return statistics
@@ -72,26 +72,40 @@ def test_each_comparison_gets_one_verdict_kind_from_numbers() -> None:
     assert flipped.of("faster").kind is VerdictKind.WORSE and flipped.of("slower").kind is VerdictKind.BETTER
 
 
-def test_a_busy_machine_or_drift_turns_a_call_into_disturbed() -> None:
-    comps = (_comparison("a", 1.3, (1.2, 1.4), True), _comparison("b", 1.01, (0.97, 1.05), False))
-    busy = tuple(BusyBlock(share, False, f"other processes used {share}% of the CPU during block {k}", "")
-                 for k, share in enumerate((35, 80, 50), start=1))
+def test_a_busy_machine_or_drift_withholds_only_what_it_could_have_produced() -> None:
+    """Issue 31 item 4: no blanket veto. Busy blocks and drift give a margin (the most they could
+    have moved the ratio); a significant comparison is called when its CI clears it."""
+    comps = (_comparison("a", 1.3, (1.2, 1.4), True), _comparison("b", 1.01, (0.97, 1.05), False),
+             _comparison("huge", 9.4, (6.9, 12.6), True))
+    busy = tuple(BusyBlock(share, False, f"other processes used {share}% of the CPU during block {k + 1}", "", k)
+                 for k, share in enumerate((35, 80, 50)))
     result = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=busy, n_blocks=10,
                            statistics=_fake_statistics(comps))
     a = result.of("a")
+    # 1/(1-0.35), 1/(1-0.8), 1/(1-0.5) over 10 blocks: 1 + (0.54 + 4 + 1) / 10 = 1.55 > 1.2
     assert a.kind is VerdictKind.DISTURBED and a.disturbance.worst_share_pct == 80
-    assert a.disturbance.busy_blocks == 3 and a.disturbance.n_blocks == 10
+    assert a.disturbance.margin == pytest.approx(1 + (1 / 0.65 - 1 + 4 + 1) / 10)
+    assert a.disturbance.busy_blocks == 3 and a.disturbance.n_blocks == 10 and not a.disturbance.called
     assert result.of("b").kind is VerdictKind.NO_CLEAR_DIFFERENCE  # nothing was called: nothing to withdraw
-    # Busy in fewer than a quarter of the blocks (or only in the warm-up): the call stands.
-    quiet = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=busy[:2], n_blocks=10,
-                          statistics=_fake_statistics(comps))
-    assert quiet.of("a").kind is VerdictKind.WORSE
+    assert result.of("huge").kind is VerdictKind.WORSE and result.of("huge").disturbance.called
+    # Busy during every block at 40%: the 9.4x effect is far beyond the 1.67x the load could make.
+    every = tuple(BusyBlock(40, False, f"other processes used 40% of the CPU during block {k + 1}", "", k)
+                  for k in range(6))
+    loaded = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=every, n_blocks=6,
+                           statistics=_fake_statistics(comps))
+    assert loaded.of("huge").kind is VerdictKind.WORSE and loaded.of("huge").disturbance.margin == pytest.approx(5 / 3)
+    assert loaded.of("a").kind is VerdictKind.DISTURBED
     warmup = tuple(BusyBlock(90, True, f"warm-up {k}", "") for k in range(5))
     assert compare_cells({}, "base", "wall_s", lower_is_better=True, busy=warmup, n_blocks=10,
                          statistics=_fake_statistics(comps)).of("a").kind is VerdictKind.WORSE
+    # The baseline drifts 2% per block over 10 blocks: at most 1 + 0.02 + 0.02 * 9 / 2 = 1.11; 1.2 clears it.
     drift = {"base": DriftResult("base", 10, 0.9, 0.001, 0.02)}
     drifted = compare_cells({}, "base", "wall_s", lower_is_better=True, statistics=_fake_statistics(comps, drift))
-    assert drifted.of("a").kind is VerdictKind.DISTURBED and drifted.of("a").disturbance.drift.cell == "base"
+    assert drifted.of("a").kind is VerdictKind.WORSE and drifted.of("a").disturbance.drift.cell == "base"
+    assert drifted.of("a").disturbance.margin == pytest.approx(1.11)
+    steep = {"base": DriftResult("base", 10, 0.9, 0.001, 0.1)}  # 10% per block could make the 30%
+    assert compare_cells({}, "base", "wall_s", lower_is_better=True,
+                         statistics=_fake_statistics(comps, steep)).of("a").kind is VerdictKind.DISTURBED
 
 
 def _cells(rng: np.random.Generator, effect: float, n: int = 15) -> dict[str, CellData]:

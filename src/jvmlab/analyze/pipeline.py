@@ -12,24 +12,28 @@ from jvmlab.analyze.describe import describe
 from jvmlab.analyze.drift import drift, outliers
 from jvmlab.analyze.effects import factorial_effects
 from jvmlab.analyze.model import CellData, Comparison, Correction, MetricAnalysis, clean
+from jvmlab.metrics import never_negative
 
 
 def analyze_metric(cells: Mapping[str, CellData | Any], baseline: str | None, metric: str,
                    factors: Mapping[str, Mapping[str, str]] | None = None, seed: int = 0,
                    *, alpha: float = 0.05, correction: Correction = "holm",
                    n_boot: int = DEFAULT_RESAMPLES,
-                   n_perm: int = DEFAULT_PERMUTATIONS) -> MetricAnalysis:
+                   n_perm: int = DEFAULT_PERMUTATIONS, positive: bool | None = None) -> MetricAnalysis:
     """Stats per cell, comparisons with the baseline (corrected across this call), factorial
     effects (when ``factors`` has two or more factors), drift and outliers per cell.
 
     ``cells`` maps cell name -> :class:`CellData` (or a plain sequence of values), one value
     per invocation. ``factors`` maps cell name -> {factor: level}. A missing or empty
-    baseline gives no comparisons (and a note); no input raises.
+    baseline gives no comparisons (and a note); no input raises. ``positive``: the metric is
+    never negative (default: what the built-in registry says of ``metric``), so the cells'
+    intervals stay above 0.
     """
     data = {name: clean(d if isinstance(d, CellData) else CellData.of(d))
             for name, d in cells.items()}
     notes: list[str] = []
-    stats = {name: describe(name, d, rng_for(seed, metric, name, "describe"), n_boot)
+    positive = never_negative(metric) if positive is None else positive
+    stats = {name: describe(name, d, rng_for(seed, metric, name, "describe"), n_boot, positive=positive)
              for name, d in data.items()}
     for name, s in stats.items():
         if s.n_dropped:

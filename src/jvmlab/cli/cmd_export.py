@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (METRIC may be a glob: '
                 '"jmh.*"); exit 1 '
-                "when a change is significant and its whole 95% CI lies beyond N%. Repeatable.")
+                "when a change is significant and its whole 95% CI lies beyond N%, 0 when the whole CI is on "
+                "the good side, 3 when it cannot tell (inconclusive). Repeatable.")
+INCONCLUSIVE_HELP = ("With --fail-if: what an inconclusive gate (the 95% CI reaches past the threshold) does: "
+                     "fail (exit 3, the default) or pass (exit 0; the line still says INCONCLUSIVE).")
 SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-request comment) to this file."
 
 
@@ -60,9 +63,11 @@ def compare_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     fail_if: list[str] = typer.Option([], "--fail-if", help=FAIL_IF_HELP),
     summary_md: Path | None = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
+    inconclusive: str = typer.Option("fail", "--inconclusive", help=INCONCLUSIVE_HELP),
 ) -> None:
     """Compare the same cells (matched by name) across two experiments, with CIs.
-    With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold."""
+    With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold,
+    3 when it cannot tell (see --inconclusive)."""
     from jvmlab.analyze.gate import parse_condition
     from jvmlab.report.compare import compare_experiments, render_comparison
     from jvmlab.results import load_experiment
@@ -72,9 +77,10 @@ def compare_cmd(
         raise UserError(f"compare needs two different experiments (got {experiment_a} twice); "
                         f"`jvmlab results` lists them, `jvmlab report {experiment_a}` shows one")
     conditions = [parse_condition(text) for text in fail_if]
+    check_inconclusive(inconclusive)
     db = open_store(store, must_exist=True)
     if conditions:
-        raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md))
+        raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md, inconclusive=inconclusive))
     result = compare_experiments(load_experiment(db, experiment_a, documents=False),
                                  load_experiment(db, experiment_b, documents=False), metric)
     if as_json:
@@ -83,17 +89,25 @@ def compare_cmd(
         render_comparison(result, stdout_console())
 
 
+def check_inconclusive(value: str) -> str:
+    """``--inconclusive`` is fail or pass (else one line, exit 2)."""
+    if value not in ("fail", "pass"):
+        raise UserError(f"--inconclusive {value!r}: choose fail (exit 3, the default) or pass (exit 0)")
+    return value
+
+
 def run_gate(db: Store, baseline_id: int, new_id: int, conditions: list[GateCondition], summary_md: Path | None,
-             to_stderr: bool = False) -> int:
+             to_stderr: bool = False, inconclusive: str = "fail") -> int:
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
-    the Markdown one; return the exit code."""
+    the Markdown one; return the exit code (0 pass, 1 fail, 3 inconclusive unless
+    ``inconclusive="pass"``)."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
     from jvmlab.report.page import write_text
     from jvmlab.results import load_experiment
 
     result = gate_experiments(load_experiment(db, baseline_id, documents=False),
                               load_experiment(db, new_id, documents=False), conditions)
-    typer.echo(summary_line(result, baseline_id, new_id), err=to_stderr)
+    typer.echo(summary_line(result, baseline_id, new_id, inconclusive), err=to_stderr)
     if summary_md is not None:
-        write_text(summary_md, summary_markdown(result, baseline_id, new_id))
-    return result.exit_code
+        write_text(summary_md, summary_markdown(result, baseline_id, new_id, inconclusive))
+    return result.exit_code_for(inconclusive)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_export import run_gate
+from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
 from jvmlab.cli.console import stdout_console
@@ -22,7 +23,10 @@ from jvmlab.spec.durations import parse_duration_s
 
 if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
     from jvmlab.analyze.gate import GateCondition
+    from jvmlab.model.stored import SeriesTag
     from jvmlab.plan.prepare import Plan
+    from jvmlab.spec.model import Spec
+    from jvmlab.spec.oneliner import OneLiner
 
 _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
 
@@ -45,6 +49,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
                f"{plan.cells[plan.baseline_index].cell.name!r}")
     # What `run` will start, resolved exactly as `run` resolves it (before collectors add their flags).
     typer.echo(f"  working directory: {plan.workdir}")
+    template = plan.cells[0].template  # the hooks are the spec's: the same for every cell
+    for line in template.describe_hooks() if template is not None else []:
+        typer.echo(f"  hook {line}")
     for pc in plan.cells:
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         flags = shlex.join(pc.flags) or "(no flags)"
@@ -99,7 +106,9 @@ def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool 
 
 @app.command()
 def run(
-    spec: Path = typer.Argument(..., help="Spec file (TOML)."),
+    spec: list[str] = typer.Argument(..., help="A spec file (TOML), or one or more commands as hyperfine takes "
+                                          "them: 'java -XX:+UseG1GC -jar app.jar' 'java -XX:+UseParallelGC -jar "
+                                          "app.jar' (one cell per command; docs/oneliners.md)."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary on stdout."),
     resume: bool = typer.Option(False, "--resume", help="Continue the newest experiment of this spec."),
@@ -120,10 +129,34 @@ def run(
     fail_if: list[str] = typer.Option([], "--fail-if", help="With --baseline-experiment: \"METRIC > +N%\" "
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
+    inconclusive: str = typer.Option("fail", "--inconclusive", help=INCONCLUSIVE_HELP),
     cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
     artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
                                              "(file:///PATH) where nodes leave every artifact."),
+    label: str | None = typer.Option(None, "--label", help="This run's point in a series over time (a commit, "
+                                     "a JDK build, a date); see `jvmlab history`."),
+    label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
+    series: str | None = typer.Option(None, "--series", help="With --label: the series (default: the spec's name)."),
+    order: float | None = typer.Option(None, "--order", help="With --label: its place in the series (default: "
+                                       "order of arrival)."),
+    names: list[str] = typer.Option([], "-n", "--name", help="One-liner: a cell name per command ({NAME} of a "
+                                    "scan filled in). Default: what differs between the commands."),
+    parameter_list: tuple[str, str] | None = typer.Option(None, "-L", "--parameter-list", help="One-liner: NAME "
+                                                          "V1,V2,...: one command per value, {NAME} replaced."),
+    parameter_scan: tuple[str, int, int] | None = typer.Option(None, "-P", "--parameter-scan", help="One-liner: "
+                                                               "NAME MIN MAX: integers, {NAME} replaced."),
+    parameter_step: int = typer.Option(1, "-D", "--parameter-step-size", min=1, help="With -P: the step."),
+    jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in [jvms]); the command's java "
+                                  "is replaced by each JDK's."),
+    flags: list[str] = typer.Option([], "--flags", help="One-liner: NAME=\"FLAGS\", a level of the flags factor."),
+    invocations: int | None = typer.Option(None, "--invocations", "--runs", "-r", min=1, help="One-liner: measured "
+                                           "invocations per cell (as [run] invocations; default 10)."),
+    warmup: int | None = typer.Option(None, "--warmup", "-w", min=0, help="One-liner: warm-up invocations per cell."),
+    hook: list[str] = typer.Option([], "--hook", help="One-liner: KIND=COMMAND, KIND one of setup, before_each, "
+                                   "after_each, cleanup (split as a shell would, never run by one)."),
+    save_spec: Path | None = typer.Option(None, "--save-spec", help="One-liner: write the equivalent spec here "
+                                          "and stop (then `jvmlab run FILE`)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -144,16 +177,90 @@ def run(
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
-    parsed, text = load_spec(spec)
-    plan = prepare(parsed, text, spec)
+    from jvmlab.machine.gitlabel import series_tag
+
+    tag = series_tag(label, label_from, series, order, Path.cwd())
+    check_inconclusive(inconclusive)
+    one = one_liner(spec, names, parameter_list, parameter_scan, parameter_step, jvm, flags, invocations, warmup,
+                     hook)
+    if one is None:
+        if save_spec is not None:
+            raise UserError("--save-spec turns a one-liner into a spec; this is a spec already")
+        parsed, text = load_spec(Path(spec[0]))
+        spec_path: Path | None = Path(spec[0])
+    else:
+        parsed, text, spec_path = _one_liner_spec(one, save_spec, artifacts, store)
+        if save_spec is not None:
+            typer.echo(f"wrote {save_spec}; run it with: jvmlab run {shlex.quote(str(save_spec))}")
+            return
+    plan = prepare(parsed, text, spec_path)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url)
+                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
+                      series=tag)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
         raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
-                                  to_stderr=as_json))
+                                  to_stderr=as_json, inconclusive=inconclusive))
+
+
+def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, str] | None,
+              parameter_scan: tuple[str, int, int] | None, step: int, jvm: list[str], flags: list[str],
+              invocations: int | None, warmup: int | None, hooks: list[str]) -> OneLiner | None:
+    """The one-liner the arguments describe, or None for a spec file (a ``.toml`` argument)."""
+    from jvmlab.spec.hooks import HOOK_KINDS
+    from jvmlab.spec.oneliner import OneLiner, is_command, parse_assignment
+
+    specs = [t for t in targets if not is_command(t) or _names_a_file(t)]
+    given = [o for o, v in (("-n", names), ("-L", parameter_list), ("-P", parameter_scan), ("--jvm", jvm),
+                            ("--flags", flags), ("--invocations", invocations), ("--warmup", warmup),
+                            ("--hook", hooks)) if v]
+    if specs:
+        if len(targets) > 1:
+            raise UserError("give one spec file, or commands (not both, not two specs)")
+        if given:
+            raise UserError(f"{given[0]} goes with a one-liner (commands); in a spec, write it in the TOML")
+        return None
+    kinds = [parse_assignment(h, "--hook") for h in hooks]
+    bad = [k for k, _ in kinds if k not in HOOK_KINDS]
+    if bad:
+        raise UserError(f"--hook {bad[0]}=...: the kinds are {', '.join(HOOK_KINDS)}")
+    lists = ((parameter_list[0], tuple(v for v in parameter_list[1].split(",") if v)),) if parameter_list else ()
+    ranges = ((parameter_scan[0], parameter_scan[1], parameter_scan[2], step),) if parameter_scan else ()
+    return OneLiner(tuple(targets), tuple(names), lists, ranges, tuple(parse_assignment(j, "--jvm") for j in jvm),
+                    tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds))
+
+
+def _names_a_file(argument: str) -> bool:
+    """A folder or a readable, non-executable file is a spec whatever its name (``spec.txt``):
+    ``load_spec`` then says what is wrong with it; an executable (``./bench.sh``) is a command."""
+    path = Path(argument)
+    return path.is_dir() or (path.is_file() and not os.access(path, os.X_OK))
+
+
+def _one_liner_spec(one: OneLiner, save_spec: Path | None, artifacts: Path | None,
+                    store: str | None) -> tuple[Spec, str, Path]:
+    """The one-liner's spec, written as a file: to ``--save-spec``, else into the artifacts
+    folder (``one-liners/HASH.toml``), so the experiment has a spec file like any other and
+    Ctrl-C's resume command names it. Its relative paths still mean the folder typed in."""
+    import hashlib
+
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.spec.oneliner import oneliner_toml
+    from jvmlab.store import store_url
+
+    folder = (save_spec.absolute().parent if save_spec is not None
+              else (artifacts or default_artifacts(store_url(store))).absolute() / "one-liners")
+    text = oneliner_toml(one, Path.cwd(), folder, absolute=save_spec is None)
+    parsed = parse_spec(text, "the one-liner")
+    path = save_spec or folder / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"cannot write the one-liner's spec {path}: {err.strerror or err}") from None
+    return parsed, text, path
 
 
 def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]) -> list[GateCondition]:
@@ -184,7 +291,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
-             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None) -> int:
+             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
+             series: SeriesTag | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions, ready_artifacts
@@ -201,7 +309,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
-        metric_reason=metric_reason)
+        metric_reason=metric_reason, series=series)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:

@@ -121,7 +121,8 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
     try:
-        with Heartbeat(progress):  # a line at least every 10 s in every phase, TTY or not
+        # a line at least every 10 s in every phase, TTY or not; the session runs the spec's hooks
+        with Heartbeat(progress):
             config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
                                                 measurer, progress, optuna_storage)
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.model.stored import SeriesTag
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class RunOptions:
     metric: str | None = None  # None: the stored one on resume, else wall_s
     metric_reason: str = ""  # recorded with the metric so `report` compares the same one; "" keeps the stored
     resume_hint: str | None = None  # the command that continues it, when not `jvmlab run SPEC --resume`
+    series: SeriesTag | None = None  # `--label`: the point this run is in a series over time (`history`)
 
 
 def ready_artifacts(folder: Path) -> Path:

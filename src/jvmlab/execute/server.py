@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
@@ -41,6 +41,7 @@ class ServerSetup:
     server: Server
     load: Load
     client_base: tuple[str, ...]  # java -cp <classes> JvmlabLoad (the built-in client)
+    client_cwd: Mapping[str, Path] = field(default_factory=dict)  # phase -> its clients' folder (plan/template.py)
 
 
 class _Watch(NullProbe):
@@ -92,7 +93,7 @@ class ServerExecutor:
 
         stop = stop_server(watch.pid or 0, exited,
                            server.stop_command and [_fill(a, port, watch.pid) for a in server.stop_command],
-                           server.stop_signal, server.stop_grace, self.control)
+                           server.stop_signal, server.stop_grace, self.control, cwd=plan.cwd)
         thread.join(30.0)
         if thread.is_alive():  # the executor did not return: kill again, never wait forever
             self.control.kill_all(watch.pid or 0)
@@ -137,7 +138,7 @@ def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, a
         argvs = [phase_argv(phase, list(setup.client_base), port, phase.path) for _ in range(phase.clients)]
         t0 = time.perf_counter()
         done = run_phase(phase, argvs, plan.artifacts_dir / "load", (phase.duration or 0) + load.client_timeout,
-                         dict(plan.env), control)
+                         dict(plan.env), control, cwd=setup.client_cwd.get(phase.name))
         if not alive():
             return _Outcome(out, f"the server exited during load phase {phase.name!r}", died=True)
         failed = next((c for c in done if not c.ok), None)
@@ -229,5 +230,6 @@ def wrap_server(plan: Plan, inner: Executor) -> ServerExecutor:
         raise ValueError("wrap_server needs a plan made by plan.prepare from a spec with [load]")
     server = template.server or Server()
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
-    check(server, template.load, plan.workdir or base_dir)
-    return ServerExecutor(inner, ServerSetup(server, template.load, client_base(template.load, plan.cells[0].jdk)))
+    check(server, template.load, plan.workdir or base_dir, template.client_cwd)
+    return ServerExecutor(inner, ServerSetup(server, template.load, client_base(template.load, plan.cells[0].jdk),
+                                             template.client_cwd))

@@ -29,6 +29,7 @@ from jvmlab.execute.experiment import (
     identities_of,
     resume_experiment,
 )
+from jvmlab.execute.hooks import HookedExecutor, with_hooks
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
@@ -96,7 +97,8 @@ class Session:
         # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
         self.options = replace(options, artifacts_root=options.artifacts_root.absolute())
         self.observer = observer
-        self.executor = executor
+        # the spec's hooks (setup, before_each, after_each, cleanup) around every slot run here
+        self.executor: Executor | None = with_hooks(executor) if executor is not None else None
         self.precision_check = precision_check
         self.environment: Environment | None = None
         self.resumed: Resumed | None = None
@@ -152,6 +154,9 @@ class Session:
             if self.own_cells:
                 self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
         self.remember_options()
+        if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
+            self.store.set_series(self.experiment_id, self.options.series,
+                                  self.store.experiment(self.experiment_id).name)
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
                                                            pc.template.progress_mode if pc.template else "auto",
                                                            jmh=pc.launch.kind == "jmh")
@@ -239,10 +244,17 @@ class Session:
         self.store.set_status(self.experiment_id, "done", finished=True)
 
     def teardown(self) -> None:
-        """Tear the environment down (tmpfs copies removed, a cgroup left by Ctrl-C removed)."""
+        """The hooks' cleanups (their failures stored as hazards), then the environment torn down
+        (tmpfs copies removed, a cgroup left by Ctrl-C removed)."""
         environment, self.environment = self.environment, None
-        if environment is not None:
-            environment.teardown()
+        hooked, self.executor = self.executor, None
+        try:
+            for hazard in hooked.close() if isinstance(hooked, HookedExecutor) else []:
+                if self._state is not None:
+                    self.warn(hazard)
+        finally:
+            if environment is not None:
+                environment.teardown()
 
     def run_until(self, runner: BlockRunner, first_block: int, check: PrecisionCheck) -> int:
         """``--until``: add rounds of ``runner.width`` blocks until every comparison's CI is within

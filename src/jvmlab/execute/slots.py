@@ -54,7 +54,8 @@ def invocation_of(pc: PreparedCell, argv: list[str], artifacts: Path) -> Invocat
     if t is None:
         raise ValueError(f"cell {pc.cell.name!r} has no invocation template (not made by plan.prepare)")
     return InvocationPlan(argv=tuple(argv), env=t.process_env(pc.jdk.home), cwd=t.cwd, timeout_s=t.timeout_s,
-                          artifacts_dir=artifacts, ready_regex=t.ready_regex, output_cap_bytes=t.output_cap_bytes)
+                          artifacts_dir=artifacts, ready_regex=t.ready_regex, output_cap_bytes=t.output_cap_bytes,
+                          hooks=t.hooks_for(pc.jdk.java, pc.cell.name, artifacts))
 
 
 def finish_probes(work: SlotWork, result: ProcessResult, collected: Collected,

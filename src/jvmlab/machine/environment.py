@@ -75,6 +75,8 @@ def machine_only(plan: Plan) -> list[str]:
              "cpus": env.cpus, "memory": env.memory}
     out = [f"[environment] {key}" for key, value in named.items() if value]
     out += [f"prepare of {pc.cell.name}" for pc in plan.cells if pc.prepare is not None]
+    template = plan.cells[0].template if plan.cells else None
+    out += ["the hooks (setup, before_each, after_each, cleanup)"] if template is not None and template.hooks else []
     return out
 
 

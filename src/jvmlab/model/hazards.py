@@ -50,3 +50,4 @@ JFR_READER_FALLBACK = "jfr-reader-fallback"  # a chunk read with the JDK's jfr p
 NODE_REFUSED = "node-refused"  # a cluster node with another JDK build, not used
 NODE_LOST = "node-lost"  # a cluster node died mid-invocation; the slot was re-queued
 ARTIFACTS_ON_NODE = "artifacts-on-node"  # a cluster node kept artifacts (over the cap, or the share failed)
+HOOK_FAILED = "hook-failed"  # a cleanup hook failed (a failing setup/before_each/after_each fails its invocation)

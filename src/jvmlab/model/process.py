@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from jvmlab.model.hooks import InvocationHooks
+
 
 class Status(StrEnum):
     """How an invocation ended. Every status is data; only `ok` values enter statistics."""
@@ -30,6 +32,7 @@ class InvocationPlan:
     ready_regex: str | None = None
     output_cap_bytes: int = 4 * 1024 * 1024
     tail_bytes: int = 8192
+    hooks: InvocationHooks | None = None  # run around it, outside the measured process (execute/hooks.py)
 
 
 @dataclass(frozen=True)

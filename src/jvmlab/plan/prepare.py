@@ -16,7 +16,15 @@ from jvmlab.errors import UserError
 from jvmlab.jdk import FlagCheck, check_flags, discover, select
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
-from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, InvocationTemplate, RunShape, build_template, split_prepare
+from jvmlab.plan.template import (
+    PREPARE_MARK,
+    ArchivePrep,
+    InvocationTemplate,
+    RunShape,
+    build_template,
+    resolve_folder,
+    split_prepare,
+)
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
@@ -116,10 +124,18 @@ def spec_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def resolve_jvms(spec: Spec) -> dict[str, JdkInfo]:
-    """Each [jvms] name to an identified JDK."""
+def resolve_jvms(spec: Spec, base_dir: Path | None = None) -> dict[str, JdkInfo]:
+    """Each [jvms] name to an identified JDK; a relative path (``./jdk``, ``jdks/17``) means
+    the spec's folder (``base_dir``), as every relative path of a spec does."""
     jdks = discover()
-    return {name: select(selector, jdks) for name, selector in spec.jvms.items()}
+    return {name: select(_against(selector, base_dir), jdks) for name, selector in spec.jvms.items()}
+
+
+def _against(selector: str, base_dir: Path | None) -> str:
+    text = selector.strip()
+    if base_dir is None or text.startswith("~") or not ("/" in text or os.sep in text) or Path(text).is_absolute():
+        return selector
+    return str(base_dir / text)
 
 
 def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = True) -> Plan:
@@ -131,9 +147,9 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     check_table(spec.collect, str(spec_path) if spec_path is not None else "spec")  # keys: collect/registry.py
     cells = expand(spec)
     baseline = find_baseline(spec, cells)
-    jvms = resolve_jvms(spec)
     spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
+    jvms = resolve_jvms(spec, base_dir)
     workdir = resolve_workdir(spec.workload.cwd, base_dir)
     launches = {name: resolve_launch(spec.workload, jdk, base_dir, workdir) for name, jdk in jvms.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
@@ -144,7 +160,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
         prepared.append(PreparedCell(
             cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
             flags=tuple(check.flags) if check else real,
-            template=build_template(spec, cell.env, cell.args, workdir, prep),
+            template=build_template(spec, cell.env, cell.args, workdir, prep, base_dir),
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
@@ -156,13 +172,7 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
 
 def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
     """[workload] cwd against the spec's folder (default: the spec's folder itself); it must exist."""
-    if cwd is None:
-        return base_dir
-    path = Path(cwd).expanduser()
-    path = path if path.is_absolute() else base_dir / path
-    if not path.is_dir():
-        raise UserError(f"[workload] cwd {cwd} is not a folder (looked at {path})")
-    return path
+    return resolve_folder(cwd, base_dir, "[workload] cwd")
 
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagCheck]:

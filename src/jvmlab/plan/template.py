@@ -5,18 +5,25 @@ rules "which timeout wins" or "which environment a JVM gets" are written in one 
 
 Archive preparation is a typed field (:class:`ArchivePrep`), not a flag: a factor level that
 still writes the ``@cds-archive`` pseudo-flag (the older spelling) is parsed into it here.
+
+Every command of a spec runs in a known folder: the JVM and its hooks in ``[workload] cwd``
+(default: the spec's folder), each load client in its phase's ``cwd``, else ``[load] cwd``, else
+the spec's folder; relative programs (``./reset.sh``) are resolved there, once, here.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
+from jvmlab.model.hooks import SHELL, HookCommand, InvocationHooks
 from jvmlab.plan.schedule import Order, Slot, schedule
+from jvmlab.spec.hooks import HOOK_KINDS, Hook
 
 PREPARE_MARK = "@"  # the older spelling of a level's preparation: "@cds-archive", "@aot-cache"
 CDS = "cds-archive"
@@ -68,6 +75,22 @@ class InvocationTemplate:
     server: Any = None  # spec.server.Server or None: the server/load parts as the spec has them
     load: Any = None  # spec.server.Load or None
     jvm_args: tuple[str, ...] = ()  # [workload] jvm_args: before every cell's (or trial's) own flags
+    hooks: tuple[HookCommand, ...] = ()  # in running order; placeholders filled per invocation
+    client_cwd: Mapping[str, Path] = field(default_factory=dict)  # load phase name -> where its clients run
+
+    def hooks_for(self, java: Path | str, cell: str, invocation_dir: Path) -> InvocationHooks | None:
+        """One invocation's hooks with ``{java}``, ``{cell}``, ``{invocation_dir}`` filled in
+        (for ``setup`` and ``cleanup``, which belong to no one invocation: the cell's folder)."""
+        if not self.hooks:
+            return None
+        filled = tuple(h.filled(str(java), cell, invocation_dir.parent if h.kind in ("setup", "cleanup")
+                                else invocation_dir) for h in self.hooks)
+        return InvocationHooks(cell, self.cwd, filled)
+
+    def describe_hooks(self) -> list[str]:
+        """What ``jvmlab check`` prints: each hook as it will run (placeholders as written)."""
+        return [f"{h.kind}{'' if h.origin == 'workload' else f' ({h.origin})'}: {h.shown()} "
+                f"(timeout {h.timeout_s:g} s)" for h in self.hooks]
 
     def process_env(self, java_home: Path | None = None) -> dict[str, str]:
         """The child's environment: jvmlab's own, then the template's, then JAVA_HOME."""
@@ -81,18 +104,87 @@ class InvocationTemplate:
         return {"cwd": str(self.cwd), "env": dict(sorted(self.env.items())), "timeout_s": self.timeout_s,
                 "program_args": list(self.program_args), "ready_regex": self.ready_regex,
                 "output_cap_bytes": self.output_cap_bytes, "progress_mode": self.progress_mode,
-                "prepare": self.prepare.kind if self.prepare else None}
+                "prepare": self.prepare.kind if self.prepare else None,
+                # Only when given, so an experiment stored before hooks existed keeps its identity.
+                **({"hooks": [[h.kind, h.origin, *h.argv, h.timeout_s] for h in self.hooks]} if self.hooks else {})}
 
 
 def build_template(spec: Any, cell_env: tuple[tuple[str, str], ...], program_args: tuple[str, ...],
-                   workdir: Path | None, prepare: ArchivePrep | None) -> InvocationTemplate:
-    """The one place spec fields become invocation settings (workload timeout wins over run's)."""
+                   workdir: Path | None, prepare: ArchivePrep | None,
+                   base_dir: Path | None = None) -> InvocationTemplate:
+    """The one place spec fields become invocation settings (workload timeout wins over run's;
+    a hook's own timeout wins over both). ``base_dir``: the spec's folder."""
+    cwd = workdir or Path.cwd()
+    timeout_s = spec.workload.timeout or spec.run.timeout
     return InvocationTemplate(
-        cwd=workdir or Path.cwd(), env={**spec.workload.env, **dict(cell_env)},
-        timeout_s=spec.workload.timeout or spec.run.timeout, program_args=program_args,
+        cwd=cwd, env={**spec.workload.env, **dict(cell_env)},
+        timeout_s=timeout_s, program_args=program_args,
         ready_regex=spec.workload.ready, output_cap_bytes=spec.collect.output_cap_bytes,
-        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server, load=spec.load,
-        jvm_args=tuple(spec.workload.jvm_args))
+        progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server,
+        load=_load_paths(spec.load, base_dir or cwd),
+        hooks=build_hooks(spec, cwd, timeout_s),
+        client_cwd=client_folders(spec.load, base_dir or cwd), jvm_args=tuple(spec.workload.jvm_args))
+
+
+def build_hooks(spec: Any, cwd: Path, timeout_s: float) -> tuple[HookCommand, ...]:
+    """Every hook of ``[workload]`` and ``[server]`` in running order: ``setup`` and
+    ``before_each`` from the workload's then the server's, ``after_each`` and ``cleanup`` the
+    other way round (the server's hooks nest inside the workload's)."""
+    tables = [("workload", spec.workload), *([("server", spec.server)] if spec.server is not None else [])]
+    out: list[HookCommand] = []
+    for kind in HOOK_KINDS:
+        ordered = tables if kind in ("setup", "before_each") else tables[::-1]
+        for origin, table in ordered:
+            hook = table.hooks().get(kind)
+            if hook is not None:
+                out.append(_hook_command(kind, origin, hook, cwd, timeout_s))
+    return tuple(out)
+
+
+def _hook_command(kind: str, origin: str, hook: Hook, cwd: Path, timeout_s: float) -> HookCommand:
+    """One hook with its program checked and, when relative (``./reset.sh``), made absolute."""
+    timeout = hook.timeout or timeout_s
+    if isinstance(hook.command, str):
+        return HookCommand(kind, (*SHELL, hook.command), timeout, origin, shell=True)
+    program = hook.command[0]
+    if "{" not in program:
+        if "/" in program or os.sep in program:
+            path = Path(program).expanduser()
+            path = path if path.is_absolute() else cwd / path
+            if not path.is_file():
+                raise UserError(f"[{origin}] {kind}: {program} does not exist (looked at {path})")
+            program = str(path)
+        elif shutil.which(program) is None:
+            raise UserError(f"[{origin}] {kind}: {program!r} not found on PATH")
+    return HookCommand(kind, (program, *hook.command[1:]), timeout, origin)
+
+
+def _load_paths(load: Any, base_dir: Path) -> Any:
+    """``[load] java_home`` against the spec's folder when relative (the rest is kept as written)."""
+    if load is None or load.java_home is None:
+        return load
+    home = Path(load.java_home).expanduser()
+    return load if home.is_absolute() else load.model_copy(update={"java_home": str(base_dir / home)})
+
+
+def client_folders(load: Any, base_dir: Path) -> dict[str, Path]:
+    """Where each load phase's clients run: its ``cwd``, else ``[load] cwd``, else the spec's
+    folder; relative folders against the spec's folder. A missing folder is one line (exit 2)."""
+    if load is None:
+        return {}
+    return {phase.name: resolve_folder(phase.cwd or load.cwd, base_dir, f"[load] phase {phase.name!r} cwd")
+            for phase in load.phases}
+
+
+def resolve_folder(cwd: str | None, base_dir: Path, what: str) -> Path:
+    """``cwd`` against the spec's folder (none: the spec's folder itself); it must exist."""
+    if cwd is None:
+        return base_dir
+    path = Path(cwd).expanduser()
+    path = Path(os.path.normpath(path if path.is_absolute() else base_dir / path))  # "app/.." -> the folder
+    if not path.is_dir():
+        raise UserError(f"{what} {cwd} is not a folder (looked at {path})")
+    return path
 
 
 @dataclass(frozen=True)

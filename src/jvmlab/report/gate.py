@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jvmlab.analyze.gate import GateCheck, GateCondition, GateResult, judge, metrics_for
+from jvmlab.analyze.gate import (
+    DEFAULT_INCONCLUSIVE,
+    EXIT_INCONCLUSIVE,
+    GateCheck,
+    GateCondition,
+    GateOutcome,
+    GateResult,
+    judge,
+    metrics_for,
+)
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.notation import sentence_ci
@@ -40,6 +49,17 @@ def _check_text(check: GateCheck) -> str:
     return f"{c.cell} {c.metric} {_pct(c.ratio)} ({ci}, {p}{'' if c.significant else ', not significant'})"
 
 
+def _decide_text(check: GateCheck) -> str:
+    """"about 48 blocks per cell would decide it (now 20)", or why no number can be given."""
+    c = check.comparison
+    if c.ratio is None or c.ci95 is None:
+        return "too few values for an interval"
+    blocks = check.decision.blocks_to_decide
+    if blocks is None:
+        return "the estimate sits on the threshold: more blocks alone will not decide it"
+    return f"about {blocks} blocks per cell would decide it (now {min(c.n_cell, c.n_baseline)})"
+
+
 def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
     """The check whose change goes furthest in its condition's direction."""
     measured = [c for c in checks if c.comparison.ratio is not None]
@@ -48,14 +68,22 @@ def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
     return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.worse_when_higher else -1))
 
 
-def summary_line(result: GateResult, baseline_id: int, new_id: int) -> str:
-    """One line for a CI log: pass/FAIL, what failed (or the closest call), both experiments."""
+def summary_line(result: GateResult, baseline_id: int, new_id: int, inconclusive: str = DEFAULT_INCONCLUSIVE) -> str:
+    """One line for a CI log: pass / FAIL / INCONCLUSIVE, what failed or could not be told (or
+    the closest call), both experiments; ``inconclusive``: what the exit code does with it."""
     where = f"[#{baseline_id} -> #{new_id}]"
     if result.failed:
         first = result.failed[0]
         more = f" (+{len(result.failed) - 1} more)" if len(result.failed) > 1 else ""
         return (f"jvmlab gate: FAIL {len(result.failed)} of {len(result.checks)} checks: "
                 f"{first.condition.text}: {_check_text(first)}{more} {where}")
+    if result.inconclusive:
+        first = max(result.inconclusive, key=lambda c: c.decision.blocks_to_decide or 10**9)
+        more = f" (+{len(result.inconclusive) - 1} more)" if len(result.inconclusive) > 1 else ""
+        exit_word = "exit 0 (--inconclusive pass)" if inconclusive == "pass" else f"exit {EXIT_INCONCLUSIVE}"
+        return (f"jvmlab gate: INCONCLUSIVE {len(result.inconclusive)} of {len(result.checks)} checks, "
+                f"{exit_word}: {first.condition.text}: {_check_text(first)} reaches past the threshold; "
+                f"{_decide_text(first)}{more} {where}")
     worst = _worst(result.checks)
     closest = f"; closest: {_check_text(worst)}" if worst else ""
     conditions = ", ".join(c.text for c in result.conditions)
@@ -68,20 +96,35 @@ def _md(text: str) -> str:
             .replace("*", "\\*").replace("`", "\\`").replace("\n", " "))
 
 
-def summary_markdown(result: GateResult, baseline_id: int, new_id: int) -> str:
+def _md_result(check: GateCheck) -> str:
+    if check.breached:
+        return "**FAIL**"
+    if check.inconclusive:
+        return f"**INCONCLUSIVE**: {_md(_decide_text(check))}"
+    return "pass" if check.comparison.significant else "pass (no clear difference)"
+
+
+_ORDER = {GateOutcome.FAIL: 0, GateOutcome.INCONCLUSIVE: 1, GateOutcome.PASS: 2}
+
+
+def summary_markdown(result: GateResult, baseline_id: int, new_id: int,
+                     inconclusive: str = DEFAULT_INCONCLUSIVE) -> str:
     """A Markdown block for a pull-request comment: the verdict and every check."""
-    head = "❌ **jvmlab gate failed**" if result.failed else "✅ **jvmlab gate passed**"
-    lines = [f"{head}: experiment #{new_id} against baseline #{baseline_id}", "",
+    head = {GateOutcome.FAIL: "❌ **jvmlab gate failed**", GateOutcome.PASS: "✅ **jvmlab gate passed**",
+            GateOutcome.INCONCLUSIVE: "⚠️ **jvmlab gate inconclusive**"}[result.outcome]
+    policy = (f" (counted as {'a pass' if inconclusive == 'pass' else 'a failure'}: --inconclusive {inconclusive})"
+              if result.outcome is GateOutcome.INCONCLUSIVE else "")
+    lines = [f"{head}{policy}: experiment #{new_id} against baseline #{baseline_id}", "",
              "Fails only when a change is significant (Holm-corrected across all checks) and its whole "
-             "95% CI lies beyond the threshold.", "",
+             "95% CI lies beyond the threshold; passes when the whole CI lies on the good side of it; "
+             "otherwise the check is inconclusive.", "",
              "| condition | cell | metric | change | 95% CI | p (Holm) | result |",
              "|---|---|---|---:|---|---:|---|"]
-    for check in sorted(result.checks, key=lambda c: (not c.breached, c.comparison.metric, c.comparison.cell)):
+    for check in sorted(result.checks, key=lambda c: (_ORDER[c.outcome], c.comparison.metric, c.comparison.cell)):
         c = check.comparison
         change = _pct(c.ratio) if c.ratio is not None else "-"
         ci = f"{_pct(c.ci95[0])} … {_pct(c.ci95[1])}" if c.ci95 else "-"
         p = f"{c.p_adjusted:.2g}" if c.p_adjusted is not None else "-"
-        verdict = "**FAIL**" if check.breached else ("pass" if c.significant else "pass (no clear difference)")
         lines.append(f"| {_md(check.condition.text)} | {_md(c.cell)} | {_md(c.metric)} | {change} | {ci} "
-                     f"| {p} | {verdict} |")
+                     f"| {p} | {_md_result(check)} |")
     return "\n".join(lines) + "\n"

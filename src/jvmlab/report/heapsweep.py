@@ -76,15 +76,30 @@ def sweep_table(result: SweepResult, console: Console) -> None:
         console.print(knee_sentence(result, c.series))
 
 
+def knee_interval_text(low_bytes: int | None, high_bytes: int | None) -> str:
+    """"95% interval 108-216 MiB" (or one size when both ends agree)."""
+    if low_bytes is None or high_bytes is None:
+        return "no interval"
+    if low_bytes == high_bytes:
+        return f"95% interval {mib(low_bytes)}"
+    return f"95% interval {low_bytes / MB:g}-{mib(high_bytes)}"
+
+
 def knee_sentence(result: SweepResult, series: str) -> str:
-    knee = result.knees().get(series)
-    if knee is None:
+    estimate = result.knee_estimates().get(series)
+    knee = estimate.point if estimate else None
+    if estimate is None or knee is None:
         return f"{series}: no heap size had a measurement, so there is no knee."
     times = f"{result.within:.0%} of the best {result.time_metric}"
+    if not estimate.resolved:
+        return (f"{series}: knee not resolved ({estimate.reason}; the means put it at {mib(knee.heap_bytes)}, "
+                f"the smallest heap within {times}); more invocations per heap would resolve it.")
     mult = f" ({knee.multiple:g}x the minimum heap)" if knee.multiple is not None else ""
     edge = (" It is the largest size swept: the curve may still be falling beyond it."
             if knee.heap_bytes == max(level.heap_bytes for level in result.levels) else "")
-    return f"{series}: knee at {mib(knee.heap_bytes)}{mult}, the smallest heap within {times}.{edge}"
+    return (f"{series}: knee at {mib(knee.heap_bytes)}{mult} "
+            f"({knee_interval_text(estimate.low_bytes, estimate.high_bytes)}, bootstrap over invocations), "
+            f"the smallest heap within {times}.{edge}")
 
 
 def _curve(result: SweepResult, metric: str, series: str) -> Curve:

@@ -22,7 +22,7 @@ from jvmlab.report import nodes as nodes_view
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.page import figure_entries
-from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
+from jvmlab.report.summary import Summary, effect_label, mean_ci_text, vs_baseline
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
 from jvmlab.report.why import why_context
@@ -85,9 +85,8 @@ def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     for cs in summary.cells:
         st = cs.stats.get(m)
         mean = st.mean if st else None
-        ci = st.mean_ci95 if st else None
         rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
-                     notation.interval(metric, *ci, like=mean) + ci_mark(st) if ci else "-",
+                     mean_ci_text(metric, st),
                      vs_baseline(summary, cs.cell.name),
                      notation.value(metric, st.median if st else None, like=mean),
                      notation.span(metric, st.min if st else None, st.max if st else None, like=mean),

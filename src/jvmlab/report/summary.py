@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jvmlab.analyze import CellStats, Comparison, Effect, MetricAnalysis
-from jvmlab.analyze.smallsample import T_SMALL_N
+from jvmlab.analyze.smallsample import NOT_ESTIMABLE, T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL
-from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.metrics import DEFAULT, Metric, MetricRegistry
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import heavy_tail_hazards, small_sample_hazards
-from jvmlab.report.verdicts import disturbance_text, verdict
+from jvmlab.report.verdicts import disturbance_note, disturbance_text, verdict
 from jvmlab.results import (
     CellResult,
     CellsComparison,
@@ -72,7 +72,8 @@ def summary_of(done: ExperimentAnalysis) -> Summary:
     """The words for an analysed experiment: a verdict sentence per comparison."""
     results, analysis = done.results, done.analysis
     metric = results.metrics.get(done.metric)
-    verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance))
+    verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance),
+                                note=disturbance_note(c.disturbance, c.comparison.significant))
                 for c in done.comparison.compared}
     return Summary(experiment=results.experiment, metric=done.metric, baseline=results.baseline, cells=done.cells,
                    analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis)
@@ -113,6 +114,14 @@ def _summary_json(s: Summary) -> dict[str, Any]:
     for comp in s.analysis.comparisons:
         doc = comp.to_json()
         doc["verdict"] = s.verdicts.get(comp.cell, "")
+        compared = s.comparison.of(comp.cell) if s.comparison is not None else None
+        if compared is not None:
+            doc["verdict_kind"] = str(compared.kind)
+            d = compared.disturbance
+            doc["disturbance"] = None if d is None else {
+                "margin": d.margin, "called": d.called, "method": d.method, "busy_blocks": d.busy_blocks,
+                "n_blocks": d.n_blocks, "quiet_blocks": d.quiet_blocks, "worst_share_pct": d.worst_share_pct,
+                "drift_cell": d.drift.cell if d.drift else None}
         comparisons.append(doc)
     return {
         "schema": SCHEMA,
@@ -159,6 +168,18 @@ def ci_mark(stats: CellStats | None) -> str:
     after a BCa interval of a heavy-tailed cell, for the renderers."""
     kind = None if stats is None else stats.mean_ci_kind
     return SMALL_N_MARK if kind == T_SMALL_N else HEAVY_TAIL_MARK if kind == BCA_HEAVY_TAIL else ""
+
+
+def mean_ci_text(metric: Metric, stats: CellStats | None) -> str:
+    """The mean's 95% interval with its mark, "not estimable at n=2" when a never-negative
+    metric has two values (no interval is honest there), else "-": every renderer's one rule."""
+    if stats is None:
+        return "-"
+    if stats.mean_ci95 is not None:
+        return notation.interval(metric, *stats.mean_ci95, like=stats.mean) + ci_mark(stats)
+    if stats.mean_ci_kind == NOT_ESTIMABLE:
+        return f"not estimable at n={stats.n}"
+    return "-"
 
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:

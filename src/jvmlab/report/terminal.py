@@ -16,7 +16,7 @@ from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
-from jvmlab.report.summary import Summary, ci_mark, effect_label, vs_baseline
+from jvmlab.report.summary import Summary, effect_label, mean_ci_text, vs_baseline
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -94,8 +94,7 @@ def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
     columns += [
         col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
         col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name)),
-        col("95% CI of mean", lambda cs, st: notation.interval(m, *st.mean_ci95, like=st.mean) + ci_mark(st)
-            if st and st.mean_ci95 else "-"),
+        col("95% CI of mean", lambda cs, st: mean_ci_text(m, st)),
         col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
         col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,
                                                     like=mean(st))),

@@ -64,8 +64,9 @@ def heavy_tail_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
 
 
 def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: int) -> dict[str, str]:
-    """cell -> what disturbed it (drift of the cell or of the baseline); ``ALL_CELLS`` when
-    other processes were busy in at least a quarter of the blocks. The decision is the
-    results layer's (:func:`jvmlab.results.compare.disturbances`, on numbers); this words it."""
+    """cell -> why its comparison is withheld: what disturbed the run (busy blocks, drift of
+    the cell or the baseline) and the margin its interval does not clear; cells whose interval
+    clears it are left out. The decision is the results layer's
+    (:func:`jvmlab.results.compare.disturbances`, on numbers); this words it."""
     found = disturbances(analysis, busy_blocks(stored_hazards), n_blocks)
     return {cell: text for cell, d in found.items() if (text := disturbance_text(d))}

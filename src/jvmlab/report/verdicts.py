@@ -23,7 +23,7 @@ from jvmlab.report.notation import pct as _pct
 from jvmlab.report.notation import pct_change_ci as _signed_ci
 from jvmlab.report.notation import sentence_ci, times_ci
 from jvmlab.report.notation import times as _times
-from jvmlab.results.compare import Disturbance, VerdictKind, ci_excludes_one, verdict_kind
+from jvmlab.results.compare import QUIET_BLOCKS, Disturbance, VerdictKind, ci_excludes_one, verdict_kind
 from jvmlab.results.node_verdicts import HIERARCHICAL
 
 LARGE_RATIO = 2.0
@@ -65,15 +65,44 @@ def ci_only_note(compared_metric: str, metric: str) -> str:
     return CI_ONLY_NOTE.format(metric=compared_metric, other=metric)
 
 
-def disturbance_text(d: Disturbance | None) -> str | None:
-    """What disturbed a run, in words (None when nothing did)."""
-    if d is None:
-        return None
+def _what_disturbed(d: Disturbance) -> str:
+    parts = []
+    if d.busy_blocks:
+        worst = f", up to {d.worst_share_pct}% of the CPU" if d.worst_share_pct is not None else ""
+        parts.append(f"other processes were busy during {d.busy_blocks} of {d.n_blocks} blocks{worst}")
     if d.drift is not None:
-        return (f"{d.drift.cell} drifted across blocks ({d.drift.slope_rel_per_block:+.2%} per block, "
-                f"Spearman p={d.drift.p_value:.2g})")
-    worst = f", up to {d.worst_share_pct}% of the CPU" if d.worst_share_pct is not None else ""
-    return f"other processes were busy during {d.busy_blocks} of {d.n_blocks} blocks{worst}"
+        parts.append(f"{d.drift.cell} drifted across blocks ({d.drift.slope_rel_per_block:+.2%} per block, "
+                     f"Spearman p={d.drift.p_value:.2g})")
+    return " and ".join(parts)
+
+
+def _margin_pct(d: Disturbance) -> str:
+    return f"±{_pct((d.margin - 1.0) * 100.0)}"
+
+
+def disturbance_text(d: Disturbance | None) -> str | None:
+    """Why a significant comparison is withheld, in words (None when it is not): what disturbed
+    the run and how much it could have moved the ratio."""
+    if d is None or d.called:
+        return None
+    where = f" (comparisons on the {d.quiet_blocks} quiet blocks alone)" if d.method == QUIET_BLOCKS else ""
+    return (f"{_what_disturbed(d)}{where}, which could move the ratio by up to {_margin_pct(d)}, "
+            f"and the 95% CI does not clear that")
+
+
+def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | None:
+    """How a comparison was made or called although the run was disturbed: on the quiet blocks
+    alone (said whatever the result), or called because its interval clears the margin (said
+    only of a ``significant`` comparison); None otherwise."""
+    if d is None or not d.called or (not significant and d.method != QUIET_BLOCKS):
+        return None
+    if d.method == QUIET_BLOCKS:
+        drift = f"; {d.drift.cell} drifted ({d.drift.slope_rel_per_block:+.2%} per block), within the CI's reach" \
+            if d.drift is not None else ""
+        return (f"on the {d.quiet_blocks} quiet blocks alone: other processes were busy during "
+                f"{d.busy_blocks} of {d.n_blocks} blocks, left out{drift}")
+    return (f"called although {_what_disturbed(d)}: the 95% CI clears the {_margin_pct(d)} "
+            f"that could produce")
 
 
 def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric) -> str:
@@ -95,15 +124,16 @@ def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric)
 
 
 def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
-            baseline_label: str | None = None, interference: str | None = None) -> str:
+            baseline_label: str | None = None, interference: str | None = None, note: str | None = None) -> str:
     """One sentence for a comparison, e.g. "AlwaysPreTouch=on is 4.6x slower than
     baseline (95% CI 4.3-4.9x)". ``label``/``baseline_label`` default to the cell names;
     pass ``baseline_label=""`` to leave out the "than ..." part.
 
     ``interference`` (what disturbed the run: drift, a busy machine; see
     :mod:`jvmlab.report.trust`) turns a significant result into "not called a
-    difference": on a disturbed run a small apparent change is as likely the machine's.
-    A small-sample (t-based) interval is marked as such.
+    difference": its interval does not clear what the disturbance could produce
+    (:func:`disturbance_text`). ``note`` (:func:`disturbance_note`) says how a disturbed run's
+    comparison was called anyway. A small-sample (t-based) interval is marked as such.
     """
     text = _sentence(comparison, metric, label, baseline_label)
     if comparison.ci_kind == SMALL_N_KIND:
@@ -111,7 +141,9 @@ def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
     if comparison.ci_kind == HIERARCHICAL:
         text += f" [{within_node_mark(comparison.n_cell)}]"
     if interference and comparison.significant:
-        text += f"; but not called a difference: {interference} during the run; rerun on a quiet machine"
+        text += f"; but not called a difference: {interference}; rerun on a quiet machine"
+    elif note:
+        text += f" [{note}]"
     return text
 
 

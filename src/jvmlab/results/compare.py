@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
@@ -25,15 +25,18 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_paired, ratio_unpaired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.difference import mean_difference
+from jvmlab.analyze.interference import QUIET_BLOCKS_ENOUGH, block_loads, busy_margin, clears, drift_margin
 from jvmlab.analyze.model import CellData, Clean, Comparison, DriftResult, Interval, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.results.records import BusyBlock
 
 DRIFT_P = 0.01  # a cell "drifted" when its Spearman trend across blocks has p below this
-BUSY_BLOCK_SHARE = 0.25  # busy in at least this share of the blocks: no difference is called
+BUSY_BLOCK_SHARE = 0.25  # kept for readers of old reports: busy blocks no longer veto by their share
 ALL_CELLS = "*"
 SECONDARY_RESAMPLES = 1000
+QUIET_BLOCKS = "quiet-blocks"  # Disturbance.method: the busy blocks left out, the quiet ones analysed
+MARGIN = "margin"  # Disturbance.method: called only when the CI clears what the interference could produce
 
 Statistics = Callable[..., MetricAnalysis]  # analyze_metric's signature; tests pass seeded fakes
 
@@ -45,18 +48,32 @@ class VerdictKind(StrEnum):
     WORSE = "worse"  # significant after correction, in the bad direction
     NO_CLEAR_DIFFERENCE = "no-clear-difference"  # not significant, and the CI contains 1
     INCONCLUSIVE = "inconclusive"  # CI excludes 1 but the (corrected) test is not significant
-    DISTURBED = "disturbed"  # significant, but drift or a busy machine disturbed the run
+    DISTURBED = "disturbed"  # significant, but within what drift or a busy machine could produce
     NOT_ENOUGH_DATA = "not-enough-data"  # no ratio or no interval
 
 
 @dataclass(frozen=True)
 class Disturbance:
-    """Why a comparison is not called a difference: a drifting cell or a busy machine."""
+    """What disturbed a comparison (a drifting cell, busy blocks) and what was done about it.
+
+    ``margin`` is the largest ratio (>= 1, the same either way) the interference could have
+    produced (:mod:`jvmlab.analyze.interference`); ``called`` says the comparison's 95% CI
+    clears it, so the verdict stands. ``method`` is ``"margin"`` or ``"quiet-blocks"`` (the
+    busy blocks were left out and ``quiet_blocks`` quiet ones analysed alone)."""
 
     drift: DriftResult | None = None  # the drifting cell (this one or the baseline)
-    busy_blocks: int = 0  # measured blocks with other processes busy (when no drift)
+    busy_blocks: int = 0  # measured blocks with other processes busy
     n_blocks: int = 0
     worst_share_pct: int | None = None
+    margin: float = 1.0
+    called: bool = False
+    method: str = MARGIN
+    quiet_blocks: int = 0
+
+    @property
+    def vetoes(self) -> bool:
+        """The comparison is withheld: its interval does not clear the margin."""
+        return not self.called
 
 
 @dataclass(frozen=True)
@@ -91,7 +108,8 @@ def ci_excludes_one(ci: Interval | None) -> bool:
 
 
 def verdict_kind(comparison: Comparison, lower_is_better: bool, disturbed: bool = False) -> VerdictKind:
-    """The verdict of one comparison, decided on numbers alone."""
+    """The verdict of one comparison, decided on numbers alone (``disturbed``: a disturbance
+    that the comparison's interval does not clear)."""
     if comparison.ratio is None or comparison.ci95 is None:
         return VerdictKind.NOT_ENOUGH_DATA
     if not comparison.significant:
@@ -101,40 +119,96 @@ def verdict_kind(comparison: Comparison, lower_is_better: bool, disturbed: bool 
     return VerdictKind.BETTER if (comparison.ratio < 1.0) == lower_is_better else VerdictKind.WORSE
 
 
-def disturbances(analysis: MetricAnalysis, busy: Sequence[BusyBlock], n_blocks: int) -> dict[str, Disturbance]:
-    """cell -> what disturbed it (its own drift or the baseline's); ``ALL_CELLS`` when other
-    processes were busy in at least a quarter of the measured blocks."""
-    out: dict[str, Disturbance] = {}
+def _measured_busy(busy: Sequence[BusyBlock]) -> dict[str, BusyBlock]:
+    return {b.detail: b for b in busy if not b.warmup}  # one per block (rows can repeat)
+
+
+def disturbances(analysis: MetricAnalysis, busy: Sequence[BusyBlock], n_blocks: int,
+                 values: Mapping[str, Clean] | None = None, *, method: str = MARGIN,
+                 quiet_blocks: int = 0) -> dict[str, Disturbance]:
+    """cell -> what disturbed its comparison and whether the comparison clears it: the busy
+    blocks' margin (each block's factor from its share of the CPU and, with ``values``, its own
+    spread; :mod:`jvmlab.analyze.interference`) times the drift margin of the cell or the
+    baseline (Spearman p < ``DRIFT_P``). ``method="quiet-blocks"``: the comparisons are on the
+    quiet blocks alone, so the busy blocks add no margin (they are reported, not counted)."""
     drifting = {name: d for name, d in analysis.drift.items()
                 if d.p_value is not None and d.p_value < DRIFT_P and d.slope_rel_per_block is not None}
-    base = drifting.get(analysis.baseline or "")
+    measured = _measured_busy(busy)
+    shares = [b.share_pct for b in measured.values() if b.share_pct is not None]
+    worst = max(shares) if shares else None
+    loads = block_loads(((b.block if b.block is not None else -1 - i,
+                          None if b.share_pct is None else b.share_pct / 100.0)
+                         for i, b in enumerate(measured.values())), values or {})
+    busy_m = 1.0 if method == QUIET_BLOCKS else busy_margin(loads, n_blocks)
+    out: dict[str, Disturbance] = {}
     for comp in analysis.comparisons:
-        d = drifting.get(comp.cell) or base
-        if d is not None:
-            out[comp.cell] = Disturbance(drift=d)
-    measured = {b.detail: b for b in busy if not b.warmup}  # one per block (rows can repeat)
-    if n_blocks and len(measured) >= BUSY_BLOCK_SHARE * n_blocks:
-        shares = [b.share_pct for b in measured.values() if b.share_pct is not None]
-        out[ALL_CELLS] = Disturbance(busy_blocks=len(measured), n_blocks=n_blocks,
-                                     worst_share_pct=max(shares) if shares else None)
+        candidates = [d for d in (drifting.get(comp.cell), drifting.get(analysis.baseline or "")) if d is not None]
+        d = max(candidates, key=lambda x: abs(x.slope_rel_per_block or 0.0)) if candidates else None
+        if d is None and not measured:
+            continue
+        own, base = analysis.drift.get(comp.cell), analysis.drift.get(analysis.baseline or "")
+        drift_m = 1.0 if d is None else drift_margin(own.slope_rel_per_block if own else None,
+                                                     base.slope_rel_per_block if base else None, d.n_blocks)
+        margin = busy_m * drift_m
+        out[comp.cell] = Disturbance(drift=d, busy_blocks=len(measured), n_blocks=n_blocks, worst_share_pct=worst,
+                                     margin=margin, called=margin <= 1.0 or clears(comp.ci95, margin),
+                                     method=method, quiet_blocks=quiet_blocks)
     return out
+
+
+def _quiet_values(values: Mapping[str, CellData], busy: Sequence[BusyBlock]) -> tuple[dict[str, CellData], int]:
+    """The values of the blocks no busy row names, and how many such blocks hold values; ({}, 0)
+    when a busy row does not say its block (nothing can be left out safely)."""
+    measured = _measured_busy(busy).values()
+    if any(b.block is None for b in measured):
+        return {}, 0
+    busy_ids = np.array(sorted({b.block for b in measured if b.block is not None}), dtype=np.int64)
+    out: dict[str, CellData] = {}
+    blocks: set[int] = set()
+    for name, data in values.items():
+        if data.blocks is None:
+            return {}, 0
+        keep = ~np.isin(data.blocks, busy_ids)
+        out[name] = CellData(data.values[keep], data.blocks[keep])
+        blocks |= set(int(b) for b in data.blocks[keep][np.isfinite(data.values[keep])])
+    return out, len(blocks)
 
 
 def compare_cells(values: Mapping[str, CellData], baseline: str | None, metric: str, *,
                   lower_is_better: bool, factors: Mapping[str, Mapping[str, str]] | None = None,
                   seed: int = 0, busy: Sequence[BusyBlock] = (), n_blocks: int = 0,
-                  statistics: Statistics = analyze_metric) -> CellsComparison:
+                  statistics: Statistics = analyze_metric, positive: bool | None = None) -> CellsComparison:
     """Every cell against ``baseline`` on ``metric``: statistics, then one typed verdict each.
 
     ``statistics`` is :func:`jvmlab.analyze.analyze_metric` (seeded by ``seed``); tests pass
-    a fake returning a fixed :class:`MetricAnalysis`."""
-    analysis = statistics(values, baseline, metric, factors, seed=seed)
-    disturbed = disturbances(analysis, busy, n_blocks)
-    compared = tuple(ComparedCell(
-        comparison=c, kind=verdict_kind(c, lower_is_better, (d := disturbed.get(c.cell) or
-                                                            disturbed.get(ALL_CELLS)) is not None),
-        small_sample=c.ci_kind == T_SMALL_N, disturbance=d) for c in analysis.comparisons)
-    return CellsComparison(analysis, compared)
+    a fake returning a fixed :class:`MetricAnalysis`. ``positive``: the metric is never
+    negative (None: the built-in registry's word).
+
+    A busy machine or a drift does not veto a verdict by itself: when other processes were
+    busy in some blocks and at least ``QUIET_BLOCKS_ENOUGH`` blocks were quiet, the
+    comparisons are made on the quiet blocks alone (the cells' descriptions keep every
+    block); otherwise each significant comparison is called only when its interval clears
+    what the interference could have produced (:func:`disturbances`). The
+    :class:`Disturbance` says which was done."""
+    analysis = statistics(values, baseline, metric, factors, seed=seed, positive=positive)
+    method, quiet_n, judged = MARGIN, 0, analysis
+    if _measured_busy(busy):
+        quiet, quiet_n = _quiet_values(values, busy)
+        if quiet_n >= QUIET_BLOCKS_ENOUGH:
+            calm = statistics(quiet, baseline, metric, None, seed=seed, positive=positive)
+            note = (f"{metric}: comparisons on the {quiet_n} quiet blocks alone (other processes were busy "
+                    f"during {len(_measured_busy(busy))})")
+            analysis = replace(analysis, comparisons=calm.comparisons, notes=(*analysis.notes, note))
+            judged = replace(analysis, drift=calm.drift)
+            method = QUIET_BLOCKS
+    cleaned = {name: clean(d) for name, d in values.items()}
+    disturbed = disturbances(judged, busy, n_blocks, cleaned, method=method, quiet_blocks=quiet_n)
+    compared = []
+    for c in analysis.comparisons:
+        d = disturbed.get(c.cell)
+        compared.append(ComparedCell(comparison=c, kind=verdict_kind(c, lower_is_better, d is not None and d.vetoes),
+                                     small_sample=c.ci_kind == T_SMALL_N, disturbance=d))
+    return CellsComparison(analysis, tuple(compared))
 
 
 def ci_only_comparisons(values: Mapping[str, Clean], baseline: str | None, metric: str, seed: int,

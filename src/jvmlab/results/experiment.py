@@ -13,6 +13,7 @@ from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import CellStats, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.errors import UserError
+from jvmlab.metrics import never_negative
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
@@ -91,7 +92,8 @@ def analyze_experiment(results: ExperimentResults, metric: str | None = None, se
         {c.name: results.values(c, choice.metric) for c in cells}, results.baseline, choice.metric,
         lower_is_better=results.metrics.get(choice.metric).lower_is_better,
         factors={c.name: {f: _levels(c)[f] for f in varying} for c in cells} if len(varying) >= 2 else None,
-        seed=seed, busy=results.busy_blocks, n_blocks=results.measured_blocks(), statistics=statistics)
+        seed=seed, busy=results.busy_blocks, n_blocks=results.measured_blocks(), statistics=statistics,
+        positive=never_negative(choice.metric, results.metrics))
     comparison = within_node_verdicts(results, comparison, choice.metric,  # a cluster run: node as a block
                                       results.metrics.get(choice.metric).lower_is_better)
     cell_results = tuple(_cell_result(results, c, choice.metric, comparison.analysis, seed) for c in cells)
@@ -105,7 +107,7 @@ def _cell_result(results: ExperimentResults, c: StoredCell, metric: str, analysi
                  seed: int) -> CellResult:
     ok = results.ok(c)
     stats = {m: describe(c.name, clean(results.values(c, m)), rng_for(seed, m, c.name, "summary"),
-                         DESCRIBE_RESAMPLES, quick=True)
+                         DESCRIBE_RESAMPLES, quick=True, positive=never_negative(m, results.metrics))
              for m in metric_names(results) if m != metric}
     stats[metric] = analysis.stats[c.name]
     reasons = Counter(i.reason or i.status for i in results.invocations if i.cell_id == c.id and i.status != "ok")

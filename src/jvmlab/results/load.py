@@ -73,7 +73,9 @@ def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock
             continue
         m = _BUSY_ROW.search(h.detail)
         warmup = m is not None and (m.group("warmup") is not None or int(m.group("block")) < 0)
-        out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or ""))
+        block = int(m.group("block")) - 1 if m is not None and m.group("block") is not None else None
+        out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or "",
+                             None if warmup else block))
     return tuple(out)
 
 

@@ -54,7 +54,7 @@ def within_node_verdicts(results: ExperimentResults, pooled: CellsComparison, me
     compared = []
     for new in within:
         d = disturbed.get(new.cell) or disturbed.get(ALL_CELLS)
-        compared.append(ComparedCell(new, verdict_kind(new, lower_is_better, d is not None), False, d))
+        compared.append(ComparedCell(new, verdict_kind(new, lower_is_better, d is not None and d.vetoes), False, d))
     return CellsComparison(stats, tuple(compared), pooled=pooled.analysis.comparisons)
 
 

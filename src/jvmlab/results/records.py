@@ -27,12 +27,13 @@ class BusyBlock:
 
     ``share_pct`` is the other processes' share of the CPU as a number (None when the row
     did not say); ``warmup`` is True for a warm-up block, whose invocations are not in the
-    statistics."""
+    statistics; ``block`` is the block's stored id (None when the row did not say)."""
 
     share_pct: int | None
     warmup: bool
     detail: str
     hint: str
+    block: int | None = None
 
 
 @dataclass(frozen=True)

@@ -138,11 +138,18 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
         for gc, p in found.items():
             if gc == "G1":
                 continue
+            jvm = jvm_name(jdk)
+            apart = sweep.compare_knees(series_name(jvm, {"gc": gc}), series_name(jvm, {"gc": "G1"}))
+            if apart is None or not apart.clear or apart.low is None or apart.high is None:
+                text += (f" {gc} and G1: no clear difference in the heap they need ({p.heap_bytes / MB:g} vs "
+                         f"{g1.heap_bytes / MB:g} MiB; the knees' bootstrap intervals do not separate them).")
+                continue
             less = (1 - p.heap_bytes / g1.heap_bytes) * 100
             word = "less" if less >= 0 else "more"
-            text += (f" {gc} needs {abs(less):.0f}% {word} heap than G1 to come within {sweep.within:.0%} of its best "
-                     f"time ({p.heap_bytes / MB:g} vs {g1.heap_bytes / MB:g} MiB; "
-                     f"{p.mean:.3f} s vs {g1.mean:.3f} s there).")
+            span = sorted(abs(1 - r) * 100 for r in (apart.low, apart.high))
+            text += (f" {gc} needs {abs(less):.0f}% {word} heap than G1 (95% interval {span[0]:.0f}-{span[1]:.0f}%) "
+                     f"to come within {sweep.within:.0%} of its best time ({p.heap_bytes / MB:g} vs "
+                     f"{g1.heap_bytes / MB:g} MiB; {p.mean:.3f} s vs {g1.mean:.3f} s there).")
     return text
 
 

@@ -62,8 +62,11 @@ def phase_argv(phase: Phase, client_base: list[str], port: int, url_path: str) -
 
 
 def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: float,
-              env: dict[str, str], control: ProcessControl | None = None) -> list[ClientRun]:
-    """Start every client of the phase at once, wait for all (each bounded by ``timeout_s``)."""
+              env: dict[str, str], control: ProcessControl | None = None, cwd: Path | None = None) -> list[ClientRun]:
+    """Start every client of the phase at once, wait for all (each bounded by ``timeout_s``).
+
+    The clients run in ``cwd`` (the phase's folder, resolved from the spec at plan time; none:
+    jvmlab's own), and a relative program (``./bench.sh``) is looked up there."""
     control = control or GroupControl()
     folder.mkdir(parents=True, exist_ok=True)
     started: list[tuple[list[str], subprocess.Popen[bytes] | None, Path, Path, float]] = []
@@ -71,10 +74,12 @@ def run_phase(phase: Phase, argvs: list[list[str]], folder: Path, timeout_s: flo
         out_path = folder / f"{phase.name}-client{i}.txt"
         summary = folder / f"{phase.name}-client{i}-summary.json"
         argv = [a.replace(SUMMARY_PLACEHOLDER, str(summary)) for a in argv]
+        if cwd is not None and argv and "/" in argv[0] and not Path(argv[0]).is_absolute():
+            argv = [str(cwd / argv[0]), *argv[1:]]
         with out_path.open("wb") as out:
             try:
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                        close_fds=True, env=env, **control.spawn_kwargs())
+                                        close_fds=True, env=env, cwd=cwd, **control.spawn_kwargs())
             except OSError as err:
                 out.write(f"cannot start {argv[0]}: {err}\n".encode())
                 started.append((argv, None, out_path, summary, time.perf_counter()))

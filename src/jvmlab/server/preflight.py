@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from jvmlab.errors import UserError
 from jvmlab.jdk.identify import identify
@@ -23,12 +23,15 @@ from jvmlab.spec.server import LOOPBACK_HOSTS, PORT_PLACEHOLDER, Load, Server
 from jvmlab.workloads.builtin import prepare_builtin
 
 
-def problems(server: Server, load: Load, base_dir: Path) -> list[str]:
-    """Every reason the server part cannot run, one line each, in spec order; [] when none."""
+def problems(server: Server, load: Load, base_dir: Path, client_cwd: Mapping[str, Path] | None = None) -> list[str]:
+    """Every reason the server part cannot run, one line each, in spec order; [] when none.
+
+    ``base_dir``: the server's folder (its stop command runs there); ``client_cwd``: each
+    phase's folder, where its clients run (default: ``base_dir``)."""
     out = [*_port_problems(server), *_url_problems(server)]
     for phase in load.phases:
         if phase.command is not None:
-            why = command_problem(phase.command[0], base_dir)
+            why = command_problem(phase.command[0], (client_cwd or {}).get(phase.name, base_dir))
             if why:
                 out.append(f"[load] phase {phase.name!r}: client {why}")
     if server.stop_command:
@@ -43,9 +46,9 @@ def problems(server: Server, load: Load, base_dir: Path) -> list[str]:
     return out
 
 
-def check(server: Server, load: Load, base_dir: Path) -> None:
+def check(server: Server, load: Load, base_dir: Path, client_cwd: Mapping[str, Path] | None = None) -> None:
     """``run``'s gate: the first problem as a UserError (``check`` prints them all)."""
-    found = problems(server, load, base_dir)
+    found = problems(server, load, base_dir, client_cwd)
     if found:
         raise UserError(found[0])
 
@@ -125,6 +128,9 @@ class PlanLike(Protocol):
     @property
     def workdir(self) -> Path | None: ...
 
+    @property
+    def cells(self) -> tuple[Any, ...]: ...  # prepared cells: their template has the clients' folders
+
 
 def client_base_for(java: Path, classes: Path) -> tuple[str, ...]:
     """The built-in client's command: its own JVM, small and fixed, never the cell's flags."""
@@ -137,7 +143,9 @@ def plan_problems(plan: PlanLike) -> list[str]:
     if spec.load is None:
         return []
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
-    return problems(spec.server or Server(), spec.load, plan.workdir or base_dir)
+    template = plan.cells[0].template if plan.cells else None
+    load = getattr(template, "load", None) or spec.load  # the template's: its paths resolved at plan time
+    return problems(spec.server or Server(), load, plan.workdir or base_dir, getattr(template, "client_cwd", None))
 
 
 def check_plan(plan: PlanLike, echo_error: Callable[[str], object]) -> str | None:

@@ -8,6 +8,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from jvmlab.server.control import GroupControl, ProcessControl
 
@@ -20,15 +21,19 @@ class StopOutcome:
 
 
 def stop_server(pid: int, exited: Callable[[float], bool], stop_command: list[str] | None,
-                stop_signal: str, grace_s: float, control: ProcessControl | None = None) -> StopOutcome:
+                stop_signal: str, grace_s: float, control: ProcessControl | None = None,
+                cwd: Path | None = None) -> StopOutcome:
     """Ask the server to stop; ``exited(timeout)`` waits for its exit. Kill its group at the end
-    of the grace period. Bounded: at most grace + a few seconds."""
+    of the grace period. Bounded: at most grace + a few seconds. A stop command runs in ``cwd``
+    (the server's own folder), its relative program looked up there."""
     control = control or GroupControl()
     t0 = time.perf_counter()
     detail = None
     if stop_command:
+        if cwd is not None and "/" in stop_command[0] and not Path(stop_command[0]).is_absolute():
+            stop_command = [str(cwd / stop_command[0]), *stop_command[1:]]
         try:
-            done = subprocess.run(stop_command, stdin=subprocess.DEVNULL, capture_output=True,
+            done = subprocess.run(stop_command, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
                                   timeout=grace_s, check=False, **control.spawn_kwargs())
             if done.returncode != 0:
                 detail = f"stop command exited with code {done.returncode}"

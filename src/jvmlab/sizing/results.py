@@ -10,7 +10,17 @@ from dataclasses import dataclass
 from jvmlab.errors import UserError
 from jvmlab.metrics import MetricRegistry
 from jvmlab.results import load_experiment
-from jvmlab.sizing.sweep import DOCUMENT, HEAP_FACTOR, Curve, CurvePoint, HeapLevel, curve
+from jvmlab.sizing.sweep import (
+    DOCUMENT,
+    HEAP_FACTOR,
+    Curve,
+    CurvePoint,
+    HeapLevel,
+    KneeComparison,
+    KneeEstimate,
+    compare_knees,
+    curve,
+)
 from jvmlab.store.protocol import Store
 
 SIDE_METRICS = ("max_rss_bytes", "gc.pause_p99_ms")
@@ -28,10 +38,22 @@ class SweepResult:
     def knees(self) -> dict[str, CurvePoint | None]:
         return {c.series: c.knee(self.within) for c in self.curves.get(self.time_metric, ())}
 
+    def knee_estimates(self) -> dict[str, KneeEstimate]:
+        """Per series: the knee with its bootstrap interval, or "not resolved" and why."""
+        return {c.series: c.knee_estimate(self.within) for c in self.curves.get(self.time_metric, ())}
+
+    def compare_knees(self, a: str, b: str) -> KneeComparison | None:
+        """Knee heap of series ``a`` over ``b`` on the time metric (None: a series is missing)."""
+        found = {c.series: c for c in self.curves.get(self.time_metric, ())}
+        if a not in found or b not in found:
+            return None
+        return compare_knees(found[a], found[b], self.within)
+
     def to_json(self) -> dict:
         return {"experiment_id": self.experiment_id, "levels": [lv.to_json() for lv in self.levels],
                 "reference_bytes": self.reference_bytes, "within": self.within, "time_metric": self.time_metric,
                 "knees": {s: (p.level if p else None) for s, p in self.knees().items()},
+                "knee_intervals": {s: k.to_json() for s, k in self.knee_estimates().items()},
                 "curves": {m: [{"series": c.series, "points": [p.__dict__ for p in c.points]} for c in cs]
                            for m, cs in self.curves.items()}}
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -73,8 +74,9 @@ def _jmh_params(value: Any) -> Any:
 WORKLOAD_KINDS = ("builtin", "main", "jar", "command", "jmh")
 
 
-class Workload(_Strict):
-    """What to run: exactly one of builtin, main (+classpath), jar, command or jmh."""
+class Workload(HookFields):
+    """What to run: exactly one of builtin, main (+classpath), jar, command or jmh; and the
+    hooks run around its invocations (``setup``, ``before_each``, ``after_each``, ``cleanup``)."""
 
     builtin: str | None = None
     main: str | None = None
@@ -94,6 +96,11 @@ class Workload(_Strict):
     jmh: str | None = None
     benchmarks: list[str] = Field(default_factory=list)  # JMH include regexes (none: all)
     params: Annotated[dict[str, list[str]], BeforeValidator(_jmh_params)] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hook_strings(cls, data: Any) -> Any:
+        return bare_strings_need_shell("workload", data)
 
     @field_validator("classpath", mode="before")
     @classmethod
@@ -126,8 +133,9 @@ class Workload(_Strict):
             raise ValueError("benchmarks and params go with jmh = \"benchmarks.jar\"")
         if self.command is not None and not self.command:
             raise ValueError("command must be a non-empty argv list")
-        if self.shell and self.command is None:
-            raise ValueError("shell = true only applies to command")
+        if self.shell and self.command is None and not any(
+                isinstance(h.command, str) for h in self.hooks().values()):
+            raise ValueError("shell = true only applies to command (and to hooks given as strings)")
         return self
 
     @property

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 import signal
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from jvmlab.spec.durations import parse_duration_s
+from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 PORT_PLACEHOLDER = "{port}"
@@ -36,8 +37,9 @@ def check_regex(value: str | None) -> str | None:
     return value
 
 
-class Server(_Strict):
-    """How to know the server is ready, and how to stop it.
+class Server(HookFields):
+    """How to know the server is ready, and how to stop it; and the server's own hooks
+    (``setup``, ``before_each``, ``after_each``, ``cleanup``; strings with ``shell = true``).
 
     Readiness is one of ``ready_log`` (a regex on its output), ``ready_url`` (an HTTP GET
     answering ``ready_status`` and, if given, a body matching ``ready_body``) or the TCP port
@@ -55,6 +57,12 @@ class Server(_Strict):
     stop_command: list[str] | None = None  # argv; {port} and {pid} are replaced
     stop_signal: str = "SIGTERM"
     stop_grace: Seconds = 10.0
+    shell: bool = False  # run the hooks given as strings with /bin/sh -c
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hook_strings(cls, data: Any) -> Any:
+        return bare_strings_need_shell("server", data)
 
     @field_validator("ready_log", "ready_body")
     @classmethod
@@ -112,6 +120,7 @@ class Phase(_Strict):
     count: int | None = Field(default=None, ge=1, le=1_000_000_000)
     clients: int = Field(default=1, ge=1, le=64)
     measure: bool | None = None
+    cwd: str | None = None  # where its clients run (relative: to the spec's folder); default [load] cwd
 
     @model_validator(mode="after")
     def _bounded(self) -> Phase:
@@ -140,6 +149,7 @@ class Load(_Strict):
     units: dict[str, str] = Field(default_factory=dict)
     java_home: str | None = None
     client_timeout: Seconds = 60.0  # beyond a phase's duration
+    cwd: str | None = None  # where clients run (relative: to the spec's folder); default: the spec's folder
 
     @field_validator("regex")
     @classmethod
