@@ -111,6 +111,7 @@ class Session:
         self.failures_are_data = False  # minheap: a failing probe is an answer, not a budget failure
         self.recorded: dict[tuple[int, int], tuple[ProcessResult, Collected]] = {}  # (cell, block): for drivers
         self.variants: dict[int, PreparedCell] = {}  # the cell a driver runs in place of the plan's (minheap)
+        self.slot_folder: Callable[[Slot], str] | None = None  # a driver's name for a slot's folder (minheap)
 
     @property
     def state(self) -> RunState:
@@ -345,6 +346,8 @@ class Session:
     def prepare_slot(self, slot: Slot) -> SlotWork:
         pc = self.variants.get(slot.cell_index) or self.plan.cells[slot.cell_index]
         artifacts = slot_artifacts(self.options.artifacts_root, self.experiment_id, pc.cell.index, slot)
+        if self.slot_folder is not None:
+            artifacts = artifacts.with_name(self.slot_folder(slot))
         return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts)
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,

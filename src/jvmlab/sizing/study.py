@@ -108,6 +108,7 @@ class _Search:
         self.replayed = 0
         self.doc: dict = {"request": request.to_json(), "cells": {}}
         session.judge = self._judge
+        session.slot_folder = lambda slot: f"p{slot.block + 1:03d}-{self.heap >> 20}m"  # probe 1 at -Xmx64m: p001-64m
         session.failures_are_data = True  # a probe too small to run is the answer, not a failure
 
     def cell(self, pc: PreparedCell) -> CellMinHeap:
