@@ -161,7 +161,7 @@ class Session:
         self.collectors = {pc.cell.index: build_collectors(self.settings, pc.launch.progress_regex,
                                                            pc.template.progress_mode if pc.template else "auto",
                                                            jmh=pc.launch.kind == "jmh")
-                           for pc in self.plan.cells}
+                           for pc in self.plan.cells if self.own_cells}  # a driver's cells bring their own
         self.state.measured = sum(1 for _, block in self.done() if block >= 0)
         return self.state
 
