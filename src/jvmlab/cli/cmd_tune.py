@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,22 +201,37 @@ def apply_for(db: Store, experiment: int) -> str:
     from jvmlab.tune.apply import apply_text
 
     db.experiment(experiment)
-    doc = db.experiment_document(experiment, "tune")
+    doc = db.experiment_document(experiment, "tune") or _advised(db, experiment)
     cells = db.cells(experiment)
     java, args = "java", []
     if doc:
         key = f"{doc['winner']['jvm']}|{' '.join(doc['winner']['flags'])}"
-        for cell in cells:
-            if cell.levels.get("config") == key:
-                doc["winner"]["run_flags"] = cell.flags
-                java = str(Path(cell.jdk.get("home", "")) / "bin" / "java") if cell.jdk.get("home") else "java"
-        args = _app_args(db, experiment, cells, key)
+        won = next((c for c in cells if c.levels.get("config") == key
+                    or ("gcfix" in doc and c.levels.get("gcfix") == doc["gcfix"])), None)
+        if won is not None:
+            doc["winner"]["run_flags"] = won.flags
+            java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
+        args = _app_args(db, experiment, won)
     return apply_text(doc, java, args, experiment)
 
 
-def _app_args(db: Store, experiment: int, cells: Sequence[StoredCell], key: str) -> list[str]:
+def _advised(db: Store, experiment: int) -> dict[str, Any] | None:
+    """A `gc advise` experiment's advised fix as the winner `apply` prints (its cell's flags
+    are the current flags plus the fix); None when it advised none or is no advise run."""
+    doc = db.experiment_document(experiment, "gc_advise")
+    winner = ((doc or {}).get("advice") or {}).get("winner")
+    if not winner:
+        if doc is not None:
+            raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
+                            f"a cost; nothing to apply (`jvmlab report {experiment}`)")
+        return None
+    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner["name"]), None)
+    flags = list(cell.requested_flags) if cell is not None else list(winner["flags"])
+    return {"winner": {"jvm": cell.jvm if cell else "", "flags": flags}, "gcfix": winner["name"]}
+
+
+def _app_args(db: Store, experiment: int, cell: StoredCell | None) -> list[str]:
     """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
-    cell = next((c for c in cells if c.levels.get("config") == key), None)
     if cell is None:
         return []
     inv = next((i for i in db.invocations(experiment) if i.cell_id == cell.id), None)

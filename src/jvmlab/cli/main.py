@@ -21,6 +21,7 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_doctor,
     cmd_export,
     cmd_gc,
+    cmd_gc_advise,
     cmd_history,
     cmd_import,
     cmd_jdks,
