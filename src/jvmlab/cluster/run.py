@@ -5,6 +5,7 @@ and the budget are the session's own; only who runs each slot differs.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,10 @@ def connect(address: str) -> Any:
         from distributed import Client
     except ImportError:
         raise UserError("--cluster needs Dask: pip install 'jvmlab[cluster]'") from None
+    # The client's own reports of a lost scheduler (reconnect tracebacks, logged from its event
+    # loop thread, sometimes before the dispatcher notices): jvmlab says it in one line itself.
+    for name in ("distributed.client", "distributed.utils"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as err:
