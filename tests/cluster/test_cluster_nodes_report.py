@@ -102,7 +102,7 @@ def test_the_cluster_view_reads_the_store_through_the_results_layer(tmp_path: Pa
 
 def test_a_run_on_one_machine_has_no_node_section(tmp_path: Path, jdk17_home: Path) -> None:
     from jvmlab.execute.fake import FakeExecutor
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.session import run_experiment
 
     text = SPEC.format(home=jdk17_home, blocks=3)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")

@@ -9,7 +9,7 @@ import pytest
 
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.model.stored import SeriesTag
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec

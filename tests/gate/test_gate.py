@@ -12,7 +12,7 @@ from cli_runner import run_jvmlab
 from jvmlab.analyze.gate import parse_condition
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
 from jvmlab.results import load_experiment

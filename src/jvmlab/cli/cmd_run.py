@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
 from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
@@ -164,6 +163,7 @@ def run(
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
+    from jvmlab.cluster.share import check_artifacts_url
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
@@ -298,22 +298,14 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              series: SeriesTag | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.options import RunOptions, ready_artifacts
+    from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached
-    from jvmlab.store import check_free_space, open_store, store_url
+    from jvmlab.store import open_store, store_url
 
-    artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
-    try:
-        artifacts_root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UserError(f"cannot create the artifacts folder {artifacts_root}: {err.strerror}; "
-                        f"pass another --artifacts") from None
-    if not os.access(artifacts_root, os.W_OK):
-        raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
-    check_free_space(artifacts_root, "artifacts")
+    artifacts_root = ready_artifacts(artifacts or default_artifacts(store_url(store_value)))
     db = open_store(store_value)
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
@@ -324,7 +316,9 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
-            exp_id = run_cluster_plan(plan, db, options, observer, cluster, artifacts_url)
+            from jvmlab.cluster.run import run_at
+
+            exp_id = run_at(cluster, plan, db, options, observer, artifacts_url)
         else:
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.

@@ -67,7 +67,7 @@ def tune_cmd(
 
 def _refuse_machine_only(plan: Plan) -> None:
     """What is prepared on this machine only (environment, archives) would be missing on the nodes."""
-    from jvmlab.cli.cmd_cluster import refuse_machine_only
+    from jvmlab.cluster.run import refuse_machine_only
     from jvmlab.tune.cells import space_prepares
 
     refuse_machine_only(plan, "tune --cluster")
@@ -92,27 +92,15 @@ def _cluster_client(address: str | None, store_url: str) -> Any:
 
 
 def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
-    from jvmlab import __version__
-    from jvmlab.machine.fingerprint import fingerprint
+    from jvmlab.tune.flow import open_experiment
 
-    if resume:
-        found = db.find_resumable(plan.spec_hash)
-        if found is None:
-            raise UserError("nothing to resume: no tuning run of this exact spec in the store")
-        db.set_status(found.id, "running")  # an interruption marks it interrupted again (cli/main.py)
-        return found.id
-    return db.create_experiment(
-        name=plan.spec.name or "tune", spec_text=plan.spec_text, spec_hash=plan.spec_hash,
-        spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=fingerprint(plan.jdk_homes),
-        seed=plan.spec.run.seed, command_line=provenance_command_line(), jvmlab_version=__version__,
-        artifacts_dir=str(artifacts))
+    return open_experiment(plan, db, artifacts, resume, provenance_command_line())
 
 
 def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,
                  client: Any = None, optuna_storage: str | None = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
-    from jvmlab.execute.hooks import with_hooks
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
@@ -132,9 +120,9 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
     try:
-        # a line at least every 10 s in every phase, TTY or not; the spec's hooks around each trial's invocations
-        with Heartbeat(progress), with_hooks(default_executor()) as executor:
-            config, result, measurer = run_tune(plan, db, exp_id, artifacts, executor, on_trial,
+        # a line at least every 10 s in every phase, TTY or not; the session runs the spec's hooks
+        with Heartbeat(progress):
+            config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
                                                 measurer, progress, optuna_storage)
     except KeyboardInterrupt:
         db.set_status(exp_id, "interrupted")
@@ -152,16 +140,10 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
 
 def _measurer(db: Store, plan: Plan, exp_id: int, artifacts: Path, client: Any, err: Console | None) -> Any:
-    """On a cluster: its nodes, one block per node at a time. A local resume of a run started on a
-    cluster keeps its block numbering (nothing measured twice). Otherwise: None (this machine)."""
-    from jvmlab.execute.windows import default_executor
-    from jvmlab.tune.cluster_measure import ClusterMeasurer, WidthReplay, stored_width
+    from jvmlab.tune.cluster_measure import ClusterMeasurer, measurer_for
 
-    if client is None:
-        width = stored_width(db, exp_id)
-        return WidthReplay(plan, db, exp_id, artifacts, default_executor(), width=width) if width > 1 else None
-    measurer = ClusterMeasurer(plan, db, exp_id, artifacts, client)
-    if err is not None:
+    measurer = measurer_for(db, plan, exp_id, artifacts, client)
+    if isinstance(measurer, ClusterMeasurer) and err is not None:
         refused = f", {len(measurer.refused)} refused" if measurer.refused else ""
         err.print(f"cluster: {len(measurer.nodes)} node(s) accepted{refused}; {measurer.width} block(s) at a time",
                   highlight=False)
