@@ -42,7 +42,7 @@ from typing import Any
 from jvmlab.analyze.falsepositives import Rate, any_significant, rerandomized_rate
 from jvmlab.analyze.model import CellData
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize

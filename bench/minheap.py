@@ -39,7 +39,7 @@ def make_probe(args: argparse.Namespace, folder: Path) -> JvmProbe:
     home = select(args.jdk, discover()).home
     text = SPEC.format(live=args.live_mb, alloc=args.alloc_mb, home=home, gc=args.gc)
     plan = prepare(parse_spec(text), text, None)
-    return JvmProbe(plan.cells[0], LocalExecutor(), cwd=folder, env={}, timeout_s=120.0, artifacts_dir=folder)
+    return JvmProbe(plan.cells[0], LocalExecutor(), timeout_s=120.0, artifacts_dir=folder)
 
 
 def linear_scan(probe: JvmProbe, lower: int, upper: int, step: int) -> tuple[int | None, int]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.jdk import discover, select
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize

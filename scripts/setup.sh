@@ -45,12 +45,15 @@ ensure_venv() {  # $1: extras, e.g. "test" (optional)
     say "creating $VENV"
     "$py" -m venv "$VENV"
   fi
-  want="$(cat "$ROOT/pyproject.toml" "$ROOT/requirements/lock.txt" | sha256sum | cut -c1-16)-$extras"
+  want="$(cat "$ROOT/pyproject.toml" "$ROOT/requirements/lock.txt" "$ROOT/requirements/test-nodeps.txt" | sha256sum | cut -c1-16)-$extras"
   stamp="$VENV/.jvmlab-installed"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     say "installing jvmlab and its pinned dependencies${extras:+ (with $extras extras)}"
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c "$ROOT/requirements/lock.txt" \
       -e "$ROOT${extras:+[$extras]}"
+    if [ "$extras" = "test" ]; then  # test tools whose own pins clash with ours: see the file
+      "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$ROOT/requirements/test-nodeps.txt"
+    fi
     echo "$want" > "$stamp"
   fi
 }

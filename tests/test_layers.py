@@ -74,8 +74,8 @@ def test_a_new_upward_import_breaks_the_layers(graph: grimp.ImportGraph, contrac
     assert not kept
     assert "jvmlab.store.sql" in repr(metadata) and "jvmlab.report.summary" in repr(metadata)
     ground = deepcopy(graph)
-    ground.add_import(importer="jvmlab.model.process", imported="jvmlab.execute.runner", line_number=1,
-                      line_contents="from jvmlab.execute.runner import run_experiment")
+    ground.add_import(importer="jvmlab.model.process", imported="jvmlab.execute.session", line_number=1,
+                      line_contents="from jvmlab.execute.session import run_experiment")
     assert not _kept(contracts["layers"], ground)[0]
 
 

@@ -20,6 +20,15 @@ class UserError(Exception):
     exit_code = EXIT_USAGE
 
 
+class StoreError(UserError):
+    """The store failed while in use (a database stopped mid-run): one line saying what and
+    where; ``detail`` (the driver's whole text: SQL, parameters) is shown only with --debug."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
 class Interrupted(Exception):
     """The user (or the system) asked jvmlab to stop; measured data is already stored."""
 

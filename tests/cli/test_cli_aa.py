@@ -35,7 +35,9 @@ def test_identical_cells_are_not_called_different(tmp_path: Path, jdk17_home: Pa
     for seed in (1, 2):
         doc = _aa(tmp_path, jdk17_home, seed)
         [comp] = doc["comparisons"]
-        assert comp["cell"] == "j copy=b" and comp["n_cell"] == 12
+        # 12 measured, or the quiet blocks alone when other processes were busy in some (at least 8:
+        # results/compare.py analyses quiet blocks alone from analyze.interference.QUIET_BLOCKS_ENOUGH on)
+        assert comp["cell"] == "j copy=b" and 8 <= comp["n_cell"] <= 12
         assert comp["ci95"][0] < comp["ratio"] < comp["ci95"][1]
         if not comp["significant"]:
             # Not called different: either "no clear difference", or "inconclusive ... not

@@ -45,6 +45,9 @@ class FakeRunner:
     def out_of_budget(self) -> bool:
         return False
 
+    def allows(self, slot: Slot, inflight: int = 0) -> str:
+        return "run"
+
 
 class FakeParcels:
     def order(self, node: str, work, share_to=None) -> tuple[str, Slot]:

@@ -54,6 +54,7 @@ values = { serial = "-XX:+UseSerialGC", parallel = "-XX:+UseParallelGC" }
 
 @pytest.mark.parametrize("command, extra, says", [
     ("run", '[environment]\nmemory = ["300m"]\n', "[environment] memory is prepared on this machine only"),
+    ("minheap", '[environment]\nmemory = ["300m"]\n', "[environment] memory is prepared on this machine only"),
     ("tune", '[environment]\nmemory = ["300m"]\n' + TUNE, "[environment] memory is prepared on this machine only"),
     ("tune", TUNE.replace('parallel = "-XX:+UseParallelGC"', 'cds = { prepare = "cds-archive" }'),
      "asks for an archive"),

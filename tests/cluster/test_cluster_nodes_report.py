@@ -102,7 +102,7 @@ def test_the_cluster_view_reads_the_store_through_the_results_layer(tmp_path: Pa
 
 def test_a_run_on_one_machine_has_no_node_section(tmp_path: Path, jdk17_home: Path) -> None:
     from jvmlab.execute.fake import FakeExecutor
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.session import run_experiment
 
     text = SPEC.format(home=jdk17_home, blocks=3)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
@@ -113,3 +113,24 @@ def test_a_run_on_one_machine_has_no_node_section(tmp_path: Path, jdk17_home: Pa
     assert nodes_view.node_analysis(summary) is None
     assert '<section id="nodes">' not in render_html(summary)
     assert "nodes" not in json.loads(export_text(summary, "json"))
+
+
+def test_export_names_the_node_and_worker_of_every_invocation(tmp_path: Path, jdk17_home: Path) -> None:
+    """Issue 30 item 5: where each invocation ran is data in `export --format csv|json`, so a
+    user can regroup by node outside jvmlab: the worker as stored with the invocation, the
+    node as that worker's host."""
+    import csv
+    import io
+    import socket
+
+    store, exp, _slow = run_with_slow_node(tmp_path, jdk17_home, blocks=3)
+    summary = summarize(store, exp)
+    stored = {i.id: i.node for i in store.invocations(exp)}
+    assert len(set(stored.values())) == 3 and None not in stored.values()
+    rows = list(csv.DictReader(io.StringIO(export_text(summary, "csv"))))
+    assert len(rows) == len(stored)
+    for row in rows:
+        assert row["worker"] == stored[int(row["invocation_id"])]
+        assert row["node"] == socket.gethostname()
+    for inv in json.loads(export_text(summary, "json"))["invocations"]:
+        assert inv["worker"] == stored[inv["invocation_id"]] and inv["node"] == socket.gethostname()

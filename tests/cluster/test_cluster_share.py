@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.cli.cmd_cluster import check_artifacts_url
 from jvmlab.cluster import task
 from jvmlab.cluster.run import run_on_cluster
-from jvmlab.cluster.share import copy_to_share, parse_artifacts_url, share_target
+from jvmlab.cluster.share import check_artifacts_url, copy_to_share, parse_artifacts_url, share_target
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.model import hazards

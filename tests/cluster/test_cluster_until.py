@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.cluster.run import run_on_cluster
-from jvmlab.cluster.until import added_block_cap
 from jvmlab.execute.options import RunOptions
+from jvmlab.execute.until import added_block_cap
 from jvmlab.model import hazards
 from jvmlab.plan.prepare import prepare
 from jvmlab.results import load_experiment

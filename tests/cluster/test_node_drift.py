@@ -37,14 +37,22 @@ def test_a_move_between_nodes_is_drift_pooled_but_not_within_node(tmp_path: Path
     flagged = {name for name, d in one_machine.comparison.analysis.drift.items()
                if d.p_value is not None and d.p_value < DRIFT_P}
     assert flagged == {c.name for c in moved.cells}, "a 25% step halfway is drift on one machine"
-    assert {c.kind for c in one_machine.comparison.compared} <= {VerdictKind.DISTURBED,
-                                                                VerdictKind.NO_CLEAR_DIFFERENCE,
-                                                                VerdictKind.INCONCLUSIVE}
+    # On one machine the step is drift, judged as an estimate (issue 31 item 4): each comparison
+    # carries the disturbance, and a verdict is called only where its interval clears the margin
+    # the drift could produce (a step both cells took alike cannot make a difference between them).
+    for c in one_machine.comparison.compared:
+        assert c.disturbance is not None and c.disturbance.drift is not None and c.disturbance.margin > 1.0
+        if c.kind in (VerdictKind.BETTER, VerdictKind.WORSE):
+            assert c.disturbance.called
+        else:
+            assert c.kind in (VerdictKind.DISTURBED, VerdictKind.NO_CLEAR_DIFFERENCE, VerdictKind.INCONCLUSIVE)
 
     within = analyze_experiment(moved)
     assert within.comparison.pooled is not None, "verdicts are within node"
     still = {name: d.p_value for name, d in within.comparison.analysis.drift.items()
              if d.p_value is not None and d.p_value < DRIFT_P}
     assert not still, still
-    assert all(c.disturbance is None for c in within.comparison.compared)
+    # no drift within node (the synthetic run's one busy block may still be recorded, and cleared)
+    assert all(c.disturbance is None or (c.disturbance.drift is None and c.disturbance.called)
+               for c in within.comparison.compared)
     assert VerdictKind.DISTURBED not in {c.kind for c in within.comparison.compared}

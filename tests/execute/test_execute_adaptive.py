@@ -10,7 +10,7 @@ import pytest
 from jvmlab.analyze import analyze_metric, half_width_rel
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.results import cell_values
@@ -48,8 +48,8 @@ seed = 11
 '''
 
 
-def _run(tmp_path: Path, home: Path, **options) -> tuple[SqlStore, int, Quiet]:
-    text = SPEC.format(home=home)
+def _run(tmp_path: Path, home: Path, spec: str = SPEC, **options) -> tuple[SqlStore, int, Quiet]:
+    text = spec.format(home=home)
     plan = prepare(parse_spec(text), text, None)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     observer = Quiet()
@@ -132,3 +132,17 @@ def test_until_stops_when_the_baseline_is_dead(tmp_path: Path, jdk17_home: Path)
     [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
     assert "the baseline j speed=base was stopped" in stop.detail
     assert len(store.invocations(exp)) == 6
+
+
+def test_a_local_until_that_can_never_be_met_stops_at_the_cluster_cap(tmp_path: Path, jdk17_home: Path) -> None:
+    """No budget and a target no CI reaches: the same hard cap as on a cluster, with its warning
+    (on one machine there was none: the loop added blocks for ever)."""
+    from jvmlab.execute.until import added_block_cap
+
+    store, exp, observer = _run(tmp_path, jdk17_home, SPEC.replace("invocations = 10", "invocations = 2"),
+                                until_rel=0.0001)
+    cap = added_block_cap(2)
+    assert {i.block for i in store.invocations(exp)} == set(range(2 + cap))
+    [stop] = [h for h in observer.warnings if h.kind == "precision-not-reached"]
+    assert f"{cap} blocks were added" in stop.detail and "95% CI" in stop.detail
+    assert [h.detail for h in store.hazards(exp) if h.kind == "precision-not-reached"] == [stop.detail]

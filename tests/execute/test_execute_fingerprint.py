@@ -9,7 +9,7 @@ import pytest
 
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
@@ -77,7 +77,7 @@ def test_a_busy_machine_is_one_summary_line_and_the_warm_up_is_named(
         tmp_path: Path, jdk17_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every block counts as busy (threshold below zero): the store keeps one hazard per block
     for the report, the live output gets one line, and no message says "block -1"."""
-    import jvmlab.execute.runner as runner
+    import jvmlab.execute.session as runner
 
     monkeypatch.setattr(runner, "BUSY_SHARE", -1.0)
     text = f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 4\nwarmup = 1\n'

@@ -11,7 +11,7 @@ import pytest
 from jvmlab.errors import Interrupted
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.results.adaptive import store_precision_reached
 from jvmlab.spec.load import parse_spec

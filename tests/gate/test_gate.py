@@ -12,7 +12,7 @@ from cli_runner import run_jvmlab
 from jvmlab.analyze.gate import parse_condition
 from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
 from jvmlab.results import load_experiment
@@ -111,10 +111,13 @@ def test_run_gates_against_a_stored_baseline_experiment(tmp_path: Path, jdk17_ho
     bad = run_jvmlab("run", str(spec), "--store", "lab.db", "--quiet", "--baseline-experiment", "1",
                      "--fail-if", "wall_s > three", cwd=tmp_path)
     assert bad.returncode == 2 and "--fail-if" in bad.stderr
+    # A threshold no A/A pair can reach, even on a loaded machine: at n=3 the interval of a
+    # same-spec pair reached past +200% in one loaded run (inconclusive, exit 3); the test is of
+    # the wiring (baseline experiment, line, Markdown), not of how narrow three invocations are.
     gated = run_jvmlab("run", str(spec), "--store", "lab.db", "--quiet", "--baseline-experiment", "1",
-                       "--fail-if", "wall_s > +200%", "--summary-md", "gate.md", cwd=tmp_path)
-    assert gated.returncode == 0, gated.stderr
-    assert "jvmlab gate: pass: 1 checks (wall_s > +200%)" in gated.stdout and "[#1 -> #2]" in gated.stdout
+                       "--fail-if", "wall_s > +100000%", "--summary-md", "gate.md", cwd=tmp_path)
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    assert "jvmlab gate: pass: 1 checks (wall_s > +100000%)" in gated.stdout and "[#1 -> #2]" in gated.stdout
     assert "jvmlab gate passed" in (tmp_path / "gate.md").read_text()
 
 

@@ -113,3 +113,18 @@ def test_threads_filter_independently() -> None:
     with ThreadPoolExecutor(4) as pool:
         for _ in range(5):
             assert list(pool.map(lambda b: keep(b, len(b)), blocks)) == expected
+
+
+@needs_cc
+def test_lines_run_together_keep_their_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cut write runs a header line into a GC-id line; the Python parser still reads the
+    header (its decorators end in ']'), so the filter must keep that line."""
+    log = tmp_path / "gc.log"
+    log.write_text("[0.01s][info][gc] Using G1\n"
+                   "[0.5s][info][gc] GC(4) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 5.0ms\n"
+                   "[1.0s][info][gc] GC(5) Small Pages: 4 / [0.016s][info][gc,heap] Heap region size: 1M\n"
+                   "[2.0s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 5.0ms\n")
+    fast = _summaries(log)
+    monkeypatch.setenv(linescan.ENV_SWITCH, "0")
+    assert fast == _summaries(log)
+    assert '"region_mb": 1.0' in fast

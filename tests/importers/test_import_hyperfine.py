@@ -57,6 +57,35 @@ def test_cli_import_compare_and_gate(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "not a hyperfine --export-json file" in bad.stderr
 
 
+def test_import_with_a_label_joins_a_series_and_label_from_git_reads_the_commit(tmp_path: Path) -> None:
+    """Issue 36 item 1: `import ... --label` makes the import a point of a series (default: its
+    name); `--label-from git` takes the commit checked out where jvmlab runs; a --series
+    without a label is one line and exit 2."""
+    import subprocess
+
+    path = str(DATA / "hyperfine-java-version.json")
+    first = run_jvmlab("import", "hyperfine", path, "--store", "lab.db", "--name", "jv", "--label", "build-41",
+                       cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    for args in (["init", "-q"], ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty",
+                                  "-m", "x"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, timeout=30)
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=tmp_path, check=True,
+                          capture_output=True, text=True, timeout=30).stdout.strip()
+    second = run_jvmlab("import", "hyperfine", path, "--store", "lab.db", "--name", "jv", "--label-from", "git",
+                        "--order", "42", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
+    a, b = store.series_experiments("jv")
+    # lab.db (untracked) is not a change to tracked files: the label is the commit itself
+    assert (a.label, a.label_order, b.label, b.label_order) == ("build-41", None, head, 42.0)
+    bad = run_jvmlab("import", "hyperfine", path, "--store", "lab.db", "--series", "s", cwd=tmp_path)
+    assert bad.returncode == 2 and "--series and --order need a label" in bad.stderr
+    outside = run_jvmlab("import", "hyperfine", path, "--store", str(tmp_path / "lab.db"), "--label-from", "git",
+                         cwd=tmp_path.parent)
+    assert outside.returncode == 2 and "not in a git work tree" in outside.stderr, outside.stderr
+
+
 @pytest.mark.jvm
 def test_export_hyperfine_then_import_round_trips_a_real_run(tmp_path: Path) -> None:
     """Cells keep their names, JVMs and levels (not 300-character command lines), and their runs."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.jmh import jmh_table

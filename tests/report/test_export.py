@@ -102,3 +102,20 @@ def test_cli_writes_output_file(synthetic, tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as done:
         main(["export", str(exp_id), "--store", str(db), "--format", "hyperfine", "--output", str(out)])
     assert done.value.code == 0 and json.loads(out.read_text())["results"]
+
+
+def test_csv_and_json_name_the_node_of_every_invocation_on_one_machine(synthetic, tmp_path: Path) -> None:
+    """On one machine every invocation ran on the experiment's host and on no Dask worker; a
+    store that does not know the host says nothing rather than guess."""
+    from jvmlab.report.synthetic import SyntheticSpec, generate
+    from jvmlab.store.sql import SqlStore
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'host.db'}")
+    exp_id = generate(store, SyntheticSpec(), fingerprint={"hostname": "bench-host-7", "kernel": "Linux"})
+    summary = summarize(store, exp_id)
+    rows = list(csv.DictReader(io.StringIO(export_text(summary, "csv"))))
+    assert rows and all(r["node"] == "bench-host-7" and r["worker"] == "" for r in rows)
+    invocations = json.loads(export_text(summary, "json"))["invocations"]
+    assert invocations and all(i["node"] == "bench-host-7" and i["worker"] is None for i in invocations)
+    unknown = list(csv.DictReader(io.StringIO(_export(synthetic, "csv"))))
+    assert unknown and all(r["node"] == "" for r in unknown)

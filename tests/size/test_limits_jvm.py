@@ -11,7 +11,7 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.machine import cgroup
 from jvmlab.machine.limits import parse_view
 from jvmlab.plan.prepare import prepare

@@ -11,7 +11,7 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.runner import run_experiment
+from jvmlab.execute.session import run_experiment
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.heapsweep import figure, sweep_html

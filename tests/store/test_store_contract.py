@@ -96,7 +96,7 @@ def test_a_slot_is_stored_once(store: Store) -> None:
     exp, cell = _experiment(store)
     store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=Collected(),
                             argv=["java"], artifacts_dir=None)
-    with pytest.raises(UserError, match="cannot write to store"):
+    with pytest.raises(UserError, match="cannot record invocation in store"):
         store.record_invocation(exp, cell, block=0, position=1, result=_result(), collected=Collected(),
                                 argv=["java"], artifacts_dir=None)
     assert len(store.invocations(exp)) == 1
@@ -248,6 +248,9 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute("alter table experiment drop column run_options_json")
         conn.execute("drop table node")  # version 3 (cluster nodes)
         conn.execute("alter table invocation drop column node")
+        conn.execute("drop index ix_experiment_series")  # version 4 (series over time)
+        for column in ("series", "label", "label_order"):
+            conn.execute(f"alter table experiment drop column {column}")
         conn.execute("delete from schema_version")
         conn.execute("insert into schema_version values (1, 0, 'initial schema')")
     db = SqlStore(f"sqlite:///{path}")
@@ -259,4 +262,84 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
-        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3]
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4]
+
+
+def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
+    """Schema v4: an experiment is a labelled point of a series; ``series_values`` reads every
+    ok measured value of a series (process columns, cpu_s, collected metrics) in two queries."""
+    from sqlalchemy import event
+
+    from jvmlab.model.stored import SeriesTag
+
+    ids = []
+    for k, label in enumerate(["c1", "c2", "c3"]):
+        exp, cell = _experiment(store, spec_hash=f"h{k}")
+        for block in range(2):
+            store.record_invocation(exp, cell, block=block, position=0, result=_result(wall_s=1.0 + k),
+                                    collected=Collected(metrics={"workload.x_ms": 5.0 + k}), argv=["java"],
+                                    artifacts_dir=None)
+        store.record_invocation(exp, cell, block=-1, position=0, result=_result(wall_s=99.0),
+                                collected=Collected(), argv=["java"], artifacts_dir=None)  # warm-up: left out
+        store.record_invocation(exp, cell, block=2, position=0, result=_result(wall_s=77.0, status=Status.FAILED),
+                                collected=Collected(), argv=["java"], artifacts_dir=None)  # failed: left out
+        store.set_series(exp, SeriesTag(label, None, 10.0 - k if k else None), "e")
+        ids.append(exp)
+    other, _ = _experiment(store, spec_hash="other")
+    store.set_series(other, SeriesTag("x", "elsewhere"), "e")
+    got = store.experiment(ids[1])
+    assert (got.series, got.label, got.label_order) == ("e", "c2", 9.0)
+    assert store.experiment(ids[0]).label_order is None
+    assert store.series_names() == {"e": 3, "elsewhere": 1}
+    assert [e.id for e in store.series_experiments("e")] == ids
+    assert store.series_metric_units("e") == {"workload.x_ms": ""}
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        statements.append(statement)
+
+    engine = store.engine  # type: ignore[attr-defined]
+    event.listen(engine, "before_cursor_execute", count)
+    values = store.series_values("e", ["wall_s", "cpu_s", "workload.x_ms"])
+    event.remove(engine, "before_cursor_execute", count)
+    assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 2
+    assert sorted(v for i, c, m, v in values if m == "wall_s") == [1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+    assert sorted({(i, m) for i, _, m, _ in values}) == sorted((i, m) for i in ids
+                                                              for m in ("wall_s", "cpu_s", "workload.x_ms"))
+    assert all(v == 1.25 for _, _, m, v in values if m == "cpu_s")
+    assert {c for _, c, _, _ in values} == {"default"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, request: pytest.FixtureRequest,
+                                                               tmp_path: Path) -> None:
+    """Migration 4 on SQLite and on a real PostgreSQL: a store at version 3 (as jvmlab left it
+    before series existed) keeps its rows and gains series, label and label_order."""
+    from sqlalchemy import create_engine, text
+
+    from jvmlab.model.stored import SeriesTag
+
+    url = _url(backend, request, tmp_path)
+    db = SqlStore(url)
+    exp, _cell = _experiment(db)
+    db.close()
+    engine = create_engine(url)
+    with engine.begin() as conn:  # back to version 3
+        conn.execute(text("DROP INDEX ix_experiment_series"))
+        for column in ("series", "label", "label_order"):
+            conn.execute(text(f"ALTER TABLE experiment DROP COLUMN {column}"))
+        conn.execute(text("DELETE FROM schema_version"))  # a fresh store records only its version
+        conn.execute(text("INSERT INTO schema_version VALUES (3, 0, 'as jvmlab 0.1 with cluster nodes')"))
+    engine.dispose()
+    db = SqlStore(url)
+    try:
+        assert db.experiment(exp).label is None and db.series_names() == {}
+        db.set_series(exp, SeriesTag("abc123", "nightly", 3.0), "e")
+        got = db.experiment(exp)
+        assert (got.series, got.label, got.label_order, got.name) == ("nightly", "abc123", 3.0, "e")
+    finally:
+        db.close()
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4]
+    engine.dispose()

@@ -18,7 +18,7 @@ from jvmlab.workloads.builtin import list_builtins, prepare_builtin
 from .conftest import JDK25_HOME, java_argv, make_jdk
 
 EXPECTED = {"hello", "hellostream", "pretouch", "tlbsort", "chunkgen", "integral", "hold", "busy", "httpserver",
-            "loadgen"}
+            "loadgen", "gctrouble"}
 
 
 def class_major_version(path: Path) -> int:

@@ -47,11 +47,13 @@ def compare(
     """Compare two GC logs or two sets of them metric by metric: B/A with bootstrap CIs and a verdict."""
     from jvmlab.cli.gc_sides import resolve
     from jvmlab.gclog.compare import compare_sets, interval_note
+    from jvmlab.gclog.findings_compare import compare_findings
     from jvmlab.report import gccompare
 
     a = resolve(side_a, store)
     b = resolve(side_b, store)
     comparisons = compare_sets(a.docs, b.docs, seed=seed)
+    changes = compare_findings(a.docs, b.docs)
     notes = [f"skipped in {s.label}: {why}" for s in (a, b) for why in s.skipped]
     notes.append(interval_note(comparisons))
     if len(a.docs) < 2 or len(b.docs) < 2:
@@ -60,11 +62,11 @@ def compare(
     if html is not None:
         from jvmlab.report.page import render_page, write_text
 
-        ctx = gccompare.html_context(a.label, a.names, b.label, b.names, comparisons, notes)
+        ctx = gccompare.html_context(a.label, a.names, b.label, b.names, comparisons, notes, changes)
         write_text(html, render_page("gc_compare.html.j2", ctx))
     if as_json:
         doc = gccompare.to_json({"label": a.label, "logs": a.names}, {"label": b.label, "logs": b.names},
-                                comparisons, notes)
+                                comparisons, notes, changes)
         typer.echo(json.dumps(doc, indent=2))
     else:
-        gccompare.render_terminal(a.label, b.label, comparisons, notes)
+        gccompare.render_terminal(a.label, b.label, comparisons, notes, findings=changes)

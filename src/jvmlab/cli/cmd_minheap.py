@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.storeargs import STORE_HELP
+from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
@@ -54,6 +54,8 @@ def minheap(
     metric: str = typer.Option("wall_s", "--metric", help="Time (or throughput) metric of the sweep."),
     html: Path | None = typer.Option(None, "--html", help="Write the sweep's HTML report (plots with CI bands) here."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Run the probes on a Dask scheduler's nodes, e.g. "
+                                       "tcp://HOST:8786 (docs/cluster.md)."),
 ) -> None:
     """Find each cell's minimum heap (bisection, repeated at the boundary); optionally sweep."""
     from jvmlab import metrics as registry
@@ -66,6 +68,8 @@ def minheap(
     from jvmlab.store import check_store_location, open_store
 
     registry.get(metric)
+    if html is not None and not sweep and sizes is None:  # the search alone has no plot: say so, write nothing
+        raise UserError(f"--html {html}: the HTML report is the heap sweep's; add --sweep (or --sizes)")
     check_store_location(store)
     settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
                                repeats, max_probes)
@@ -87,7 +91,7 @@ def minheap(
         study = None
     else:
         request = MinHeapRequest(settings, fail_pattern, timeout_s)
-        study = search(base, db, request, resume=resume, console=console)
+        study = search(base, db, request, resume=resume, console=console, cluster=cluster)
         out["minheap"] = study_json(study)
         if not sweep:
             _emit(out, as_json)
@@ -104,18 +108,26 @@ def minheap(
     _emit(out, as_json)
 
 
-def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, console: Console) -> MinHeapStudy:
-    """Run the search with one line per probe; print the interval table."""
+def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, console: Console,
+           cluster: str | None = None) -> MinHeapStudy:
+    """Run the search with one line per probe (on a Dask cluster's nodes with ``cluster``); print
+    the interval table."""
     from jvmlab.report.heapsweep import minheap_table
-    from jvmlab.sizing.flow import artifacts_for
     from jvmlab.sizing.study import run_min_heap
 
     def on_probe(pc: PreparedCell, outcome: ProbeOutcome) -> None:
         console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
                       + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
 
-    artifacts = artifacts_for(db.url) / "minheap"
-    study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
+    artifacts = default_artifacts(db.url) / "minheap"
+    if cluster is None:
+        study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
+    else:
+        from jvmlab.cluster.run import on_cluster
+
+        with on_cluster(cluster, base, db, "minheap --cluster") as runner:
+            study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe,
+                                 block_runner=runner)
     if study.resumed_probes:
         console.print(f"resumed: {study.resumed_probes} stored probe(s) replayed")
     minheap_table([(c.cell_name, c.result) for c in study.cells], console)
@@ -204,12 +216,11 @@ def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", res
     """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
-    from jvmlab.sizing.flow import artifacts_for
 
-    options = RunOptions(artifacts_root=artifacts_for(db.url), command_line="jvmlab", metric=metric, resume=resume)
+    options = RunOptions(artifacts_root=default_artifacts(db.url), command_line="jvmlab", metric=metric, resume=resume)
     with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
         exp_id = run_experiment(plan, db, options, observer)
     render(summarize(db, exp_id, metric), Console(stderr=as_json))

@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_cluster import check_artifacts_url, run_cluster_plan
 from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
@@ -24,6 +23,7 @@ from jvmlab.spec.durations import parse_duration_s
 
 if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
     from jvmlab.analyze.gate import GateCondition
+    from jvmlab.model.stored import SeriesTag
     from jvmlab.plan.prepare import Plan
     from jvmlab.spec.model import Spec
     from jvmlab.spec.oneliner import OneLiner
@@ -41,7 +41,10 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     parsed, text = load_spec(spec)
     plan = prepare(parsed, text, spec)
     tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
+    from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
+
+    check_limits(plan)  # cpus/memory beyond this machine, cgroups unusable: refused as `run` refuses them
 
     server_line = check_plan(plan, lambda line: typer.echo(line, err=True))  # ports, clients (docs/servers.md)
     typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "
@@ -134,6 +137,12 @@ def run(
                                                         "(see docs/cluster.md)."),
     artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
                                              "(file:///PATH) where nodes leave every artifact."),
+    label: str | None = typer.Option(None, "--label", help="This run's point in a series over time (a commit, "
+                                     "a JDK build, a date); see `jvmlab history`."),
+    label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
+    series: str | None = typer.Option(None, "--series", help="With --label: the series (default: the spec's name)."),
+    order: float | None = typer.Option(None, "--order", help="With --label: its place in the series (default: "
+                                       "order of arrival)."),
     names: list[str] = typer.Option([], "-n", "--name", help="One-liner: a cell name per command ({NAME} of a "
                                     "scan filled in). Default: what differs between the commands."),
     parameter_list: tuple[str, str] | None = typer.Option(None, "-L", "--parameter-list", help="One-liner: NAME "
@@ -154,6 +163,7 @@ def run(
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
+    from jvmlab.cluster.share import check_artifacts_url
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
@@ -170,6 +180,9 @@ def run(
     overrides = _collect_overrides(enable, disable)
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
+    from jvmlab.machine.gitlabel import series_tag
+
+    tag = series_tag(label, label_from, series, order, Path.cwd())
     check_inconclusive(inconclusive)
     one = one_liner(spec, names, parameter_list, parameter_scan, parameter_step, jvm, flags, invocations, warmup,
                      hook)
@@ -186,7 +199,8 @@ def run(
     plan = prepare(parsed, text, spec_path)
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url)
+                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
+                      series=tag)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
@@ -280,36 +294,31 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              until_rel: float | None = None, budget_s: float | None = None,
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
-             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None) -> int:
+             metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
+             series: SeriesTag | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON)."""
     from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.runner import run_experiment
+    from jvmlab.execute.options import RunOptions, ready_artifacts
+    from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
     from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached
-    from jvmlab.store import check_free_space, open_store, store_url
+    from jvmlab.store import open_store, store_url
 
-    artifacts_root = (artifacts or default_artifacts(store_url(store_value))).absolute()
-    try:
-        artifacts_root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UserError(f"cannot create the artifacts folder {artifacts_root}: {err.strerror}; "
-                        f"pass another --artifacts") from None
-    if not os.access(artifacts_root, os.W_OK):
-        raise UserError(f"the artifacts folder {artifacts_root} is not writable; pass another --artifacts")
-    check_free_space(artifacts_root, "artifacts")
+    artifacts_root = ready_artifacts(artifacts or default_artifacts(store_url(store_value)))
     db = open_store(store_value)
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
-        metric_reason=metric_reason)
+        metric_reason=metric_reason, series=series)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
-            exp_id = run_cluster_plan(plan, db, options, observer, cluster, artifacts_url)
+            from jvmlab.cluster.run import run_at
+
+            exp_id = run_at(cluster, plan, db, options, observer, artifacts_url)
         else:
             exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.

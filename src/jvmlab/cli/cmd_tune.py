@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +67,7 @@ def tune_cmd(
 
 def _refuse_machine_only(plan: Plan) -> None:
     """What is prepared on this machine only (environment, archives) would be missing on the nodes."""
-    from jvmlab.cli.cmd_cluster import refuse_machine_only
+    from jvmlab.cluster.run import refuse_machine_only
     from jvmlab.tune.cells import space_prepares
 
     refuse_machine_only(plan, "tune --cluster")
@@ -93,26 +92,15 @@ def _cluster_client(address: str | None, store_url: str) -> Any:
 
 
 def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
-    from jvmlab import __version__
-    from jvmlab.machine.fingerprint import fingerprint
+    from jvmlab.tune.flow import open_experiment
 
-    if resume:
-        found = db.find_resumable(plan.spec_hash)
-        if found is None:
-            raise UserError("nothing to resume: no tuning run of this exact spec in the store")
-        return found.id
-    return db.create_experiment(
-        name=plan.spec.name or "tune", spec_text=plan.spec_text, spec_hash=plan.spec_hash,
-        spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=fingerprint(plan.jdk_homes),
-        seed=plan.spec.run.seed, command_line=provenance_command_line(), jvmlab_version=__version__,
-        artifacts_dir=str(artifacts))
+    return open_experiment(plan, db, artifacts, resume, provenance_command_line())
 
 
 def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,
                  client: Any = None, optuna_storage: str | None = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
-    from jvmlab.execute.hooks import with_hooks
     from jvmlab.execute.windows import default_executor
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
@@ -132,9 +120,9 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
     progress = TuneProgress(None if quiet else lambda line: err.print(line, highlight=False, soft_wrap=True))
     try:
-        # a line at least every 10 s in every phase, TTY or not; the spec's hooks around each trial's invocations
-        with Heartbeat(progress), with_hooks(default_executor()) as executor:
-            config, result, measurer = run_tune(plan, db, exp_id, artifacts, executor, on_trial,
+        # a line at least every 10 s in every phase, TTY or not; the session runs the spec's hooks
+        with Heartbeat(progress):
+            config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
                                                 measurer, progress, optuna_storage)
     except KeyboardInterrupt:
         db.set_status(exp_id, "interrupted")
@@ -152,16 +140,10 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
 
 
 def _measurer(db: Store, plan: Plan, exp_id: int, artifacts: Path, client: Any, err: Console | None) -> Any:
-    """On a cluster: its nodes, one block per node at a time. A local resume of a run started on a
-    cluster keeps its block numbering (nothing measured twice). Otherwise: None (this machine)."""
-    from jvmlab.execute.windows import default_executor
-    from jvmlab.tune.cluster_measure import ClusterMeasurer, WidthReplay, stored_width
+    from jvmlab.tune.cluster_measure import ClusterMeasurer, measurer_for
 
-    if client is None:
-        width = stored_width(db, exp_id)
-        return WidthReplay(plan, db, exp_id, artifacts, default_executor(), width=width) if width > 1 else None
-    measurer = ClusterMeasurer(plan, db, exp_id, artifacts, client)
-    if err is not None:
+    measurer = measurer_for(db, plan, exp_id, artifacts, client)
+    if isinstance(measurer, ClusterMeasurer) and err is not None:
         refused = f", {len(measurer.refused)} refused" if measurer.refused else ""
         err.print(f"cluster: {len(measurer.nodes)} node(s) accepted{refused}; {measurer.width} block(s) at a time",
                   highlight=False)
@@ -219,22 +201,37 @@ def apply_for(db: Store, experiment: int) -> str:
     from jvmlab.tune.apply import apply_text
 
     db.experiment(experiment)
-    doc = db.experiment_document(experiment, "tune")
+    doc = db.experiment_document(experiment, "tune") or _advised(db, experiment)
     cells = db.cells(experiment)
     java, args = "java", []
     if doc:
         key = f"{doc['winner']['jvm']}|{' '.join(doc['winner']['flags'])}"
-        for cell in cells:
-            if cell.levels.get("config") == key:
-                doc["winner"]["run_flags"] = cell.flags
-                java = str(Path(cell.jdk.get("home", "")) / "bin" / "java") if cell.jdk.get("home") else "java"
-        args = _app_args(db, experiment, cells, key)
+        won = next((c for c in cells if c.levels.get("config") == key
+                    or ("gcfix" in doc and c.levels.get("gcfix") == doc["gcfix"])), None)
+        if won is not None:
+            doc["winner"]["run_flags"] = won.flags
+            java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
+        args = _app_args(db, experiment, won)
     return apply_text(doc, java, args, experiment)
 
 
-def _app_args(db: Store, experiment: int, cells: Sequence[StoredCell], key: str) -> list[str]:
+def _advised(db: Store, experiment: int) -> dict[str, Any] | None:
+    """A `gc advise` experiment's advised fix as the winner `apply` prints (its cell's flags
+    are the current flags plus the fix); None when it advised none or is no advise run."""
+    doc = db.experiment_document(experiment, "gc_advise")
+    winner = ((doc or {}).get("advice") or {}).get("winner")
+    if not winner:
+        if doc is not None:
+            raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
+                            f"a cost; nothing to apply (`jvmlab report {experiment}`)")
+        return None
+    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner["name"]), None)
+    flags = list(cell.requested_flags) if cell is not None else list(winner["flags"])
+    return {"winner": {"jvm": cell.jvm if cell else "", "flags": flags}, "gcfix": winner["name"]}
+
+
+def _app_args(db: Store, experiment: int, cell: StoredCell | None) -> list[str]:
     """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
-    cell = next((c for c in cells if c.levels.get("config") == key), None)
     if cell is None:
         return []
     inv = next((i for i in db.invocations(experiment) if i.cell_id == cell.id), None)

@@ -47,7 +47,9 @@ def _from_paths(label: str, files: list[Path]) -> Side:
                         f"a folder of them, or an experiment id")
     summaries = analyze_paths(readable)
     names = [log_name(s.files) for s in summaries]  # the same column names as `gc analyze`
-    return Side(label, names, [s.to_json() for s in summaries], skipped)
+    from jvmlab.gclog.findings import summary_document
+
+    return Side(label, names, [summary_document(s) for s in summaries], skipped)
 
 
 def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | None,

@@ -8,12 +8,15 @@ to resume; anything else is a bug: one line, or a traceback with --debug.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
+import time
 from collections.abc import Sequence
 
 import typer
 from typer.core import TyperOption
+from typer.exceptions import Abort, TyperException
 
 # Importing the command modules attaches their commands to `app` and `gc_app` (cli/apps.py).
 from jvmlab.cli import (  # noqa: F401  # noqa: F401
@@ -21,6 +24,8 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_doctor,
     cmd_export,
     cmd_gc,
+    cmd_gc_advise,
+    cmd_history,
     cmd_import,
     cmd_jdks,
     cmd_minheap,
@@ -29,7 +34,10 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_tune,
 )
 from jvmlab.cli.apps import app
-from jvmlab.errors import EXIT_SIGINT, Interrupted, UserError
+from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, UserError
+
+RESUMABLE = ("run", "tune", "minheap")  # commands whose --resume continues a stopped experiment
+_STARTED = [0.0]  # when main() began (time.monotonic()): it marks only its own command's experiments
 
 
 def _plain_flags_in_help() -> None:
@@ -66,37 +74,108 @@ def _closed_pipe() -> int:
     return 128 + signal.SIGPIPE
 
 
+def _usage_error(err: TyperException) -> int:
+    """A usage error (unknown option, a value out of range) in one line, not typer's boxed
+    usage text: ``jvmlab: error: Invalid value for '--runs': 0 is not in the range x>=1. (see
+    jvmlab minheap --help)``."""
+    if type(err).__name__ == "NoArgsIsHelpError":  # the help was printed: nothing to add
+        return err.exit_code
+    ctx = getattr(err, "ctx", None)
+    where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+    message = " ".join(err.format_message().split())
+    print(f"jvmlab: error: {message}{where}", file=sys.stderr)
+    return err.exit_code
+
+
+def _continue_with(args: list[str]) -> str | None:
+    """The command that continues a stopped ``run``, ``tune`` or ``minheap``: the same, with --resume."""
+    if not args or args[0] not in RESUMABLE:
+        return None
+    again = [a for a in args if a != "--debug"]
+    return "jvmlab " + shlex.join(again if "--resume" in again else [*again, "--resume"])
+
+
+def _resume_hint(args: list[str]) -> str:
+    command = _continue_with(args)
+    return f"; when the store is reachable again, continue with: {command}" if command else ""
+
+
+def _unfinished(args: list[str]) -> str:
+    """Experiments this command left ``running`` (it stopped before finishing), now marked
+    ``interrupted``, said as one phrase with the command that continues them."""
+    if not _has_unfinished():
+        return ""
+    from jvmlab.store.failures import mark_unfinished
+
+    said = mark_unfinished(_STARTED[0])
+    command = _continue_with(args)
+    return "; " + "; ".join(said) + (f"; continue with: {command}" if command else "")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI and exit with its code."""
     _register()
+    _STARTED[0] = time.monotonic()  # experiments opened from now on are this command's
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        # Standalone mode: usage errors print themselves and exit 2 (SystemExit passes).
-        app(args=args, prog_name="jvmlab", standalone_mode=True)
-        code = 0
+        # Not standalone: usage errors come here to be said in one line (_usage_error).
+        returned = app(args=args, prog_name="jvmlab", standalone_mode=False)
+        code = returned if isinstance(returned, int) else 0
     except SystemExit as err:
         code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
         if code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
             # typer's own reaction to EPIPE from typer.echo: wrap stdout, exit 1. A closed
             # pipe is the reader's choice, not a failure: end like any other closed pipe.
             code = _closed_pipe()
+    except Abort:
+        code = _interrupted(args, "interrupted")
+    except TyperException as err:
+        code = _usage_error(err)
+    except StoreError as err:
+        if debug and err.detail:
+            print(err.detail, file=sys.stderr)
+        unfinished = _unfinished([])
+        print(f"jvmlab: error: {err}{unfinished}{_resume_hint(args)}", file=sys.stderr)
+        code = err.exit_code
     except UserError as err:
-        print(f"jvmlab: error: {err}", file=sys.stderr)
+        print(f"jvmlab: error: {err}{_unfinished(args)}", file=sys.stderr)
         code = err.exit_code
     except Interrupted as err:
-        print(f"jvmlab: {err}", file=sys.stderr)
+        print(f"jvmlab: {err}{_unfinished(args)}", file=sys.stderr)
         code = 128 + err.signum
     except KeyboardInterrupt:
-        print("jvmlab: interrupted", file=sys.stderr)
-        code = EXIT_SIGINT
+        code = _interrupted(args, "interrupted")
     except BrokenPipeError:
         code = _closed_pipe()
     except Exception as err:  # the boundary: a bug, reported in one line unless --debug
+        unfinished = _unfinished(args)
         if debug:
             raise
-        print(f"jvmlab: internal error: {type(err).__name__}: {err} (rerun with --debug for a traceback)",
-              file=sys.stderr)
+        first = (str(err).strip().splitlines() or [""])[0]  # one line, whatever the exception's text
+        print(f"jvmlab: internal error: {type(err).__name__}: {first} (rerun with --debug for a traceback)"
+              f"{unfinished}", file=sys.stderr)
         code = 1
+    if code == EXIT_SIGINT and _has_unfinished():  # typer turns a Ctrl-C it sees into a quiet exit 130
+        code = _interrupted(args, "interrupted")
+    elif code != 0 and _has_unfinished():  # a command that exited early on its own: never left running
+        from jvmlab.store.failures import mark_unfinished
+
+        mark_unfinished(_STARTED[0])
     sys.exit(code)
+
+
+def _has_unfinished() -> bool:
+    if "jvmlab.store.failures" not in sys.modules:  # no store was opened: nothing to mark
+        return False
+    from jvmlab.store.failures import unfinished
+
+    return bool(unfinished(_STARTED[0]))
+
+
+def _interrupted(args: list[str], what: str) -> int:
+    """Ctrl-C that no command turned into :class:`Interrupted`: say what is stored and how to
+    continue (exit 130, as a shell reports SIGINT)."""
+    print(f"jvmlab: {what}{_unfinished(args)}", file=sys.stderr)
+    return EXIT_SIGINT

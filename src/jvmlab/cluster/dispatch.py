@@ -18,6 +18,7 @@ the slots' own times, not guessed.
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from collections import deque
@@ -32,6 +33,9 @@ from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult
 from jvmlab.cluster.timing import SlotTiming, slot_timing
 from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
+from jvmlab.execute.load import BUSY_SHARE
+from jvmlab.execute.protocols import RunnerLost
+from jvmlab.execute.session import Session
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
@@ -62,10 +66,11 @@ class _Node:
 
 @dataclass
 class Dispatcher:
-    """Runs the pending blocks on the accepted nodes; ``run`` returns when all are stored."""
+    """The session's Dask block runner: the pending blocks on the accepted nodes; ``run``
+    returns when all are stored."""
 
     client: Any
-    ctx: Any  # the execute.runner.Runner: plan, store, observer, settings, state, and its slot methods
+    ctx: Session  # plan, store, observer, settings, state, and its slot methods
     executor: object | None = None  # a fake for tests and the bench; None: the node's real executor
     nodes: dict[str, _Node] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  # node -> why
@@ -80,6 +85,23 @@ class Dispatcher:
     client_s: dict[tuple[int, int], float] = field(default_factory=dict)  # slot -> jvmlab's client time
     share: Path | None = None  # --artifacts-url: nodes copy artifacts there; the store records that path
     done: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)  # futures that finished: wake-ups
+    node_wait_s: float = 0.0  # no usable node for this long (pending work): stop with one line
+    no_node_since: float | None = None
+    busy_said: set[tuple[str, int]] = field(default_factory=set)  # (node, block) named busy
+    prefer: dict[int, str] = field(default_factory=dict)  # block -> the node that ran its stored part (resume)
+    ci_words: str = "within-node 95% CI"
+    more_hint: str = "raise --max-invocations or --budget, or add nodes"
+
+    @property
+    def width(self) -> int:
+        return max(1, len(self.nodes))
+
+    def run_blocks(self, slots: list[Slot]) -> None:
+        """The session's slots, each block whole on one node (warm-ups included)."""
+        blocks: dict[int, list[Slot]] = {}
+        for slot in slots:
+            blocks.setdefault(slot.block, []).append(slot)
+        self.run(list(blocks.values()))
 
     def run(self, blocks: list[list[Slot]]) -> None:
         if self.parcels is None:
@@ -108,12 +130,22 @@ class Dispatcher:
     def cancel(self) -> None:
         """Ctrl-C: drop every outstanding task; what finished is already stored."""
         futures = [f for n in self.nodes.values() for _, f in n.inflight]
-        if futures:
+        if futures and self.client.status == "running":
             self.client.cancel(futures, force=True)
+
+    def _live(self) -> list[str]:
+        """The scheduler's workers now; RunnerLost when the scheduler itself is gone (the whole
+        cluster killed: Dask's client then has no scheduler information left)."""
+        info = self.client.scheduler_info(n_workers=-1) if self.client.status == "running" else {}
+        if "workers" not in info:
+            for name in ("distributed.client", "distributed.utils"):  # its reconnect tracebacks: not news
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            raise RunnerLost("the Dask cluster went away (its scheduler no longer answers)")
+        return list(info["workers"])
 
     # -- nodes ---------------------------------------------------------------------------
     def _refresh_nodes(self) -> None:
-        live = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        live = self._live()
         ctx = self.ctx
         check_store(ctx.store.url, live)
         for name in [n for n in self.nodes if n not in live]:
@@ -132,10 +164,23 @@ class Dispatcher:
                                          "(or map its path with JVMLAB_JDK_MAP)"))
                 else:
                     self.nodes[check.name] = _Node(check.name)
-        if not self.nodes and self.pending:
-            reasons = "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
-            raise UserError(f"no usable node on the cluster ({reasons}); see the refusals above")
+        if self.nodes or not self.pending:
+            self.no_node_since = None
+        else:
+            since = self.no_node_since = self.no_node_since or time.monotonic()
+            if self.node_wait_s <= 0:
+                raise UserError(f"no usable node on the cluster ({self.refusals()}); see the refusals above")
+            if time.monotonic() - since > self.node_wait_s:
+                raise UserError(f"no usable Dask worker for {self.node_wait_s:.0f} s ({self.refusals()}); "
+                                f"everything measured is stored: {self.ctx.continue_hint()}")
         self._progress()
+
+    def refresh(self) -> None:
+        """Take the scheduler's workers now: accept or refuse the new ones, forget the gone ones."""
+        self._refresh_nodes()
+
+    def refusals(self) -> str:
+        return "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
 
     def _lost(self, node: _Node) -> None:
         """A node vanished: its in-flight slot is re-queued once, the rest of its block goes back whole."""
@@ -154,7 +199,8 @@ class Dispatcher:
                 rest.insert(0, work.slot)
                 self.ctx.warn(Hazard(
                     hazards.NODE_LOST, f"node {name} was lost while running {work.cell.cell.name} "
-                    f"({block_label(work.slot.block)}); re-queued on another node", cell=work.cell.cell.name))
+                    f"({block_label(work.slot.block)}); it re-runs on another node with the rest of its block, "
+                    f"so its pairs span two nodes", cell=work.cell.cell.name))
         if rest:
             self.pending.appendleft(rest)
 
@@ -172,9 +218,9 @@ class Dispatcher:
 
     def _top_up(self, node: _Node, depth: int) -> None:
         while len(node.inflight) < depth:
-            if not node.block and self.pending:  # the next block is queued behind the last slots
+            if not node.block and (slots := self._next_block(node.name)):  # queued behind the last slots
                 t0 = time.perf_counter()
-                node.block.extend(self.ctx.prepare_slot(s) for s in self.pending.popleft())
+                node.block.extend(self.ctx.prepare_slot(s) for s in slots)
                 share = (time.perf_counter() - t0) / max(1, len(node.block))
                 for w in node.block:
                     self._charge(w, share)
@@ -184,6 +230,16 @@ class Dispatcher:
             if not self._budget_allows(work):
                 continue
             self._submit(node, work)
+
+    def _next_block(self, name: str) -> list[Slot] | None:
+        """The first pending block this node may take: a half-run block (resume) goes back to the
+        node that ran its stored part while that node is there, so its pairs stay on one node."""
+        for i, slots in enumerate(self.pending):
+            want = self.prefer.get(slots[0].block) if slots else None
+            if want is None or want == name or want not in self.nodes:
+                del self.pending[i]
+                return slots
+        return None
 
     def _submit(self, node: _Node, work: SlotWork) -> None:
         t0 = time.perf_counter()
@@ -204,32 +260,19 @@ class Dispatcher:
         self.client_s[key] = self.client_s.get(key, 0.0) + seconds
 
     def _budget_allows(self, work: SlotWork) -> bool:
-        """The runner's failure budget: a stopped cell gets no more slots; an exhausted budget stops all."""
-        budget = self.ctx.state.budget
-        if budget.exhausted:
-            if self.pending or any(n.block for n in self.nodes.values()):
-                self.ctx.warn(Hazard(hazards.FAILURE_BUDGET,
-                      f"{budget.total} failures reached the limit of {budget.max_total}; stopped"))
-            self.pending.clear()
-            for node in self.nodes.values():
-                node.block.clear()
-            return False
-        if self._over_budget():
-            self.pending.clear()
-            for node in self.nodes.values():
-                node.block.clear()
-            return False
-        return not budget.cell_stopped(work.slot.cell_index)
-
-    def _over_budget(self) -> bool:
-        """--max-invocations and --budget, as on one machine; measured slots in flight count too,
-        so a round of blocks on many nodes does not overshoot the limit."""
-        ctx = self.ctx
-        limit = ctx.options.max_invocations
+        """The session's one budget; measured slots in flight count too, so a round of blocks
+        on many nodes does not overshoot --max-invocations."""
         inflight = sum(1 for n in self.nodes.values() for w, _ in n.inflight if not w.slot.warmup)
-        if limit is not None and ctx.state.measured + inflight >= limit:
-            return True
-        return bool(ctx.out_of_budget())
+        verdict = self.ctx.allows(work.slot, inflight)
+        if verdict == "stop":
+            self.pending.clear()
+            for node in self.nodes.values():
+                node.block.clear()
+        return verdict == "run"
+
+    def _gone(self, future: Any) -> bool:
+        """A task that failed because its connection closed (the cluster went away), not by itself."""
+        return type(future.exception()).__name__ in ("CommClosedError", "CancelledError", "FutureCancelledError")
 
     def _share_to(self, work: SlotWork) -> str | None:
         if self.share is None:
@@ -282,7 +325,13 @@ class Dispatcher:
                 self._parcel_missing(node, work, outcome, future.key)
                 return
             self._store(work, outcome.result, outcome.collected, node.name, outcome, future.key)
-        elif future.status == "error" and type(future.exception()).__name__ == "KilledWorker":
+        elif future.status != "error" or self._gone(future):  # cancelled or lost with the cluster
+            self._live()  # the whole cluster gone: the session is interrupted, nothing stored
+            rest = [w.slot for w, _ in node.inflight] + [w.slot for w in node.block]
+            node.inflight.clear()
+            node.block.clear()
+            self.pending.appendleft([work.slot, *rest])
+        elif type(future.exception()).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
             later = [f for _, f in list(node.inflight)[1:]]
             if later:
@@ -313,11 +362,20 @@ class Dispatcher:
         ctx = self.ctx
         if outcome is not None:
             work = self._artifacts_back(work, outcome)
+            self._busy(node, work.slot.block, outcome.other_share)
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
         ctx.record_slot(work, result, collected, node=node)
         self.completed += 1
         self._charge(work, time.perf_counter() - t0)
         self._time(work, node, outcome, future_key)
+
+    def _busy(self, node: str, block: int, share: float | None) -> None:
+        """The machine check between blocks, on the node: other processes' CPU share during a slot."""
+        if share is None or share <= BUSY_SHARE or (node, block) in self.busy_said:
+            return
+        self.busy_said.add((node, block))
+        self.ctx.warn(Hazard(hazards.BUSY_MACHINE, f"node {node} busy: other processes used {share:.0%} of its CPU "
+                             f"during {block_label(block)}", hint="stop other work on that node, or rerun"))
 
     def _time(self, work: SlotWork, node: str, outcome: NodeResult | None, future_key: Any) -> None:
         submitted = self.sent_at.pop(future_key, None)

@@ -1,22 +1,24 @@
-"""``jvmlab run SPEC --cluster tcp://HOST:8786``: the experiment loop of ``execute.runner`` with
-the slots run on a Dask cluster. The plan, the store, resume and the failure budget are the
-runner's own; only who runs each slot differs.
+"""``jvmlab run SPEC --cluster tcp://HOST:8786``: the session (``execute.session``) with the
+Dask block runner (``cluster.dispatch.Dispatcher``). The plan, the store, resume, ``--until``
+and the budget are the session's own; only who runs each slot differs.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.cluster.nodes import check_store
 from jvmlab.cluster.share import parse_artifacts_url
-from jvmlab.cluster.until import PrecisionCheck, run_until
-from jvmlab.errors import Interrupted, UserError
+from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import RunObserver
-from jvmlab.execute.runner import Runner
+from jvmlab.execute.protocols import PrecisionCheck, RunObserver
+from jvmlab.execute.session import Session
+from jvmlab.machine.environment import machine_only
 from jvmlab.plan.prepare import Plan
-from jvmlab.plan.schedule import Slot
 from jvmlab.results.node_precision import node_precision_reached
 from jvmlab.store.protocol import Store
 
@@ -27,28 +29,15 @@ def connect(address: str) -> Any:
         from distributed import Client
     except ImportError:
         raise UserError("--cluster needs Dask: pip install 'jvmlab[cluster]'") from None
+    # The client's own reports of a lost scheduler (reconnect tracebacks, logged from its event
+    # loop thread, sometimes before the dispatcher notices): jvmlab says it in one line itself.
+    for name in ("distributed.client", "distributed.utils"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as err:
         raise UserError(f"cannot reach the Dask scheduler at {address}: {err}; start one with "
                         f"`dask scheduler` or `jvmlab cluster local`") from None
-
-
-def node_blocks(plan: Plan, done: set[tuple[int, int]]) -> list[list[Slot]]:
-    """Each block (warm-ups included) as one unit of work: a block runs whole on one node."""
-    shape = plan.shape
-    blocks = [b for b in range(-shape.warmup, shape.invocations)]
-    added = sorted({block for _, block in done if block >= shape.invocations})
-    out = []
-    for block in [*blocks, *added]:
-        slots = shape.block(len(plan.cells), block)
-        out.append([s for s in slots if (s.cell_index, s.block) not in done])
-    return out
-
-
-def next_block(plan: Plan, done: set[tuple[int, int]]) -> int:
-    """The first block ``--until`` adds: after the planned ones and any an earlier session added."""
-    return max([plan.shape.invocations - 1, *(block for _, block in done)]) + 1
 
 
 def wait_for_workers(client: Any, store_url: str, timeout_s: float = 60.0) -> list[str]:
@@ -67,28 +56,46 @@ def wait_for_workers(client: Any, store_url: str, timeout_s: float = 60.0) -> li
 def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunObserver, client: Any,
                    executor: object | None = None, artifacts_url: str | None = None,
                    precision_check: PrecisionCheck = node_precision_reached) -> int:
-    """Run (or resume) the plan's experiment on the cluster; return its id.
+    """Run (or resume) the plan's experiment in a session whose block runner is the cluster.
 
     Ctrl-C cancels the outstanding tasks; every finished invocation is already stored. With
-    ``options.until_rel`` blocks are added after the planned ones (:mod:`jvmlab.cluster.until`);
-    with ``artifacts_url`` nodes leave their artifacts on that share (:mod:`jvmlab.cluster.share`)."""
+    ``options.until_rel`` rounds of blocks are added (:mod:`jvmlab.execute.until`); with
+    ``artifacts_url`` nodes leave their artifacts on that share (:mod:`jvmlab.cluster.share`)."""
     share = parse_artifacts_url(artifacts_url) if artifacts_url is not None else None
-    runner = Runner(store, plan, options, observer)
-    runner.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
+    session = Session(store, plan, options, observer, precision_check=precision_check)
+    session.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
     wait_for_workers(client, store.url)
-    state = runner.open()
-    done = runner.done()
-    blocks = node_blocks(runner.plan, done)
-    observer.planned(state.experiment_id, sum(map(len, blocks)) + len(done), len(done),
-                     options.until_rel is not None)
-    dispatcher = Dispatcher(client, runner, executor, share=share)
+    return session.run(Dispatcher(client, session, executor, share=share))
+
+
+def refuse_machine_only(plan: Plan, command: str) -> None:
+    """One line, exit 2: what is set up on this machine only would be silently missing on the nodes."""
+    local = machine_only(plan)
+    if local:
+        raise UserError(f"{command}: {', '.join(local)} is prepared on this machine only, not on the "
+                        "cluster's nodes; run it without --cluster")
+
+
+def run_at(address: str, plan: Plan, store: Store, options: RunOptions, observer: RunObserver,
+           artifacts_url: str | None = None) -> int:
+    """`run --cluster ADDRESS`: refuse machine-only setup, connect, run the session on the cluster,
+    close the client (the cluster keeps running)."""
+    refuse_machine_only(plan, "run --cluster")
+    client = connect(address)
     try:
-        dispatcher.run(blocks)
-        if options.until_rel is not None:
-            run_until(dispatcher, runner, next_block(runner.plan, done), precision_check)
-    except KeyboardInterrupt:
-        runner.interrupted(2)
-    except Interrupted as err:
-        runner.interrupted(err.signum)
-    store.set_status(state.experiment_id, "done", finished=True)
-    return state.experiment_id
+        return run_on_cluster(plan, store, options, observer, client, artifacts_url=artifacts_url)
+    finally:
+        client.close()
+
+
+@contextmanager
+def on_cluster(address: str, plan: Plan, store: Store, command: str) -> Iterator[Callable[[Session], Dispatcher]]:
+    """A driver's block runner on the cluster at ``address`` (``minheap --cluster``): refuse
+    machine-only setup, connect, wait for a worker; the client is closed on the way out."""
+    refuse_machine_only(plan, command)
+    client = connect(address)
+    try:
+        wait_for_workers(client, store.url)
+        yield lambda session: Dispatcher(client, session)
+    finally:
+        client.close()

@@ -60,3 +60,12 @@ def copy_to_share(folder: Path, target: Path) -> Path:
         shutil.rmtree(target)
     staging.rename(target)
     return target
+
+
+def check_artifacts_url(artifacts_url: str | None, cluster: str | None) -> None:
+    """--artifacts-url is where cluster nodes leave artifacts: checked before any work starts."""
+    if artifacts_url is None:
+        return
+    if cluster is None:
+        raise UserError("--artifacts-url is for --cluster runs (one machine writes to --artifacts)")
+    parse_artifacts_url(artifacts_url)

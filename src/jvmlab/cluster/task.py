@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from jvmlab.cluster.node import jdk_map
 from jvmlab.cluster.share import copy_to_share
 from jvmlab.collect.setup import build_collectors
+from jvmlab.execute.load import LoadWatch
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.probe import ProbeContext
@@ -56,6 +57,7 @@ class NodeResult:
     started_at: float | None = None  # epoch s on the node's clock: the task started
     run_s: float | None = None  # the executor's run (JVM and probes)
     finished_at: float | None = None  # epoch s on the node's clock: the result was ready to go back
+    other_share: float | None = None  # CPU share other processes took on the node during the slot
 
 
 def _on_node(invocation: InvocationPlan) -> InvocationPlan:
@@ -120,6 +122,8 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     from distributed import get_worker
 
     started_at = time.time()
+    watch = LoadWatch()
+    watch.start()
     node = get_worker().address
     invocation = _on_node(invocation)
     ensure_shipped(shipped or {})
@@ -136,8 +140,10 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     if share_to is not None:
         try:
             shared = str(copy_to_share(folder, Path(share_to)))
-            return NodeResult(node, result, collected, {}, (), shared, None, started_at, run_s, time.time())
+            return NodeResult(node, result, collected, {}, (), shared, None, started_at, run_s, time.time(),
+                              watch.other_share())
         except OSError as err:
             share_error = f"could not copy to {share_to}: {err}"
     artifacts, left = read_artifacts(folder)
-    return NodeResult(node, result, collected, artifacts, left, None, share_error, started_at, run_s, time.time())
+    return NodeResult(node, result, collected, artifacts, left, None, share_error, started_at, run_s, time.time(),
+                      watch.other_share())

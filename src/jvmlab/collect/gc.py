@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
 from jvmlab.gclog import analyze_paths, iter_events, summary_metrics
+from jvmlab.gclog.findings import summary_document
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
@@ -165,7 +166,7 @@ class GcProbe(NullProbe):
         self.warning_lines = scan_warnings(path)
         summary = analyze_paths([path])[0]
         wall_s = result.measures.wall_s if result.measures else None
-        document = summary.to_json()
+        document = summary_document(summary)  # with its findings (`jvmlab gc advise` reads them)
         document["kept"] = self.keep_logs
         document["gc_log"] = self.level
         if len(logs) > 1:

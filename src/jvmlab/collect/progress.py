@@ -14,7 +14,6 @@ first line cannot be timed).
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import asdict
 
@@ -26,6 +25,7 @@ from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
+from jvmlab.spec.pattern import BoundedPattern, check_compiles
 
 MODES = ("cumulative", "per-line")
 MAX_WINDOWS = 300
@@ -33,12 +33,15 @@ _MAX_POINTS = 1_000_000  # memory bound for pathological output
 _SAME_TIME_S = 1e-4
 
 
-def compile_progress(pattern: str) -> re.Pattern[str]:
-    """The regex, checked: it must compile and have a named group ``units``."""
+def compile_progress(pattern: str) -> BoundedPattern:
+    """The regex, checked: it must compile and have a named group ``units``. Each line is
+    matched within a time bound (spec/pattern.py): a pattern that runs out stops collecting and
+    the "progress" document says why."""
     try:
-        regex = re.compile(pattern)
-    except re.error as err:
-        raise UserError(f"progress regex {pattern!r} does not compile: {err}; fix it in the spec") from err
+        check_compiles(pattern)
+        regex = BoundedPattern(pattern, what="[workload] progress")
+    except ValueError as err:
+        raise UserError(f"progress {err}; fix it in the spec") from err
     if "units" not in regex.groupindex:
         raise UserError(f"progress regex {pattern!r} needs a named group (?P<units>...)")
     return regex
@@ -76,8 +79,8 @@ def rate_windows(times: list[float], cumulative: list[float],
 class ProgressProbe(NullProbe):
     """Collects (arrival time, units) of matching stdout lines for one invocation."""
 
-    def __init__(self, regex: re.Pattern[str], mode: str, params: WarmupParams) -> None:
-        self.regex = regex
+    def __init__(self, regex: BoundedPattern, mode: str, params: WarmupParams) -> None:
+        self.regex = regex.fresh()
         self.mode = mode
         self.params = params
         self.times: list[float] = []
@@ -87,7 +90,7 @@ class ProgressProbe(NullProbe):
     def on_line(self, stream: str, t_s: float, line: str) -> None:
         if stream != "stdout":
             return
-        match = self.regex.search(line)
+        match = self.regex.search_quiet(line)
         if match is None or len(self.times) >= _MAX_POINTS:
             return
         try:
@@ -101,6 +104,8 @@ class ProgressProbe(NullProbe):
     def finish(self, result: ProcessResult) -> Collected:
         with self._lock:
             times, units = list(self.times), list(self.units)
+        if self.regex.spent is not None:  # the points before it ran out are not the run's progress
+            return Collected(documents={"progress": {"class": "unclassified", "reason": self.regex.spent}})
         if not times:
             return Collected()
         cumulative = list(np.cumsum(units)) if self.mode == "per-line" else units

@@ -18,7 +18,8 @@ from typing import Any
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import UserError
-from jvmlab.execute.budget import FailureBudget
+from jvmlab.execute.budget import Budget
+from jvmlab.execute.options import RunOptions
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
@@ -39,8 +40,7 @@ class RunState:
     experiment_id: int
     cell_ids: dict[int, int]  # plan cell index -> stored cell id
     fingerprint: dict
-    budget: FailureBudget
-    started: float = field(default_factory=time.monotonic)
+    budget: Budget
     measured: int = 0
     environment: Environment | None = None
     busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
@@ -54,25 +54,39 @@ class Resumed:
     growth: Growth
 
 
-def find_resumed(plan: Plan, store: Store) -> Resumed:
+def find_resumed(plan: Plan, store: Store, by_file: bool = True) -> Resumed:
     """The experiment to continue and the plan aligned to its cells; reads only (nothing stored).
 
     Runs before the environment's setup so the tmpfs copies and archives are keyed by the
     stored cell indices."""
+    found = find_experiment(plan, store, by_file)
+    identities = store.experiment_document(found.id, IDENTITY_DOC)
+    return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
+
+
+def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExperiment:
+    """The newest experiment of this spec (by its hash, else, ``by_file``, of its spec file)."""
     found = store.find_resumable(plan.spec_hash)
-    if found is None and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
+    if found is None and by_file and plan.spec_path is not None:  # the spec file changed: maybe it grew cells
         same_file = [e for e in store.experiments() if e.spec_path == str(plan.spec_path)]
         found = same_file[-1] if same_file else None
     if found is None:
         raise UserError("nothing to resume: no experiment of this spec in the store "
                         f"{store.url}; run it without --resume")
-    identities = store.experiment_document(found.id, IDENTITY_DOC)
-    return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
+    return found
+
+
+def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
+    """The session's one budget: the spec's failure limits and the command line's limits."""
+    shape = plan.shape
+    return Budget(shape.max_consecutive_failures, shape.max_failures,
+                  invocations=options.max_invocations if options else None,
+                  wall_s=options.budget_s if options else None)
 
 
 def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: CollectSettings,
-                      command_line: str) -> RunState:
-    """A new experiment with every cell of the plan, its hazards and its baseline."""
+                      command_line: str, options: RunOptions | None = None, cells: bool = True) -> RunState:
+    """A new experiment with every cell of the plan (``cells``), its hazards and its baseline."""
     print_fp = fingerprint(plan.jdk_homes)
     shape = plan.shape
     exp_id = store.create_experiment(
@@ -81,13 +95,16 @@ def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: C
         spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=print_fp,
         seed=shape.seed, command_line=command_line, jvmlab_version=__version__,
         artifacts_dir=str(artifacts_root))
+    if not cells:  # the driver adds its own (the tuner)
+        return RunState(exp_id, {}, print_fp, budget_of(plan, options))
     cell_ids = {pc.cell.index: add_cell(store, exp_id, plan, pc, collect, artifacts_root) for pc in plan.cells}
     store.set_baseline(exp_id, plan.baseline_index)
-    return RunState(exp_id, cell_ids, print_fp, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+    return RunState(exp_id, cell_ids, print_fp, budget_of(plan, options))
 
 
 def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root: Path,
-                      collect: CollectSettings, identities: dict[str, Any]) -> RunState:
+                      collect: CollectSettings, identities: dict[str, Any],
+                      options: RunOptions | None = None) -> RunState:
     """Continue the stored experiment; store the cells it gained (``plan`` is the aligned one)."""
     exp = resumed.experiment
     cells = {c.idx: c.id for c in store.cells(exp.id)}
@@ -107,8 +124,7 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root
                                         "a drift of the machine in between shows only in their comparisons"))
     store.put_experiment_document(exp.id, IDENTITY_DOC, identities)
     store.set_status(exp.id, "running")
-    shape = plan.shape
-    return RunState(exp.id, cells, exp.fingerprint, FailureBudget(shape.max_consecutive_failures, shape.max_failures))
+    return RunState(exp.id, cells, exp.fingerprint, budget_of(plan, options))
 
 
 def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jvmlab.execute import launcher
-from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader, start_readers
+from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader, judged, start_readers
 from jvmlab.execute.reason import failure_reason
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
@@ -153,12 +153,12 @@ class _Launch:
         )
         status, reason, code, sig = _classify(ended.wait_status, ended.timed_out, plan.timeout_s,
                                               readers[1].tail, readers[0].tail)
-        return ProcessResult(
+        return judged(self.ready, ProcessResult(
             status=status, reason=reason, exit_code=code, signal=sig, measures=measures,
             pid=self.started.pid, started_at=started_at, stdout_path=self.stdout_path,
             stderr_path=self.stderr_path, stdout_tail=readers[0].tail, stderr_tail=readers[1].tail,
             output_truncated=any(r.dropped for r in readers),
-        )
+        ))
 
 
 def _stop(helper_pid: int, started: launcher.Started | None) -> None:
@@ -227,9 +227,10 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
     )
     status, reason, code, sig = _classify(wait_status, timed_out.is_set(), plan.timeout_s,
                                           readers[1].tail, readers[0].tail)
-    return ProcessResult(status, reason, code, sig, measures, proc.pid, started_at, stdout_path, stderr_path,
-                         readers[0].tail, readers[1].tail, any(r.dropped for r in readers),
-                         extra={"launcher": "subprocess (no C compiler for the launch helper)"})
+    return judged(ready, ProcessResult(status, reason, code, sig, measures, proc.pid, started_at, stdout_path,
+                                       stderr_path, readers[0].tail, readers[1].tail,
+                                       any(r.dropped for r in readers),
+                                       extra={"launcher": "subprocess (no C compiler for the launch helper)"}))
 
 
 def _classify(wait_status: int, timed_out: bool, timeout_s: float, stderr_tail: str,

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, BinaryIO
 
 from jvmlab.model.probe import Probe
-from jvmlab.model.process import InvocationPlan
+from jvmlab.model.process import InvocationPlan, ProcessResult, Status
+from jvmlab.spec.pattern import BoundedPattern
 
 LineCallback = Callable[[str, float, str], None]
 
@@ -105,15 +106,27 @@ class ReadyWatch:
     """Records the first time a line matches the workload's `ready` regex (either stream)."""
 
     def __init__(self, pattern: str) -> None:
-        self.regex = re.compile(pattern)
+        self.regex = BoundedPattern(pattern, what="[workload] ready")
         self.ready_s: float | None = None
         self._lock = threading.Lock()
 
     def see(self, line: str, t_s: float) -> None:
-        if self.ready_s is None and self.regex.search(line):
+        if self.ready_s is None and self.regex.search_quiet(line):
             with self._lock:
                 if self.ready_s is None:
                     self.ready_s = t_s
+
+    def judged(self, result: ProcessResult) -> ProcessResult:
+        """``result``, failed with the reason when the pattern ran out of time on a line (its
+        ``ready_s`` would be missing for a reason the user must see)."""
+        if self.regex.spent is None or result.status != Status.OK:
+            return result
+        return replace(result, status=Status.FAILED, reason=self.regex.spent)
+
+
+def judged(ready: ReadyWatch | None, result: ProcessResult) -> ProcessResult:
+    """Every executor's last step: a ``ready`` pattern that ran out of time fails the invocation."""
+    return ready.judged(result) if ready is not None else result
 
 
 def start_readers(plan: InvocationPlan, pipes: tuple[IO[bytes], IO[bytes]], paths: tuple[Path, Path],

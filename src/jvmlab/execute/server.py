@@ -7,7 +7,6 @@ an invocation status with its reason and the right output's tail; the matrix con
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +27,7 @@ from jvmlab.server.ports import free_port
 from jvmlab.server.preflight import check, client_base
 from jvmlab.server.readiness import Readiness, first_request, rss_bytes, wait_ready
 from jvmlab.server.stop import StopOutcome, stop_server
+from jvmlab.spec.pattern import BoundedPattern
 from jvmlab.spec.server import PORT_PLACEHOLDER, Load, Server
 
 SERVER_COLLECTED = "server_collected"  # ProcessResult.extra key: the Collected of this module
@@ -52,15 +52,21 @@ class _Watch(NullProbe):
         self.t0 = time.perf_counter()
         self.started = threading.Event()
         self.log_seen = threading.Event()
-        self._regex = re.compile(log_regex) if log_regex else None
+        self._regex = BoundedPattern(log_regex, what="[server] ready_log") if log_regex else None
 
     def on_start(self, pid: int) -> None:
         self.pid = pid
         self.started.set()
 
     def on_line(self, stream: str, t_s: float, line: str) -> None:
-        if self._regex is not None and not self.log_seen.is_set() and self._regex.search(line):
+        # spent (ran out of time on a line): stop waiting, _drive says why
+        if self._regex is not None and not self.log_seen.is_set() and (
+                self._regex.search_quiet(line) or self._regex.spent):
             self.log_seen.set()
+
+    @property
+    def spent(self) -> str | None:
+        return self._regex.spent if self._regex is not None else None
 
 
 class ServerExecutor:
@@ -106,7 +112,7 @@ class ServerExecutor:
 class _Outcome:
     collected: Collected
     failure: str | None = None
-    tail: str = ""
+    tail: str | None = None  # a client's output (a failed or unreadable client); None: the server's
     died: bool = False  # the server exited on its own while it should have been serving
 
 
@@ -118,7 +124,7 @@ def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, a
     ready = Readiness(server.readiness, port, server.ready_log,
                       server.ready_url and _fill(server.ready_url, port, watch.pid), server.ready_status,
                       server.ready_body, server.ready_timeout, server.poll_interval_ms / 1000)
-    why = wait_ready(ready, watch.log_seen, alive)
+    why = wait_ready(ready, watch.log_seen, alive) or watch.spent
     if why is not None:
         return _Outcome(out, why, died=not alive())
     out.metrics["server.ready_s"] = time.perf_counter() - watch.t0
@@ -174,10 +180,13 @@ def _finish(result: ProcessResult, outcome: _Outcome, stop: StopOutcome, server:
     status, reason = result.status, result.reason
     stopped_by_us = status in (Status.OK, Status.SIGNALED, Status.FAILED) and not outcome.died
     if outcome.failure is not None:
-        tail = outcome.tail or result.stderr_tail or result.stdout_tail
+        # A client's failure quotes the client's output (even when it wrote nothing), never the server's.
+        whose = "client output" if outcome.tail is not None else "output"
+        tail = outcome.tail if outcome.tail is not None else (result.stderr_tail or result.stdout_tail)
         last = [line for line in tail.splitlines() if line.strip()][-3:]
         status = Status.FAILED
-        reason = outcome.failure + (f"; output: {' | '.join(s.strip()[:200] for s in last)}" if last else "")
+        quoted = " | ".join(s.strip()[:200] for s in last) if last else ("(none)" if outcome.tail is not None else "")
+        reason = outcome.failure + (f"; {whose}: {quoted}" if quoted else "")
     elif stop.forced:
         status = Status.FAILED
         reason = (f"the server did not stop within {server.stop_grace:g} s of "

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from jvmlab.execute.output import ReadyWatch, start_readers
+from jvmlab.execute.output import ReadyWatch, judged, start_readers
 from jvmlab.execute.reason import failure_reason
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
@@ -162,10 +162,10 @@ class PsutilExecutor:
         extra: dict[str, object] = {"executor": self.name}
         if sys.platform == "win32":
             extra["fault_counting"] = WINDOWS_FAULT_NOTE
-        return ProcessResult(status=status, reason=reason, exit_code=exit_code, signal=None, measures=measures,
-                             pid=proc.pid, started_at=started_at, stdout_path=stdout_path, stderr_path=stderr_path,
-                             stdout_tail=readers[0].tail, stderr_tail=readers[1].tail,
-                             output_truncated=any(r.dropped for r in readers), extra=extra)
+        return judged(ready, ProcessResult(
+            status=status, reason=reason, exit_code=exit_code, signal=None, measures=measures, pid=proc.pid,
+            started_at=started_at, stdout_path=stdout_path, stderr_path=stderr_path, stdout_tail=readers[0].tail,
+            stderr_tail=readers[1].tail, output_truncated=any(r.dropped for r in readers), extra=extra))
 
     def _sample(self, pid: int, samples: Samples, stop: threading.Event) -> None:
         """Sample the child every ``poll_s`` until told to stop or the child is gone."""

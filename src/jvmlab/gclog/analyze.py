@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.gclog import detect, linescan
+from jvmlab.gclog import detect, linefold, linescan
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.j9 import J9Parser
 from jvmlab.gclog.legacy import LegacyParser
@@ -72,9 +72,11 @@ def summarize(paths: list[Path], fmt: str) -> LogSummary:
     """Read the files of one log (in order) into a summary, in constant memory."""
     parser = _parser_for(fmt)
     summary = LogSummary(files=list(paths), format=fmt)
-    add = summary.add
-    for item in _feed(parser, paths):
-        add(item)
+    if not (isinstance(parser, UnifiedParser) and linefold.fold(paths, summary, parser)):
+        parser, summary = _parser_for(fmt), LogSummary(files=list(paths), format=fmt)  # afresh if it gave up
+        add = summary.add
+        for item in _feed(parser, paths):
+            add(item)
     summary.collector = summary.collector or parser.collector
     if summary.collector in ("ZGC", "Shenandoah") and parser.generational:
         summary.collector += " (generational)"

@@ -7,6 +7,7 @@
  *   - every line without "GC(" (header, safepoint, stall and pacing lines),
  *   - the first line with "GC(" in the block, and every line with "GC(0) " (where the
  *     parser looks for header lines and JVM restarts),
+ *   - lines with a ']' after "GC(" (a decorator block inside the line: lines run together),
  *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below
  *     ("Pause " and "Concurrent " only on lines ending in a duration).
  * Returns the number of bytes written; `out` must hold `n` bytes.
@@ -80,7 +81,9 @@ long jvmlab_gclog_filter(const char *in, long n, char *out) {
             } else if (!seen_gc) {
                 keep = seen_gc = 1;
             } else {
-                keep = event_after(p, gc + 3, end);
+                /* a ']' after the id: a decorator block follows, e.g. two lines run together by a
+                 * cut write; the parser may read a header or safepoint line there */
+                keep = event_after(p, gc + 3, end) || memchr(gc, ']', (size_t)(end - gc)) != NULL;
             }
         }
         if (keep) {

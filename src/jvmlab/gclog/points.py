@@ -84,8 +84,10 @@ def _points(cols: dict[str, list[float]], what: set[str], capped: bool) -> GcPoi
 
 def view_of(summary: LogSummary, with_points: bool = True) -> GcLogView:
     """The view of an analyzed log; ``with_points`` reads its series from the files now."""
+    from jvmlab.gclog.findings import summary_document
+
     points = read_points(summary.files) if with_points else None
-    return GcLogView(log_name(summary.files), summary.to_json(), summary.pauses_logged, points)
+    return GcLogView(log_name(summary.files), summary_document(summary), summary.pauses_logged, points)
 
 
 def view_of_stored(name: str, doc: dict[str, Any],

@@ -49,6 +49,10 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
         if not entries:
             raise UserError(f"{path}: holds no benchmark results")
         for e in entries:
+            if e.score is None or not e.fork_scores:
+                raise UserError(f"{path}: benchmark {e.benchmark!r} has no finite score (JMH wrote NaN: it failed "
+                                f"or measured nothing); nothing was imported")
+        for e in entries:
             key = (str(path), _config(e))
             if key not in configs:
                 configs.append(key)

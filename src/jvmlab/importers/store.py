@@ -11,14 +11,16 @@ from jvmlab.importers.model import ImportedExperiment, ImportedRun
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
+from jvmlab.model.stored import SeriesTag
 from jvmlab.store.protocol import Store
 
 DOCUMENT = "import"
 
 
 def store_import(store: Store, imported: ImportedExperiment, baseline: str | None = None,
-                 command_line: str = "") -> int:
-    """Store ``imported`` as a finished experiment; return its id."""
+                 command_line: str = "", series: SeriesTag | None = None) -> int:
+    """Store ``imported`` as a finished experiment; return its id. With ``series`` (``--label``)
+    it joins that series (default: the import's name) like a labelled run."""
     names = [c.name for c in imported.cells]
     if baseline is not None and baseline not in names:
         raise UserError(f"--baseline {baseline!r} is not a cell of the import; cells: {', '.join(names)}")
@@ -48,6 +50,8 @@ def store_import(store: Store, imported: ImportedExperiment, baseline: str | Non
         options.update(metric=imported.metric, metric_reason=imported.metric_reason)
     store.set_run_options(exp_id, options)
     store.put_experiment_document(exp_id, DOCUMENT, imported.documents)
+    if series is not None:
+        store.set_series(exp_id, series, imported.name)
     store.set_status(exp_id, "done", finished=True)
     return exp_id
 

@@ -20,7 +20,7 @@ from jvmlab.machine import cgroup
 from jvmlab.machine.cgroup import Group, Hierarchy, Limits
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessResult, Status
-from jvmlab.plan.prepare import PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell
 
 VIEW_TIMEOUT_S = 60.0
 _PROCESSORS = re.compile(r"active_processor_count:\s*(\d+)", re.IGNORECASE)
@@ -88,6 +88,7 @@ class LimitRunner:
         """Refuse the factor with one line if any cell's limits cannot be applied here."""
         for pc in cells:
             limits = cell_limits(pc, self.cpu_mode)
+            refuse_beyond_machine(limits)
             if limits.any:
                 self._hierarchy(limits)
                 if limits.cpus is not None and limits.cpu_mode == "cpuset":
@@ -169,6 +170,39 @@ class LimitRunner:
     def _name(self, kind: str) -> str:
         self._serial += 1
         return f"jvmlab-{os.getpid()}-{kind}-{self._serial}"
+
+
+def machine_cpus() -> int:
+    """The CPUs this process may run on (its affinity, else the machine's count)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
+
+def machine_memory_bytes() -> int:
+    import psutil
+
+    return int(psutil.virtual_memory().total)
+
+
+def refuse_beyond_machine(limits: Limits) -> None:
+    """A limit above what the machine has limits nothing: the cell named after it would run
+    unlimited and be reported as if limited. Refused with the numbers (``check`` and ``run``)."""
+    if limits.cpus is not None and limits.cpus > machine_cpus():
+        raise UserError(f"[environment] cpus = {limits.cpus:g} is more than the {machine_cpus()} CPUs this machine "
+                        f"gives jvmlab: the cell would run unlimited; use at most {machine_cpus()}")
+    if limits.memory_bytes is not None and limits.memory_bytes > machine_memory_bytes():
+        total = machine_memory_bytes()
+        raise UserError(f"[environment] memory = {limits.memory_bytes / 2**30:.4g} GiB is more than the "
+                        f"{total / 2**30:.4g} GiB this machine has: the cell would run unlimited; "
+                        f"use at most {total // 2**20}m")
+
+
+def check_limits(plan: Plan) -> None:
+    """``jvmlab check``: the same refusals ``run`` makes before anything runs (limits above the
+    machine, a cpuset larger than the CPUs allowed, no usable cgroup hierarchy)."""
+    env = plan.spec.environment
+    if env.cpus or env.memory:
+        refuse_if_unsupported(LimitRunner(env.cpu_limit), list(plan.cells))
 
 
 def refuse_if_unsupported(runner: LimitRunner, cells: list[PreparedCell]) -> None:

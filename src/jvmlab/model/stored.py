@@ -22,6 +22,20 @@ class StoredExperiment:
     command_line: str | None
     artifacts_dir: str | None
     run_options: dict[str, Any] = field(default_factory=dict)
+    # schema v4: the series this experiment is a point of, its label there and its place
+    series: str | None = None
+    label: str | None = None
+    label_order: float | None = None  # --order; None: the label keeps its order of arrival
+
+
+@dataclass(frozen=True)
+class SeriesTag:
+    """``run --label L [--series S] [--order N]``: the point an experiment is in a series of runs
+    of the same benchmark over time (commits, JDK builds). ``series`` None: the spec's name."""
+
+    label: str
+    series: str | None = None
+    order: float | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,7 @@ class StoredInvocation:
     stderr_tail: str | None
     artifacts_dir: str | None
     metrics: dict[str, float] = field(default_factory=dict)
+    node: str | None = None  # the cluster node (Dask worker address) that ran it; None on one machine
 
     @property
     def cpu_s(self) -> float | None:

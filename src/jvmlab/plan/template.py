@@ -74,6 +74,7 @@ class InvocationTemplate:
     prepare: ArchivePrep | None = None
     server: Any = None  # spec.server.Server or None: the server/load parts as the spec has them
     load: Any = None  # spec.server.Load or None
+    jvm_args: tuple[str, ...] = ()  # [workload] jvm_args: before every cell's (or trial's) own flags
     hooks: tuple[HookCommand, ...] = ()  # in running order; placeholders filled per invocation
     client_cwd: Mapping[str, Path] = field(default_factory=dict)  # load phase name -> where its clients run
 
@@ -122,7 +123,7 @@ def build_template(spec: Any, cell_env: tuple[tuple[str, str], ...], program_arg
         progress_mode=spec.workload.progress_mode, prepare=prepare, server=spec.server,
         load=_load_paths(spec.load, base_dir or cwd),
         hooks=build_hooks(spec, cwd, timeout_s),
-        client_cwd=client_folders(spec.load, base_dir or cwd))
+        client_cwd=client_folders(spec.load, base_dir or cwd), jvm_args=tuple(spec.workload.jvm_args))
 
 
 def build_hooks(spec: Any, cwd: Path, timeout_s: float) -> tuple[HookCommand, ...]:

@@ -19,6 +19,7 @@ import io
 import json
 import shlex
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 from jvmlab.errors import UserError, did_you_mean
@@ -34,8 +35,8 @@ EXPORTED_BY = "jvmlab"  # the hyperfine document's marker (importers/hyperfine.p
 SCHEMA = "jvmlab.export/1"
 _MEASURES = ("wall_s", "user_s", "sys_s", "cpu_s", "max_rss_bytes", "minor_faults", "major_faults",
              "vol_ctx_switches", "invol_ctx_switches", "ready_s")
-_IDENTITY = ("invocation_id", "experiment_id", "cell", "jvm", "block", "position", "started_at", "status",
-             "reason", "exit_code", "signal")
+_IDENTITY = ("invocation_id", "experiment_id", "cell", "jvm", "block", "position", "node", "worker", "started_at",
+             "status", "reason", "exit_code", "signal")
 
 
 def check_format(fmt: str) -> str:
@@ -68,10 +69,29 @@ def _metric_names(invocations: list[StoredInvocation]) -> list[str]:
     return sorted({m for inv in invocations for m in inv.metrics})
 
 
-def invocation_record(inv: StoredInvocation, cell: StoredCell, experiment_id: int) -> dict[str, Any]:
+def placement(summary: Summary) -> Callable[[StoredInvocation], tuple[str | None, str | None]]:
+    """Where each invocation ran, as (node, worker): on a cluster the worker is the Dask worker
+    stored with the invocation and the node that worker's host (from the node check's
+    fingerprint); on one machine the node is the experiment's host and there is no worker.
+    None when the store does not know (an import)."""
+    host = summary.experiment.fingerprint.get("hostname")
+    records = summary.results.nodes if summary.results is not None else None
+    prints = records.fingerprints if records is not None else {}
+
+    def where(inv: StoredInvocation) -> tuple[str | None, str | None]:
+        if inv.node is None:
+            return (str(host) if host else None), None
+        return str((prints.get(inv.node) or {}).get("host") or inv.node), inv.node
+
+    return where
+
+
+def invocation_record(inv: StoredInvocation, cell: StoredCell, experiment_id: int,
+                      where: tuple[str | None, str | None] = (None, None)) -> dict[str, Any]:
     return {
         "invocation_id": inv.id, "experiment_id": experiment_id, "cell": cell.name, "jvm": cell.jvm,
-        "levels": cell.levels, "block": inv.block, "position": inv.position, "started_at": inv.started_at,
+        "levels": cell.levels, "block": inv.block, "position": inv.position, "node": where[0], "worker": where[1],
+        "started_at": inv.started_at,
         "status": inv.status, "reason": inv.reason, "exit_code": inv.exit_code, "signal": inv.signal,
         **{m: measure(inv, m) for m in _MEASURES}, "argv": inv.argv, "metrics": dict(sorted(inv.metrics.items())),
     }
@@ -80,6 +100,7 @@ def invocation_record(inv: StoredInvocation, cell: StoredCell, experiment_id: in
 def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[StoredInvocation]) -> dict[str, Any]:
     names = list(PROCESS_METRICS) + [m for m in _metric_names(invocations) if m not in PROCESS_METRICS]
     registry = summary.metrics
+    where = placement(summary)
     return {
         "schema": SCHEMA,
         "summary": summary.to_json(),
@@ -87,7 +108,7 @@ def full_json(summary: Summary, cells: dict[int, StoredCell], invocations: list[
         "command_line": summary.experiment.command_line,
         "cells": [{"name": c.name, "jvm": c.jvm, "jdk": c.jdk, "levels": c.levels, "flags": c.flags,
                    "requested_flags": c.requested_flags, "argv": c.argv} for c in cells.values()],
-        "invocations": [invocation_record(i, cells[i.cell_id], summary.experiment.id) for i in invocations],
+        "invocations": [invocation_record(i, cells[i.cell_id], summary.experiment.id, where(i)) for i in invocations],
         "metrics": {m: {"unit": registry.get(m).unit, "lower_is_better": registry.get(m).lower_is_better,
                         "description": registry.get(m).description} for m in names},
         **({"nodes": nodes} if (nodes := nodes_json(summary)) is not None else {}),
@@ -101,9 +122,10 @@ def to_csv(summary: Summary, cells: dict[int, StoredCell], invocations: list[Sto
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
+    where = placement(summary)
     for inv in invocations:
         cell = cells[inv.cell_id]
-        rec = invocation_record(inv, cell, summary.experiment.id)
+        rec = invocation_record(inv, cell, summary.experiment.id, where(inv))
         row = [rec[k] for k in _IDENTITY] + [cell.levels.get(f, "") for f in factors]
         row += [measure(inv, m) for m in _MEASURES] + [inv.metrics.get(m) for m in metric_names]
         writer.writerow(["" if v is None else _csv_value(v) for v in row])

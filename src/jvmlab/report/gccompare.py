@@ -17,7 +17,8 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.gclog.compare import BETTER, WORSE, MetricComparison, interval_note
-from jvmlab.report import plots
+from jvmlab.gclog.findings_compare import FindingChange
+from jvmlab.report import gcfindings, plots
 from jvmlab.report.page import figure_entries
 
 _STYLE = {BETTER: "green", WORSE: "red"}
@@ -47,7 +48,8 @@ HEADER = ["metric", "A mean", "B mean", "B/A [95% CI]", "verdict"]
 
 
 def render_terminal(label_a: str, label_b: str, comparisons: Sequence[MetricComparison],
-                    notes: Sequence[str] = (), console: Console | None = None) -> None:
+                    notes: Sequence[str] = (), console: Console | None = None,
+                    findings: Sequence[FindingChange] = ()) -> None:
     console = console or Console()
     table = Table(title=escape(f"GC compare: A = {label_a}, B = {label_b}"), header_style="bold")
     for i, col in enumerate(HEADER):
@@ -55,14 +57,16 @@ def render_terminal(label_a: str, label_b: str, comparisons: Sequence[MetricComp
     for c, row in zip(comparisons, rows(comparisons), strict=True):
         table.add_row(*[Text(v) for v in row[:4]], Text(row[4], style=_STYLE.get(c.verdict, "")))
     console.print(table)
+    gcfindings.render_changes(console, findings)
     for note in notes:
         console.print(Text(note, style="dim"))
 
 
 def to_json(side_a: dict[str, Any], side_b: dict[str, Any], comparisons: Sequence[MetricComparison],
-            notes: Sequence[str] = ()) -> dict[str, Any]:
+            notes: Sequence[str] = (), findings: Sequence[FindingChange] = ()) -> dict[str, Any]:
     return {"a": side_a, "b": side_b, "ratio": f"mean(B) / mean(A); {interval_note(comparisons)}",
-            "metrics": [c.to_json() for c in comparisons], "notes": list(notes)}
+            "metrics": [c.to_json() for c in comparisons], "findings": [f.to_json() for f in findings],
+            "notes": list(notes)}
 
 
 def _error_x(c: MetricComparison) -> dict[str, Any]:
@@ -95,7 +99,9 @@ def forest(comparisons: Sequence[MetricComparison]) -> dict[str, Any] | None:
 
 
 def html_context(label_a: str, names_a: Sequence[str], label_b: str, names_b: Sequence[str],
-                 comparisons: Sequence[MetricComparison], notes: Sequence[str]) -> dict[str, Any]:
+                 comparisons: Sequence[MetricComparison], notes: Sequence[str],
+                 findings: Sequence[FindingChange] = ()) -> dict[str, Any]:
     return {"title": f"jvmlab: GC compare {label_a} vs {label_b}", "label_a": label_a, "label_b": label_b,
             "names_a": list(names_a), "names_b": list(names_b), "header": HEADER, "rows": rows(comparisons),
-            "figures": figure_entries([forest(comparisons)], "gccmp"), "notes": list(notes)}
+            "figures": figure_entries([forest(comparisons)], "gccmp"), "notes": list(notes),
+            "findings_header": gcfindings.CHANGE_HEADER, "findings": gcfindings.change_rows(findings)}

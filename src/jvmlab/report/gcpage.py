@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from jvmlab.gclog.points import MAX_EVENTS, GcLogView
-from jvmlab.report import gcrows, plots
+from jvmlab.report import gcfindings, gcrows, plots
 from jvmlab.report.page import figure_entries
 from jvmlab.report.timelines import MAX_POINTS, Series, downsample, round_sig
 
@@ -94,7 +94,9 @@ def _sections(view: GcLogView) -> dict[str, Any]:
         ("Collections by cause", gcrows.CAUSE_HEADER, gcrows.cause_rows(doc)),
         ("Concurrent phases", gcrows.PHASE_HEADER, gcrows.phase_rows(doc))) if rows]
     return {"name": view.name, "files": ", ".join(str(f) for f in doc.get("files") or ()), "tables": tables,
-            "warning": gcrows.held_warning(doc, view.name), "json": json.dumps(doc, indent=2, default=str)}
+            "warning": gcrows.held_warning(doc, view.name),
+            "findings": gcfindings.html_findings(doc), "findings_header": gcfindings.HEADER,
+            "json": json.dumps(doc, indent=2, default=str)}
 
 
 def gc_context(views: Sequence[GcLogView]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from jvmlab.gclog import LogSummary
 from jvmlab.gclog.points import GcLogView, view_of
-from jvmlab.report import gcrows
+from jvmlab.report import gcfindings, gcrows
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
@@ -59,5 +59,6 @@ def render_gc(logs: Sequence[LogSummary | GcLogView], console: Console | None = 
         if not v.pauses_logged:
             console.print(Text(f"{name}: this log shows GC cycles but not their pauses; "
                                "log with -Xlog:gc*,safepoint to see them", style="yellow"))
+        gcfindings.render(console, doc, name)
         if doc.get("unparsed_lines"):
             console.print(Text(f"{name}: {doc['unparsed_lines']} line(s) not understood", style="dim"))

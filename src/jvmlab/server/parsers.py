@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.server.histogram import Histogram
+from jvmlab.spec.pattern import BoundedPattern, PatternTimeout
 
 _HIST = re.compile(r"^jvmlab-load hist unit=us sub=32 counts=(?P<counts>[0-9:,]*)\s*$")
 _SECOND = re.compile(r"^jvmlab-load second t=(?P<t>\d+) requests=(?P<n>\d+)\s*$")
@@ -116,9 +117,14 @@ def parse_k6(summary_path: Path) -> ClientReport:
 def parse_regex(text: str, regex: str, units: dict[str, str]) -> ClientReport:
     """Named groups of the last matching line win (``(?P<req_per_s>[0-9.]+)``)."""
     report = ClientReport()
-    pattern = re.compile(regex)
+    pattern = BoundedPattern(regex, what="[load] regex")
     for line in text.splitlines():
-        if (m := pattern.search(line)) is not None:
+        try:
+            m = pattern.search(line)
+        except PatternTimeout as err:
+            report.problem = str(err)
+            return report
+        if m is not None:
             for name, value in m.groupdict().items():
                 try:
                     report.values[name] = float(value)

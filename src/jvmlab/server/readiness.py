@@ -6,7 +6,6 @@ polled with a deadline and gives up at once when the server process has exited.
 from __future__ import annotations
 
 import http.client
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from jvmlab.server.ports import LOOPBACK, accepts
+from jvmlab.spec.pattern import BoundedPattern
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def http_get(url: str, timeout_s: float = 2.0) -> tuple[int, str] | None:
 def wait_ready(ready: Readiness, log_seen: threading.Event, alive: Callable[[], bool]) -> str | None:
     """Poll until ready; None when ready, else why not (deadline passed, or the server exited)."""
     deadline = time.monotonic() + ready.timeout_s
-    body = re.compile(ready.body_regex) if ready.body_regex else None
+    body = BoundedPattern(ready.body_regex, what="[server] ready_body") if ready.body_regex else None
     last = "nothing answered"
     while time.monotonic() < deadline:
         if not alive():
@@ -66,8 +66,10 @@ def wait_ready(ready: Readiness, log_seen: threading.Event, alive: Callable[[], 
             answer = http_get(ready.url)
             if answer is not None:
                 status, text = answer
-                if status == ready.status and (body is None or body.search(text)):
+                if status == ready.status and (body is None or body.search_quiet(text)):
                     return None
+                if body is not None and body.spent:
+                    return body.spent
                 last = f"last answer: status {status}"
         time.sleep(ready.poll_s)
     return f"the server was not ready within {ready.timeout_s:g} s ({_what(ready)}; {last})"

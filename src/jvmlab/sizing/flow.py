@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.plan.prepare import Plan, prepare
@@ -57,10 +56,3 @@ def sweep_from_study(base: Plan, study: MinHeapStudy, multiples: Sequence[float]
 def record_sweep(store: Store, experiment_id: int, setup: SweepSetup) -> None:
     store.put_experiment_document(experiment_id, DOCUMENT, setup.document())
 
-
-def artifacts_for(store_url: str) -> Path:
-    """Beside an SQLite store (lab.db -> lab-artifacts/), else ./jvmlab-artifacts."""
-    if store_url.startswith("sqlite:///"):
-        db = Path(store_url.removeprefix("sqlite:///"))
-        return db.with_name(db.stem + "-artifacts")
-    return Path("jvmlab-artifacts")

@@ -9,15 +9,18 @@ unrelated cause shows up as such at the upper bound.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from jvmlab.errors import UserError
 from jvmlab.execute.protocols import Executor
-from jvmlab.model.process import InvocationPlan, ProcessResult, Status
+from jvmlab.execute.slots import invocation_of
+from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.prepare import PREPARE_MARK, PreparedCell
 from jvmlab.sizing.minheap import ProbeOutcome, Verdict
+from jvmlab.spec.pattern import BoundedPattern, PatternTimeout
 
 HEAP_FLAGS = ("-Xmx", "-Xms", "-Xmn", "-XX:MaxHeapSize=", "-XX:InitialHeapSize=", "-XX:MinHeapSize=",
               "-XX:MaxRAMPercentage=", "-XX:InitialRAMPercentage=", "-XX:MinRAMPercentage=")
@@ -31,10 +34,14 @@ def heap_flags(cell_flags: Sequence[str], heap_bytes: int) -> list[str]:
     return [*kept, f"-Xmx{heap_bytes // 1024}k"]
 
 
-def classify(result: ProcessResult, output: str, fail_pattern: re.Pattern[str] | None) -> Verdict:
+def classify(result: ProcessResult, output: str, fail_pattern: BoundedPattern | None) -> Verdict:
     """How the bisection reads one run."""
-    if fail_pattern is not None and fail_pattern.search(output):
-        return Verdict.PATTERN
+    if fail_pattern is not None:  # a pattern that runs out of time cannot read any run: one line
+        try:
+            if fail_pattern.search(output):
+                return Verdict.PATTERN
+        except PatternTimeout as err:
+            raise UserError(str(err)) from None
     if result.status is Status.OK:
         return Verdict.PASS
     if _OOM.search(output):
@@ -46,43 +53,48 @@ def classify(result: ProcessResult, output: str, fail_pattern: re.Pattern[str] |
     return Verdict.FAILED
 
 
-class JvmProbe:
-    """Runs a prepared cell at a given -Xmx with a timeout; one folder of output per probe."""
+def heap_cell(pc: PreparedCell, heap_bytes: int, timeout_s: float | None = None) -> PreparedCell:
+    """The cell at one -Xmx (its own heap sizing dropped), everything else from its template;
+    ``timeout_s``: the search's own per-probe timeout (default: the template's)."""
+    template = pc.template
+    if template is not None and timeout_s is not None:
+        template = replace(template, timeout_s=timeout_s)
+    return replace(pc, flags=tuple(heap_flags(pc.flags, heap_bytes)), template=template)
 
-    def __init__(self, pc: PreparedCell, executor: Executor, *, cwd: Path, env: dict[str, str],
-                 timeout_s: float, artifacts_dir: Path, fail_pattern: re.Pattern[str] | None = None) -> None:
-        self.pc = pc
-        self.executor = executor
-        self.cwd, self.env, self.timeout_s = cwd, env, timeout_s
+
+def outcome_of(result: ProcessResult, heap_bytes: int, fail_pattern: BoundedPattern | None) -> ProbeOutcome:
+    """One run read as a probe: its verdict and why."""
+    output = _read(result.stdout_path) + "\n" + _read(result.stderr_path)
+    if not output.strip():
+        output = result.stdout_tail + "\n" + result.stderr_tail
+    verdict = classify(result, output, fail_pattern)
+    if verdict.passed:
+        reason = None
+    elif verdict is Verdict.PATTERN and fail_pattern is not None:
+        reason = f"output matched the failure pattern {fail_pattern.pattern!r}"
+    else:
+        reason = result.reason or str(verdict)
+    wall = result.measures.wall_s if result.measures is not None else None
+    return ProbeOutcome(heap_bytes, verdict, reason, wall)
+
+
+class JvmProbe:
+    """Runs a prepared cell at a given -Xmx outside any experiment (``bench/minheap.py``): the
+    invocation from the cell's template (env, cwd, timeout), one folder of output per probe."""
+
+    def __init__(self, pc: PreparedCell, executor: Executor, *, artifacts_dir: Path, timeout_s: float | None = None,
+                 fail_pattern: BoundedPattern | None = None) -> None:
+        self.pc, self.executor, self.timeout_s = pc, executor, timeout_s
         self.artifacts_dir = artifacts_dir
         self.fail_pattern = fail_pattern
         self.count = 0
 
-    def argv(self, heap_bytes: int) -> list[str]:
-        pc = self.pc
-        return pc.launch.argv(pc.jdk, heap_flags(pc.flags, heap_bytes), pc.cell.args)
-
     def __call__(self, heap_bytes: int) -> ProbeOutcome:
         self.count += 1
         folder = self.artifacts_dir / f"p{self.count:03d}-{heap_bytes >> 20}m"
-        env = {**os.environ, **self.env, **dict(self.pc.cell.env), "JAVA_HOME": str(self.pc.jdk.home)}
-        template = self.pc.template  # the spec's hooks run around every probe, as around `run`'s invocations
-        hooks = template.hooks_for(self.pc.jdk.java, self.pc.cell.name, folder) if template is not None else None
-        plan = InvocationPlan(argv=tuple(self.argv(heap_bytes)), env=env, cwd=self.cwd,
-                              timeout_s=self.timeout_s, artifacts_dir=folder, hooks=hooks)
-        result = self.executor.run(plan, [])
-        output = _read(result.stdout_path) + "\n" + _read(result.stderr_path)
-        if not output.strip():
-            output = result.stdout_tail + "\n" + result.stderr_tail
-        verdict = classify(result, output, self.fail_pattern)
-        if verdict.passed:
-            reason = None
-        elif verdict is Verdict.PATTERN and self.fail_pattern is not None:
-            reason = f"output matched the failure pattern {self.fail_pattern.pattern!r}"
-        else:
-            reason = result.reason or str(verdict)
-        wall = result.measures.wall_s if result.measures is not None else None
-        return ProbeOutcome(heap_bytes, verdict, reason, wall)
+        cell = heap_cell(self.pc, heap_bytes, self.timeout_s)
+        result = self.executor.run(invocation_of(cell, cell.argv(), folder), [])
+        return outcome_of(result, heap_bytes, self.fail_pattern)
 
 
 def _read(path: Path | None) -> str:

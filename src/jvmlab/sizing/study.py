@@ -1,32 +1,30 @@
 """``jvmlab minheap SPEC``: the minimum heap of every cell (collector x JDK x ...), stored.
 
-Each cell of the spec's matrix gets its own search. The experiment is stored like any other
-(its cells, and every probe as an invocation with its status and reason); the document
-``minheap`` holds the settings, every probe outcome and each cell's result, and is rewritten
-after every probe, so an interrupted search resumes by replaying what was stored.
+Each cell of the spec's matrix gets its own search, a driver of the session
+(:mod:`jvmlab.execute.session`). Every probe is one invocation stored in one transaction with
+its outcome inside (the ``minheap_probe`` document), so a search interrupted between any two
+writes resumes by replaying the stored probes. The experiment document ``minheap`` (the
+settings, each cell's probes and result) is derived from them and rewritten after each cell.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jvmlab import __version__
-from jvmlab.errors import Interrupted, UserError
-from jvmlab.execute.hooks import with_hooks
-from jvmlab.execute.local import LocalExecutor
-from jvmlab.execute.protocols import Executor
-from jvmlab.machine.environment import run_context
-from jvmlab.machine.fingerprint import fingerprint
-from jvmlab.machine.limits import LimitRunner, refuse_if_unsupported
+from jvmlab.errors import UserError
+from jvmlab.execute.blocks import LocalBlocks
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
+from jvmlab.execute.session import Session, SlotWork
+from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
-from jvmlab.model.probe import Probe
-from jvmlab.model.process import InvocationPlan, ProcessResult
+from jvmlab.model.process import ProcessResult
 from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.minheap import (
     MinHeapResult,
     MinHeapSettings,
@@ -34,10 +32,12 @@ from jvmlab.sizing.minheap import (
     ReplayingProbe,
     find_min_heap,
 )
-from jvmlab.sizing.probe import JvmProbe
+from jvmlab.sizing.probe import heap_cell, outcome_of
+from jvmlab.spec.pattern import BoundedPattern, check_compiles
 from jvmlab.store.protocol import Store
 
 DOCUMENT = "minheap"
+PROBE_DOCUMENT = "minheap_probe"
 
 
 @dataclass(frozen=True)
@@ -70,71 +70,95 @@ class MinHeapStudy:
 
 
 ProbeObserver = Callable[[PreparedCell, ProbeOutcome], None]
+RESUME_HINT = "the same `jvmlab minheap` command with --resume"
 
 
 def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_root: Path, *,
                  resume: bool = False, executor: Executor | None = None,
-                 on_probe: ProbeObserver = lambda _c, _o: None) -> MinHeapStudy:
-    """Search every cell's minimum heap; store probes as they finish; resume from the store."""
+                 on_probe: ProbeObserver = lambda _c, _o: None,
+                 block_runner: Callable[[Session], BlockRunner] = LocalBlocks) -> MinHeapStudy:
+    """Search every cell's minimum heap, a driver of the session: it opens (or resumes) the
+    experiment, sets the [environment] up (CPU/memory limits apply to probes too) and stores
+    each probe, its verdict inside, in one transaction; a resume replays the stored probes.
+    ``block_runner``: who runs the probes (this machine; ``minheap --cluster``: a Dask node)."""
     pattern = compile_pattern(request.fail_pattern)
-    limits = _limits(plan)  # before anything is stored: refused with one line if impossible here
-    key = _hash(plan, request)
-    exp_id, doc = _open(plan, store, request, key, artifacts_root, resume)
-    ctx = run_context(plan)
-    timeout = request.timeout_s or ctx.timeout_s
-    cell_ids = {c.idx: c.id for c in store.cells(exp_id)}
-    hooked = with_hooks(executor or LocalExecutor())  # the spec's hooks around every probe (execute/hooks.py)
-    try:
-        found, replayed = _search_cells(plan, store, request, exp_id, doc, cell_ids, artifacts_root,
-                                        _Setup(hooked, limits, pattern, timeout, ctx.cwd), on_probe)
-    except KeyboardInterrupt:
-        _interrupted(store, exp_id, doc, 2)
-    except Interrupted as err:
-        _interrupted(store, exp_id, doc, err.signum)
-    finally:
-        for hazard in hooked.close():
-            store.add_hazard(exp_id, hazard)
-    store.set_status(exp_id, "done", finished=True)
-    return MinHeapStudy(exp_id, tuple(found), replayed)
+    name = f"minheap: {plan.spec.name or (plan.spec_path.stem if plan.spec_path else 'experiment')}"
+    searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}), spec_hash=_hash(plan, request))
+    options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab minheap",
+                         resume_hint=RESUME_HINT)
+    session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
+    search = _Search(session, request, pattern, on_probe, block_runner)
+    with session.opened():
+        stored = store.experiment(session.experiment_id).run_options
+        store.set_run_options(session.experiment_id, {**stored, "kind": "minheap", **request.to_json()})
+        found = [search.cell(pc) for pc in session.plan.cells]
+    return MinHeapStudy(session.experiment_id, tuple(found), search.replayed)
 
 
-@dataclass(frozen=True)
-class _Setup:
-    executor: Executor
-    limits: LimitRunner | None
-    pattern: re.Pattern[str] | None
-    timeout_s: float
-    cwd: Path
+class _Search:
+    """The bisection of each cell, run through the session: one slot per probe (block = the
+    probe's number in its cell), read by the session's ``judge`` before it is stored."""
 
+    def __init__(self, session: Session, request: MinHeapRequest, pattern: BoundedPattern | None,
+                 on_probe: ProbeObserver, block_runner: Callable[[Session], BlockRunner]) -> None:
+        self.session, self.request, self.pattern, self.on_probe = session, request, pattern, on_probe
+        self.blocks = block_runner(session)
+        self.heap = 0
+        self.outcome: ProbeOutcome | None = None
+        self.replayed = 0
+        self.doc: dict = {"request": request.to_json(), "cells": {}}
+        session.judge = self._judge
+        session.slot_folder = lambda slot: f"p{slot.block + 1:03d}-{self.heap >> 20}m"  # probe 1 at -Xmx64m: p001-64m
+        session.failures_are_data = True  # a probe too small to run is the answer, not a failure
 
-def _search_cells(plan: Plan, store: Store, request: MinHeapRequest, exp_id: int, doc: dict,
-                  cell_ids: dict[int, int], artifacts_root: Path, setup: _Setup,
-                  on_probe: ProbeObserver) -> tuple[list[CellMinHeap], int]:
-    found: list[CellMinHeap] = []
-    replayed = 0
-    for pc in plan.cells:
-        entry = doc["cells"].setdefault(str(pc.cell.index), {"name": pc.cell.name, "probes": [], "result": None})
-        stored = [ProbeOutcome.from_json(p) for p in entry["probes"]]
-        recorder = _Recorder(store, exp_id, cell_ids[pc.cell.index], entry, doc, pc, on_probe)
-        runner = JvmProbe(pc, _RecordingExecutor(setup.executor, recorder, setup.limits, pc), cwd=setup.cwd,
-                          env=dict(plan.spec.workload.env), timeout_s=setup.timeout_s,
-                          artifacts_dir=artifacts_root / f"exp-{exp_id}" / f"cell-{pc.cell.index}",
-                          fail_pattern=setup.pattern)
-        runner.count = len(stored)
-        replay = ReplayingProbe(stored, runner, recorder.outcome)
-        result = find_min_heap(replay, request.settings)
-        replayed += replay.replayed
-        entry["result"] = result.to_json() | {"probes": None}
-        store.put_experiment_document(exp_id, DOCUMENT, doc)
-        found.append(CellMinHeap(pc.cell.index, pc.cell.name, dict(pc.cell.levels), pc.cell.jvm, result))
-    return found, replayed
+    def cell(self, pc: PreparedCell) -> CellMinHeap:
+        session = self.session
+        session.collectors[pc.cell.index] = []  # a probe runs bare: its verdict is the whole answer
+        stored = self._stored(pc)
+        count = len(stored)
 
+        def probe(heap_bytes: int) -> ProbeOutcome:
+            nonlocal count
+            self.heap, self.outcome = heap_bytes, None
+            session.variants[pc.cell.index] = heap_cell(pc, heap_bytes, self.request.timeout_s)
+            self.blocks.run_blocks([Slot(pc.cell.index, count, count)])
+            count += 1
+            outcome = self._take()
+            self.on_probe(pc, outcome)
+            return outcome
 
-def _interrupted(store: Store, exp_id: int, doc: dict, signum: int) -> None:
-    store.set_status(exp_id, "interrupted")
-    probes = sum(len(e["probes"]) for e in doc["cells"].values())
-    raise Interrupted(signum, f"interrupted; {probes} probe(s) are stored in {store.url}; continue with the same "
-                              f"`jvmlab minheap` command and --resume")
+        replay = ReplayingProbe(stored, probe)
+        result = find_min_heap(replay, self.request.settings)
+        self.replayed += replay.replayed
+        self.doc["cells"][str(pc.cell.index)] = {"name": pc.cell.name, "probes": self._stored_json(pc),
+                                                 "result": result.to_json() | {"probes": None}}
+        session.store.put_experiment_document(session.experiment_id, DOCUMENT, self.doc)  # derived: rewritable
+        return CellMinHeap(pc.cell.index, pc.cell.name, dict(pc.cell.levels), pc.cell.jvm, result)
+
+    def _take(self) -> ProbeOutcome:
+        """The outcome the judge just read (the slot ran: nothing stops a probe)."""
+        outcome, self.outcome = self.outcome, None
+        if outcome is None:
+            raise RuntimeError("a minimum-heap probe was not run")
+        return outcome
+
+    def _judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
+        self.outcome = outcome_of(result, self.heap, self.pattern)
+        collected.metrics["minheap.heap_bytes"] = float(self.heap)
+        collected.documents[PROBE_DOCUMENT] = self.outcome.to_json()
+        return collected
+
+    def _stored(self, pc: PreparedCell) -> list[ProbeOutcome]:
+        return [ProbeOutcome.from_json(d) for d in self._stored_json(pc)]
+
+    def _stored_json(self, pc: PreparedCell) -> list[dict]:
+        """The cell's probes as stored, in their order: each is its invocation (one write)."""
+        store, exp = self.session.store, self.session.experiment_id
+        cell_id = self.session.state.cell_ids[pc.cell.index]
+        rows = sorted((i for i in store.invocations(exp) if i.cell_id == cell_id), key=lambda i: i.block)
+        docs = store.documents([i.id for i in rows], PROBE_DOCUMENT)
+        return [docs[i.id] for i in rows if i.id in docs]
+
 
 
 def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
@@ -153,101 +177,19 @@ def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     return MinHeapStudy(experiment_id, tuple(out), 0)
 
 
-class _Recorder:
-    """Stores each new probe: an invocation row (as it finishes) and the document."""
-
-    def __init__(self, store: Store, exp_id: int, cell_id: int, entry: dict, doc: dict,
-                 pc: PreparedCell, on_probe: ProbeObserver) -> None:
-        self.store, self.exp_id, self.cell_id = store, exp_id, cell_id
-        self.entry, self.doc, self.pc, self.on_probe = entry, doc, pc, on_probe
-        self.last: tuple[InvocationPlan, ProcessResult, Collected] | None = None
-
-    def ran(self, plan: InvocationPlan, result: ProcessResult, collected: Collected) -> None:
-        self.last = (plan, result, collected)
-
-    def outcome(self, outcome: ProbeOutcome) -> None:
-        position = len(self.entry["probes"])
-        if self.last is not None:
-            plan, result, collected = self.last
-            collected.metrics["minheap.heap_bytes"] = float(outcome.heap_bytes)
-            collected.documents["minheap_probe"] = outcome.to_json()
-            self.store.record_invocation(self.exp_id, self.cell_id, block=position, position=position,
-                                         result=result, collected=collected, argv=list(plan.argv),
-                                         artifacts_dir=str(plan.artifacts_dir))
-        self.entry["probes"].append(outcome.to_json())
-        self.store.put_experiment_document(self.exp_id, DOCUMENT, self.doc)
-        self.on_probe(self.pc, outcome)
-
-
-class _RecordingExecutor:
-    """Runs a probe (inside the cell's CPU/memory limits, if any) and hands it to the recorder."""
-
-    def __init__(self, inner: Executor, recorder: _Recorder, limits: LimitRunner | None, pc: PreparedCell) -> None:
-        self.inner, self.recorder, self.limits, self.pc = inner, recorder, limits, pc
-
-    def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
-        if self.limits is None:
-            result, collected = self.inner.run(plan, probes), Collected()
-        else:
-            limited = replace(plan, argv=tuple(self.limits.enter(self.pc, list(plan.argv))))
-            try:
-                result = self.inner.run(limited, probes)
-            except BaseException:
-                self.limits.close()  # Ctrl-C: no group left behind
-                raise
-            result, collected = self.limits.leave(self.pc, result)
-        self.recorder.ran(plan, result, collected)
-        return result
-
-
-def _limits(plan: Plan) -> LimitRunner | None:
-    """[environment] cpus/memory apply to probes too (refused before anything runs if impossible)."""
-    env = plan.spec.environment
-    if not (env.cpus or env.memory):
-        return None
-    runner = LimitRunner(env.cpu_limit)
-    refuse_if_unsupported(runner, list(plan.cells))
-    return runner
-
-
-def _open(plan: Plan, store: Store, request: MinHeapRequest, key: str, artifacts_root: Path,
-          resume: bool) -> tuple[int, dict]:
-    if resume:
-        found = store.find_resumable(key)
-        if found is None:
-            raise UserError(f"nothing to resume: no minimum-heap search of this spec with these bounds in "
-                            f"{store.url}; run it without --resume")
-        doc = store.experiment_document(found.id, DOCUMENT) or {"request": request.to_json(), "cells": {}}
-        store.set_status(found.id, "running")
-        return found.id, doc
-    spec = plan.spec
-    exp_id = store.create_experiment(
-        name=f"minheap: {spec.name or (plan.spec_path.stem if plan.spec_path else 'experiment')}",
-        spec_text=plan.spec_text, spec_hash=key, spec_path=str(plan.spec_path) if plan.spec_path else None,
-        fingerprint=fingerprint(plan.jdk_homes), seed=spec.run.seed, command_line="jvmlab minheap",
-        jvmlab_version=__version__, artifacts_dir=str(artifacts_root))
-    for pc in plan.cells:
-        store.add_cell(exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
-                       levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
-                       final_flags=pc.final_flags, argv=pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))
-    store.set_baseline(exp_id, plan.baseline_index)
-    store.set_run_options(exp_id, {"kind": "minheap", **request.to_json()})
-    doc = {"request": request.to_json(), "cells": {}}
-    store.put_experiment_document(exp_id, DOCUMENT, doc)
-    return exp_id, doc
-
-
 def _hash(plan: Plan, request: MinHeapRequest) -> str:
     """The spec and the search settings: the same pair resumes, anything else is new."""
     text = plan.spec_text + "\n#minheap " + json.dumps(request.to_json(), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
-    """The --fail-pattern, or a UserError before any JVM starts."""
+def compile_pattern(pattern: str | None) -> BoundedPattern | None:
+    """The --fail-pattern (matched within a time bound, spec/pattern.py), or a UserError before
+    any JVM starts."""
     if pattern is None:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise UserError(f"--fail-pattern {pattern!r} does not compile: {err}") from None
+        check_compiles(pattern)
+    except ValueError as err:
+        raise UserError(f"--fail-pattern: {err}") from None
+    return BoundedPattern(pattern, what="--fail-pattern")

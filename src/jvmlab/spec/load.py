@@ -59,17 +59,20 @@ def describe_error(err: ValidationError, root: type[BaseModel], at: tuple[str, .
     return f"{where}: {message}{shown}"
 
 
+_TABLES = frozenset({"factors", "workload", "run", "collect", "environment", "matrix", "jvms", "server", "load"})
+
+
 def _location(loc: list[str]) -> str:
     if not loc:
         return ""
     head, rest = loc[0], loc[1:]
     if head == "tune":
         return _tune_location(rest)
-    if head in {"factors", "workload", "run", "collect", "environment", "matrix", "jvms"} and rest:
+    if head in _TABLES and rest:
         if head == "factors" and len(rest) >= 1:
             return f"[factors.{rest[0]}]" + (f" {'.'.join(rest[1:])}" if rest[1:] else "")
         return f"[{head}] {'.'.join(rest)}"
-    return f"[{head}]" if head in {"workload", "run", "collect", "environment", "matrix", "jvms"} else ".".join(loc)
+    return f"[{head}]" if head in _TABLES - {"factors"} else ".".join(loc)
 
 
 _TYPE_TAGS = {*PARAM_KINDS, "ChoiceTable"}

@@ -9,7 +9,15 @@ import re
 import shlex
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
@@ -186,6 +194,13 @@ class Environment(_Strict):
     memory: list[str] | None = None
     cpu_limit: Literal["quota", "cpuset"] = "quota"
 
+    @field_validator("cpus", "memory", "jdk_location", "page_cache")
+    @classmethod
+    def _some_levels(cls, value: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
+        if value is not None and not value:
+            raise ValueError(f"{info.field_name} = [] names no level: give at least one, or leave the key out")
+        return value
+
     @field_validator("memory")
     @classmethod
     def _memory_sizes(cls, value: list[str] | None) -> list[str] | None:
@@ -193,6 +208,16 @@ class Environment(_Strict):
             if parse_size_bytes(size) < 16 << 20:
                 raise ValueError(f"memory = {size!r} is below 16m: no JVM starts in that")
         return value
+
+    @model_validator(mode="after")
+    def _whole_cpuset(self) -> Environment:
+        """A cpuset holds whole CPUs; the machine-dependent bound is checked by machine/limits.py."""
+        if self.cpu_limit == "cpuset":
+            for cpus in self.cpus or []:
+                if cpus != int(cpus):
+                    raise ValueError(f"cpus = {cpus:g} with cpu_limit = \"cpuset\" needs a whole number of CPUs "
+                                     f"(a fraction needs cpu_limit = \"quota\")")
+        return self
 
 
 from jvmlab.spec.server import Load, Server, check_regex  # noqa: E402  (server/load parts, docs/servers.md)

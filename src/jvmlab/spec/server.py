@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from jvmlab.spec.durations import parse_duration_s
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
+from jvmlab.spec.pattern import check_compiles
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 PORT_PLACEHOLDER = "{port}"
@@ -30,10 +31,7 @@ class _Strict(BaseModel):
 def check_regex(value: str | None) -> str | None:
     """``value`` unchanged when it compiles as a regex (or is None); else a ValueError saying why."""
     if value is not None:
-        try:
-            re.compile(value)
-        except re.error as err:
-            raise ValueError(f"regex {value!r} does not compile: {err}") from err
+        check_compiles(value)
     return value
 
 

@@ -21,6 +21,7 @@ MIGRATIONS: list[Migration] = [
      lambda conn: None),
     (2, "experiment.run_options_json and experiment_document", lambda conn: _v2(conn)),
     (3, "invocation.node and the node table (cluster runs)", lambda conn: _v3(conn)),
+    (4, "experiment.series, label and label_order (performance over time)", lambda conn: _v4(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -33,6 +34,13 @@ def _v2(conn: Connection) -> None:
 def _v3(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE invocation ADD COLUMN node VARCHAR(200)"))
     node.create(conn, checkfirst=True)
+
+
+def _v4(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE experiment ADD COLUMN series VARCHAR(200)"))
+    conn.execute(text("ALTER TABLE experiment ADD COLUMN label VARCHAR(200)"))
+    conn.execute(text("ALTER TABLE experiment ADD COLUMN label_order FLOAT"))
+    conn.execute(text("CREATE INDEX ix_experiment_series ON experiment (series)"))
 
 
 def current_version(conn: Connection) -> int | None:

@@ -19,6 +19,7 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
+    SeriesTag,
     StoredCell,
     StoredExperiment,
     StoredHazard,
@@ -67,6 +68,22 @@ class Store(Protocol):
 
     def invocation_counts(self) -> dict[int, tuple[int, int]]:
         """experiment id -> (measured invocations, failures among them)."""
+        ...
+
+    # -- series over time (`run --label`, `history`)
+    def set_series(self, experiment_id: int, tag: SeriesTag, default_series: str) -> None: ...
+
+    def series_names(self) -> dict[str, int]:
+        """Series name -> number of experiments in it."""
+        ...
+
+    def series_experiments(self, series: str) -> list[StoredExperiment]: ...
+
+    def series_metric_units(self, series: str) -> dict[str, str]: ...
+
+    def series_values(self, series: str, metrics: list[str]) -> list[tuple[int, str, str, float]]:
+        """(experiment id, cell name, metric, value) of every ok measured invocation in the
+        series, in a fixed number of queries whatever the number of experiments."""
         ...
 
     # -- cells and invocations

@@ -44,7 +44,12 @@ experiment = Table(
     # migration 2: how the run was started (metric, --until, budget, collect overrides...), so
     # `report` and `--resume` remember it. JSON object; NULL on experiments from version 1.
     Column("run_options_json", Text),
+    # migration 4: a point of a series over time (`run --label`, `history`); NULL outside one
+    Column("series", String(200)),
+    Column("label", String(200)),
+    Column("label_order", Float),
 )
+Index("ix_experiment_series", experiment.c.series)
 
 # migration 2: documents about a whole experiment (archive preparation, minimum-heap searches,
 # tuner state...), keyed by kind; one row per (experiment, kind).

@@ -15,7 +15,6 @@ from sqlalchemy.exc import (
     DatabaseError,
     NoSuchModuleError,
     OperationalError,
-    SQLAlchemyError,
 )
 
 from jvmlab.errors import UserError
@@ -23,12 +22,15 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
+    PROCESS_METRICS,
+    SeriesTag,
     StoredCell,
     StoredExperiment,
     StoredHazard,
     StoredInvocation,
 )
 from jvmlab.store import schema as t
+from jvmlab.store.failures import guard, opened, status_set
 from jvmlab.store.migrations import upgrade
 
 
@@ -54,8 +56,10 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+@guard
 class SqlStore:
-    """Experiments, cells and invocations in a relational database."""
+    """Experiments, cells and invocations in a relational database. Any database error of a
+    public method is a one-line StoreError (store/failures.py)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -87,7 +91,9 @@ class SqlStore:
                 fingerprint_json=json.dumps(fingerprint, sort_keys=True), created_at=time.time(),
                 status="running", seed=seed, command_line=command_line,
                 jvmlab_version=jvmlab_version, artifacts_dir=artifacts_dir))
-            return _inserted_id(result)
+            exp_id = _inserted_id(result)
+        opened(self, exp_id)
+        return exp_id
 
     def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None:
         values: dict[str, Any] = {"status": status}
@@ -95,6 +101,7 @@ class SqlStore:
             values["finished_at"] = time.time()
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
+        status_set(self, experiment_id, status)
 
     def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None:
         """Record how the run was started (metric, --until, budget, ...), replacing what was there."""
@@ -168,6 +175,69 @@ class SqlStore:
                 counts[exp_id][1] += n
         return {k: (v[0], v[1]) for k, v in counts.items()}
 
+    # -- series over time (schema v4) ---------------------------------------------------
+    def set_series(self, experiment_id: int, tag: SeriesTag, default_series: str) -> None:
+        """Make the experiment the point ``tag.label`` of its series (``default_series`` when the
+        tag names none); a resumed experiment given a new label moves with it."""
+        with self.engine.begin() as conn:
+            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
+                         .values(series=tag.series or default_series, label=tag.label, label_order=tag.order))
+
+    def series_names(self) -> dict[str, int]:
+        """Series name -> number of experiments in it."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.experiment.c.series, func.count()).where(t.experiment.c.series.is_not(None))
+                                .group_by(t.experiment.c.series)).all()
+        return {name: n for name, n in rows}
+
+    def series_experiments(self, series: str) -> list[StoredExperiment]:
+        """The experiments of one series, in order of arrival (ids)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.experiment).where(t.experiment.c.series == series)
+                                .order_by(t.experiment.c.id)).all()
+        return [_experiment(r) for r in rows]
+
+    def series_metric_units(self, series: str) -> dict[str, str]:
+        """The collected metrics stored in a series (besides the process columns): name -> unit."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.metric.c.name, t.metric.c.unit).distinct()
+                                .join(t.invocation, t.invocation.c.id == t.metric.c.invocation_id)
+                                .join(t.experiment, t.experiment.c.id == t.invocation.c.experiment_id)
+                                .where(t.experiment.c.series == series)).all()
+        return {r[0]: r[1] or "" for r in rows}
+
+    def series_values(self, series: str, metrics: list[str]) -> list[tuple[int, str, str, float]]:
+        """Every measured value of these metrics in the series as (experiment id, cell name,
+        metric, value): ok, measured (not warm-up) invocations only. Two queries whatever the
+        number of labels (one for the process columns, one for collected metrics), never one
+        per experiment: a series of 1,000 labels x 20 cells loads in one round trip each."""
+        process = [m for m in metrics if m in PROCESS_METRICS]
+        collected = [m for m in metrics if m not in PROCESS_METRICS]
+        base = (t.invocation.join(t.experiment, t.experiment.c.id == t.invocation.c.experiment_id)
+                .join(t.cell, t.cell.c.id == t.invocation.c.cell_id))
+        ok = (t.experiment.c.series == series, t.invocation.c.warmup.is_(False), t.invocation.c.status == "ok")
+        out: list[tuple[int, str, str, float]] = []
+        with self.engine.connect() as conn:
+            if process:
+                columns = sorted(({"user_s", "sys_s"} if "cpu_s" in process else set())
+                                 | {m for m in process if m != "cpu_s"})
+                rows = conn.execute(select(t.invocation.c.experiment_id, t.cell.c.name,
+                                           *[t.invocation.c[c] for c in columns])
+                                    .select_from(base).where(*ok)).all()
+                for row in rows:
+                    got = dict(zip(columns, row[2:], strict=True))
+                    if "cpu_s" in process and got["user_s"] is not None and got["sys_s"] is not None:
+                        out.append((row[0], row[1], "cpu_s", float(got["user_s"] + got["sys_s"])))
+                    out += [(row[0], row[1], m, float(got[m])) for m in process
+                            if m != "cpu_s" and got[m] is not None]
+            if collected:
+                rows = conn.execute(select(t.invocation.c.experiment_id, t.cell.c.name, t.metric.c.name,
+                                           t.metric.c.value)
+                                    .select_from(base.join(t.metric, t.metric.c.invocation_id == t.invocation.c.id))
+                                    .where(*ok, t.metric.c.name.in_(collected))).all()
+                out += [(r[0], r[1], r[2], float(r[3])) for r in rows]
+        return out
+
     # -- cells -------------------------------------------------------------------------
     def add_cell(self, experiment_id: int, *, idx: int, name: str, jvm: str, jdk: dict[str, Any],
                  levels: dict[str, str], requested_flags: list[str], flags: list[str],
@@ -209,12 +279,9 @@ class SqlStore:
                        minor_faults=m.minor_faults, major_faults=m.major_faults,
                        vol_ctx_switches=m.vol_ctx_switches, invol_ctx_switches=m.invol_ctx_switches,
                        ready_s=m.ready_s)
-        try:
-            with self.engine.begin() as conn:
-                inv_id = _inserted_id(conn.execute(t.invocation.insert().values(**row)))
-                self._write_collected(conn, experiment_id, inv_id, collected)
-        except SQLAlchemyError as err:
-            raise UserError(f"cannot write to store {self.url}: {err}") from None
+        with self.engine.begin() as conn:  # a database error: one line (store/failures.py)
+            inv_id = _inserted_id(conn.execute(t.invocation.insert().values(**row)))
+            self._write_collected(conn, experiment_id, inv_id, collected)
         return inv_id
 
     @staticmethod
@@ -339,7 +406,8 @@ def _experiment(r: Any) -> StoredExperiment:
         fingerprint=json.loads(r.fingerprint_json), created_at=r.created_at, finished_at=r.finished_at,
         status=r.status, seed=r.seed, baseline_cell=r.baseline_cell, command_line=r.command_line,
         artifacts_dir=r.artifacts_dir,
-        run_options=json.loads(r.run_options_json) if r.run_options_json else {})
+        run_options=json.loads(r.run_options_json) if r.run_options_json else {},
+        series=r.series, label=r.label, label_order=r.label_order)
 
 
 def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
@@ -350,4 +418,4 @@ def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
         max_rss_bytes=r.max_rss_bytes, minor_faults=r.minor_faults, major_faults=r.major_faults,
         vol_ctx_switches=r.vol_ctx_switches, invol_ctx_switches=r.invol_ctx_switches,
         ready_s=r.ready_s, argv=json.loads(r.argv_json), stdout_tail=r.stdout_tail,
-        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics)
+        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics, node=r.node)

@@ -3,8 +3,8 @@
 `run` sets the spec's `[environment]` up once around the whole experiment (a JDK copied to
 tmpfs, CPU/memory limits as a cgroup per invocation, the page cache warmed or evicted, a
 CDS/AOT archive made by a training run) and runs each invocation through it. The tuner does
-the same: the environment is set up once per session (``open``) and torn down at the end,
-also after a failure or Ctrl-C (``close``); each distinct configuration becomes a cell once,
+the same: the session (``execute.session``) sets this environment up once and tears it down at
+the end, also after a failure or Ctrl-C; each distinct configuration becomes a cell once,
 with its archive made then when a parameter value asks for one (``@cds-archive`` among its
 flags, or ``prepare = "cds-archive"`` in the value's table) or the spec's `[environment]
 prepare` does. A configuration whose archive cannot be made is a failed configuration with
@@ -17,11 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.execute.protocols import Executor
-from jvmlab.execute.slots import SlotWork, finish_probes
 from jvmlab.machine.environment import Environment, MachineEnvironment, build_environment
-from jvmlab.model.collected import Collected
-from jvmlab.model.process import ProcessResult
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, split_prepare
 from jvmlab.tune.space import parse_tune
@@ -53,31 +49,20 @@ class TrialCells:
         self.environment: Environment | None = None
         self.ready: dict[str, PreparedCell | str] = {}
 
-    def open(self) -> Environment:
-        """Set the environment up once (a second call returns the one already set up)."""
-        if self.environment is not None:
-            return self.environment
-        # The plan's own cells are only templates for the configurations: no archive for them.
-        base = replace(self.plan, cells=tuple(_without_prepare(pc) for pc in self.plan.cells))
+    def base(self) -> Plan:
+        """The plan's own cells are only templates for the configurations: no archive for them."""
+        return replace(self.plan, cells=tuple(_without_prepare(pc) for pc in self.plan.cells))
+
+    def make_environment(self) -> Environment:
+        """The environment the session sets up (on :meth:`base`) and tears down: when any value
+        may ask for an archive, every cell's classpath is a jar, as `run` makes it."""
         if space_prepares(self.plan):
             machine = MachineEnvironment(self.artifacts)
             machine.jar_all = True
-            environment: Environment = machine
+            self.environment = machine
         else:
-            environment = build_environment(base, self.artifacts)
-        try:
-            environment.setup(base)
-        except BaseException:
-            environment.teardown()
-            raise
-        self.environment = environment
-        return environment
-
-    def close(self) -> None:
-        """Tear the environment down (tmpfs copies removed, a cgroup left by Ctrl-C removed)."""
-        environment, self.environment = self.environment, None
-        if environment is not None:
-            environment.teardown()
+            self.environment = build_environment(self.base(), self.artifacts)
+        return self.environment
 
     def archives(self) -> dict | None:
         """The "archives" document of the configurations that had one made (as `run` stores)."""
@@ -89,7 +74,7 @@ class TrialCells:
         runs; the reason when its preparation failed."""
         if key in self.ready:
             return self.ready[key]
-        environment = self.open()
+        environment = self.environment or self.make_environment()
         try:
             run_flags, prep = real_flags(name, flags)
         except UserError as err:
@@ -103,19 +88,6 @@ class TrialCells:
         except UserError as err:
             self.ready[key] = f"preparing {name} failed: {err}"
         return self.ready[key]
-
-    def run(self, executor: Executor, work: SlotWork) -> tuple[ProcessResult, Collected]:
-        """One invocation as the runner's ``run_one`` does it: before (page cache), inside the
-        limits (a cgroup), after (its counters), then the collectors' probes."""
-        environment = self.open()
-        hazards = environment.before(work.cell)
-        invocation = replace(work.invocation,
-                             argv=tuple(environment.wrap_argv(work.cell, list(work.invocation.argv))))
-        result = executor.run(invocation, work.probes)
-        result, limited = environment.after(work.cell, result)
-        collected = Collected()
-        collected.merge(limited)
-        return finish_probes(work, result, collected, hazards)
 
 
 def _without_prepare(pc: PreparedCell) -> PreparedCell:

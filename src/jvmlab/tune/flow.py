@@ -11,13 +11,16 @@ from typing import Any
 
 from jvmlab.collect.registry import CollectSettings
 from jvmlab.errors import UserError
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import SilentObserver
+from jvmlab.execute.session import Session
 from jvmlab.plan.prepare import Plan
 from jvmlab.store.protocol import Store
 from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
 from jvmlab.tune.model import FlagJudge, Trial
 from jvmlab.tune.progress import TuneProgress
-from jvmlab.tune.session import Session
+from jvmlab.tune.session import Session as TuneSession
 from jvmlab.tune.sources import check_measured
 from jvmlab.tune.space import TuneConfig, parse_tune
 
@@ -75,8 +78,16 @@ def result_document(config: TuneConfig, result: TuneResult,
     }
 
 
+def open_experiment(plan: Plan, store: Store, artifacts: Path, resume: bool, command_line: str) -> int:
+    """The tuning run's experiment, made (or, ``resume``, found) by the session; its cells come
+    one per configuration as the trials run."""
+    options = RunOptions(artifacts_root=artifacts, resume=resume, command_line=command_line)
+    session = Session(store, plan, options, SilentObserver(), grows=False, own_cells=False)
+    return session.open().experiment_id
+
+
 def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
-             on_trial: Callable[[Trial, Session], None] | None = None,
+             on_trial: Callable[[Trial, TuneSession], None] | None = None,
              measurer: JvmMeasurer | None = None, progress: TuneProgress | None = None,
              optuna_storage: str | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
     """``measurer``: another way to run the invocations (tune --cluster); default: this machine.

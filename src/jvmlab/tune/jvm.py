@@ -23,10 +23,14 @@ from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.load import BUSY_SHARE, LoadWatch
-from jvmlab.execute.slots import build_slot
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import SilentObserver
+from jvmlab.execute.session import BUSY_HINT, Session
 from jvmlab.jdk.flags import check_flags
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
+from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
@@ -42,7 +46,7 @@ def _metrics_of(row: StoredInvocation) -> Metrics:
     return {**{k: float(v) for k, v in out.items() if v is not None}, **row.metrics}
 
 
-def _metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
+def metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
     """The same metrics, from a result just measured (what the store would give back)."""
     m = result.measures
     process = {} if m is None else {name: getattr(m, name) for name in PROCESS_METRICS}
@@ -65,15 +69,24 @@ class FlagChecker:
         raise UserError(f"[tune] JDK {jvm!r} is not in [jvms]")
 
     def rejected(self, jvm: str, flags: tuple[str, ...]) -> str | None:
-        """The same check `run` does; the accepted flags (unlocks added) are what runs."""
+        """The same check `run` does, on the same flags: [workload] jvm_args (from the cell's
+        template) then the trial's; the accepted flags (unlocks added) are what runs."""
         try:
             real, _prep = real_flags(jvm, flags)  # a preparation mark (@cds-archive) is no JVM flag
-            check = check_flags(self._cell(jvm).jdk, list(real))
+            pc = self._cell(jvm)
+            common = pc.template.jvm_args if pc.template is not None else ()
+            check = check_flags(pc.jdk, [*common, *real])
         except UserError as err:
             return str(err)
         marks = tuple(f for f in flags if f not in real)
         self.checked[(jvm, flags)] = (*check.flags, *marks)
         return None
+
+    def flags_to_run(self, jvm: str, flags: tuple[str, ...]) -> tuple[str, ...]:
+        """What a configuration runs with: the checked flags ([workload] jvm_args first)."""
+        if (jvm, flags) not in self.checked:
+            self.rejected(jvm, flags)
+        return self.checked.get((jvm, flags), flags)
 
 
 class JvmMeasurer(FlagChecker):
@@ -100,18 +113,40 @@ class JvmMeasurer(FlagChecker):
         self.watch = LoadWatch()
         self.watch.start()
         self.trial_cells = TrialCells(plan, artifacts)
+        self.session: Session | None = None
+        self.notes: list[str] = []  # the session's hazards (stored, typed), as the tuner's words
 
-    def open(self) -> None:
-        """Set the spec's [environment] up for the session (done on the first measurement
-        otherwise); ``close`` tears it down: call it in a ``finally`` (or use ``with``)."""
-        self.trial_cells.open()
+    def open(self) -> Session:
+        """Open the experiment in a session with the spec's [environment] set up; ``close``
+        tears it down: call it in a ``finally`` (or use ``with``)."""
+        if self.session is None:
+            options = RunOptions(artifacts_root=self.artifacts, resume=True, command_line="jvmlab tune",
+                                 resume_hint="the same `jvmlab tune` command with --resume")
+            session = Session(self.store, self.trial_cells.base(), options, _Notes(self.notes), self.executor,
+                              grows=False, own_cells=False, experiment_id=self.exp,
+                              environment=self.trial_cells.make_environment())
+            session.failures_are_data = True  # a failing configuration is an infeasible trial, not a stop
+            try:
+                session.begin()
+            except BaseException:
+                session.teardown()
+                raise
+            self.session = session
+        return self.session
 
-    def close(self) -> None:
+    def close(self, interrupted: bool = False) -> None:
         """Tear the environment down and store how each configuration's archive was made."""
-        archives = self.trial_cells.archives()
-        self.trial_cells.close()
-        if archives is not None:
-            self.store.put_experiment_document(self.exp, "archives", archives)
+        session, self.session = self.session, None
+        if session is None:
+            return
+        try:
+            archives = self.trial_cells.archives()
+            if archives is not None:
+                self.store.put_experiment_document(self.exp, "archives", archives)
+            if interrupted:
+                self.store.set_status(self.exp, "interrupted")
+        finally:
+            session.teardown()
 
     def run_flags(self) -> dict[str, tuple[str, ...]]:
         """The flags each prepared configuration really ran with (unlocks, archive flags)."""
@@ -121,21 +156,26 @@ class JvmMeasurer(FlagChecker):
         self.open()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *_exc: object) -> None:
+        self.close(interrupted=kind is not None)
 
     def block_hazards(self) -> list[str]:
         """Busy (other processes' CPU share in the block) and fingerprint changes since the
-        experiment started (a JDK upgraded or THP switched mid-run), each change said once."""
-        out = []
+        experiment started (a JDK upgraded or THP switched mid-run), each change said once:
+        typed hazards stored with the experiment by the session, and the session's other
+        warnings since the last block, as the tuner's words."""
+        session = self.open()
         share = self.watch.other_share()
         self.watch.start()
         if share is not None and share > BUSY_SHARE:
-            out.append(f"machine busy: other processes used {share:.0%} of the CPU during the block")
+            session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: other processes used {share:.0%} of the CPU "
+                                f"during the block", hint=BUSY_HINT))
         for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
             if change not in self.said:
                 self.said.add(change)
-                out.append(f"machine changed: {change}")
+                session.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"machine changed: {change}",
+                                    hint="results before and after the change are not comparable"))
+        out, self.notes[:] = list(self.notes), []
         return out
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
@@ -143,7 +183,7 @@ class JvmMeasurer(FlagChecker):
         if (block, position, key) in self.history:
             self.replayed += 1
             return self.history[(block, position, key)]
-        run_flags = self.checked.get((jvm, flags)) or flags
+        run_flags = self.flags_to_run(jvm, flags)
         pc = self._cell(jvm)
         cell_id = self._cell_id(key, jvm, pc, flags, run_flags)
         # The configuration as a prepared cell: the plan's cell for this JDK (template, launch)
@@ -152,15 +192,14 @@ class JvmMeasurer(FlagChecker):
         cell = self.trial_cells.cell(key, pc, cell_id, self.names[key], run_flags)
         if isinstance(cell, str):
             return cell
-        artifacts = self.artifacts / f"exp-{self.exp}" / f"cell-{cell_id}" / f"b{block}"
-        work = build_slot(cell, Slot(cell_id, block, position), self._collectors(pc), artifacts)
-        result, collected = self.trial_cells.run(self.executor, work)
+        session = self.open()
+        session.use_cell(cell, cell_id, self._collectors(pc))
+        session.run_one(Slot(cell_id, block, position))  # built, run and stored as `run` does it
+        result, collected = session.recorded.pop((cell_id, block))
         self.measured += 1
-        self.store.record_invocation(self.exp, cell_id, block=block, position=position, result=result,
-                                     collected=collected, argv=work.argv, artifacts_dir=str(artifacts))
         if result.status != Status.OK or result.measures is None:
             return result.reason or str(result.status)
-        return _metrics_of_result(result, collected)
+        return metrics_of_result(result, collected)
 
     def _collectors(self, pc: PreparedCell) -> list[Collector]:
         """The collectors the spec switches on, built once per JDK cell (as the runner does)."""
@@ -181,3 +220,13 @@ class JvmMeasurer(FlagChecker):
             self.names[key] = f"t{self.next_idx}"
             self.next_idx += 1
         return self.cells[key]
+
+
+class _Notes(SilentObserver):
+    """The session's warnings for the tuner's hazard list (each is stored typed as well)."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+
+    def warn(self, hazard: Hazard) -> None:
+        self.notes.append(hazard.detail)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jvmlab.execute.budget import Budget
 from jvmlab.tune.model import Config, Measurer, Metrics
 from jvmlab.tune.space import TuneConfig
 
@@ -38,10 +39,6 @@ class Session:
         if cfg.key not in self.rejections:
             self.rejections[cfg.key] = self.measurer.rejected(cfg.jvm, cfg.flags)
         return self.rejections[cfg.key]
-
-    def run_block(self, configs: list[Config]) -> list[Metrics | str]:
-        """One block: each config once, in a seeded random order; results in the given order."""
-        return self.run_blocks(configs, 1)[0]
 
     def blocks(self, configs: list[Config], limit: int) -> Iterator[list[Metrics | str]]:
         """Up to ``limit`` blocks of ``configs``, one by one; a measurer with ``width`` > 1
@@ -87,7 +84,8 @@ class Session:
         return f"objective {lost[0]} not measured in this invocation" if lost else got
 
     def out_of_budget(self, trials_done: int, reserve: int = 0) -> bool:
+        """The session's one budget type (``execute.budget.Budget``) with [tune.budget]'s limits;
+        wall time is the invocations' summed wall time, so a resume replays the same decisions."""
         b = self.config.budget
-        return ((b.trials is not None and trials_done >= b.trials)
-                or (b.invocations is not None and self.invocations + reserve >= b.invocations)
-                or (b.wall_s is not None and self.spent_wall_s >= b.wall_s))
+        budget = Budget(invocations=b.invocations, wall_s=b.wall_s, trials=b.trials)
+        return budget.spent(self.invocations + reserve, trials_done, self.spent_wall_s)

@@ -82,6 +82,10 @@ _SPECS: tuple[BuiltinSpec, ...] = (
                 "jvmlab's HTTP/1.1 load generator (keep-alive, closed-loop or fixed-rate with coordinated-"
                 "omission correction, log-bucketed histograms); the default client of [load] phases",
                 ("--url", "http://127.0.0.1:{port}/work", "--duration-s", "5")),
+    BuiltinSpec("gctrouble", "JvmlabGcTrouble",
+                "makes one GC problem on purpose (--mode explicit, humongous, fill, metaspace, churn) so "
+                "that `jvmlab gc analyze` shows its finding; metric trouble_ms (docs/gclog.md, Findings)",
+                ("--mode", "explicit")),
     BuiltinSpec("busy", "JvmlabBusy",
                 "test helper: sleeps/spins --ms, optional --ready-after-ms, --exit CODE, --hang, --oom; "
                 "metric busy_ms", ("--ms", "100")),

@@ -122,15 +122,24 @@ def parse_results(text: str, source: str) -> list[JmhBenchmark]:
         raise UserError(f"{source}: not JSON ({err.msg} at line {err.lineno}); write it with -rf json") from None
     if not isinstance(data, list) or not all(isinstance(e, dict) and "benchmark" in e for e in data):
         raise UserError(f"{source}: not a JMH JSON result (expected a list of benchmark entries)")
-    entries = [_entry(e, source) for e in data]
+    entries = []
+    for k, e in enumerate(data):
+        try:
+            entries.append(_entry(e, source))
+        except (TypeError, ValueError, AttributeError, KeyError) as err:  # a field of the wrong shape
+            raise UserError(f"{source}: benchmark entry {k} ({e.get('benchmark')!r}) is not JMH's JSON shape: "
+                            f"{type(err).__name__}: {err}") from None
     return _named(entries)
 
 
 def read_results(path: Path) -> list[JmhBenchmark]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (byte {err.start}); is it a binary file? "
+                        f"Give JMH's -rf json result") from None
     return parse_results(text, str(path))
 
 

@@ -1,0 +1,188 @@
+"""`jvmlab gc advise LOG --spec SPEC` (or `N:CELL`): findings -> candidate flags -> a run that shows
+whether each fix removes its finding, and at what cost (docs/gclog.md, "gc advise").
+
+The experiment is a derived spec run through the same entry point as `jvmlab run`
+(:func:`run_derived`, the one place to re-point when the run loop becomes a session);
+`--tune` hands the candidates to `jvmlab tune` as a space instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from jvmlab.cli.apps import gc_app
+from jvmlab.cli.storeargs import STORE_HELP
+from jvmlab.errors import UserError
+
+if TYPE_CHECKING:
+    from jvmlab.gclog.findings import Finding
+    from jvmlab.plan.prepare import Plan
+    from jvmlab.spec.model import Spec
+
+DEFAULT_UNTIL = "5%"
+DEFAULT_RUNS_PER_CELL = 10  # the budget --until gets per cell when --max-invocations is not given
+
+
+@gc_app.command("advise")
+def advise(
+    log: str = typer.Argument(..., help="A GC log file, or a stored cell N:CELL (its GC logs and its spec)."),
+    spec: Path | None = typer.Option(None, "--spec", help="The spec whose workload made the log (for a log file)."),
+    until: str = typer.Option(DEFAULT_UNTIL, "--until",
+                              help="Add blocks until every 95% CI half-width is within this."),
+    max_invocations: int | None = typer.Option(None, "--max-invocations", min=1,
+                                               help=f"Budget: measured invocations in all (default "
+                                                    f"{DEFAULT_RUNS_PER_CELL} per fix)."),
+    invocations: int | None = typer.Option(None, "--invocations", min=1,
+                                           help="Invocations per cell before --until adds blocks "
+                                                "(default: the spec's)."),
+    metric: str | None = typer.Option(None, "--metric",
+                                      help="The spec's metric to judge each fix on (default wall_s)."),
+    tune: bool = typer.Option(False, "--tune", help="Hand the candidates to `jvmlab tune` as a space instead."),
+    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the advice as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Try each finding's candidate flags on the spec's workload: did the finding go away, at what cost?"""
+    from jvmlab.cli.cmd_run import parse_until
+    from jvmlab.plan import advise as derive
+    from jvmlab.plan.prepare import prepare
+
+    until_rel = parse_until(until)
+    findings, cell_spec, text, spec_path, label = _source(log, spec, store)
+    fixable = [f for f in findings if f.fixes]
+    if not fixable:
+        listed = ", ".join(f.id for f in findings) or "none"
+        typer.echo(f"{label}: no finding with candidate flags (findings: {listed}); nothing to run")
+        return
+    levels = derive.fix_levels(fixable, cell_spec.workload.jvm_args)
+    if tune:
+        trials = len(levels) + 1  # the space is small: about one trial per candidate
+        budget = max_invocations or DEFAULT_RUNS_PER_CELL * trials
+        derived = derive.tune_spec(cell_spec, levels, {"objective": metric or "wall_s",
+                                                       "budget": {"trials": trials, "invocations": budget}})
+        plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
+        _tune_derived(plan, store, quiet)
+        return
+    derived = derive.advise_spec(cell_spec, levels, invocations)
+    plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
+    budget = max_invocations or DEFAULT_RUNS_PER_CELL * len(plan.cells)
+    exp_id, run_json = run_derived(plan, store, until_rel, budget, metric, quiet, as_json)
+    _report(store, exp_id, levels, fixable, metric, as_json, run_json, label)
+
+
+def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invocations: int,
+                metric: str | None, quiet: bool, as_json: bool) -> tuple[int, Any]:
+    """Run the derived spec exactly as `jvmlab run` runs a spec (the gc collector on): the one
+    call into the run loop. Returns the experiment id and, with ``as_json``, run's JSON."""
+    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.plan.metric_choice import run_metric_reason
+
+    options: dict[str, Any] = {"store_value": store, "until_rel": until_rel, "max_invocations": max_invocations,
+                               "metric": metric, "overrides": {"gc": True}, "quiet": quiet,
+                               "metric_reason": run_metric_reason(metric or "wall_s", given=metric is not None)}
+    if not as_json:
+        return run_plan(plan, **options), None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):  # one JSON document on stdout: run's goes inside it
+        exp_id = run_plan(plan, as_json=True, **options)
+    return exp_id, json.loads(out.getvalue())
+
+
+def _tune_derived(plan: Plan, store: str | None, quiet: bool) -> None:
+    from jvmlab.cli.cmd_tune import _experiment, run_and_show
+    from jvmlab.cli.storeargs import default_artifacts
+    from jvmlab.store import open_store, store_url
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+
+    config = read_config(plan)
+    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
+    db = open_store(store)
+    artifacts = default_artifacts(store_url(store)).absolute()
+    run_and_show(db, plan, _experiment(db, plan, artifacts, resume=False), artifacts, None, quiet)
+
+
+def _report(store: str | None, exp_id: int, levels: list[Any], fixable: list[Finding], metric: str | None,
+            as_json: bool, run_json: Any, label: str) -> None:
+    from jvmlab.cli.console import stdout_console
+    from jvmlab.report.gcadvise import DOCUMENT, build_advice, render
+    from jvmlab.store import open_store
+
+    db = open_store(store)
+    advice = build_advice(db, exp_id, levels, [f.id for f in fixable], metric)
+    db.put_experiment_document(exp_id, DOCUMENT, {"version": 1, "source": label,
+                                                  "findings": [f.to_json() for f in fixable],
+                                                  "levels": [lv.to_json() for lv in levels],
+                                                  "advice": advice.to_json()})
+    if as_json:
+        typer.echo(json.dumps({"advice": advice.to_json(), "run": run_json}, indent=2, default=str))
+    else:
+        render(advice, stdout_console())
+
+
+def _source(log: str, spec: Path | None, store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
+    """(findings, the one-cell spec of the current flags, spec text, spec path, label)."""
+    import re
+
+    from jvmlab.plan import advise as derive
+    from jvmlab.plan.matrix import expand, find_baseline
+    from jvmlab.spec.load import load_spec
+
+    m = re.match(r"^(?P<id>\d+):(?P<cell>.+)$", log)
+    if m is not None and not Path(log).exists():
+        return _stored_source(int(m["id"]), m["cell"], store)
+    if spec is None:
+        raise UserError("gc advise LOG needs --spec SPEC: the workload to try the fixes on (or pass a stored "
+                        "cell N:CELL, which knows its spec)")
+    from jvmlab.gclog import analyze_paths
+    from jvmlab.gclog.findings import find
+
+    findings = _merge([f for s in analyze_paths([Path(log)]) for f in find(s)])
+    parsed, text = load_spec(spec)
+    cells = expand(parsed)
+    base = find_baseline(parsed, cells)
+    return findings, derive.one_cell(parsed, base.jvm, dict(base.levels)), text, spec, log
+
+
+def _stored_source(exp_id: int, cell_name: str,
+                   store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
+    from jvmlab.gclog.findings import findings_of
+    from jvmlab.plan import advise as derive
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    exp = db.experiment(exp_id)
+    cells = db.cells(exp_id)
+    cell = next((c for c in cells if c.name == cell_name), None)
+    if cell is None:
+        raise UserError(f"experiment {exp_id} has no cell {cell_name!r} (cells: {', '.join(c.name for c in cells)})")
+    invs = [i for i in db.invocations(exp_id) if i.cell_id == cell.id and i.status == "ok"]
+    docs = db.documents([i.id for i in invs], "gc")
+    found = [findings_of(d) for d in docs.values() if isinstance(d, dict)]
+    if not any(f is not None for f in found):
+        raise UserError(f"{exp_id}:{cell_name}: no GC log findings stored (gc collector off, or stored by an "
+                        f"older jvmlab); pass a GC log file with --spec instead")
+    findings = _merge([x for f in found if f for x in f])
+    parsed = parse_spec(exp.spec_text, f"experiment {exp_id}'s spec")
+    spec_path = Path(exp.spec_path) if exp.spec_path else None
+    known = {f: lv for f, lv in cell.levels.items() if lv in parsed.factors.get(f, {})}
+    cell_spec = derive.one_cell(parsed, cell.jvm, known)
+    if len(known) < len(cell.levels):  # a derived experiment (advise, tune): its factor is not in the text
+        workload = cell_spec.workload.model_copy(update={"jvm_args": list(cell.requested_flags)})
+        cell_spec = cell_spec.model_copy(update={"workload": workload})
+    return findings, cell_spec, exp.spec_text, spec_path, f"{exp_id}:{cell_name}"
+
+
+def _merge(findings: list[Finding]) -> list[Finding]:
+    """One finding per id (the first seen: logs of one cell show the same fixes)."""
+    seen: dict[str, Finding] = {}
+    for f in findings:
+        seen.setdefault(f.id, f)
+    return list(seen.values())

@@ -1,0 +1,56 @@
+"""What a finding rule sees: one log's summary and the facts folded from it, and the
+helpers that turn tallies into evidence. Shared by findings_rules and findings_stops."""
+
+from __future__ import annotations
+
+from jvmlab.gclog.findings_model import Evidence
+from jvmlab.gclog.findings_scan import EventFacts, LineFacts, Tally
+from jvmlab.gclog.summary import LogSummary
+
+PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")  # collectors whose pauses run several GC threads
+
+
+def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = ()) -> Evidence:
+    return Evidence(t.count, t.total_ms if t.timed else None, t.worst_ms, t.first_t_s, t.last_t_s,
+                    figures=figures)
+
+
+def merge(tallies: list[Tally]) -> Tally:
+    out = Tally()
+    for t in tallies:
+        out.count += t.count
+        out.total_ms += t.total_ms
+        out.timed = out.timed or t.timed
+        for v in (t.worst_ms,):
+            if v is not None:
+                out.worst_ms = v if out.worst_ms is None else max(out.worst_ms, v)
+        for v in (t.first_t_s, t.last_t_s):
+            if v is not None:
+                out.first_t_s = v if out.first_t_s is None else min(out.first_t_s, v)
+                out.last_t_s = v if out.last_t_s is None else max(out.last_t_s, v)
+    return out
+
+
+class Context:
+    """One log's summary and facts, and the figures the fixes are sized from."""
+
+    def __init__(self, summary: LogSummary, events: EventFacts, lines: LineFacts) -> None:
+        self.s = summary
+        self.e = events
+        self.lines = lines
+        self.collector = (summary.collector or "").split(" ")[0]
+        self.max_mb = summary.heap.get("heap_max_mb")
+        self.region_mb = summary.heap.get("region_mb")
+
+    def causes(self, names: tuple[str, ...]) -> Tally:
+        return merge([t for c, t in self.e.by_cause.items() if c in names])
+
+    def failures(self, names: tuple[str, ...]) -> Tally:
+        return merge([t for f, t in self.e.by_failure.items() if f.lower() in names])
+
+    def served(self, names: tuple[str, ...]) -> str:
+        counts: dict[str, int] = {}
+        for cause in names:
+            for name, n in self.e.served_by.get(cause, {}).items():
+                counts[name] = counts.get(name, 0) + n
+        return ", ".join(f"{n}x {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))

@@ -1,0 +1,99 @@
+"""Did a fix make a finding go away? Counted in each cell's own GC logs, with intervals.
+
+Each invocation's stored gc document (``documents["gc"]``) carries the findings of its own
+log. Per cell and finding: how many runs showed it (with a Clopper-Pearson interval of the
+share) and the mean count of its events per run (with a BCa bootstrap interval of the mean;
+a count is never negative, nor is either bound). The verdict compares a fix's cell with the
+``current`` cell and says "cannot tell" when the logs cannot decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from jvmlab.analyze.bootstrap import mean_ci, rng_for
+from jvmlab.analyze.falsepositives import clopper_pearson
+from jvmlab.gclog.findings import findings_of
+from jvmlab.store.protocol import Store
+
+GONE = "gone"
+FEWER = "fewer"
+STILL = "still there"
+MORE = "more"
+NOT_REPRODUCED = "not reproduced"
+CANNOT_TELL = "cannot tell"
+
+
+@dataclass(frozen=True)
+class FindingCount:
+    """One finding in one cell's runs."""
+
+    finding: str
+    level: str
+    runs: int  # runs whose GC log had findings computed
+    runs_with: int
+    share_ci: tuple[float, float] | None
+    mean_count: float | None
+    mean_ci: tuple[float, float] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"finding": self.finding, "level": self.level, "runs": self.runs, "runs_with": self.runs_with,
+                "share_ci": None if self.share_ci is None else list(self.share_ci),
+                "mean_count": self.mean_count, "mean_ci": None if self.mean_ci is None else list(self.mean_ci)}
+
+
+def count_finding(finding: str, level: str, docs: Sequence[Mapping[str, Any]], seed: int = 1) -> FindingCount:
+    """The finding's presence and event count over one cell's gc documents."""
+    counts = []
+    for doc in docs:
+        found = findings_of(dict(doc))
+        if found is None:
+            continue
+        counts.append(sum(f.evidence.count for f in found if f.id == finding))
+    runs = len(counts)
+    if not runs:
+        return FindingCount(finding, level, 0, 0, None, None, None)
+    x = np.asarray(counts, dtype=float)
+    with_it = int((x > 0).sum())
+    ci: tuple[float, float] | None = None
+    if x.min() == x.max():
+        ci = (float(x[0]), float(x[0])) if runs >= 2 else None  # every run alike: no spread to resample
+    else:
+        raw = mean_ci(x, rng_for(seed, "gc-advise", finding, level))
+        ci = None if raw is None else (max(0.0, float(raw[0])), max(0.0, float(raw[1])))
+    return FindingCount(finding, level, runs, with_it, clopper_pearson(with_it, runs), float(x.mean()), ci)
+
+
+def went_away(current: FindingCount, fixed: FindingCount) -> tuple[str, str]:
+    """(verdict, reason) for a fix's cell against the current flags' cell."""
+    if not current.runs or not fixed.runs:
+        return CANNOT_TELL, "no GC log with findings in one of the cells (was the gc collector on?)"
+    if not current.runs_with:
+        return NOT_REPRODUCED, f"the current flags did not show it in {current.runs} run(s) of this workload"
+    if not fixed.runs_with:
+        high = fixed.share_ci[1] if fixed.share_ci else 1.0
+        return GONE, f"in none of {fixed.runs} run(s) (95% upper bound of the share: {100 * high:.0f}%)"
+    if current.mean_ci and fixed.mean_ci:
+        if fixed.mean_ci[1] < current.mean_ci[0]:
+            return FEWER, "fewer events per run; the intervals do not overlap"
+        if fixed.mean_ci[0] > current.mean_ci[1]:
+            return MORE, "more events per run; the intervals do not overlap"
+        return STILL, "in both; the per-run counts' intervals overlap"
+    return STILL, f"in {fixed.runs_with} of {fixed.runs} run(s)"
+
+
+def level_documents(store: Store, experiment_id: int, factor: str) -> dict[str, list[dict[str, Any]]]:
+    """The gc documents of the measured, successful runs, by the cell's level of ``factor``."""
+    cells = {c.id: c.levels.get(factor, c.name) for c in store.cells(experiment_id)}
+    invs = [i for i in store.invocations(experiment_id) if i.status == "ok"]
+    docs = store.documents([i.id for i in invs], "gc")
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in cells.values()}
+    for inv in invs:
+        doc = docs.get(inv.id)
+        if isinstance(doc, dict):
+            out[cells[inv.cell_id]].append(doc)
+    return out

@@ -1,0 +1,143 @@
+"""The compiled event folder (gclog/linefold.c) against the pure-Python parser: the same
+summary on every log it accepts, and a clean give-up (then the Python parser) on the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+from tests.gclog.fuzzing import mutate
+
+from jvmlab.errors import UserError
+from jvmlab.gclog import analyze_paths, detect, linefold, linescan
+from jvmlab.gclog.summary import LogSummary
+from jvmlab.gclog.unified import UnifiedParser
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))
+FOLDED = (  # corpus logs of each collector the folder reads
+    "gctoolkit-testdata/gctoolkit-gclogs/unified/parallel/parallelgc.log",
+    "gcgc/datasets/ParallelGCMetaspace.log",
+    "jifa/analysis/gc-log/src/test/resources/17ParallelGCParser.log",
+    "gctoolkit-testdata/gctoolkit-gclogs/unified/serial/gc.log",
+    "jifa/analysis/gc-log/src/test/resources/17SerialGCParser.log",
+    "gcgc/datasets/ZGCMetaspace.log",
+    "gcgc/datasets/ZGC.log.0",
+    "jifa/analysis/gc-log/src/test/resources/17ZGCParser.log",
+    "gcviewer/src/test/resources/openjdk/unified-jvm-logging/sample-ujl-zgc-gc-all.txt",
+)
+
+needs_cc = pytest.mark.skipif(linescan.prefilter() is None, reason="no C compiler: the Python path is all there is")
+
+
+def _folds(path: Path) -> bool:
+    return linefold.fold([path], LogSummary(files=[path], format=detect.UNIFIED), UnifiedParser())
+
+
+def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """(default path, pure-Python path) summaries of one file, as JSON."""
+    def run() -> str:
+        try:
+            return json.dumps([s.to_json() for s in analyze_paths([path])], sort_keys=True, default=str)
+        except UserError as err:
+            return f"refused: {err}"
+    fast = run()
+    with monkeypatch.context() as m:
+        m.setenv(linescan.ENV_SWITCH, "0")
+        slow = run()
+    return fast, slow
+
+
+def _shared(name: str) -> Path:
+    path = SHARED / name
+    if not path.is_file():
+        pytest.skip(f"no {name} under {SHARED} (set JVMLAB_GCLOGS)")
+    return path
+
+
+@needs_cc
+@pytest.mark.parametrize("name", FOLDED)
+def test_folder_reads_the_log_as_the_python_parser_does(name: str, monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    path = _shared(name)
+    assert _folds(path)  # else this compares the Python parser with itself
+    fast, slow = _both(path, monkeypatch)
+    assert fast == slow
+    # Three copies in one file: JVM restarts, GC ids from 0 again, header lines before each GC(0).
+    copies = tmp_path / "copies.log"
+    copies.write_bytes((path.read_bytes().rstrip(b"\n") + b"\n") * 3)
+    assert _folds(copies)
+    fast, slow = _both(copies, monkeypatch)
+    assert fast == slow
+
+
+_PARALLEL = (
+    "[0.009s][info][gc] Using Parallel\n"
+    "[1.000s][info][gc,heap] GC(0) PSYoungGen: 16384K->2559K(18944K)\n"
+    "[1.000s][info][gc] GC(0) Pause Young (Allocation Failure) 16M->4M(61M) 5.423ms\n"
+    "[2.000s][info][gc,heap] GC(1) PSYoungGen: 18693K->2556K(18944K)\n"
+    "[2.000s][info][gc] GC(1) Pause Full (Ergonomics) 20M->6M(61M) 14.139ms\n"
+)
+
+
+@needs_cc
+@pytest.mark.parametrize(("extra", "why"), [
+    ("", None),
+    ("[2.500s][info][safepoint] Safepoint \"Cleanup\", Time since last: 1 ns, Total: 1000 ns\n", "safepoint"),
+    ("[3,000s][info][gc] GC(2) Pause Young (Allocation Failure) 16M->4M(61M) 1,5ms\n", "decimal comma"),
+    ("[3.000s][info][gc] GC(2) Pause Remark 1.0ms\n[3.1s][info][gc] GC(2) Concurrent Mark 9.0ms\n", "phases"),
+    ("not a log line\n", "unread line"),
+    ("[3.000s][info][gc] GC(2) To-space exhausted\n", "G1 line"),
+    ("[2017-01-01T00:00:03.000+0000][info][gc] GC(2) Pause Young (Allocation Failure) 1M->1M(2M) 1.0ms\n",
+     "wall-clock decorator"),
+])
+def test_folder_gives_up_on_what_it_does_not_read(extra: str, why: str | None, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "gc.log"
+    log.write_text(_PARALLEL + extra)
+    assert _folds(log) == (why is None)
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+
+
+@needs_cc
+def test_collector_of_a_headless_log_followed_by_another_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ZGC log without its "Using" line, then a Parallel log: the ZGC cycle names the
+    collector first, so the Parallel log's "Using" line is not the log's collector."""
+    log = tmp_path / "gc.log"
+    log.write_text("[0.95s][info][gc,start] GC(0) Garbage Collection (Warmup)\n"
+                   "[0.96s][info][gc] GC(0) Garbage Collection (Warmup) 104M(10%)->88M(9%)\n" + _PARALLEL)
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+    assert json.loads(slow)[0]["collector"] == "ZGC"
+
+
+@needs_cc
+def test_a_cut_collector_line_names_no_collector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "gc.log"
+    log.write_text("[0.11s][info][gc] Using The Z \n"
+                   "[0.96s][info][gc] GC(0) Garbage Collection (Warmup) 104M(10%)->88M(9%)\n")
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+
+
+@needs_cc
+def test_mutated_logs_read_the_same_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Truncated, byte-flipped, shuffled and concatenated Parallel/Serial/ZGC logs: where the
+    folder reads one, its summary is the Python parser's."""
+    names = [n for n in FOLDED if (SHARED / n).is_file()]
+    if not names:
+        pytest.skip(f"no shared GC logs at {SHARED} (set JVMLAB_GCLOGS)")
+    sources = [(SHARED / n).read_bytes()[:100_000] for n in names]
+    rng = random.Random(34)
+    folded = 0
+    log = tmp_path / "gc.log"
+    for case in range(120):
+        log.write_bytes(mutate(rng, sources))
+        folded += _folds(log)
+        fast, slow = _both(log, monkeypatch)
+        assert fast == slow, f"case {case}"
+    assert folded >= 30  # the folder was exercised, not only its give-up
