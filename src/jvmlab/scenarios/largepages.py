@@ -87,7 +87,7 @@ def runs(jdks: list[JdkInfo], quick: bool, sizing: Sizing | None = None,
          hugetlbfs: bool | None = None) -> list[ScenarioRun]:
     """The specs to run. Full mode: 512 MB on every JDK found (up to two), sized by precision.
 
-    ``sizing`` (e.g. ``IN_ALL``, for `demo all`, which keeps to a smaller array) replaces the
+    ``sizing`` (e.g. ``IN_ALL``, for `demo all`, which makes fewer reads) replaces the
     mode's own. The hugetlbfs level is left out of the full mode when no hugetlbfs pages are
     reserved (the JVM would fall back to small pages); the quick mode keeps it to show the
     "not in effect" warning.
