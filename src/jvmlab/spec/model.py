@@ -6,7 +6,6 @@ A spec is TOML; see the README's spec reference. Field names here are the TOML k
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -20,6 +19,7 @@ from pydantic import (
 )
 
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+from jvmlab.spec.flags import Flags
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
@@ -27,19 +27,6 @@ FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 RESERVED_FACTORS = {"jvm"}
 
 
-def _split_flags(value: Any) -> list[str]:
-    """Flags as a string ("-Xms1g -Xmx1g", split like a shell would, never run by one) or a list."""
-    if isinstance(value, str):
-        try:
-            return shlex.split(value)
-        except ValueError as err:
-            raise ValueError(f"cannot split flags {value!r}: {err}") from err
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ValueError("flags must be a string or a list of strings")
-
-
-Flags = Annotated[list[str], BeforeValidator(_split_flags)]
 
 
 def _level(value: Any) -> Any:

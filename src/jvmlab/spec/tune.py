@@ -10,7 +10,6 @@ runs. What needs the plan (which collectors are on, which JDK accepts a flag) is
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -31,6 +30,7 @@ from pydantic import (
 from jvmlab import metrics
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
+from jvmlab.spec.flags import Flags
 
 # ``metric <= 1.1x baseline``, ``wall_s <= 500ms``, ``max_rss_bytes <= 512m``
 GUARDRAIL = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
@@ -41,17 +41,6 @@ MAX_TUNE_WALL_S = 30 * 24 * 3600.0  # a budget longer than a month is a typo, an
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _flag_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        try:
-            return shlex.split(value)
-        except ValueError as err:
-            raise ValueError(f"cannot split flags {value!r}: {err}") from err
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ValueError("flags must be a string or a list of strings")
 
 
 def _size(value: Any) -> int | str:
@@ -71,7 +60,7 @@ def _duration(value: Any) -> float:
 
 Scalar = StrictStr | StrictInt | float | StrictBool
 Size = Annotated[int | str, BeforeValidator(_size)]
-FlagList = Annotated[list[str], BeforeValidator(_flag_list)]
+FlagList = Flags  # the spec's one flag parser (spec/flags.py)
 Positive = Annotated[StrictInt, Field(ge=1)]
 
 

@@ -79,26 +79,18 @@ class TuneProgress:
         per_invocation = elapsed / done
         phase_left = (max(0, self.blocks_max - blocks) * self.width * per_invocation
                       if self.blocks_max else None)
-        budget_left = self._budget_left(done, elapsed)
+        budget_left = self._budget_left(elapsed)
         if self.phase.startswith("confirm") and phase_left is not None:
             return _clock(phase_left)
         if budget_left is not None:
             return _clock(budget_left) + " (search; then confirmation)"
         return _clock(phase_left) if phase_left is not None else "?"
 
-    def _budget_left(self, done: int, elapsed: float) -> float | None:
+    def _budget_left(self, elapsed: float) -> float | None:
         session = self.session
         if session is None:
             return None
-        b = session.config.budget
-        shares = []
-        if b.invocations:
-            shares.append(done / b.invocations)
-        if b.wall_s:
-            shares.append(session.spent_wall_s / b.wall_s)
-        if b.trials:
-            shares.append(self.trials_done / b.trials)
-        share = max(shares or [0.0])
+        share = session.spent_share(self.trials_done)
         return max(0.0, elapsed / share - elapsed) if share > 0 else None
 
 

@@ -89,3 +89,16 @@ class Session:
         b = self.config.budget
         budget = Budget(invocations=b.invocations, wall_s=b.wall_s, trials=b.trials)
         return budget.spent(self.invocations + reserve, trials_done, self.spent_wall_s)
+
+    def spent_share(self, trials_done: int) -> float:
+        """How much of [tune.budget] is spent (0 to 1; the largest share of its limits): what
+        the progress lines' ETA extrapolates from."""
+        b = self.config.budget
+        shares = [0.0]
+        if b.trials:
+            shares.append(trials_done / b.trials)
+        if b.invocations:
+            shares.append(self.invocations / b.invocations)
+        if b.wall_s:
+            shares.append(self.spent_wall_s / b.wall_s)
+        return max(shares)

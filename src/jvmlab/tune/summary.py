@@ -40,15 +40,7 @@ def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
 
 
 def _eta(session: Session, trials: int, elapsed_s: float) -> str:
-    b = session.config.budget
-    shares = []
-    if b.trials:
-        shares.append(trials / b.trials)
-    if b.invocations:
-        shares.append(session.invocations / b.invocations)
-    if b.wall_s:
-        shares.append(session.spent_wall_s / b.wall_s)
-    done = max(shares or [0.0])
+    done = session.spent_share(trials)
     if done <= 0:
         return "?"
     left = max(0.0, elapsed_s / done - elapsed_s)

@@ -1,0 +1,26 @@
+"""JVM flags as a spec writes them: one string split as a shell would (never run by one), or a list.
+
+The one parser for `[factors]` levels, `[workload] jvm_args` and `[tune]` flags and baselines.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
+
+
+def split_flags(value: Any) -> list[str]:
+    """Flags as a string ("-Xms1g -Xmx1g", split like a shell would, never run by one) or a list."""
+    if isinstance(value, str):
+        try:
+            return shlex.split(value)
+        except ValueError as err:
+            raise ValueError(f"cannot split flags {value!r}: {err}") from err
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ValueError("flags must be a string or a list of strings")
+
+
+Flags = Annotated[list[str], BeforeValidator(split_flags)]
