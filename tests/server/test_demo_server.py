@@ -11,9 +11,14 @@ from scenarios.test_verdicts import cell, summary
 
 
 def test_spec_is_fixed_rate_over_three_collectors_and_two_heaps(jdk17: JdkInfo) -> None:
+    # Full mode: three collectors x two heaps; quick mode keeps the small heap only (3 cells x 5
+    # blocks, sized so that its comparisons can be significant: tests/scenarios/test_powered.py).
+    (full,) = runs([jdk17], quick=False)
+    spec = parse_spec(full.toml)
+    assert set(spec.factors["gc"]) == {"G1", "Parallel", "ZGC"} and set(spec.factors["heap"]) == {"h128m", "h512m"}
     (run,) = runs([jdk17], quick=True)
     spec = parse_spec(run.toml)
-    assert set(spec.factors["gc"]) == {"G1", "Parallel", "ZGC"} and set(spec.factors["heap"]) == {"h128m", "h512m"}
+    assert set(spec.factors["gc"]) == {"G1", "Parallel", "ZGC"} and set(spec.factors["heap"]) == {"h128m"}
     assert spec.load is not None and all("--rate" in p.args for p in spec.load.phases)
     assert [p.measured for p in spec.load.phases] == [False, True]
     assert run.metric == "load.latency_p99_ms"
