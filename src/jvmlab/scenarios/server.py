@@ -15,7 +15,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import clearly, fmt_interval, mean_ci, ratio_pct
+from jvmlab.scenarios.stats import cell_n, clearly, fmt_interval, mean_ci, pair_n, ratio_pct
 from jvmlab.server.measure import KEPT_UP
 
 GCS = ("G1", "Parallel", "ZGC")
@@ -81,7 +81,7 @@ def _describe(cell: Any) -> str:
             continue
         est, lo, hi = value
         scaled = (est / (1 << 20), lo / (1 << 20), hi / (1 << 20)) if metric == "mem.peak_rss_bytes" else value
-        bits.append(f"{label}{fmt_interval(scaled, fmt)} {unit}")
+        bits.append(f"{label}{fmt_interval(scaled, fmt, cell_n(cell, metric))} {unit}")
     return ", ".join(bits) or "no load metrics"
 
 
@@ -110,7 +110,7 @@ def verdict(summary: Any) -> str:
                                  ("mem.peak_rss_bytes", "RSS")):
                 change = ratio_pct(cell, base, metric)
                 if change is not None and clearly(change):
-                    rows.append(f"{gc} vs G1 {what} {fmt_interval(change, '{:+.1f}%')}")
+                    rows.append(f"{gc} vs G1 {what} {fmt_interval(change, '{:+.1f}%', pair_n(cell, base, metric))}")
         parts.append(f"heap {heap.removeprefix('h')}: " + "; ".join(rows))
     if not parts:
         return "server: no cell reported load metrics (see the failures)."
