@@ -34,6 +34,7 @@ class BusyBlock:
     detail: str
     hint: str
     block: int | None = None
+    steal_pct: int | None = None  # the hypervisor's steal in that block (None: not recorded)
 
 
 @dataclass(frozen=True)
