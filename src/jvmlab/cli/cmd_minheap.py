@@ -112,12 +112,19 @@ def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, cons
            cluster: str | None = None) -> MinHeapStudy:
     """Run the search with one line per probe (on a Dask cluster's nodes with ``cluster``); print
     the interval table."""
+    import time
+
     from jvmlab.report.heapsweep import minheap_table
+    from jvmlab.sizing.eta import ProbeEta
     from jvmlab.sizing.study import run_min_heap
 
+    eta = ProbeEta(request.settings, len(base.cells), time.monotonic())
+
     def on_probe(pc: PreparedCell, outcome: ProbeOutcome) -> None:
+        eta.record(pc.cell.index)
         console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
-                      + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
+                      + (f" ({outcome.reason[:100]})" if outcome.reason else "")
+                      + f" [{eta.line(pc.cell.index, time.monotonic())}]", highlight=False, markup=False)
 
     artifacts = default_artifacts(db.url) / "minheap"
     if cluster is None:
