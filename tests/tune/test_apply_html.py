@@ -9,7 +9,8 @@ from jvmlab.tune.apply import apply_text
 
 DOC = {
     "objectives": [{"metric": "wall_s", "minimize": True}],
-    "trials": [{"number": 0, "config": {"jvm": "default", "flags": ["-XX:+UseSerialGC", "-Dx=</script><script>alert(1)</script>"]},
+    "trials": [{"number": 0, "config": {"jvm": "default",
+                                       "flags": ["-XX:+UseSerialGC", "-Dx=</script><script>alert(1)</script>"]},
                 "state": "promoted", "blocks": 4, "ratio": 0.9, "ci": [0.85, 0.95], "estimate": [1.0],
                 "reason": None, "best_after": 1.0, "best_ci": [0.95, 1.05]}],
     "winner": {"values": {}, "jvm": "default",
@@ -18,8 +19,9 @@ DOC = {
                              "-XX:SharedArchiveFile=/tmp/app.jsa", "-Dq=\"x y\""]},
     "baseline": {"values": {}, "jvm": "default", "flags": []},
     "pareto": [],
-    "confirmations": [{"label": "winner", "config": {"jvm": "default", "flags": ["-XX:+UseSerialGC", "-XX:SharedArchiveFile=/tmp/app.jsa",
-                                                              "-Dq=\"x y\""]},
+    "confirmations": [{"label": "winner", "config": {"jvm": "default",
+                                                     "flags": ["-XX:+UseSerialGC", "-XX:SharedArchiveFile=/tmp/app.jsa",
+                                                               "-Dq=\"x y\""]},
                        "blocks": 12, "verdicts": {"baseline": "12.4% faster (95% CI 10.1% ... 14.6%)"}}],
     "importances": {"gc": 0.8, "<b>heap</b>": 0.2}, "invocations": 40, "hazards": ["<i>busy</i>"],
 }
@@ -54,7 +56,8 @@ def test_html_has_history_and_importances_and_escapes_everything():
 
 
 def test_html_trial_table_marks_a_drift_trial_with_its_reason_and_blocks_escaped():
-    drift = {"number": 1, "config": {"jvm": "default", "flags": ["-XX:+UseParallelGC", "-Dy=<b>bold</b>"]}, "state": "drift",
+    drift = {"number": 1, "config": {"jvm": "default", "flags": ["-XX:+UseParallelGC", "-Dy=<b>bold</b>"]},
+             "state": "drift",
              "blocks": 6, "ratio": 0.8, "ci": [0.7, 0.9], "estimate": [0.8], "block_range": [5, 10],
              "reason": "measured during drift: the machine's level moved +40% (step after block 3, p = 0.0003)",
              "best_after": 1.0, "best_ci": None}
