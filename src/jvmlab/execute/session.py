@@ -30,7 +30,7 @@ from jvmlab.execute.experiment import (
     resume_experiment,
 )
 from jvmlab.execute.hooks import HookedExecutor, with_hooks
-from jvmlab.execute.load import BUSY_SHARE, LoadWatch
+from jvmlab.execute.load import LoadWatch, busy_text
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
 from jvmlab.execute.resume import merge_stored, options_record, resume_command
@@ -374,13 +374,12 @@ class Session:
     # -- between blocks, warnings, the end -----------------------------------------------
     def between_blocks(self, load: LoadWatch, block: int) -> None:
         state = self.state
-        share = load.other_share()
-        if share is not None and share > BUSY_SHARE:
+        shares = load.shares()
+        if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
             self.store.add_hazard(state.experiment_id, Hazard(hazards.BUSY_MACHINE,
-                                  f"other processes used {share:.0%} of the CPU during {block_label(block)}",
-                                  hint=BUSY_HINT))
-            state.busy_shares.append(share)
+                                  busy_text(shares, block_label(block)), hint=BUSY_HINT))
+            state.busy_shares.append(shares.taken)
         now = fingerprint(self.plan.jdk_homes)
         for change in changes(state.fingerprint, now):
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",

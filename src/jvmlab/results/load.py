@@ -24,7 +24,8 @@ from jvmlab.store.protocol import Store
 PROGRESS_DOCUMENT = "progress"
 # The runner's busy-machine row: "other processes used 40% of the CPU during block 3" (or
 # "during the warm-up"; older stores wrote "block -1" for a warm-up block).
-_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))")
+_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))"
+                       r"(?: \(steal (?P<steal>\d+)%\))?")
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,9 @@ def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock
         m = _BUSY_ROW.search(h.detail)
         warmup = m is not None and (m.group("warmup") is not None or int(m.group("block")) < 0)
         block = int(m.group("block")) - 1 if m is not None and m.group("block") is not None else None
+        steal = int(m.group("steal")) if m is not None and m.group("steal") is not None else None
         out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or "",
-                             None if warmup else block))
+                             None if warmup else block, steal))
     return tuple(out)
 
 

@@ -35,6 +35,7 @@ class BusyBlock:
     detail: str
     hint: str
     block: int | None = None
+    steal_pct: int | None = None  # the hypervisor's steal in that block (None: not recorded)
 
 
 @dataclass(frozen=True)
