@@ -14,6 +14,14 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import (
+    DocumentError,
+    HeapSweepDocument,
+    LoadHistogramDocument,
+    ProbeOutcome,
+    TuneClusterDocument,
+    Verdict,
+)
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store import open_store, store_url
@@ -230,10 +238,25 @@ def test_run_options_and_experiment_documents_round_trip(store: Store) -> None:
     assert store.experiment(exp).run_options == {}
     store.set_run_options(exp, {"metric": "ready_s", "until_pct": 2.0})
     assert store.experiment(exp).run_options == {"metric": "ready_s", "until_pct": 2.0}
-    assert store.experiment_document(exp, "archives") is None
-    store.put_experiment_document(exp, "archives", {"cells": [1, 2]})
-    store.put_experiment_document(exp, "archives", {"cells": [3]})
-    assert store.experiment_document(exp, "archives") == {"cells": [3]}
+    assert store.record(exp, TuneClusterDocument) is None
+    store.put_record(exp, TuneClusterDocument(2, ("a", "b")))
+    store.put_record(exp, TuneClusterDocument(3, ("c",)))
+    assert store.record(exp, TuneClusterDocument) == TuneClusterDocument(3, ("c",))
+    assert store.record(exp, HeapSweepDocument) is None  # another kind: not there
+
+
+def test_invocation_records_read_back_typed_and_a_newer_one_is_one_line(store: Store) -> None:
+    exp, cell = _experiment(store)
+    probe = ProbeOutcome(64 << 20, Verdict.OOM, "java.lang.OutOfMemoryError", 0.5)
+    newer = {**LoadHistogramDocument("us", 32, {3: 4}).to_json(), "version": LoadHistogramDocument.VERSION + 1}
+    ids = [store.record_invocation(exp, cell, block=b, position=0, result=_result(), collected=Collected(
+        documents=docs), argv=[], artifacts_dir=None)
+        for b, docs in enumerate(({ProbeOutcome.KIND: probe.to_json()}, {LoadHistogramDocument.KIND: newer}))]
+    assert store.records(ids, ProbeOutcome) == {ids[0]: probe}
+    with pytest.raises(DocumentError) as err:
+        store.records(ids, LoadHistogramDocument)
+    line = str(err.value)
+    assert "\n" not in line and f"invocation {ids[1]}" in line and "newer than this jvmlab reads" in line
 
 
 def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
@@ -257,12 +280,12 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     try:
         assert db.experiment(exp).name == "e" and db.experiment(exp).run_options == {}
         db.set_run_options(exp, {"metric": "wall_s"})
-        db.put_experiment_document(exp, "k", [1])
+        db.put_record(exp, TuneClusterDocument(1, ()))
         assert db.experiment(exp).run_options == {"metric": "wall_s"}
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
-        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4]
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4, 5]
 
 
 def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
@@ -341,5 +364,5 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
         db.close()
     engine = create_engine(url)
     with engine.connect() as conn:
-        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4]
+        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4, 5]
     engine.dispose()

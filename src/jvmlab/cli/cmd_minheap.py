@@ -245,23 +245,24 @@ def heapsweep(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
 ) -> None:
     """Report a stored heap sweep (curves, CI bands, knees) or minimum-heap search again."""
+    from jvmlab.model.documents import HeapSweepDocument
     from jvmlab.report.heapsweep import minheap_table, sweep_table, write_sweep_html
     from jvmlab.sizing.results import load_sweep
     from jvmlab.sizing.study import load_min_heap
-    from jvmlab.sizing.sweep import DOCUMENT
     from jvmlab.store import open_store
 
     db = open_store(store, must_exist=True)
     exp_id = db.experiment(experiment).id if experiment is not None else db.latest_experiment().id
     console = Console(stderr=as_json)
-    if db.experiment_document(exp_id, DOCUMENT) is None:
+    swept = db.record(exp_id, HeapSweepDocument)
+    if swept is None:
         study = load_min_heap(db, exp_id)
         minheap_table([(c.cell_name, c.result) for c in study.cells], console)
         _emit({"minheap": study_json(study)}, as_json)
         return
     result = load_sweep(db, exp_id, metric, within / 100.0)
     sweep_table(result, console)
-    source = (db.experiment_document(exp_id, DOCUMENT) or {}).get("minheap_experiment")
+    source = swept.minheap_experiment
     rows = [(c.cell_name, c.result) for c in load_min_heap(db, source).cells] if source is not None else []
     if html is not None:
         written = write_sweep_html(result, html, f"jvmlab heap sweep: {db.experiment(exp_id).name}", rows)

@@ -42,9 +42,10 @@ from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import CellIdentityDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
-from jvmlab.plan.grow import IDENTITY_DOC, Growth
+from jvmlab.plan.grow import Growth
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot
@@ -102,7 +103,7 @@ class Session:
         self.precision_check = precision_check
         self.environment: Environment | None = None
         self.resumed: Resumed | None = None
-        self.identities: dict = {}
+        self.identities: CellIdentityDocument | None = None
         self._state: RunState | None = None
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
@@ -135,7 +136,7 @@ class Session:
             else:
                 self.resumed = find_resumed(self.plan, self.store, by_file=self.grows)
                 self.plan = self.resumed.growth.plan
-        if not self.identities:
+        if self.identities is None:
             self.identities = identities_of(self.plan)
 
     def open(self) -> RunState:
@@ -146,14 +147,15 @@ class Session:
             self.options = merge_stored(self.options, self.resumed.experiment.run_options)
             self.settings = CollectSettings.from_spec(self.plan.shape.collect, self.options.collect_overrides)
             self._state = resume_experiment(self.plan, self.store, self.resumed, self.options.artifacts_root,
-                                            self.settings, self.identities, self.options)
+                                            self.settings, self.identities or identities_of(self.plan),
+                                            self.options)
             if not self.own_cells:
                 self._state.cell_ids = {}  # the driver registers each cell it runs (add_cell)
         else:
             self._state = create_experiment(self.plan, self.store, self.options.artifacts_root, self.settings,
                                             self.options.command_line, self.options, cells=self.own_cells)
             if self.own_cells:
-                self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
+                self.store.put_record(self._state.experiment_id, self.identities or identities_of(self.plan))
         self.remember_options()
         if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
             self.store.set_series(self.experiment_id, self.options.series,
@@ -294,7 +296,7 @@ class Session:
         """How each cell's archive was made, and the metric chosen with its reason."""
         archives = archive_document(self.plan.cells)
         if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
-            self.store.put_experiment_document(self.experiment_id, "archives", archives)
+            self.store.put_record(self.experiment_id, archives)
         options = self.options
         if options.metric_reason:
             remember_metric(self.store, self.experiment_id,

@@ -142,7 +142,7 @@ class JvmMeasurer(FlagChecker):
         try:
             archives = self.trial_cells.archives()
             if archives is not None:
-                self.store.put_experiment_document(self.exp, "archives", archives)
+                self.store.put_record(self.exp, archives)
             if interrupted:
                 self.store.set_status(self.exp, "interrupted")
         finally:
