@@ -62,12 +62,34 @@ def test_html_trial_table_marks_a_drift_trial_with_its_reason_and_blocks_escaped
              "reason": "measured during drift: the machine's level moved +40% (step after block 3, p = 0.0003)",
              "best_after": 1.0, "best_ci": None}
     page = tune_html(rec({**DOC, "trials": [*DOC["trials"], drift]}), "t")
-    row = page[page.index("class='state-drift'"):]
+    row = page[page.index("class='state-drift "):]
     row = row[:row.index("</tr>")]
     assert "-Dy=&lt;b&gt;bold&lt;/b&gt;" in row and "<b>bold</b>" not in row
     assert "not promoted: measured during drift: the machine&#x27;s level moved +40% (step after block 3" in row
     assert "6 (blocks 5-10)" in row and ">drift<" in row
     assert "1 trial looked better but was measured while the machine drifted" in page
+
+
+def test_html_trial_table_marks_undecided_and_combined_trials():
+    """A trial cut by the budget is shown undecided with its interval (never "not-better"), and
+    the combined candidate says what it is."""
+    cut = {"number": 1, "config": {"jvm": "default", "flags": ["-XX:+UseParallelGC"]}, "state": "undecided (budget)",
+           "blocks": 3, "ratio": 0.93, "ci": [0.85, 1.02], "estimate": [0.93], "reason": "the budget ran out",
+           "best_after": 1.0, "best_ci": None}
+    both = {"number": 2, "config": {"jvm": "default", "flags": ["-XX:+UseParallelGC", "-Xmx1g"]},
+            "state": "promoted", "blocks": 5, "ratio": 0.8, "ci": [0.75, 0.85], "estimate": [0.8],
+            "reason": None, "best_after": 0.8, "best_ci": None, "origin": "combined"}
+    page = tune_html(rec({**DOC, "trials": [*DOC["trials"], cut, both]}), "t")
+    row = page[page.index("class='state-undecided origin-search'"):]
+    row = row[:row.index("</tr>")]
+    assert ">undecided (budget)<" in row and "0.930 (0.850..1.020)" in row and "background:#fff4e0" in row
+    assert "1 trial stopped by the budget or the block cap before the race could decide" in page
+    combined = page[page.index("origin-combined"):]
+    combined = combined[:combined.index("</tr>")]
+    assert "combined: the best level of each parameter, raced as one" in combined and ">promoted<" in combined
+    assert "1 trial put the best level of each parameter together" in page
+    plain = tune_html(rec(DOC), "t")
+    assert "undecided" not in plain and "origin-combined" not in plain
 
 
 def test_html_trial_table_from_a_real_drift_race(tmp_path):

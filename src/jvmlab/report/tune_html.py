@@ -60,7 +60,13 @@ def _importances(doc: TuneDocument) -> dict[str, Any] | None:
 
 
 _STATE_STYLE = {"promoted": "background:#e6f4ea", "drift": "background:#fdecea;font-weight:bold",
-                "infeasible": "color:#777"}
+                "infeasible": "color:#777", "undecided": "background:#fff4e0"}
+_ORIGIN_TEXT = {"combined": "combined: the best level of each parameter, raced as one"}
+
+
+def _state_key(state: str) -> str:
+    """The CSS class and style key of a state: "undecided (budget)" -> "undecided"."""
+    return state.split(" ", 1)[0]
 
 
 def _blocks_text(t: TunedTrial) -> str:
@@ -82,9 +88,12 @@ def _trial_rows(doc: TuneDocument) -> str:
         reason = t.reason or ""
         if state == "drift":
             reason = f"not promoted: {reason}"
-        rows.append(f"<tr class='state-{html.escape(state)}' style='{_STATE_STYLE.get(state, '')}'>"
-                    f"<td>{t.number + 1}</td>"
+        key = _state_key(state)
+        origin = _ORIGIN_TEXT.get(t.origin, t.origin)
+        rows.append(f"<tr class='state-{html.escape(key)} origin-{html.escape(t.origin)}' "
+                    f"style='{_STATE_STYLE.get(key, '')}'><td>{t.number + 1}</td>"
                     f"<td><code>{html.escape(' '.join(t.config.flags) or '(defaults)')}</code></td>"
+                    f"<td>{html.escape(origin)}</td>"
                     f"<td>{html.escape(state)}</td><td>{html.escape(_blocks_text(t))}</td>"
                     f"<td>{html.escape(ratio)}</td><td>{html.escape(reason)}</td></tr>")
     return "".join(rows)
@@ -94,8 +103,17 @@ def _trial_table(doc: TuneDocument) -> str:
     drifted = sum(t.state == "drift" for t in doc.trials)
     note = (f"<p>{drifted} trial{'s' if drifted != 1 else ''} looked better but {'were' if drifted != 1 else 'was'} "
             f"measured while the machine drifted: marked <b>drift</b>, never promoted.</p>" if drifted else "")
+    undecided = sum(_state_key(t.state) == "undecided" for t in doc.trials)
+    if undecided:
+        note += (f"<p>{undecided} trial{'s' if undecided != 1 else ''} stopped by the budget or the block cap "
+                 "before the race could decide: marked <b>undecided</b> with the interval reached, not "
+                 "called worse.</p>")
+    combined = sum(t.origin == "combined" for t in doc.trials)
+    if combined:
+        note += (f"<p>{combined} trial{'s' if combined != 1 else ''} put the best level of each parameter "
+                 "together (<b>combined</b>): good single changes often add up.</p>")
     return ("<h2>Trials</h2>" + note + "<table border='1' cellspacing='0' cellpadding='3'><tr><th>#</th>"
-            "<th>flags</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
+            "<th>flags</th><th>origin</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
             f"<th>reason</th></tr>{_trial_rows(doc)}</table>")
 
 
