@@ -74,9 +74,11 @@ def test_round_trip_of_everything_an_invocation_carries(store: Store) -> None:
                           documents={"gc": {"pauses": {"count": 3}}},
                           hazards=[Hazard("flag-not-in-effect", "-XX:+UseLargePages: no pages", "hint", "default")])
     inv = store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=collected,
-                                  argv=["java", "-version"], artifacts_dir="/tmp/a")
+                                  argv=["java", "-version"], artifacts_dir="/tmp/a", node="tcp://127.0.0.1:9",
+                                  host="node-3")
     [got] = store.invocations(exp)
     assert got.id == inv and got.wall_s == 1.5 and got.max_rss_bytes == 123 << 20
+    assert (got.node, got.host) == ("tcp://127.0.0.1:9", "node-3")  # where it ran: columns (issue 30 item 5)
     assert got.metrics == {"gc.pause_count": 3.0, "workload.x_ms": 1.25}
     assert got.value("cpu_s") == 1.25 and got.value("gc.pause_count") == 3.0 and got.value("nothing") is None
     assert store.timelines([inv])[inv]["mem.rss_bytes"] == ("bytes", [0.0, 0.1], [1.0, 2.0])
@@ -271,6 +273,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute("alter table experiment drop column run_options_json")
         conn.execute("drop table node")  # version 3 (cluster nodes)
         conn.execute("alter table invocation drop column node")
+        conn.execute("alter table invocation drop column host")  # version 6
         conn.execute("drop index ix_experiment_series")  # version 4 (series over time)
         for column in ("series", "label", "label_order"):
             conn.execute(f"alter table experiment drop column {column}")
@@ -285,7 +288,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
-        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4, 5]
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4, 5, 6]
 
 
 def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
@@ -351,6 +354,7 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
         conn.execute(text("DROP INDEX ix_experiment_series"))
         for column in ("series", "label", "label_order"):
             conn.execute(text(f"ALTER TABLE experiment DROP COLUMN {column}"))
+        conn.execute(text("ALTER TABLE invocation DROP COLUMN host"))  # version 6
         conn.execute(text("DELETE FROM schema_version"))  # a fresh store records only its version
         conn.execute(text("INSERT INTO schema_version VALUES (3, 0, 'as jvmlab 0.1 with cluster nodes')"))
     engine.dispose()
@@ -364,5 +368,5 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
         db.close()
     engine = create_engine(url)
     with engine.connect() as conn:
-        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4, 5]
+        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4, 5, 6]
     engine.dispose()

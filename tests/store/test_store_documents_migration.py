@@ -62,6 +62,7 @@ def _v4_store(path: Path) -> tuple[int, int, list[int]]:
         conn.execute("insert into experiment_document values (?, 'tune', '{\"trials\": 3}')", (minheap,))
         for inv, kind in zip(invs, INVOCATION_DOCUMENTS, strict=True):
             conn.execute("insert into document values (?, ?, ?)", (inv, kind, json.dumps(OLD[kind])))
+        conn.execute("alter table invocation drop column host")  # version 6
         conn.execute("delete from schema_version")  # a fresh store records only its version
         conn.execute("insert into schema_version values (4, 0, 'as jvmlab left it before versioned documents')")
     return tuned, minheap, invs
@@ -98,7 +99,7 @@ def test_a_v4_store_is_rewritten_in_place_and_reads_back_as_records(tmp_path: Pa
         assert f"experiment {minheap}" in str(err.value) and "malformed" in str(err.value)
     finally:
         db.close()
-    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5]
+    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5, 6]
     for exp, kind, body in _raw(path, "select experiment_id, kind, body_json from experiment_document"):
         stored = json.loads(body)
         if kind == "mystery" or (kind == "tune" and exp == minheap):

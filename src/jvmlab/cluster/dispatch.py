@@ -364,7 +364,7 @@ class Dispatcher:
             work = self._artifacts_back(work, outcome)
             self._busy(node, work.slot.block, BlockShares(outcome.other_share, outcome.steal_share))
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
-        ctx.record_slot(work, result, collected, node=node)
+        ctx.record_slot(work, result, collected, node=node, host=outcome.host if outcome is not None else None)
         self.completed += 1
         self._charge(work, time.perf_counter() - t0)
         self._time(work, node, outcome, future_key)

@@ -12,6 +12,7 @@ tuner's races (``tune/``), the minimum-heap bisection (``sizing/``).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -64,6 +65,7 @@ __all__ = [
     "run_experiment",
 ]
 
+_HOSTNAME = socket.gethostname()  # where a slot run here ran (a cluster's slots say their node's)
 BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
 
 
@@ -353,15 +355,17 @@ class Session:
         return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts)
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,
-                    node: str | None = None) -> None:
-        """Store one finished slot (one transaction), count it, tell the observer and the budget."""
+                    node: str | None = None, host: str | None = None) -> None:
+        """Store one finished slot (one transaction), count it, tell the observer and the budget.
+        ``node``/``host``: the Dask worker and the machine that ran it (default: this machine)."""
         state = self.state
         pc, slot = work.cell, work.slot
         if self.judge is not None:
             collected = self.judge(work, result, collected)
         self.store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
                                      position=slot.position, result=result, collected=collected, argv=work.argv,
-                                     artifacts_dir=str(work.artifacts), node=node)
+                                     artifacts_dir=str(work.artifacts), node=node,
+                                     host=host if host is not None or node is not None else _HOSTNAME)
         if not slot.warmup:
             state.measured += 1
         self.recorded[(pc.cell.index, slot.block)] = (result, collected)

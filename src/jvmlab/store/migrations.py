@@ -25,6 +25,7 @@ MIGRATIONS: list[Migration] = [
     (3, "invocation.node and the node table (cluster runs)", lambda conn: _v3(conn)),
     (4, "experiment.series, label and label_order (performance over time)", lambda conn: _v4(conn)),
     (5, "experiment documents: typed, versioned", lambda conn: _v5(conn)),
+    (6, "invocation.host: the host each invocation ran on", lambda conn: _v6(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -52,6 +53,10 @@ def _v5(conn: Connection) -> None:
     record, or a body its record cannot read, is left as it was (its reader says so in one line)."""
     _rewrite(conn, experiment_document, "experiment_id", EXPERIMENT_DOCUMENTS)
     _rewrite(conn, document, "invocation_id", INVOCATION_DOCUMENTS)
+
+
+def _v6(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE invocation ADD COLUMN host VARCHAR(200)"))
 
 
 def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:

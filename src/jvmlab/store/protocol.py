@@ -102,7 +102,7 @@ class Store(Protocol):
 
     def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
                           result: ProcessResult, collected: Collected, argv: list[str],
-                          artifacts_dir: str | None, node: str | None = None) -> int:
+                          artifacts_dir: str | None, node: str | None = None, host: str | None = None) -> int:
         """Store one finished invocation and everything collected, in one transaction."""
         ...
 

@@ -269,16 +269,17 @@ class SqlStore:
     # -- invocations -------------------------------------------------------------------
     def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
                           result: ProcessResult, collected: Collected, argv: list[str],
-                          artifacts_dir: str | None, node: str | None = None) -> int:
+                          artifacts_dir: str | None, node: str | None = None, host: str | None = None) -> int:
         """Store one finished invocation and everything collected, in one transaction.
-        ``node`` names the cluster node that ran it (None on one machine)."""
+        ``node`` names the cluster node (Dask worker) that ran it (None on one machine), ``host``
+        the machine it ran on."""
         m = result.measures
         row = dict(
             experiment_id=experiment_id, cell_id=cell_id, block=block, position=position,
             warmup=block < 0, started_at=result.started_at, status=str(result.status),
             reason=result.reason, exit_code=result.exit_code, signal=result.signal,
             argv_json=json.dumps(argv), stdout_tail=result.stdout_tail, stderr_tail=result.stderr_tail,
-            artifacts_dir=artifacts_dir, node=node,
+            artifacts_dir=artifacts_dir, node=node, host=host,
         )
         if m is not None:
             row.update(wall_s=m.wall_s, user_s=m.user_s, sys_s=m.sys_s, max_rss_bytes=m.max_rss_bytes,
@@ -444,4 +445,5 @@ def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
         max_rss_bytes=r.max_rss_bytes, minor_faults=r.minor_faults, major_faults=r.major_faults,
         vol_ctx_switches=r.vol_ctx_switches, invol_ctx_switches=r.invol_ctx_switches,
         ready_s=r.ready_s, argv=json.loads(r.argv_json), stdout_tail=r.stdout_tail,
-        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics, node=r.node)
+        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics, node=r.node,
+        host=r.host)
