@@ -151,7 +151,7 @@ def test_walk_end_to_end_records_metrics_and_thp_evidence(tmp_path: Path) -> Non
     """A small run through the real runner on both JDKs: every invocation stores the walk's
     ns per read and the sorts, the THP cells show AnonHugePages (when the OS allows THP), and
     the verdict is the table. The speed-up itself is not asserted: it depends on the machine."""
-    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.cli.running import run_plan
     from jvmlab.plan.prepare import prepare
     from jvmlab.report.summary import summarize
     from jvmlab.store import open_store

@@ -80,7 +80,7 @@ def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invo
                 metric: str | None, quiet: bool, as_json: bool) -> tuple[int, Any]:
     """Run the derived spec exactly as `jvmlab run` runs a spec (the gc collector on): the one
     call into the run loop. Returns the experiment id and, with ``as_json``, run's JSON."""
-    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.cli.running import run_plan
     from jvmlab.plan.metric_choice import run_metric_reason
 
     options: dict[str, Any] = {"store_value": store, "until_rel": until_rel, "max_invocations": max_invocations,
