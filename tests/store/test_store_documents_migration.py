@@ -23,6 +23,7 @@ from jvmlab.model.documents import (
     CellIdentityDocument,
     DocumentError,
     FlagEffectDocument,
+    GcDocument,
     ImportDocument,
     JfrDocument,
     LoadHistogramDocument,
@@ -130,8 +131,8 @@ def test_the_cli_reads_a_migrated_store(tmp_path: Path) -> None:
 
 
 def test_a_v6_store_gets_the_documents_typed_after_v5_rewritten(tmp_path: Path) -> None:
-    """A store already at v6 (migration v5 ran while progress, jfr, proc, server ... were still
-    their collectors' JSON) holds those documents in their old layout: v7 rewrites each through
+    """A store already at v6 (migration v5 ran while progress, jfr, proc, server, gc ... were
+    still their collectors' JSON) holds those documents in their old layout: v7 rewrites each through
     its record, the CLI's readers get records back, and a kind v7 does not own is left alone."""
     path = tmp_path / "lab.db"
     db = SqlStore(f"sqlite:///{path}")
@@ -142,7 +143,7 @@ def test_a_v6_store_gets_the_documents_typed_after_v5_rewritten(tmp_path: Path) 
     result = ProcessResult(Status.OK, None, 0, None, None, None, time.time())
     kinds = [cls.KIND for cls in TYPED_AFTER_V5]
     documents = {kind: copy.deepcopy(OLD[kind]) for kind in kinds}
-    documents["gc"] = {"pauses": {"count": 3}}  # no record: the analyzer's own JSON
+    documents["startup"] = {"error": "unified logging needs HotSpot 9+"}  # a kind without a record
     inv = db.record_invocation(exp, cell, block=0, position=0, result=result,
                                collected=Collected(documents=documents), argv=["java"], artifacts_dir=None)
     db.close()
@@ -158,13 +159,14 @@ def test_a_v6_store_gets_the_documents_typed_after_v5_rewritten(tmp_path: Path) 
         assert db.records([inv], ProgressDocument)[inv].segments[1].mean_rate == 400.0
         assert db.records([inv], FlagEffectDocument)[inv].effects[1].in_effect is False
         assert db.records([inv], JfrDocument)[inv].gc_phases_ms == {"Pause: Young": 4.5}
-        assert db.documents([inv], "gc") == {inv: {"pauses": {"count": 3}}}
+        assert db.records([inv], GcDocument)[inv].summary["pauses"]["count"] == 3  # the analyzer's JSON kept
+        assert db.documents([inv], "startup") == {inv: {"error": "unified logging needs HotSpot 9+"}}
     finally:
         db.close()
     assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [6, 7]
     stored = {kind: json.loads(body) for _inv, kind, body in _raw(path, "select invocation_id, kind, body_json "
                                                                          "from document")}
-    assert stored.pop("gc") == {"pauses": {"count": 3}}
+    assert stored.pop("startup") == {"error": "unified logging needs HotSpot 9+"}
     assert set(stored) == set(kinds) and all(body["version"] == 1 for body in stored.values())
     assert stored["flag_effect"]["effects"] == OLD["flag_effect"]  # a bare list before, an object now
     assert stored["jvm_warnings"]["lines"] == OLD["jvm_warnings"]

@@ -5,8 +5,8 @@ invocation's ``Collected.documents``); readers get records back (``Store.record`
 ``Store.records``). ``EXPERIMENT_DOCUMENTS`` and ``INVOCATION_DOCUMENTS`` map each kind to its
 record; the store's migration v5 rewrote the documents of these kinds stored before versions.
 The store's migration v7 rewrote the invocation documents typed after v5 (progress, jfr,
-proc, server, limits, flag_effect ...). An invocation's ``gc`` document is still the GC log
-analyzer's own JSON (``LogSummary.to_json()``).
+proc, server, limits, flag_effect, gc ...); ``gc`` types the top of the GC log analyzer's
+summary and keeps the summary as the analyzer's JSON (``GcDocument.summary``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from jvmlab.model.documents.experiment import (
     SpecHistoryDocument,
     WarningGroup,
 )
+from jvmlab.model.documents.gc import GcDocument
 from jvmlab.model.documents.invocation import JmhDocument, JmhScoreRecord, JmhSecondaryRecord, LoadHistogramDocument
 from jvmlab.model.documents.machine import (
     FlagEffectDocument,
@@ -70,14 +71,15 @@ EXPERIMENT_DOCUMENTS: dict[str, type[Document]] = {cls.KIND: cls for cls in (
 # The invocation documents given a record after store migration v5 ran (migration v7 rewrites them).
 TYPED_AFTER_V5: tuple[type[Document], ...] = (
     ProgressDocument, JfrDocument, JfrProfileDocument, ProcDocument, ServerDocument, ServerNotesDocument,
-    ServerStopDocument, LimitsDocument, JvmViewDocument, FlagEffectDocument, JvmWarningsDocument)
+    ServerStopDocument, LimitsDocument, JvmViewDocument, FlagEffectDocument, JvmWarningsDocument, GcDocument)
 _TYPED_BY_V5: tuple[type[Document], ...] = (JmhDocument, LoadHistogramDocument, ProbeOutcome)
 INVOCATION_DOCUMENTS: dict[str, type[Document]] = {cls.KIND: cls for cls in (*_TYPED_BY_V5, *TYPED_AFTER_V5)}
 
 __all__ = [
     "ARCHIVES_SCHEMA", "EXPERIMENT_DOCUMENTS", "IDENTITY_PARTS", "INVOCATION_DOCUMENTS", "TYPED_AFTER_V5",
     "ArchiveRecord", "ArchivesDocument", "CellIdentity", "CellIdentityDocument", "Document", "DocumentError",
-    "FlagEffectDocument", "FlagEvidence", "GcAdviseDocument", "GcFixLevelRecord", "HeapLevel", "HeapSweepDocument",
+    "FlagEffectDocument", "FlagEvidence", "GcAdviseDocument", "GcDocument", "GcFixLevelRecord", "HeapLevel",
+    "HeapSweepDocument",
     "ImportDocument", "JfrDocument", "JfrProfileDocument", "JmhDocument", "JmhScoreRecord", "JmhSecondaryRecord",
     "JsonObject", "JvmViewDocument", "JvmWarningsDocument", "LimitsDocument", "LoadHistogramDocument",
     "MinHeapCellRecord", "MinHeapDocument", "MinHeapRequestRecord", "MinHeapResult", "ProbeOutcome", "ProcDocument",
