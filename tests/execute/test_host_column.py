@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import SilentObserver
 from jvmlab.execute.session import run_experiment
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.export import export_text
@@ -19,20 +20,12 @@ from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 
 
-class Quiet:
-    def planned(self, *a): pass
-    def starting(self, *a): pass
-    def finished(self, *a): pass
-    def warn(self, hazard): pass
-    def extended(self, *a): pass
-
-
 @pytest.mark.jvm
 def test_a_local_run_stores_its_host_with_every_invocation(tmp_path: Path, jdk17_home: Path) -> None:
     text = f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 2\nwarmup = 0\n'
     plan = prepare(parse_spec(text), text, None)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
-    exp = run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art"), Quiet())
+    exp = run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "art"), SilentObserver())
     invocations = store.invocations(exp)
     assert len(invocations) == 2 and {i.host for i in invocations} == {socket.gethostname()}
     assert {i.node for i in invocations} == {None}

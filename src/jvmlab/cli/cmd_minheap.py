@@ -220,18 +220,10 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
 
 
 def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
-    """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
-    from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.session import run_experiment
-    from jvmlab.report.summary import summarize
-    from jvmlab.report.terminal import render
+    """Run a plan as `run` does; its report goes to stderr with --json (stdout is this command's)."""
+    from jvmlab.cli.cmd_run import run_plan
 
-    options = RunOptions(artifacts_root=default_artifacts(db.url), command_line="jvmlab", metric=metric, resume=resume)
-    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
-        exp_id = run_experiment(plan, db, options, observer)
-    render(summarize(db, exp_id, metric), Console(stderr=as_json))
-    return exp_id
+    return run_plan(plan, db.url, db=db, metric=metric, resume=resume, quiet=as_json, report_on_stderr=as_json)
 
 
 @app.command("heapsweep")
