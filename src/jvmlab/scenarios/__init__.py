@@ -14,6 +14,7 @@ from jvmlab.scenarios.jdks import demo_jdks, jvms_table
 from jvmlab.scenarios.model import ScenarioRun
 
 if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
     from jvmlab.scenarios.table import ScenarioVerdict
 
 __all__ = ["SCENARIOS", "ScenarioRun", "demo_jdks", "demo_spec", "jvms_table", "scenario_names",
@@ -103,7 +104,7 @@ def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
     return [(run.title, run.toml) for run in scenario_runs(name, quick)]
 
 
-def scenario_verdict(name: str, summary: Any, store: Any | None = None) -> ScenarioVerdict | str:
+def scenario_verdict(name: str, summary: Summary, store: Any | None = None) -> ScenarioVerdict | str:
     """A run's verdict: a small table with CIs and one sentence (a ScenarioVerdict; ``str()``
     renders it), or the Summary's own sentences for specs that are not a scenario's.
     ``name`` may be "all" (then read from the run's name); ``store`` lets the `why` scenario
