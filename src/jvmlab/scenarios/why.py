@@ -8,7 +8,7 @@ It runs on the newest JDK here that has ZGC (one JDK: the question is "why", not
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
@@ -29,6 +29,7 @@ from jvmlab.scenarios.table import CLEAR, ScenarioVerdict
 
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
+    from jvmlab.store.protocol import Store
 
 # JFR metrics that can explain a throughput gap between collectors, with how to print them.
 # Allocation stalls are named by their wall-clock union (jfr.alloc_stall_wall_ms), with the sum over
@@ -106,7 +107,7 @@ def metric_changes(summary: Summary, top: int = 2) -> list[str]:
     return [text for _, text in found[:top]]
 
 
-def frame_changes(summary: Summary, store: Any, top: int = 1) -> list[str]:
+def frame_changes(summary: Summary, store: Store, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell, among
     those whose 95% interval lies above zero (a growth that resampling the invocations can undo
     explains nothing); with one invocation per cell there is no interval and the largest growth
@@ -127,7 +128,7 @@ def _interval_pp(ci95: tuple[float, float] | None) -> str:
     return "" if ci95 is None else f" [{ci95[0] * 100:+.1f} … {ci95[1] * 100:+.1f}]"
 
 
-def verdict(summary: Summary, store: Any | None = None) -> ScenarioVerdict:
+def verdict(summary: Summary, store: Store | None = None) -> ScenarioVerdict:
     """The ranking on the run's own metric, the run's own verdict sentence (one metric and one
     rule: the demo printed "inconclusive" above and "clear" below for the same pair), then the
     two or three largest differences that explain it."""
