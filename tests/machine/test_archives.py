@@ -128,7 +128,7 @@ def test_environment_keeps_the_record_on_the_cell(make_plan, tmp_path: Path) -> 
     plan = make_plan('[factors.cds]\ndefault = []\nappcds = ["@cds-archive"]\n')
     ready = build_environment(plan, tmp_path).setup(plan)
     doc = archive_document(ready.cells)
-    assert doc is not None and doc["schema"] == "jvmlab.archives/1"
-    (entry,) = doc["archives"]
-    assert entry["cell"] == "jdk17 cds=appcds" and entry["kind"] == archives.CDS
-    assert entry["evidence"].startswith("JvmlabHello source: shared objects file (top)")
+    assert doc is not None and doc.to_json()["schema"] == "jvmlab.archives/1"
+    (entry,) = doc.archives
+    assert entry.cell == "jdk17 cds=appcds" and entry.kind == archives.CDS
+    assert entry.evidence.startswith("JvmlabHello source: shared objects file (top)")
