@@ -7,8 +7,9 @@ incumbent reach the optimum's region (tune/design.py)."""
 import dataclasses
 
 from jvmlab.tune.design import baseline_values, levels, next_move
-from jvmlab.tune.engine import make_config, tune
+from jvmlab.tune.engine import ahead_at_the_end, make_config, tune
 from jvmlab.tune.identity import literal_key
+from jvmlab.tune.model import Trial
 from jvmlab.tune.racing import DECISIVE_RATIO, Incumbent, race
 from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, hold_config, hold_identity, hold_metrics, hold_optimum, sim_config
@@ -102,3 +103,40 @@ def test_with_an_invocation_budget_the_combined_candidate_keeps_its_reserve():
         for t in combined:
             assert t.blocks >= cfg.min_blocks and t.state != "infeasible"
     assert raced >= 5, raced
+
+
+def _t(number, state, ratio, ci):
+    cfg = hold_config()
+    values = {"gc": "serial", "heap": ["h48m", "h128m", "h512m"][number % 3], "pretouch": "off"}
+    return Trial(number, make_config(cfg, values, "default"), state, 6, ratio, ci, (1.0,))
+
+
+def test_a_candidate_the_budget_stopped_while_ahead_at_95pct_is_the_winner_over_the_last_incumbent():
+    promoted = _t(0, "promoted", 0.44, (0.40, 0.48))
+    ahead = _t(1, "undecided (budget)", 0.85, (0.74, 0.98))
+    assert ahead_at_the_end([promoted, ahead], minimize=True) is ahead
+    unsure = _t(1, "undecided (budget)", 0.89, (0.73, 1.08))  # its interval holds 1: the incumbent stays
+    assert ahead_at_the_end([promoted, unsure], minimize=True) is None
+    before = _t(0, "undecided (blocks)", 0.9, (0.8, 0.97))  # raced an incumbent replaced since
+    assert ahead_at_the_end([before, _t(1, "promoted", 0.5, (0.4, 0.6))], minimize=True) is None
+    drift = _t(1, "drift", 0.8, (0.7, 0.9))  # measured during drift: never
+    assert ahead_at_the_end([promoted, drift], minimize=True) is None
+    best = _t(2, "undecided (blocks)", 0.80, (0.70, 0.92))
+    assert ahead_at_the_end([promoted, ahead, best], minimize=True) is best
+    assert ahead_at_the_end([promoted, _t(1, "undecided (budget)", 1.2, (1.05, 1.3))], minimize=False) is not None
+
+
+def test_the_tuner_s_winner_is_the_candidate_ahead_at_the_end_and_the_summary_says_why():
+    from jvmlab.tune.summary import summary_text
+
+    chosen = 0
+    for seed in range(30):
+        result = _hold_run(seed, cv=0.25, do_confirm=False)
+        ahead = ahead_at_the_end(result.trials, minimize=True)
+        if ahead is None:
+            assert result.winner_why == ""
+            continue
+        chosen += 1
+        assert result.winner == ahead.config and result.pareto == [ahead.config]
+        assert f"Winner: trial {ahead.number + 1} ({ahead.state})" in summary_text(hold_config(), result, 1)
+    assert chosen >= 1
