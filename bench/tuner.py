@@ -1,6 +1,7 @@
 """The tuner against the truth (seeded simulation) and against a full grid (real JVMs).
 
 Run:  .venv/bin/python bench/tuner.py [--quick] [--seeds 20] [--no-real] [--no-sim] [--real-seeds 5]
+                                      [--alloc-mb N] [--grid-file FILE]
 
 Simulation (src/jvmlab/tune/sim.py: a known surface over collector x heap x pause goal x GC
 threads x a boolean, 5% log-normal noise, 3% block drift), per seed:
@@ -19,6 +20,9 @@ quick: 10; in randomized blocks), then
 the tuner in --real-seeds runs (default 5) at a quarter of the grid's invocations, confirmation
 included; each winner's grid mean against the grid's best (target: within 2% in >= 4 of 5 seeds,
 at most 25% of the grid's invocations). Needs a quiet machine for the 2% to mean anything.
+Each seed's trials are printed (origin, flags, state, blocks, ratio and interval, the cell's
+grid mean). --grid-file keeps the grid's wall times (JSON) and reads them back when the file
+exists, so tuner runs can be repeated against one measured grid; --alloc-mb sets hold's garbage.
 """
 
 from __future__ import annotations

@@ -140,3 +140,23 @@ def test_the_tuner_s_winner_is_the_candidate_ahead_at_the_end_and_the_summary_sa
         assert result.winner == ahead.config and result.pareto == [ahead.config]
         assert f"Winner: trial {ahead.number + 1} ({ahead.state})" in summary_text(hold_config(), result, 1)
     assert chosen >= 1
+
+
+def test_a_parameter_whose_levels_all_differ_from_the_baseline_is_left_out_of_its_point():
+    """The demo's space: G1's default pause goal (200 ms) is none of 20, 100, 500 ms."""
+    from jvmlab.scenarios.tune import tune_spec
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.tune.space import parse_tune
+
+    cfg = parse_tune(parse_spec(tune_spec(quick=True)).tune)
+    defaults = {"-XX:+UseG1GC", "-XX:-AlwaysPreTouch"}
+
+    def same(c):  # effective flags of a JDK whose defaults are G1 and no pre-touch; the last -Xmx wins
+        heap = [f for f in c.flags if f.startswith("-Xmx")][-1:]
+        return " ".join(sorted({f for f in c.flags if f not in defaults and not f.startswith("-Xmx")} | set(heap)))
+
+    point = baseline_values(cfg, "default", same)
+    assert point == {"gc": "g1", "heap": 48 << 20, "pretouch": False}
+    first = next_move(cfg, point, {same(make_config(cfg, point, "default"))},
+                      lambda v: same(make_config(cfg, v, "default")))
+    assert first == {"gc": "serial", "heap": 48 << 20, "pretouch": False}  # one change: pause is G1's only

@@ -14,8 +14,9 @@ been tried, the sampler (TPE) proposes the rest, and its start-up trials include
 
 The starting point is the baseline when its flags are a point of the space: each parameter's
 level that adds nothing to the baseline's JVM (same identity, tune/identity.py: ``-XX:+UseG1GC``
-is the default, ``-Xmx48m`` is already there, pre-touch off is nothing). Otherwise the
-coordinate search waits for the first promoted candidate (whose values are known).
+is the default, ``-Xmx48m`` is already there, pre-touch off is nothing; a parameter none of
+whose levels is the baseline's value is left out, and moves give it its middle level).
+Otherwise the coordinate search waits for the first promoted candidate (whose values are known).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def levels(p: Param) -> list[Any]:
 
 
 def baseline_values(config: TuneConfig, jvm: str, same: Callable[[Config], str]) -> dict[str, Any] | None:
-    """The point of the space that makes the baseline's JVM, or None when the baseline is not one."""
+    """The point of the space that makes the baseline's JVM (a parameter whose levels all change
+    it left out), or None when the baseline is not one."""
     base = Config({}, jvm, config.baseline_flags)
     target = same(base)
     values: dict[str, Any] = {}
@@ -48,9 +50,8 @@ def baseline_values(config: TuneConfig, jvm: str, same: Callable[[Config], str])
             values[p.name] = jvm
             continue
         found = [v for v in levels(p) if same(Config(values, jvm, (*config.baseline_flags, *p.flags(v)))) == target]
-        if not found:
-            return None
-        values[p.name] = found[0]
+        if found:  # else the baseline's value is none of the levels (G1's pause goal 200 ms, levels 20,
+            values[p.name] = found[0]  # 100, 500): left out here, a move gives it its middle level
     point = Config(values, jvm, config.flags(values))
     return values if same(point) == target else None
 
