@@ -127,6 +127,7 @@ def test_export_names_the_node_and_worker_of_every_invocation(tmp_path: Path, jd
     summary = summarize(store, exp)
     stored = {i.id: i.node for i in store.invocations(exp)}
     assert len(set(stored.values())) == 3 and None not in stored.values()
+    assert {i.host for i in store.invocations(exp)} == {socket.gethostname()}  # the column, from each node
     rows = list(csv.DictReader(io.StringIO(export_text(summary, "csv"))))
     assert len(rows) == len(stored)
     for row in rows:

@@ -77,9 +77,9 @@ def test_a_busy_machine_is_one_summary_line_and_the_warm_up_is_named(
         tmp_path: Path, jdk17_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every block counts as busy (threshold below zero): the store keeps one hazard per block
     for the report, the live output gets one line, and no message says "block -1"."""
-    import jvmlab.execute.session as runner
+    import jvmlab.execute.load as load
 
-    monkeypatch.setattr(runner, "BUSY_SHARE", -1.0)
+    monkeypatch.setattr(load, "BUSY_SHARE", -1.0)
     text = f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 4\nwarmup = 1\n'
     plan = prepare(parse_spec(text), text, None)
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_jvmlab
+from jvmlab.model.documents import SpecChange, SpecHistoryDocument
 from jvmlab.plan.prepare import spec_hash as hash_of
 
 pytestmark = [pytest.mark.jvm, pytest.mark.slow]
@@ -35,6 +36,11 @@ G1 = 'g1 = "-XX:+UseG1GC"\n'
 def _rows(db: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(db) as conn:
         return conn.execute(sql).fetchall()
+
+
+def _history(db: Path) -> tuple[SpecChange, ...]:
+    body = _rows(db, "select body_json from experiment_document where kind = 'spec_history'")[0][0]
+    return SpecHistoryDocument.from_json(json.loads(body)).changes
 
 
 def _run(tmp_path: Path, spec: Path, *extra: str):
@@ -69,9 +75,9 @@ def test_a_grown_spec_adds_cells_and_a_changed_cell_is_refused(tmp_path: Path, j
     assert spec_hash == hash_of(spec.read_text()), "the experiment is found by the grown spec's hash"
     kinds = [k for (k,) in _rows(db, "select kind from hazard")]
     assert "cells-added" in kinds
-    history = json.loads(_rows(db, "select body_json from experiment_document where kind = 'spec_history'")[0][0])
-    assert [h["cells_added"] for h in history] == [["j17 gc=g1"]]
-    assert 'g1 = ' not in history[0]["spec_text"]
+    history = _history(db)
+    assert [list(h.cells_added) for h in history] == [["j17 gc=g1"]]
+    assert 'g1 = ' not in history[0].spec_text
 
     # The grown spec resumed again: found by its (new) hash, nothing left to run.
     again = _run(tmp_path, spec, "--resume")
@@ -84,8 +90,8 @@ def test_a_grown_spec_adds_cells_and_a_changed_cell_is_refused(tmp_path: Path, j
     longer = _run(tmp_path, spec, "--resume")
     assert longer.returncode == 0, longer.stderr
     assert sorted(_rows(db, "select block, count(*) from invocation group by block")) == [(0, 3), (1, 3)]
-    history = json.loads(_rows(db, "select body_json from experiment_document where kind = 'spec_history'")[0][0])
-    assert [h["cells_added"] for h in history] == [["j17 gc=g1"], []]
+    history = _history(db)
+    assert [list(h.cells_added) for h in history] == [["j17 gc=g1"], []]
 
     # A stored cell changed (its level's flags): refused with one line, exit 2, nothing stored.
     spec.write_text(HEAD.format(home=jdk17_home) + 'serial = "-XX:+UseSerialGC -Xmx64m"\n' + G1 + PARALLEL + more)

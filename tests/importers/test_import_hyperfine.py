@@ -10,6 +10,7 @@ import pytest
 from cli_runner import run_jvmlab
 from jvmlab.importers.hyperfine import import_hyperfine
 from jvmlab.importers.store import store_import
+from jvmlab.model.documents import ImportDocument
 from jvmlab.report.summary import summarize
 from jvmlab.store.sql import SqlStore
 
@@ -30,7 +31,8 @@ def test_a_cell_per_command_and_an_invocation_per_run(tmp_path: Path) -> None:
     assert summary.cells[0].stats["wall_s"].mean == pytest.approx(raw[0]["mean"])
     assert summary.cells[0].stats["user_s"].n == 0  # per-run CPU is not in the file: unknown, not 0
     assert store.experiment(exp).run_options["block_order"] == "unknown"
-    assert store.experiment_document(exp, "import")["hyperfine"]["jdk17-version"]["user"] == raw[0]["user"]
+    kept = store.record(exp, ImportDocument)
+    assert kept is not None and kept.sources["hyperfine"]["jdk17-version"]["user"] == raw[0]["user"]
 
 
 def test_non_zero_exit_codes_are_failures_and_parameters_are_levels(tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ spelling is parsed into it. Real JDK discovery, no JVM run (flags not checked)."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.execute.slots import build_slot, slot_artifacts
+from jvmlab.model.documents import CellIdentityDocument
 from jvmlab.plan.grow import align, cell_identity
 from jvmlab.plan.prepare import prepare
 from jvmlab.plan.schedule import Slot
@@ -97,7 +99,7 @@ def test_align_keeps_stored_indices_and_numbers_new_cells_after_them(tmp_path: P
     plan = _plan(tmp_path, jdk17_home)  # cells: cds=default (0), cds=appcds (1)
     appcds = plan.cells[1]
     stored = [_Stored(0, appcds.cell.name, list(appcds.cell.flags))]
-    growth = align(plan, stored, {"0": cell_identity(appcds)}, 5)
+    growth = align(plan, stored, CellIdentityDocument({0: cell_identity(appcds)}), 5)
     assert [pc.cell.name for pc in growth.plan.cells] == [appcds.cell.name, plan.cells[0].cell.name]
     assert [pc.cell.index for pc in growth.plan.cells] == [0, 1]
     assert growth.new_cells == (1,)
@@ -107,10 +109,11 @@ def test_align_keeps_stored_indices_and_numbers_new_cells_after_them(tmp_path: P
 def test_align_refuses_a_changed_template(tmp_path: Path, jdk17_home: Path) -> None:
     plan = _plan(tmp_path, jdk17_home)
     identity = cell_identity(plan.cells[0])
-    identity["template"]["timeout_s"] = 30.0
+    assert identity.template is not None
+    identity = replace(identity, template={**identity.template, "timeout_s": 30.0})
     stored = [_Stored(0, plan.cells[0].cell.name, list(plan.cells[0].cell.flags))]
     with pytest.raises(UserError, match=r"changes its cell 'j cds=default lang=en' \(template timeout_s: 30.0 -> 45.0"):
-        align(plan, stored, {"0": identity}, 5)
+        align(plan, stored, CellIdentityDocument({0: identity}), 5)
 
 
 def test_a_level_asks_for_its_preparation_by_a_typed_key(tmp_path: Path, jdk17_home: Path) -> None:

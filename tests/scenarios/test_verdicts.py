@@ -8,7 +8,7 @@ import pytest
 
 from jvmlab.analyze.model import CellStats
 from jvmlab.scenarios import scenario_verdict
-from jvmlab.scenarios.stats import diff_ci, ratio_pct
+from jvmlab.scenarios.stats import diff_ci, fmt_interval, ratio_pct
 from jvmlab.scenarios.table import Estimate
 
 
@@ -174,3 +174,20 @@ def test_why_table_answers_as_the_run_decided() -> None:
         v = scenario_verdict("why", s)
         assert [r[1] for r in v.rows] == ["G1", "ZGC"] and v.rows[0][-1] == ""
         assert v.rows[1][-1] == answer, kind
+
+
+def test_an_estimate_without_an_interval_says_not_estimable_at_its_n() -> None:
+    """Issue 31 item 2: at n=2 the tables print "not estimable at n=2", never "(no CI)"."""
+    nan = float("nan")
+    assert Estimate((12.0, nan, nan), "{:.0f}", 2).text() == "12 (not estimable at n=2)"
+    assert fmt_interval((1531.9, nan, nan), "{:.2f}", 2) == "1531.90 (not estimable at n=2)"
+    assert fmt_interval((1.0, 0.5, 1.5), "{:.1f}", 2) == "1.0 (95% CI 0.5 ... 1.5)"
+
+
+def test_server_table_names_the_n_of_a_cell_without_an_interval() -> None:
+    """A 2-invocation server cell: its p99 mean is shown with "not estimable at n=2"."""
+    p99 = CellStats("c", 2, 0, 1531.9, None, None, 1531.9, None, None, None, None, None)
+    cs = SimpleNamespace(cell=SimpleNamespace(jvm="jdk25", levels={"gc": "G1", "heap": "h256m"}, name="g1"),
+                         stats={"load.latency_p99_ms": p99}, not_in_effect=(), ok_invocations=())
+    text = str(scenario_verdict("server", summary("demo server: x", [cs], metric="load.latency_p99_ms")))
+    assert "p99 1531.90 (not estimable at n=2) ms" in text

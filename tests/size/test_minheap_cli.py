@@ -58,6 +58,7 @@ def test_search_json_and_resume(tmp_path: Path, jdk17_home: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     [cell] = json.loads(proc.stdout)["minheap"]["cells"]
     assert cell["status"] == "found" and 16 << 20 <= cell["upper_bytes"] <= 48 << 20
+    assert "probe 1 of ~" in proc.stderr and " left (about " in proc.stderr  # each probe's line: where, and an ETA
     assert cell["upper_bytes"] - cell["lower_bytes"] >= 2 << 20 and 0 <= cell["confidence"] <= 0.5  # 2 repeats
     again = run_jvmlab(*args, "--resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr

@@ -20,7 +20,7 @@ from jvmlab.store.sql import SqlStore
 
 from .test_minheap_store import MB, ThresholdExecutor
 
-WRITES = {"create_experiment", "add_cell", "set_baseline", "put_experiment_document", "set_run_options",
+WRITES = {"create_experiment", "add_cell", "set_baseline", "put_record", "set_run_options",
           "set_status", "record_invocation", "add_hazard", "set_spec", "put_node"}
 
 

@@ -14,6 +14,14 @@ import pytest
 
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import (
+    DocumentError,
+    HeapSweepDocument,
+    LoadHistogramDocument,
+    ProbeOutcome,
+    TuneClusterDocument,
+    Verdict,
+)
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store import open_store, store_url
@@ -66,9 +74,11 @@ def test_round_trip_of_everything_an_invocation_carries(store: Store) -> None:
                           documents={"gc": {"pauses": {"count": 3}}},
                           hazards=[Hazard("flag-not-in-effect", "-XX:+UseLargePages: no pages", "hint", "default")])
     inv = store.record_invocation(exp, cell, block=0, position=0, result=_result(), collected=collected,
-                                  argv=["java", "-version"], artifacts_dir="/tmp/a")
+                                  argv=["java", "-version"], artifacts_dir="/tmp/a", node="tcp://127.0.0.1:9",
+                                  host="node-3")
     [got] = store.invocations(exp)
     assert got.id == inv and got.wall_s == 1.5 and got.max_rss_bytes == 123 << 20
+    assert (got.node, got.host) == ("tcp://127.0.0.1:9", "node-3")  # where it ran: columns (issue 30 item 5)
     assert got.metrics == {"gc.pause_count": 3.0, "workload.x_ms": 1.25}
     assert got.value("cpu_s") == 1.25 and got.value("gc.pause_count") == 3.0 and got.value("nothing") is None
     assert store.timelines([inv])[inv]["mem.rss_bytes"] == ("bytes", [0.0, 0.1], [1.0, 2.0])
@@ -230,10 +240,25 @@ def test_run_options_and_experiment_documents_round_trip(store: Store) -> None:
     assert store.experiment(exp).run_options == {}
     store.set_run_options(exp, {"metric": "ready_s", "until_pct": 2.0})
     assert store.experiment(exp).run_options == {"metric": "ready_s", "until_pct": 2.0}
-    assert store.experiment_document(exp, "archives") is None
-    store.put_experiment_document(exp, "archives", {"cells": [1, 2]})
-    store.put_experiment_document(exp, "archives", {"cells": [3]})
-    assert store.experiment_document(exp, "archives") == {"cells": [3]}
+    assert store.record(exp, TuneClusterDocument) is None
+    store.put_record(exp, TuneClusterDocument(2, ("a", "b")))
+    store.put_record(exp, TuneClusterDocument(3, ("c",)))
+    assert store.record(exp, TuneClusterDocument) == TuneClusterDocument(3, ("c",))
+    assert store.record(exp, HeapSweepDocument) is None  # another kind: not there
+
+
+def test_invocation_records_read_back_typed_and_a_newer_one_is_one_line(store: Store) -> None:
+    exp, cell = _experiment(store)
+    probe = ProbeOutcome(64 << 20, Verdict.OOM, "java.lang.OutOfMemoryError", 0.5)
+    newer = {**LoadHistogramDocument("us", 32, {3: 4}).to_json(), "version": LoadHistogramDocument.VERSION + 1}
+    ids = [store.record_invocation(exp, cell, block=b, position=0, result=_result(), collected=Collected(
+        documents=docs), argv=[], artifacts_dir=None)
+        for b, docs in enumerate(({ProbeOutcome.KIND: probe.to_json()}, {LoadHistogramDocument.KIND: newer}))]
+    assert store.records(ids, ProbeOutcome) == {ids[0]: probe}
+    with pytest.raises(DocumentError) as err:
+        store.records(ids, LoadHistogramDocument)
+    line = str(err.value)
+    assert "\n" not in line and f"invocation {ids[1]}" in line and "newer than this jvmlab reads" in line
 
 
 def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
@@ -248,6 +273,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute("alter table experiment drop column run_options_json")
         conn.execute("drop table node")  # version 3 (cluster nodes)
         conn.execute("alter table invocation drop column node")
+        conn.execute("alter table invocation drop column host")  # version 6
         conn.execute("drop index ix_experiment_series")  # version 4 (series over time)
         for column in ("series", "label", "label_order"):
             conn.execute(f"alter table experiment drop column {column}")
@@ -257,12 +283,12 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     try:
         assert db.experiment(exp).name == "e" and db.experiment(exp).run_options == {}
         db.set_run_options(exp, {"metric": "wall_s"})
-        db.put_experiment_document(exp, "k", [1])
+        db.put_record(exp, TuneClusterDocument(1, ()))
         assert db.experiment(exp).run_options == {"metric": "wall_s"}
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
-        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4]
+        assert [r[0] for r in conn.execute("select version from schema_version order by version")] == [1, 2, 3, 4, 5, 6]
 
 
 def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
@@ -328,6 +354,7 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
         conn.execute(text("DROP INDEX ix_experiment_series"))
         for column in ("series", "label", "label_order"):
             conn.execute(text(f"ALTER TABLE experiment DROP COLUMN {column}"))
+        conn.execute(text("ALTER TABLE invocation DROP COLUMN host"))  # version 6
         conn.execute(text("DELETE FROM schema_version"))  # a fresh store records only its version
         conn.execute(text("INSERT INTO schema_version VALUES (3, 0, 'as jvmlab 0.1 with cluster nodes')"))
     engine.dispose()
@@ -341,5 +368,5 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
         db.close()
     engine = create_engine(url)
     with engine.connect() as conn:
-        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4]
+        assert [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))] == [3, 4, 5, 6]
     engine.dispose()

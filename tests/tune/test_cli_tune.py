@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 
 from cli_runner import run_jvmlab
+from jvmlab.model.documents import TuneDocument
 
 SPEC = """
 name = "tune-test"
@@ -164,10 +165,10 @@ def test_a_gc_metric_as_objective_on_real_jvms_is_measured_stored_and_replayed(t
     proc = run_jvmlab("tune", str(spec), "--store", "lab.db", cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr
     store = open_store(str(tmp_path / "lab.db"))
-    doc = store.experiment_document(1, "tune")
-    assert doc["objectives"][0]["metric"] == "gc.pause_total_ms"
-    measured = [t for t in doc["trials"] if t["state"] != "infeasible"]
-    assert measured and all(t["estimate"] is not None for t in measured)
+    doc = store.record(1, TuneDocument)
+    assert doc is not None and doc.objectives[0].metric == "gc.pause_total_ms"
+    measured = [t for t in doc.trials if t.state != "infeasible"]
+    assert measured and all(t.estimate is not None for t in measured)
     cells = {c.id: c.flags for c in store.cells(1)}
     rows = [r for r in store.invocations(1) if r.status == "ok"]
     assert rows and all("gc.pause_total_ms" in r.metrics and "gc.pause_count" in r.metrics for r in rows)

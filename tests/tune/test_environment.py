@@ -14,6 +14,7 @@ import pytest
 
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.fingerprint import fingerprint
+from jvmlab.model.documents import ArchivesDocument, TuneDocument
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store import open_store
@@ -94,11 +95,12 @@ def test_trials_run_from_the_tmpfs_copy_with_a_cds_archive_made_once_per_configu
     made = sorted((tmp_path / "art" / "cds").glob("*.jsa"))
     with_cds = [k for k in runs if "@cds-archive" in k]
     assert with_cds and len(made) == len(with_cds)  # one training run per distinct configuration
-    doc = store.experiment_document(exp, "archives")
-    assert len(doc["archives"]) == len(with_cds)
-    assert all(a["app_classes_from_archive"] > 0 for a in doc["archives"])  # the JVM really used it
-    tune_doc = store.experiment_document(exp, "tune")
-    assert "@cds-archive" not in json.dumps(tune_doc["winner"].get("run_flags", []))
+    doc = store.record(exp, ArchivesDocument)
+    assert doc is not None and len(doc.archives) == len(with_cds)
+    assert all(a.app_classes_from_archive > 0 for a in doc.archives)  # the JVM really used it
+    tune_doc = store.record(exp, TuneDocument)
+    assert tune_doc is not None
+    assert "@cds-archive" not in json.dumps(list(tune_doc.winner.run_flags or ()))
 
 
 class _Interrupting:

@@ -85,14 +85,20 @@ def block_spread(values: Mapping[str, Clean], block: int) -> float:
     return math.exp(worst)
 
 
-def block_loads(busy: Iterable[tuple[int, float | None]], values: Mapping[str, Clean]) -> tuple[BlockLoad, ...]:
-    """One :class:`BlockLoad` per busy block ``(block id, other processes' share 0-1 or None)``,
-    each with its own spread read from ``values``."""
-    shares: dict[int, float | None] = {}
-    for block, share in busy:
+def block_loads(busy: Iterable[tuple[int, float | None, float | None]],
+                values: Mapping[str, Clean]) -> tuple[BlockLoad, ...]:
+    """One :class:`BlockLoad` per busy block ``(block id, other processes' share 0-1 or None,
+    steal share 0-1 or None)``, each with its own spread read from ``values``; a block named
+    twice keeps the larger of each share."""
+    shares: dict[int, tuple[float | None, float | None]] = {}
+    for block, share, steal in busy:
         old = shares.get(block)
-        shares[block] = share if old is None else max(old, share or 0.0)
-    return tuple(BlockLoad(b, s, None, block_spread(values, b)) for b, s in sorted(shares.items()))
+        shares[block] = (share, steal) if old is None else (_larger(old[0], share), _larger(old[1], steal))
+    return tuple(BlockLoad(b, s, t, block_spread(values, b)) for b, (s, t) in sorted(shares.items()))
+
+
+def _larger(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
 
 
 def busy_margin(loads: Sequence[BlockLoad], n_blocks: int) -> float:

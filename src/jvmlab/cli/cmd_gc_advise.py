@@ -111,15 +111,17 @@ def _tune_derived(plan: Plan, store: str | None, quiet: bool) -> None:
 def _report(store: str | None, exp_id: int, levels: list[Any], fixable: list[Finding], metric: str | None,
             as_json: bool, run_json: Any, label: str) -> None:
     from jvmlab.cli.console import stdout_console
-    from jvmlab.report.gcadvise import DOCUMENT, build_advice, render
+    from jvmlab.model.documents import GcAdviseDocument, GcFixLevelRecord
+    from jvmlab.report.gcadvise import build_advice, render
     from jvmlab.store import open_store
 
     db = open_store(store)
     advice = build_advice(db, exp_id, levels, [f.id for f in fixable], metric)
-    db.put_experiment_document(exp_id, DOCUMENT, {"version": 1, "source": label,
-                                                  "findings": [f.to_json() for f in fixable],
-                                                  "levels": [lv.to_json() for lv in levels],
-                                                  "advice": advice.to_json()})
+    win = advice.winner()
+    db.put_record(exp_id, GcAdviseDocument(
+        source=label, findings=tuple(f.to_json() for f in fixable),
+        levels=tuple(GcFixLevelRecord.decode(lv.to_json()) for lv in levels), advice=advice.to_json(),
+        winner=None if win is None else GcFixLevelRecord.decode(win.level.to_json())))
     if as_json:
         typer.echo(json.dumps({"advice": advice.to_json(), "run": run_json}, indent=2, default=str))
     else:

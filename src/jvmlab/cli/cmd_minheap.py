@@ -112,12 +112,19 @@ def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, cons
            cluster: str | None = None) -> MinHeapStudy:
     """Run the search with one line per probe (on a Dask cluster's nodes with ``cluster``); print
     the interval table."""
+    import time
+
     from jvmlab.report.heapsweep import minheap_table
+    from jvmlab.sizing.eta import ProbeEta
     from jvmlab.sizing.study import run_min_heap
 
+    eta = ProbeEta(request.settings, len(base.cells), time.monotonic())
+
     def on_probe(pc: PreparedCell, outcome: ProbeOutcome) -> None:
+        eta.record(pc.cell.index)
         console.print(f"  {pc.cell.name}: -Xmx{outcome.heap_bytes >> 20}m {outcome.verdict}"
-                      + (f" ({outcome.reason[:100]})" if outcome.reason else ""), highlight=False)
+                      + (f" ({outcome.reason[:100]})" if outcome.reason else "")
+                      + f" [{eta.line(pc.cell.index, time.monotonic())}]", highlight=False, markup=False)
 
     artifacts = default_artifacts(db.url) / "minheap"
     if cluster is None:
@@ -213,18 +220,10 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
 
 
 def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
-    """Run a plan with a progress bar and print the standard report (on stderr with --json)."""
-    from jvmlab.cli.progress import ProgressObserver
-    from jvmlab.execute.options import RunOptions
-    from jvmlab.execute.session import run_experiment
-    from jvmlab.report.summary import summarize
-    from jvmlab.report.terminal import render
+    """Run a plan as `run` does; its report goes to stderr with --json (stdout is this command's)."""
+    from jvmlab.cli.cmd_run import run_plan
 
-    options = RunOptions(artifacts_root=default_artifacts(db.url), command_line="jvmlab", metric=metric, resume=resume)
-    with ProgressObserver(Console(stderr=True), quiet=as_json) as observer:
-        exp_id = run_experiment(plan, db, options, observer)
-    render(summarize(db, exp_id, metric), Console(stderr=as_json))
-    return exp_id
+    return run_plan(plan, db.url, db=db, metric=metric, resume=resume, quiet=as_json, report_on_stderr=as_json)
 
 
 @app.command("heapsweep")
@@ -238,23 +237,24 @@ def heapsweep(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON on stdout."),
 ) -> None:
     """Report a stored heap sweep (curves, CI bands, knees) or minimum-heap search again."""
+    from jvmlab.model.documents import HeapSweepDocument
     from jvmlab.report.heapsweep import minheap_table, sweep_table, write_sweep_html
     from jvmlab.sizing.results import load_sweep
     from jvmlab.sizing.study import load_min_heap
-    from jvmlab.sizing.sweep import DOCUMENT
     from jvmlab.store import open_store
 
     db = open_store(store, must_exist=True)
     exp_id = db.experiment(experiment).id if experiment is not None else db.latest_experiment().id
     console = Console(stderr=as_json)
-    if db.experiment_document(exp_id, DOCUMENT) is None:
+    swept = db.record(exp_id, HeapSweepDocument)
+    if swept is None:
         study = load_min_heap(db, exp_id)
         minheap_table([(c.cell_name, c.result) for c in study.cells], console)
         _emit({"minheap": study_json(study)}, as_json)
         return
     result = load_sweep(db, exp_id, metric, within / 100.0)
     sweep_table(result, console)
-    source = (db.experiment_document(exp_id, DOCUMENT) or {}).get("minheap_experiment")
+    source = swept.minheap_experiment
     rows = [(c.cell_name, c.result) for c in load_min_heap(db, source).cells] if source is not None else []
     if html is not None:
         written = write_sweep_html(result, html, f"jvmlab heap sweep: {db.experiment(exp_id).name}", rows)

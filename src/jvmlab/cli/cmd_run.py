@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to i
     from jvmlab.plan.prepare import Plan
     from jvmlab.spec.model import Spec
     from jvmlab.spec.oneliner import OneLiner
+    from jvmlab.store.protocol import Store
 
 _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option defaults once
 
@@ -295,8 +296,10 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
-             series: SeriesTag | None = None) -> int:
-    """Run a prepared plan with a progress bar, then print the report (or JSON)."""
+             series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False) -> int:
+    """Run a prepared plan with a progress bar, then print the report (or JSON). ``db``: a store
+    the caller has open already; ``report_on_stderr``: the report goes to stderr and nothing to
+    stdout (a command that prints its own document there, e.g. `heapsweep --json`)."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions, ready_artifacts
     from jvmlab.execute.session import run_experiment
@@ -305,8 +308,9 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.store import open_store, store_url
 
-    artifacts_root = ready_artifacts(artifacts or default_artifacts(store_url(store_value)))
-    db = open_store(store_value)
+    artifacts_root = ready_artifacts(artifacts or default_artifacts(db.url if db is not None
+                                                                    else store_url(store_value)))
+    db = db if db is not None else open_store(store_value)
     _warn_power(plan, until_rel, max_invocations)
     options = RunOptions(
         artifacts_root=artifacts_root, resume=resume,
@@ -326,7 +330,12 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     from jvmlab.results.why import load_why
 
     why_records = load_why(db, exp_id, summary.invocations)
-    if as_json:
+    if report_on_stderr:
+        from jvmlab.report.why import render_why
+
+        render(summary, err_console)
+        render_why(summary, why_records, err_console)
+    elif as_json:
         from jvmlab.report.nodes import nodes_part
         from jvmlab.report.why import why_json
 

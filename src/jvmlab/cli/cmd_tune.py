@@ -15,6 +15,7 @@ from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_comma
 from jvmlab.errors import Interrupted, UserError
 
 if TYPE_CHECKING:
+    from jvmlab.model.documents import TuneDocument
     from jvmlab.model.stored import StoredCell
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
@@ -102,6 +103,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
     from jvmlab.execute.windows import default_executor
+    from jvmlab.model.documents import TuneDocument
     from jvmlab.report.tune_html import write_tune_html
     from jvmlab.tune.flow import run_tune
     from jvmlab.tune.progress import Heartbeat, TuneProgress
@@ -134,8 +136,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
     if client is not None:
         typer.echo(_cluster_line(measurer, time.monotonic() - started))
     if html is not None:
-        doc = db.experiment_document(exp_id, "tune")
-        write_tune_html(html, doc, plan.spec.name or "tune")
+        write_tune_html(html, db.record(exp_id, TuneDocument), plan.spec.name or "tune")
         typer.echo(f"HTML report: {html}")
 
 
@@ -186,48 +187,56 @@ def apply_cmd(
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
     """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
+    from jvmlab.model.documents import TuneDocument
     from jvmlab.store import open_store
     from jvmlab.tune.apply import latest_tuning
 
     db = open_store(store, must_exist=True)
     if experiment is None:
-        experiment = latest_tuning([(e.id, db.experiment_document(e.id, "tune") is not None)
+        experiment = latest_tuning([(e.id, db.record(e.id, TuneDocument) is not None)
                                     for e in db.experiments()])
         typer.echo(f"jvmlab apply: the latest tuning experiment, {experiment}", err=True)
     typer.echo(apply_for(db, experiment))
 
 
 def apply_for(db: Store, experiment: int) -> str:
+    from dataclasses import replace
+
+    from jvmlab.model.documents import TuneDocument
     from jvmlab.tune.apply import apply_text
 
     db.experiment(experiment)
-    doc = db.experiment_document(experiment, "tune") or _advised(db, experiment)
+    doc, gcfix = db.record(experiment, TuneDocument), None
+    if doc is None and (advised := _advised(db, experiment)) is not None:
+        doc, gcfix = advised
     cells = db.cells(experiment)
     java, args = "java", []
-    if doc:
-        key = f"{doc['winner']['jvm']}|{' '.join(doc['winner']['flags'])}"
+    if doc is not None:
+        key = doc.winner.key
         won = next((c for c in cells if c.levels.get("config") == key
-                    or ("gcfix" in doc and c.levels.get("gcfix") == doc["gcfix"])), None)
+                    or (gcfix is not None and c.levels.get("gcfix") == gcfix)), None)
         if won is not None:
-            doc["winner"]["run_flags"] = won.flags
+            doc = replace(doc, winner=replace(doc.winner, run_flags=tuple(won.flags)))
             java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
         args = _app_args(db, experiment, won)
     return apply_text(doc, java, args, experiment)
 
 
-def _advised(db: Store, experiment: int) -> dict[str, Any] | None:
+def _advised(db: Store, experiment: int) -> tuple[TuneDocument, str] | None:
     """A `gc advise` experiment's advised fix as the winner `apply` prints (its cell's flags
-    are the current flags plus the fix); None when it advised none or is no advise run."""
-    doc = db.experiment_document(experiment, "gc_advise")
-    winner = ((doc or {}).get("advice") or {}).get("winner")
-    if not winner:
-        if doc is not None:
-            raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
-                            f"a cost; nothing to apply (`jvmlab report {experiment}`)")
+    are the current flags plus the fix), with the fix's name; None when it is no advise run."""
+    from jvmlab.model.documents import GcAdviseDocument, TunedConfig, TuneDocument
+
+    doc = db.record(experiment, GcAdviseDocument)
+    if doc is None:
         return None
-    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner["name"]), None)
-    flags = list(cell.requested_flags) if cell is not None else list(winner["flags"])
-    return {"winner": {"jvm": cell.jvm if cell else "", "flags": flags}, "gcfix": winner["name"]}
+    winner = doc.winner
+    if winner is None:
+        raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
+                        f"a cost; nothing to apply (`jvmlab report {experiment}`)")
+    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner.name), None)
+    flags = tuple(cell.requested_flags) if cell is not None else winner.flags
+    return TuneDocument.of_winner(TunedConfig({}, cell.jvm if cell else "", flags)), winner.name
 
 
 def _app_args(db: Store, experiment: int, cell: StoredCell | None) -> list[str]:

@@ -33,7 +33,7 @@ from jvmlab.cluster.task import ARTIFACT_CAP_BYTES, NodeResult
 from jvmlab.cluster.timing import SlotTiming, slot_timing
 from jvmlab.cluster.wire import write_back
 from jvmlab.errors import UserError
-from jvmlab.execute.load import BUSY_SHARE
+from jvmlab.execute.load import BlockShares, busy_text
 from jvmlab.execute.protocols import RunnerLost
 from jvmlab.execute.session import Session
 from jvmlab.execute.slots import SlotWork, block_label, finish_probes
@@ -362,20 +362,21 @@ class Dispatcher:
         ctx = self.ctx
         if outcome is not None:
             work = self._artifacts_back(work, outcome)
-            self._busy(node, work.slot.block, outcome.other_share)
+            self._busy(node, work.slot.block, BlockShares(outcome.other_share, outcome.steal_share))
         result, collected = finish_probes(replace(work, probes=[]), result, collected)
-        ctx.record_slot(work, result, collected, node=node)
+        ctx.record_slot(work, result, collected, node=node, host=outcome.host if outcome is not None else None)
         self.completed += 1
         self._charge(work, time.perf_counter() - t0)
         self._time(work, node, outcome, future_key)
 
-    def _busy(self, node: str, block: int, share: float | None) -> None:
-        """The machine check between blocks, on the node: other processes' CPU share during a slot."""
-        if share is None or share <= BUSY_SHARE or (node, block) in self.busy_said:
+    def _busy(self, node: str, block: int, shares: BlockShares) -> None:
+        """The machine check between blocks, on the node: other processes' and steal's CPU share
+        during a slot."""
+        if not shares.busy or (node, block) in self.busy_said:
             return
         self.busy_said.add((node, block))
-        self.ctx.warn(Hazard(hazards.BUSY_MACHINE, f"node {node} busy: other processes used {share:.0%} of its CPU "
-                             f"during {block_label(block)}", hint="stop other work on that node, or rerun"))
+        self.ctx.warn(Hazard(hazards.BUSY_MACHINE, f"node {node} busy: {busy_text(shares, block_label(block))}",
+                             hint="stop other work on that node, or rerun"))
 
     def _time(self, work: SlotWork, node: str, outcome: NodeResult | None, future_key: Any) -> None:
         submitted = self.sent_at.pop(future_key, None)

@@ -6,6 +6,7 @@ Kept free of client state so that cloudpickle ships only the slot."""
 from __future__ import annotations
 
 import os
+import socket
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -58,6 +59,8 @@ class NodeResult:
     run_s: float | None = None  # the executor's run (JVM and probes)
     finished_at: float | None = None  # epoch s on the node's clock: the result was ready to go back
     other_share: float | None = None  # CPU share other processes took on the node during the slot
+    steal_share: float | None = None  # CPU share the node's hypervisor stole during the slot
+    host: str | None = None  # the node's host name (socket.gethostname() there)
 
 
 def _on_node(invocation: InvocationPlan) -> InvocationPlan:
@@ -140,10 +143,12 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     if share_to is not None:
         try:
             shared = str(copy_to_share(folder, Path(share_to)))
+            shares = watch.shares()
             return NodeResult(node, result, collected, {}, (), shared, None, started_at, run_s, time.time(),
-                              watch.other_share())
+                              shares.other, shares.steal, socket.gethostname())
         except OSError as err:
             share_error = f"could not copy to {share_to}: {err}"
     artifacts, left = read_artifacts(folder)
+    shares = watch.shares()
     return NodeResult(node, result, collected, artifacts, left, None, share_error, started_at, run_s, time.time(),
-                      watch.other_share())
+                      shares.other, shares.steal, socket.gethostname())

@@ -11,11 +11,12 @@ from __future__ import annotations
 from jvmlab.collect.base import NullProbe
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import JmhDocument
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.workloads.jmh import RESULT_FILE, ForkCheck, check_fork, read_results
 
-DOCUMENT = "jmh"
+DOCUMENT = JmhDocument.KIND
 
 
 class JmhProbe(NullProbe):
@@ -37,7 +38,7 @@ class JmhProbe(NullProbe):
         expected = ForkCheck(self.ctx.jdk.java, self.ctx.jdk.version, tuple(self.ctx.flags),
                              own_prefix=str(self.ctx.artifacts_dir))
         problems = [p for e in entries if (p := check_fork(e, expected))]
-        document = {e.metric: e.to_json() for e in entries}
+        document = JmhDocument({e.metric: e.record() for e in entries}).to_json()
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             return Collected(documents={DOCUMENT: document}, failure=f"refused: {problems[0]}{more}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
@@ -23,14 +22,13 @@ from jvmlab.execute.options import RunOptions
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
+from jvmlab.model.documents import CellIdentityDocument, SpecChange, SpecHistoryDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.stored import StoredExperiment
-from jvmlab.plan.grow import IDENTITY_DOC, Growth, align, cell_identity
+from jvmlab.plan.grow import Growth, align, cell_identity
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.store.protocol import Store
-
-SPEC_HISTORY_DOC = "spec_history"
 
 
 @dataclass
@@ -60,7 +58,7 @@ def find_resumed(plan: Plan, store: Store, by_file: bool = True) -> Resumed:
     Runs before the environment's setup so the tmpfs copies and archives are keyed by the
     stored cell indices."""
     found = find_experiment(plan, store, by_file)
-    identities = store.experiment_document(found.id, IDENTITY_DOC)
+    identities = store.record(found.id, CellIdentityDocument)
     return Resumed(found, align(plan, store.cells(found.id), identities, found.id))
 
 
@@ -103,7 +101,7 @@ def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: C
 
 
 def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root: Path,
-                      collect: CollectSettings, identities: dict[str, Any],
+                      collect: CollectSettings, identities: CellIdentityDocument,
                       options: RunOptions | None = None) -> RunState:
     """Continue the stored experiment; store the cells it gained (``plan`` is the aligned one)."""
     exp = resumed.experiment
@@ -112,17 +110,16 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root
     for pc in new:
         cells[pc.cell.index] = add_cell(store, exp.id, plan, pc, collect, artifacts_root)
     if plan.spec_hash != exp.spec_hash:  # the spec file changed (grew cells, or more blocks): keep both texts
-        history = store.experiment_document(exp.id, SPEC_HISTORY_DOC) or []
-        history.append({"spec_hash": exp.spec_hash, "spec_text": exp.spec_text, "replaced_at": time.time(),
-                        "cells_added": [pc.cell.name for pc in new]})
-        store.put_experiment_document(exp.id, SPEC_HISTORY_DOC, history)
+        history = store.record(exp.id, SpecHistoryDocument) or SpecHistoryDocument(())
+        store.put_record(exp.id, history.added(SpecChange(exp.spec_hash, exp.spec_text, time.time(),
+                                                          tuple(pc.cell.name for pc in new))))
         store.set_spec(exp.id, plan.spec_text, plan.spec_hash)
     if new:
         store.add_hazard(exp.id, Hazard(hazards.CELLS_ADDED, f"{len(new)} cell(s) added on resume: "
                                         f"{', '.join(pc.cell.name for pc in new)}",
                                         hint="the new cells' blocks ran later than the first cells' blocks; "
                                         "a drift of the machine in between shows only in their comparisons"))
-    store.put_experiment_document(exp.id, IDENTITY_DOC, identities)
+    store.put_record(exp.id, identities)
     store.set_status(exp.id, "running")
     return RunState(exp.id, cells, exp.fingerprint, budget_of(plan, options))
 
@@ -148,9 +145,9 @@ def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: C
     return cell_id
 
 
-def identities_of(plan: Plan) -> dict[str, Any]:
+def identities_of(plan: Plan) -> CellIdentityDocument:
     """Each cell's identity by index, taken before the environment's setup changes the plan."""
-    return {str(pc.cell.index): cell_identity(pc) for pc in plan.cells}
+    return CellIdentityDocument({pc.cell.index: cell_identity(pc) for pc in plan.cells})
 
 
 def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path) -> list[str]:

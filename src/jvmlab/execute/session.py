@@ -12,6 +12,7 @@ tuner's races (``tune/``), the minimum-heap bisection (``sizing/``).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,7 +31,7 @@ from jvmlab.execute.experiment import (
     resume_experiment,
 )
 from jvmlab.execute.hooks import HookedExecutor, with_hooks
-from jvmlab.execute.load import BUSY_SHARE, LoadWatch
+from jvmlab.execute.load import LoadWatch, busy_text
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
 from jvmlab.execute.resume import merge_stored, options_record, resume_command
@@ -42,9 +43,10 @@ from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import CellIdentityDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
-from jvmlab.plan.grow import IDENTITY_DOC, Growth
+from jvmlab.plan.grow import Growth
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.schedule import Slot
@@ -63,6 +65,7 @@ __all__ = [
     "run_experiment",
 ]
 
+_HOSTNAME = socket.gethostname()  # where a slot run here ran (a cluster's slots say their node's)
 BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"
 
 
@@ -102,7 +105,7 @@ class Session:
         self.precision_check = precision_check
         self.environment: Environment | None = None
         self.resumed: Resumed | None = None
-        self.identities: dict = {}
+        self.identities: CellIdentityDocument | None = None
         self._state: RunState | None = None
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
@@ -135,7 +138,7 @@ class Session:
             else:
                 self.resumed = find_resumed(self.plan, self.store, by_file=self.grows)
                 self.plan = self.resumed.growth.plan
-        if not self.identities:
+        if self.identities is None:
             self.identities = identities_of(self.plan)
 
     def open(self) -> RunState:
@@ -146,14 +149,15 @@ class Session:
             self.options = merge_stored(self.options, self.resumed.experiment.run_options)
             self.settings = CollectSettings.from_spec(self.plan.shape.collect, self.options.collect_overrides)
             self._state = resume_experiment(self.plan, self.store, self.resumed, self.options.artifacts_root,
-                                            self.settings, self.identities, self.options)
+                                            self.settings, self.identities or identities_of(self.plan),
+                                            self.options)
             if not self.own_cells:
                 self._state.cell_ids = {}  # the driver registers each cell it runs (add_cell)
         else:
             self._state = create_experiment(self.plan, self.store, self.options.artifacts_root, self.settings,
                                             self.options.command_line, self.options, cells=self.own_cells)
             if self.own_cells:
-                self.store.put_experiment_document(self._state.experiment_id, IDENTITY_DOC, self.identities)
+                self.store.put_record(self._state.experiment_id, self.identities or identities_of(self.plan))
         self.remember_options()
         if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
             self.store.set_series(self.experiment_id, self.options.series,
@@ -294,7 +298,7 @@ class Session:
         """How each cell's archive was made, and the metric chosen with its reason."""
         archives = archive_document(self.plan.cells)
         if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
-            self.store.put_experiment_document(self.experiment_id, "archives", archives)
+            self.store.put_record(self.experiment_id, archives)
         options = self.options
         if options.metric_reason:
             remember_metric(self.store, self.experiment_id,
@@ -351,15 +355,17 @@ class Session:
         return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts)
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,
-                    node: str | None = None) -> None:
-        """Store one finished slot (one transaction), count it, tell the observer and the budget."""
+                    node: str | None = None, host: str | None = None) -> None:
+        """Store one finished slot (one transaction), count it, tell the observer and the budget.
+        ``node``/``host``: the Dask worker and the machine that ran it (default: this machine)."""
         state = self.state
         pc, slot = work.cell, work.slot
         if self.judge is not None:
             collected = self.judge(work, result, collected)
         self.store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
                                      position=slot.position, result=result, collected=collected, argv=work.argv,
-                                     artifacts_dir=str(work.artifacts), node=node)
+                                     artifacts_dir=str(work.artifacts), node=node,
+                                     host=host if host is not None or node is not None else _HOSTNAME)
         if not slot.warmup:
             state.measured += 1
         self.recorded[(pc.cell.index, slot.block)] = (result, collected)
@@ -372,13 +378,12 @@ class Session:
     # -- between blocks, warnings, the end -----------------------------------------------
     def between_blocks(self, load: LoadWatch, block: int) -> None:
         state = self.state
-        share = load.other_share()
-        if share is not None and share > BUSY_SHARE:
+        shares = load.shares()
+        if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
             self.store.add_hazard(state.experiment_id, Hazard(hazards.BUSY_MACHINE,
-                                  f"other processes used {share:.0%} of the CPU during {block_label(block)}",
-                                  hint=BUSY_HINT))
-            state.busy_shares.append(share)
+                                  busy_text(shares, block_label(block)), hint=BUSY_HINT))
+            state.busy_shares.append(shares.taken)
         now = fingerprint(self.plan.jdk_homes)
         for change in changes(state.fingerprint, now):
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",

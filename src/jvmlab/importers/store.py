@@ -9,12 +9,11 @@ from jvmlab import __version__
 from jvmlab.errors import UserError
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import ImportDocument
 from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.stored import SeriesTag
 from jvmlab.store.protocol import Store
-
-DOCUMENT = "import"
 
 
 def store_import(store: Store, imported: ImportedExperiment, baseline: str | None = None,
@@ -49,7 +48,7 @@ def store_import(store: Store, imported: ImportedExperiment, baseline: str | Non
     if imported.metric is not None:  # read back by plan.metric_choice.choose_metric, as a run's choice is
         options.update(metric=imported.metric, metric_reason=imported.metric_reason)
     store.set_run_options(exp_id, options)
-    store.put_experiment_document(exp_id, DOCUMENT, imported.documents)
+    store.put_record(exp_id, ImportDocument(dict(imported.documents)))
     if series is not None:
         store.set_series(exp_id, series, imported.name)
     store.set_status(exp_id, "done", finished=True)

@@ -79,6 +79,7 @@ class StoredInvocation:
     artifacts_dir: str | None
     metrics: dict[str, float] = field(default_factory=dict)
     node: str | None = None  # the cluster node (Dask worker address) that ran it; None on one machine
+    host: str | None = None  # the host it ran on (None: not recorded, stored before schema v6 or imported)
 
     @property
     def cpu_s(self) -> float | None:

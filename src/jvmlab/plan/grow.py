@@ -15,9 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from jvmlab.errors import UserError
+from jvmlab.model.documents import IDENTITY_PARTS, CellIdentity, CellIdentityDocument
 from jvmlab.plan.prepare import Plan, PreparedCell
-
-IDENTITY_DOC = "cell_identity"  # the experiment document holding each stored cell's identity
 
 
 class StoredCellLike(Protocol):
@@ -33,20 +32,20 @@ class StoredCellLike(Protocol):
     def requested_flags(self) -> list[str]: ...
 
 
-def cell_identity(pc: PreparedCell) -> dict[str, Any]:
+def cell_identity(pc: PreparedCell) -> CellIdentity:
     """What must not change for a stored cell's values to stay comparable: its requested flags,
     its JDK build, the workload's command and the invocation template (cwd, env, timeout ...).
     Taken before the environment's setup, so a tmpfs copy or a remade archive does not count."""
     launch = pc.launch
-    return {
-        "name": pc.cell.name,
-        "flags": list(pc.cell.flags),
-        "jdk": {"version": pc.jdk.version, "vendor_version": pc.jdk.vendor_version,
-                "vm_version": pc.jdk.vm_version, "home": str(pc.jdk.home)},
-        "workload": {"kind": launch.kind, "main_class": launch.main_class, "jar": launch.jar,
-                     "args": list(launch.args), "classpath": list(launch.classpath)},
-        "template": pc.template.to_json() if pc.template is not None else None,
-    }
+    return CellIdentity(
+        name=pc.cell.name,
+        flags=tuple(pc.cell.flags),
+        jdk={"version": pc.jdk.version, "vendor_version": pc.jdk.vendor_version,
+             "vm_version": pc.jdk.vm_version, "home": str(pc.jdk.home)},
+        workload={"kind": launch.kind, "main_class": launch.main_class, "jar": launch.jar,
+                  "args": list(launch.args), "classpath": list(launch.classpath)},
+        template=pc.template.to_json() if pc.template is not None else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ class Growth:
         return bool(self.new_cells)
 
 
-def align(plan: Plan, stored: Iterable[StoredCellLike], identities: dict[str, Any] | None,
+def align(plan: Plan, stored: Iterable[StoredCellLike], identities: CellIdentityDocument | None,
           experiment_id: int) -> Growth:
     """Renumber ``plan`` so every stored cell keeps its index and new cells follow; refuse a
     stored cell the spec changed or dropped (one line naming the cell and what changed)."""
@@ -72,7 +71,8 @@ def align(plan: Plan, stored: Iterable[StoredCellLike], identities: dict[str, An
         if pc is None:
             raise UserError(f"experiment {experiment_id} has cell {cell.name!r}, which the spec no longer makes; "
                             f"a resumed experiment can gain cells but not lose them: run it as a new experiment")
-        before = (identities or {}).get(str(cell.idx)) or {"name": cell.name, "flags": cell.requested_flags}
+        recorded = identities.cells.get(cell.idx) if identities is not None else None
+        before = recorded or CellIdentity(cell.name, tuple(cell.requested_flags))
         changed = _changed(before, cell_identity(pc))
         if changed:
             raise UserError(f"experiment {experiment_id}: the spec changes its cell {cell.name!r} ({changed}); "
@@ -97,13 +97,19 @@ def align(plan: Plan, stored: Iterable[StoredCellLike], identities: dict[str, An
     return Growth(replace(plan, cells=cells, baseline_index=baseline), tuple(new))
 
 
-def _changed(before: dict[str, Any], now: dict[str, Any]) -> str:
-    """The first part of a cell's identity that differs, in words ("" when none)."""
-    for key in ("flags", "jdk", "workload", "template"):
-        if key in before and before[key] != now.get(key):
-            if isinstance(before[key], dict) and isinstance(now.get(key), dict):
-                keys = sorted(k for k in {*before[key], *now[key]} if before[key].get(k) != now[key].get(k))
-                detail = ", ".join(f"{key} {k}: {before[key].get(k)!r} -> {now[key].get(k)!r}" for k in keys[:2])
+def _changed(before: CellIdentity, now: CellIdentity) -> str:
+    """The first part of a cell's identity that differs, in words ("" when none); a part the
+    stored identity did not record (None) is not compared."""
+    for key in IDENTITY_PARTS:
+        was, got = before.part(key), now.part(key)
+        if was is not None and was != got:
+            if isinstance(was, dict) and isinstance(got, dict):
+                keys = sorted(k for k in {*was, *got} if was.get(k) != got.get(k))
+                detail = ", ".join(f"{key} {k}: {was.get(k)!r} -> {got.get(k)!r}" for k in keys[:2])
                 return detail
-            return f"{key}: {before[key]!r} -> {now.get(key)!r}"
+            return f"{key}: {_shown(was)!r} -> {_shown(got)!r}"
     return ""
+
+
+def _shown(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value

@@ -7,13 +7,13 @@ from __future__ import annotations
 import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from jvmlab.collect.registry import check_table
 from jvmlab.errors import UserError
 from jvmlab.jdk import FlagCheck, check_flags, discover, select
+from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, WarningGroup
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.matrix import Cell, expand, find_baseline
 from jvmlab.plan.template import (
@@ -28,48 +28,14 @@ from jvmlab.plan.template import (
 from jvmlab.plan.workload import Launch, resolve_launch
 from jvmlab.spec.model import Spec
 
-__all__ = ["PREPARE_MARK", "ArchivePrep", "InvocationTemplate", "Plan", "PreparedCell", "RunShape", "prepare"]
-ARCHIVES_SCHEMA = "jvmlab.archives/1"
+__all__ = ["PREPARE_MARK", "ArchivePrep", "ArchiveRecord", "InvocationTemplate", "Plan", "PreparedCell", "RunShape",
+           "WarningGroup", "prepare"]
 
 
-@dataclass(frozen=True)
-class WarningGroup:
-    """Training-log lines that differ only in a class name or a number, counted once:
-    784 "Skipping ...: Not linked" lines are one group, not 784 lines to read."""
-
-    text: str  # the line with names and numbers replaced by "..." and "N"
-    count: int
-    example: str  # the first such line as the JVM wrote it
-
-
-@dataclass(frozen=True)
-class ArchiveRecord:
-    """How a cell's CDS archive or AOT cache was made and the evidence that it is used.
-
-    Kept with the prepared cell so the runner can store it and every report can show it."""
-
-    cell: str
-    kind: str  # "cds-archive" or "aot-cache"
-    path: str
-    size_bytes: int
-    train_s: float  # wall time of the training run(s)
-    check_s: float  # wall time of the run that proved the archive usable
-    steps: tuple[str, ...]  # "train", or "record" and "create" (JDK 24)
-    logs: tuple[str, ...]  # every step's log file, kept as artifacts
-    warning_lines: int  # warning lines in the training output, all groups together
-    warnings: tuple[WarningGroup, ...]
-    app_classes_loaded: int  # the application's own classes the check run loaded ...
-    app_classes_from_archive: int  # ... and how many of them came from the archive
-    evidence: str  # one class-load line showing an application class from the archive
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def archive_document(cells: tuple[PreparedCell, ...]) -> dict[str, Any] | None:
+def archive_document(cells: tuple[PreparedCell, ...]) -> ArchivesDocument | None:
     """The experiment's "archives" document (None when no cell had an archive made)."""
-    records = [pc.archive.to_json() for pc in cells if pc.archive is not None]
-    return {"schema": ARCHIVES_SCHEMA, "archives": records} if records else None
+    records = tuple(pc.archive for pc in cells if pc.archive is not None)
+    return ArchivesDocument(records) if records else None
 
 
 @dataclass(frozen=True)

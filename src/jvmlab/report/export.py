@@ -70,15 +70,17 @@ def _metric_names(invocations: list[StoredInvocation]) -> list[str]:
 
 
 def placement(summary: Summary) -> Callable[[StoredInvocation], tuple[str | None, str | None]]:
-    """Where each invocation ran, as (node, worker): on a cluster the worker is the Dask worker
-    stored with the invocation and the node that worker's host (from the node check's
-    fingerprint); on one machine the node is the experiment's host and there is no worker.
-    None when the store does not know (an import)."""
+    """Where each invocation ran, as (node, worker): the host stored with the invocation (schema
+    v6) and, on a cluster, the Dask worker. Rows stored before v6 fall back to the node check's
+    fingerprint of that worker, or on one machine to the experiment's host. None when the store
+    does not know (an import)."""
     host = summary.experiment.fingerprint.get("hostname")
     records = summary.results.nodes if summary.results is not None else None
     prints = records.fingerprints if records is not None else {}
 
     def where(inv: StoredInvocation) -> tuple[str | None, str | None]:
+        if inv.host is not None:
+            return inv.host, inv.node
         if inv.node is None:
             return (str(host) if host else None), None
         return str((prints.get(inv.node) or {}).get("host") or inv.node), inv.node

@@ -22,7 +22,6 @@ from jvmlab.results.advise import GONE, NOT_REPRODUCED, FindingCount, count_find
 from jvmlab.store.protocol import Store
 
 PAUSE_P99 = "gc.pause_p99_ms"
-DOCUMENT = "gc_advise"
 
 
 @dataclass(frozen=True)

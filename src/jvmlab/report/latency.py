@@ -23,7 +23,7 @@ def merged_histograms(summary: Any) -> dict[str, tuple[int, Histogram, int]]:
         hist, n = Histogram(), 0
         for inv in invocations:
             if inv.cell_id == cs.cell.id and inv.id in docs:
-                hist.merge(Histogram.from_json(docs[inv.id].get("counts", {})))
+                hist.merge(Histogram(dict(docs[inv.id].counts)))
                 n += 1
         if n:
             out[cs.cell.name] = (cs.cell.idx, hist, n)

@@ -14,6 +14,7 @@ from jvmlab.analyze.smallsample import NOT_ESTIMABLE, T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL
 from jvmlab.metrics import DEFAULT, Metric, MetricRegistry
 from jvmlab.model import hazards as hz
+from jvmlab.model.documents import ArchiveRecord
 from jvmlab.model.stored import StoredExperiment, StoredInvocation
 from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
@@ -50,7 +51,7 @@ class Summary:
     units: dict[str, str] = field(default_factory=dict)
     warmup_classes: dict[str, dict[str, int]] = field(default_factory=dict)  # cell -> class -> count
     invocations: tuple[StoredInvocation, ...] = ()  # every measured invocation, failures included
-    archives: tuple[dict[str, Any], ...] = ()  # CDS/AOT archives made for cells (ArchiveRecord JSON)
+    archives: tuple[ArchiveRecord, ...] = ()  # CDS/AOT archives made for cells
     metric_reason: str = ""  # why this metric: "--metric given", "as the run was made: scenario gc: ..."
     metrics: MetricRegistry = DEFAULT  # the experiment's registry (its dynamic metrics included)
     results: ExperimentResults | None = None  # what was loaded (documents, timelines) for the renderers
@@ -140,7 +141,7 @@ def _summary_json(s: Summary) -> dict[str, Any]:
         "drift": {k: v.to_json() for k, v in s.analysis.drift.items()},
         "warnings": [h.to_json() for h in s.hazards],
         "warmup_classes": s.warmup_classes,
-        "archives": list(s.archives),
+        "archives": [a.to_json() for a in s.archives],
         "notes": list(s.analysis.notes),
         "fingerprint": s.experiment.fingerprint,
     }

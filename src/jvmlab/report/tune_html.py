@@ -16,40 +16,41 @@ from typing import Any
 from plotly.offline import get_plotlyjs
 
 from jvmlab.errors import UserError
+from jvmlab.model.documents import TuneDocument, TunedTrial
 
 
-def _history(doc: dict[str, Any]) -> dict[str, Any]:
-    trials = [t for t in doc["trials"] if t["estimate"]]
-    obj = doc["objectives"][0]["metric"]
-    text = [html.escape(" ".join(t["config"]["flags"])) for t in trials]
+def _history(doc: TuneDocument) -> dict[str, Any]:
+    trials = [t for t in doc.trials if t.estimate]
+    obj = doc.objectives[0].metric
+    text = [html.escape(" ".join(t.config.flags)) for t in trials]
     return {"data": [
-        {"type": "scatter", "mode": "markers", "name": "trial (estimate)", "x": [t["number"] + 1 for t in trials],
-         "y": [t["estimate"][0] for t in trials], "text": text},
+        {"type": "scatter", "mode": "markers", "name": "trial (estimate)", "x": [t.number + 1 for t in trials],
+         "y": [t.estimate[0] for t in trials if t.estimate], "text": text},
         {"type": "scatter", "mode": "lines", "name": "incumbent", "line": {"shape": "hv"},
-         "x": [t["number"] + 1 for t in doc["trials"]], "y": [t["best_after"] for t in doc["trials"]]}],
+         "x": [t.number + 1 for t in doc.trials], "y": [t.best_after for t in doc.trials]}],
         "layout": {"title": {"text": f"Optimisation history ({html.escape(obj)})"},
                    "xaxis": {"title": {"text": "trial"}}, "yaxis": {"title": {"text": html.escape(obj)}}}}
 
 
-def _pareto(doc: dict[str, Any]) -> dict[str, Any] | None:
-    objs = [o["metric"] for o in doc["objectives"]]
+def _pareto(doc: TuneDocument) -> dict[str, Any] | None:
+    objs = [o.metric for o in doc.objectives]
     if len(objs) < 2:
         return None
-    trials = [t for t in doc["trials"] if t["estimate"]]
-    front = {" ".join(p["flags"]) for p in doc["pareto"]}
-    on = [t for t in trials if " ".join(t["config"]["flags"]) in front]
+    points = [(t, t.estimate) for t in doc.trials if t.estimate]
+    front = {" ".join(p.flags) for p in doc.pareto}
+    on = [e for t, e in points if " ".join(t.config.flags) in front]
     return {"data": [
-        {"type": "scatter", "mode": "markers", "name": "trials", "x": [t["estimate"][0] for t in trials],
-         "y": [t["estimate"][1] for t in trials],
-         "text": [html.escape(" ".join(t["config"]["flags"])) for t in trials]},
+        {"type": "scatter", "mode": "markers", "name": "trials", "x": [e[0] for _, e in points],
+         "y": [e[1] for _, e in points],
+         "text": [html.escape(" ".join(t.config.flags)) for t, _ in points]},
         {"type": "scatter", "mode": "markers", "name": "Pareto front", "marker": {"size": 12, "color": "crimson"},
-         "x": [t["estimate"][0] for t in on], "y": [t["estimate"][1] for t in on]}],
+         "x": [e[0] for e in on], "y": [e[1] for e in on]}],
         "layout": {"title": {"text": "Pareto front"}, "xaxis": {"title": {"text": html.escape(objs[0])}},
                    "yaxis": {"title": {"text": html.escape(objs[1])}}}}
 
 
-def _importances(doc: dict[str, Any]) -> dict[str, Any] | None:
-    imp = doc.get("importances") or {}
+def _importances(doc: TuneDocument) -> dict[str, Any] | None:
+    imp = doc.importances
     if not imp:
         return None
     names = sorted(imp, key=lambda k: imp[k])
@@ -59,47 +60,64 @@ def _importances(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 
 _STATE_STYLE = {"promoted": "background:#e6f4ea", "drift": "background:#fdecea;font-weight:bold",
-                "infeasible": "color:#777"}
+                "infeasible": "color:#777", "undecided": "background:#fff4e0"}
+_ORIGIN_TEXT = {"combined": "combined: the best level of each parameter, raced as one"}
 
 
-def _blocks_text(t: dict[str, Any]) -> str:
+def _state_key(state: str) -> str:
+    """The CSS class and style key of a state: "undecided (budget)" -> "undecided"."""
+    return state.split(" ", 1)[0]
+
+
+def _blocks_text(t: TunedTrial) -> str:
     """How many blocks the trial raced and which of the session's blocks they were."""
-    span = t.get("block_range")
-    if not span:
-        return str(t.get("blocks", 0))
-    first, last = span
-    return f"{t.get('blocks', 0)} (blocks {first}-{last})" if last > first else f"{t.get('blocks', 0)} (block {first})"
+    if not t.block_range:
+        return str(t.blocks)
+    first, last = t.block_range
+    return f"{t.blocks} (blocks {first}-{last})" if last > first else f"{t.blocks} (block {first})"
 
 
-def _trial_rows(doc: dict[str, Any]) -> str:
+def _trial_rows(doc: TuneDocument) -> str:
     """One row per trial: its flags, outcome, blocks, ratio (CI) and the reason, all escaped."""
     rows = []
-    for t in doc["trials"]:
-        ratio = "-" if t.get("ratio") is None else f"{t['ratio']:.3f}"
-        if t.get("ci"):
-            ratio += f" ({t['ci'][0]:.3f}..{t['ci'][1]:.3f})"
-        state = str(t["state"])
-        reason = t.get("reason") or ""
+    for t in doc.trials:
+        ratio = "-" if t.ratio is None else f"{t.ratio:.3f}"
+        if t.ci:
+            ratio += f" ({t.ci[0]:.3f}..{t.ci[1]:.3f})"
+        state = t.state
+        reason = t.reason or ""
         if state == "drift":
             reason = f"not promoted: {reason}"
-        rows.append(f"<tr class='state-{html.escape(state)}' style='{_STATE_STYLE.get(state, '')}'>"
-                    f"<td>{int(t['number']) + 1}</td>"
-                    f"<td><code>{html.escape(' '.join(t['config']['flags']) or '(defaults)')}</code></td>"
+        key = _state_key(state)
+        origin = _ORIGIN_TEXT.get(t.origin, t.origin)
+        rows.append(f"<tr class='state-{html.escape(key)} origin-{html.escape(t.origin)}' "
+                    f"style='{_STATE_STYLE.get(key, '')}'><td>{t.number + 1}</td>"
+                    f"<td><code>{html.escape(' '.join(t.config.flags) or '(defaults)')}</code></td>"
+                    f"<td>{html.escape(origin)}</td>"
                     f"<td>{html.escape(state)}</td><td>{html.escape(_blocks_text(t))}</td>"
                     f"<td>{html.escape(ratio)}</td><td>{html.escape(reason)}</td></tr>")
     return "".join(rows)
 
 
-def _trial_table(doc: dict[str, Any]) -> str:
-    drifted = sum(t["state"] == "drift" for t in doc["trials"])
+def _trial_table(doc: TuneDocument) -> str:
+    drifted = sum(t.state == "drift" for t in doc.trials)
     note = (f"<p>{drifted} trial{'s' if drifted != 1 else ''} looked better but {'were' if drifted != 1 else 'was'} "
             f"measured while the machine drifted: marked <b>drift</b>, never promoted.</p>" if drifted else "")
+    undecided = sum(_state_key(t.state) == "undecided" for t in doc.trials)
+    if undecided:
+        note += (f"<p>{undecided} trial{'s' if undecided != 1 else ''} stopped by the budget or the block cap "
+                 "before the race could decide: marked <b>undecided</b> with the interval reached, not "
+                 "called worse.</p>")
+    combined = sum(t.origin == "combined" for t in doc.trials)
+    if combined:
+        note += (f"<p>{combined} trial{'s' if combined != 1 else ''} put the best level of each parameter "
+                 "together (<b>combined</b>): good single changes often add up.</p>")
     return ("<h2>Trials</h2>" + note + "<table border='1' cellspacing='0' cellpadding='3'><tr><th>#</th>"
-            "<th>flags</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
+            "<th>flags</th><th>origin</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
             f"<th>reason</th></tr>{_trial_rows(doc)}</table>")
 
 
-def tune_html(doc: dict[str, Any], title: str) -> str:
+def tune_html(doc: TuneDocument, title: str) -> str:
     figures = [f for f in (_history(doc), _pareto(doc), _importances(doc)) if f is not None]
     divs = []
     for i, fig in enumerate(figures):
@@ -107,21 +125,21 @@ def tune_html(doc: dict[str, Any], title: str) -> str:
         divs.append(f'<div id="fig{i}" style="height:420px"></div><script>'
                     f'(function(f){{Plotly.newPlot("fig{i}", f.data, f.layout);}})({body});</script>')
     verdicts = "".join(
-        f"<li><b>{html.escape(c['label'])}</b> "
-        f"<code>{html.escape(' '.join(c['config']['flags']) or '(defaults)')}</code>"
-        f"<ul>{''.join(f'<li>vs {html.escape(k)}: {html.escape(v)}</li>' for k, v in c['verdicts'].items())}</ul></li>"
-        for c in doc.get("confirmations", []))
+        f"<li><b>{html.escape(c.label)}</b> "
+        f"<code>{html.escape(' '.join(c.config.flags) or '(defaults)')}</code>"
+        f"<ul>{''.join(f'<li>vs {html.escape(k)}: {html.escape(v)}</li>' for k, v in c.verdicts.items())}</ul></li>"
+        for c in doc.confirmations)
     plotly_js = get_plotlyjs().replace("</script", "<\\/script")
-    hazards = "".join(f"<li>{html.escape(h)}</li>" for h in doc.get("hazards", []))
+    hazards = "".join(f"<li>{html.escape(h)}</li>" for h in doc.hazards)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<script>{plotly_js}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
-            f"<p>{len(doc['trials'])} trials, {doc['invocations']} invocations.</p>"
+            f"<p>{len(doc.trials)} trials, {doc.invocations} invocations.</p>"
             f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}{_trial_table(doc)}"
             + (f"<h2>Warnings</h2><ul>{hazards}</ul>" if hazards else "") + "</body></html>")
 
 
-def write_tune_html(path: Path, doc: dict[str, Any] | None, title: str) -> None:
-    if not doc:
+def write_tune_html(path: Path, doc: TuneDocument | None, title: str) -> None:
+    if doc is None:
         raise UserError("no tune result to report")
     try:
         path.write_text(tune_html(doc, title), encoding="utf-8")

@@ -29,10 +29,20 @@ from jvmlab.results.node_verdicts import HIERARCHICAL
 LARGE_RATIO = 2.0
 _TIME_UNITS = {"s", "ms", "us", "ns"}
 _MEMORY_UNITS = {"bytes", "MB", "KB", "GB", "MiB", "KiB", "GiB"}
+_EVENT_TIME_PREFIXES = ("gc.", "load.latency", "jfr.gc")
+
+
+def _event_time(metric: Metric) -> bool:
+    """A time of something inside the run (a GC pause, a request's latency), not the run's own
+    time: "ZGC has 1095x shorter pause p99", never "is 1095x faster"."""
+    return metric.unit in _TIME_UNITS and metric.name.startswith(_EVENT_TIME_PREFIXES)
 
 
 def direction_words(metric: Metric) -> tuple[str, str]:
     """Words for (ratio > 1, ratio < 1) on this metric."""
+    if _event_time(metric):
+        label = metric.label or metric.name
+        return f"longer {label}", f"shorter {label}"
     if metric.unit in _TIME_UNITS:
         return ("slower", "faster") if metric.lower_is_better else ("longer", "shorter")
     if metric.unit in _MEMORY_UNITS:
@@ -46,7 +56,7 @@ def direction_words(metric: Metric) -> tuple[str, str]:
 
 def verb(metric: Metric) -> str:
     """The verb that fits the direction words: "is" slower, "uses" more memory, "has" ..."""
-    if metric.unit in _TIME_UNITS:
+    if metric.unit in _TIME_UNITS and not _event_time(metric):
         return "is"
     return "uses" if metric.unit in _MEMORY_UNITS else "has"
 

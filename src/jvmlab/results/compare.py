@@ -137,7 +137,8 @@ def disturbances(analysis: MetricAnalysis, busy: Sequence[BusyBlock], n_blocks: 
     shares = [b.share_pct for b in measured.values() if b.share_pct is not None]
     worst = max(shares) if shares else None
     loads = block_loads(((b.block if b.block is not None else -1 - i,
-                          None if b.share_pct is None else b.share_pct / 100.0)
+                          None if b.share_pct is None else b.share_pct / 100.0,
+                          None if b.steal_pct is None else b.steal_pct / 100.0)
                          for i, b in enumerate(measured.values())), values or {})
     busy_m = 1.0 if method == QUIET_BLOCKS else busy_margin(loads, n_blocks)
     out: dict[str, Disturbance] = {}

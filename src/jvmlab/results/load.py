@@ -15,17 +15,17 @@ import numpy as np
 
 from jvmlab.metrics import DEFAULT
 from jvmlab.model import hazards as hz
+from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, LoadHistogramDocument
 from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
 from jvmlab.results.nodes import load_nodes
 from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
-from jvmlab.server.measure import HISTOGRAM_DOCUMENT
 from jvmlab.store.protocol import Store
 
 PROGRESS_DOCUMENT = "progress"
-ARCHIVES_DOCUMENT = "archives"
 # The runner's busy-machine row: "other processes used 40% of the CPU during block 3" (or
 # "during the warm-up"; older stores wrote "block -1" for a warm-up block).
-_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))")
+_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))"
+                       r"(?: \(steal (?P<steal>\d+)%\))?")
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,14 @@ def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
     stored = tuple(store.hazards(experiment_id))
     ok = [i for i in invocations if i.status == "ok"]
     progress: dict[int, Any] = {}
-    histograms: dict[int, Any] = {}
-    archives: tuple[dict[str, Any], ...] = ()
+    histograms: dict[int, LoadHistogramDocument] = {}
+    archives: tuple[ArchiveRecord, ...] = ()
     if documents and ok:
         ids = [i.id for i in ok]
         progress = store.documents(ids, PROGRESS_DOCUMENT)
-        histograms = store.documents(ids, HISTOGRAM_DOCUMENT)
-    if documents:
-        archives = tuple((store.experiment_document(experiment_id, ARCHIVES_DOCUMENT) or {}).get("archives", []))
+        histograms = store.records(ids, LoadHistogramDocument)
+    if documents and (made := store.record(experiment_id, ArchivesDocument)) is not None:
+        archives = made.archives
     drawn = store.timelines(sorted(pick_drawn(cells, ok, timelines))) if timelines else {}
     return ExperimentResults(
         experiment=experiment, cells=cells, invocations=invocations, units=dict(units), hazards=stored,
@@ -74,8 +74,9 @@ def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock
         m = _BUSY_ROW.search(h.detail)
         warmup = m is not None and (m.group("warmup") is not None or int(m.group("block")) < 0)
         block = int(m.group("block")) - 1 if m is not None and m.group("block") is not None else None
+        steal = int(m.group("steal")) if m is not None and m.group("steal") is not None else None
         out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or "",
-                             None if warmup else block))
+                             None if warmup else block, steal))
     return tuple(out)
 
 

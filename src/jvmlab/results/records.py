@@ -15,6 +15,7 @@ import numpy as np
 
 from jvmlab.analyze.model import CellData
 from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.model.documents import ArchiveRecord, LoadHistogramDocument
 from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
 from jvmlab.results.node_records import NodeRecords
 
@@ -34,6 +35,7 @@ class BusyBlock:
     detail: str
     hint: str
     block: int | None = None
+    steal_pct: int | None = None  # the hypervisor's steal in that block (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,8 @@ class ExperimentResults:
     hazards: tuple[StoredHazard, ...] = ()
     busy_blocks: tuple[BusyBlock, ...] = ()
     progress: Mapping[int, Any] = field(default_factory=dict)  # invocation id -> progress document
-    histograms: Mapping[int, Any] = field(default_factory=dict)  # invocation id -> latency histogram
-    archives: tuple[dict[str, Any], ...] = ()  # CDS/AOT archives made for cells (ArchiveRecord JSON)
+    histograms: Mapping[int, LoadHistogramDocument] = field(default_factory=dict)  # invocation id -> latency
+    archives: tuple[ArchiveRecord, ...] = ()  # CDS/AOT archives made for cells
     timelines: Mapping[int, Mapping[str, RawSeries]] = field(default_factory=dict)  # drawn invocations only
     metrics: MetricRegistry = DEFAULT
     nodes: NodeRecords | None = None  # a cluster run's nodes (None: run on one machine)

@@ -16,7 +16,7 @@ from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.template import AOT, CDS
 from jvmlab.scenarios.jdks import exclude_rules, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, mean_ci, pair_n
+from jvmlab.scenarios.stats import cell_n, diff_ci, index_cells, key_with, mean_ci, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 AOT_FEATURE = 24
@@ -108,7 +108,8 @@ def verdict(summary: Any) -> ScenarioVerdict:
         if dict(key).get("cds") != "default" or base is None:
             continue
         jvm = dict(key)["jvm"]
-        base_ms = Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms")
+        base_ms = Estimate((base[0] * 1000, base[1] * 1000, base[2] * 1000), "{:.0f} ms",
+                           cell_n(default, "wall_s"))
         rows.append((jvm, "default", base_ms.text(), "", ""))
         for level in COMPARED:
             other = cells.get(key_with(key, cds=level))

@@ -16,7 +16,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import cell_n, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
@@ -93,7 +93,8 @@ def verdict(summary: Any, unit: str = "chunks/s", metric: str | None = None) -> 
         behind: list[tuple[str, Estimate]] = []  # each collector against the leader: the figures of its row
         for k, c in enumerate(ranked):
             vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
-            rows.append((jvm, str(c.cell.levels.get("gc")), Estimate(mean_ci(c, metric), "{:.0f}").text(),
+            mean = Estimate(mean_ci(c, metric), "{:.0f}", cell_n(c, metric))
+            rows.append((jvm, str(c.cell.levels.get("gc")), mean.text(),
                          vs.text() if vs else "leader", _pause(c), vs.answer() if vs else ""))
             if vs is not None:
                 behind.append((str(c.cell.levels.get("gc")), vs))

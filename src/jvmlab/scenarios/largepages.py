@@ -24,7 +24,7 @@ from jvmlab.model import hazards as hz
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import index_cells, key_with, mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import cell_n, index_cells, key_with, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 WALK = "workload.walk_ns"
@@ -169,7 +169,7 @@ def _answer(e: Estimate) -> str:
 def _ns(cell: Any) -> str:
     """The mean cost of one random read with its CI, or "-" without a walk."""
     value = mean_ci(cell, WALK)
-    return "-" if value is None else Estimate(value, "{:.0f}").text()
+    return "-" if value is None else Estimate(value, "{:.0f}", cell_n(cell, WALK)).text()
 
 
 def _huge(cell: Any) -> str:

@@ -78,7 +78,8 @@ def verdict(summary: Any) -> ScenarioVerdict:
             continue
         gb = heap_gb(levels["heap"])
         wall = Estimate(diff_ci(on, off, "wall_s", scale=1.0 / gb), "{:+.3f}", pair_n(on, off, "wall_s"))
-        rss = Estimate(diff_ci(on, off, "max_rss_bytes", scale=1.0 / gb / (1 << 30)), "{:.2f}")
+        rss = Estimate(diff_ci(on, off, "max_rss_bytes", scale=1.0 / gb / (1 << 30)), "{:.2f}",
+                       pair_n(on, off, "max_rss_bytes"))
         if wall.value is None:
             continue
         costs.append(wall)

@@ -22,7 +22,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import fmt_interval, index_cells, ratio_pct
+from jvmlab.scenarios.stats import fmt_interval, index_cells, pair_n, ratio_pct
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, Status
 from jvmlab.sizing.results import SweepResult, series_name
 from jvmlab.sizing.sweep import geometric_multiples
@@ -165,7 +165,7 @@ def _cpu_sentence(summary: Any) -> str:
             continue
         r = ratio_pct(one, two, "wall_s")
         if r is not None and math.isfinite(r[0]):
-            out.append(f"{levels.get('gc')} {fmt_interval(r, '{:+.0f}%')}")
+            out.append(f"{levels.get('gc')} {fmt_interval(r, '{:+.0f}%', pair_n(one, two, 'wall_s'))}")
     if not out:
         return "1 vs 2 CPUs at the knee: no pair had measurements."
     return "Wall time on 1 CPU vs 2 CPUs at each knee: " + "; ".join(out) + "."

@@ -16,8 +16,8 @@ from jvmlab.report.notation import sentence_ci
 from jvmlab.results import cell_values, pair_difference, pair_ratio_pct
 from jvmlab.results.compare import Interval3
 
-__all__ = ["Interval3", "clearly", "diff_ci", "fmt_interval", "index_cells", "key_with", "mean_ci", "pair_n",
-           "ratio_pct"]
+__all__ = ["Interval3", "cell_n", "clearly", "diff_ci", "fmt_interval", "index_cells", "key_with", "mean_ci",
+           "not_estimable", "pair_n", "ratio_pct"]
 CellKey = tuple[tuple[str, str], ...]
 
 
@@ -38,6 +38,12 @@ def mean_ci(cell: Any, metric: str) -> Interval3 | None:
     return st.mean, lo, hi
 
 
+def cell_n(cell: Any, metric: str) -> int:
+    """Invocations behind a cell's mean of ``metric`` (0 when it has none)."""
+    st = cell.stats.get(metric)
+    return int(st.n) if st is not None else 0
+
+
 def _values(cell: Any, metric: str) -> Clean:
     return clean(cell_values(cell.ok_invocations, metric))
 
@@ -52,11 +58,16 @@ def ratio_pct(a: Any, b: Any, metric: str) -> Interval3 | None:
     return pair_ratio_pct(a.cell.name, _values(a, metric), b.cell.name, _values(b, metric), metric)
 
 
-def fmt_interval(value: Interval3, fmt: str) -> str:
-    """"+0.123 s (95% CI +0.100 s ... +0.150 s)"; without a CI, says so."""
+def not_estimable(n: int) -> str:
+    """Why an estimate has no interval: "not estimable at n=2" (0: the count is not known)."""
+    return f"not estimable at n={n}" if n > 0 else "not estimable: too few invocations"
+
+
+def fmt_interval(value: Interval3, fmt: str, n: int = 0) -> str:
+    """"+0.123 s (95% CI +0.100 s ... +0.150 s)"; without a CI, "+0.123 s (not estimable at n=2)"."""
     est, lo, hi = value
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{fmt.format(est)} (no CI: too few invocations)"
+        return f"{fmt.format(est)} ({not_estimable(n)})"
     return f"{fmt.format(est)} ({sentence_ci(fmt.format(lo), fmt.format(hi))})"
 
 

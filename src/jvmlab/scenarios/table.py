@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jvmlab.analyze.stopping import invocations_to_resolve
-from jvmlab.scenarios.stats import Interval3, clearly
+from jvmlab.scenarios.stats import Interval3, clearly, not_estimable
 
 CLEAR = "clear"
 
@@ -32,12 +32,13 @@ class Estimate:
         return self.value is not None and clearly(self.value)
 
     def text(self) -> str:
-        """"-6.6% [-9.1% … -4.0%]"; "-" when not measured; the estimate alone without a CI."""
+        """"-6.6% [-9.1% … -4.0%]"; "-" when not measured; without a CI the estimate and why
+        ("not estimable at n=2"), never a number that looks like an interval."""
         if self.value is None:
             return "-"
         est, lo, hi = self.value
         if not (math.isfinite(lo) and math.isfinite(hi)):
-            return f"{self.fmt.format(est)} (no CI)"
+            return f"{self.fmt.format(est)} ({not_estimable(self.n)})"
         return f"{self.fmt.format(est)} [{self.fmt.format(lo)} … {self.fmt.format(hi)}]"
 
     def needed(self) -> int | None:

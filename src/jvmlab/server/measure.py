@@ -10,11 +10,11 @@ from __future__ import annotations
 from jvmlab.metrics import is_rate
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import LoadHistogramDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.server.clients import ClientRun
-from jvmlab.server.histogram import Histogram
+from jvmlab.server.histogram import SUB, Histogram
 
-HISTOGRAM_DOCUMENT = "load_histogram"
 KEPT_UP = 0.95  # an open-loop server answering less than this share of the rate asked fell behind (wrk2's rule)
 FELL_BEHIND = ("the server fell behind the fixed rate asked (it answered less than 95% of it): its latencies are "
                "measured from the intended send times, so they include the queue that built up, and the cell is "
@@ -47,7 +47,7 @@ def load_metrics(reports: list, runs: list[ClientRun], measured_s: float) -> Col
         out.metric_units[f"load.{name}"] = units[name]
     if hist.total:
         _histogram_metrics(out, hist, sums.get("requests", float(hist.total)), measured_s)
-        out.documents[HISTOGRAM_DOCUMENT] = {"unit": "us", "sub": 32, "counts": hist.to_json()}
+        out.documents[LoadHistogramDocument.KIND] = LoadHistogramDocument("us", SUB, dict(hist.counts)).to_json()
     if seconds:
         out.timelines["load.throughput_rps"] = Timeline(tuple(float(i + 1) for i in range(len(seconds))),
                                                         tuple(float(n) for n in seconds), "req/s")

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError
+from jvmlab.model.documents import HeapSweepDocument
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.sizing.minheap import Status
 from jvmlab.sizing.study import MinHeapStudy
-from jvmlab.sizing.sweep import DOCUMENT, HeapLevel, levels_from_multiples, sweep_toml
+from jvmlab.sizing.sweep import HeapLevel, levels_from_multiples, sweep_toml
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.protocol import Store
 
@@ -22,9 +23,8 @@ class SweepSetup:
     reference_bytes: int | None
     minheap_experiment: int | None
 
-    def document(self) -> dict:
-        return {"levels": [lv.to_json() for lv in self.levels], "reference_bytes": self.reference_bytes,
-                "minheap_experiment": self.minheap_experiment}
+    def document(self) -> HeapSweepDocument:
+        return HeapSweepDocument(self.levels, self.reference_bytes, self.minheap_experiment)
 
 
 def reference_minimum(study: MinHeapStudy) -> int:
@@ -54,5 +54,5 @@ def sweep_from_study(base: Plan, study: MinHeapStudy, multiples: Sequence[float]
 
 
 def record_sweep(store: Store, experiment_id: int, setup: SweepSetup) -> None:
-    store.put_experiment_document(experiment_id, DOCUMENT, setup.document())
+    store.put_record(experiment_id, setup.document())
 

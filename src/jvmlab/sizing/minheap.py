@@ -20,41 +20,12 @@ outcomes (see :class:`ReplayingProbe`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 
+from jvmlab.model.documents import MinHeapResult, ProbeOutcome, Status, Verdict
 
-class Verdict(StrEnum):
-    """How one probe ended, as the bisection reads it."""
-
-    PASS = "pass"
-    OOM = "oom"  # java.lang.OutOfMemoryError (heap or GC overhead)
-    TIMEOUT = "timeout"
-    PATTERN = "pattern"  # the user's failure pattern matched the output
-    KILLED = "killed"  # killed by a signal not sent by jvmlab (e.g. a memory limit)
-    FAILED = "failed"  # any other failure: too small as well, but worth reporting
-
-    @property
-    def passed(self) -> bool:
-        return self is Verdict.PASS
-
-
-@dataclass(frozen=True)
-class ProbeOutcome:
-    """One run at one heap size."""
-
-    heap_bytes: int
-    verdict: Verdict
-    reason: str | None = None
-    wall_s: float | None = None
-
-    def to_json(self) -> dict:
-        return {"heap_bytes": self.heap_bytes, "verdict": str(self.verdict), "reason": self.reason,
-                "wall_s": self.wall_s}
-
-    @classmethod
-    def from_json(cls, d: dict) -> ProbeOutcome:
-        return cls(int(d["heap_bytes"]), Verdict(d["verdict"]), d.get("reason"), d.get("wall_s"))
+__all__ = ["MinHeapResult", "MinHeapSettings", "Probe", "ProbeOutcome", "ReplayingProbe", "Status", "Verdict",
+           "find_min_heap"]
 
 
 Probe = Callable[[int], ProbeOutcome]
@@ -83,47 +54,6 @@ class MinHeapSettings:
         repeated test is falsely confirmed with chance <= 2^-repeats (union bound over all of
         them, so a flaky boundary that needed many tries states a lower confidence)."""
         return max(0.0, 1.0 - max(confirmations, 2) * 0.5 ** self.repeats)
-
-
-class Status(StrEnum):
-    FOUND = "found"  # interval confirmed at both ends
-    BELOW_LOWER = "below-lower"  # the lower bound already passes
-    ABOVE_UPPER = "above-upper"  # the upper bound fails
-    BUDGET = "budget"  # max_probes reached before both ends were confirmed
-    UNCONFIRMED = "unconfirmed"  # a bound itself gives both answers
-
-
-@dataclass(frozen=True)
-class MinHeapResult:
-    """The minimum heap as an interval (lower_bytes, upper_bytes], and every probe behind it."""
-
-    status: Status
-    lower_bytes: int | None  # largest size confirmed too small (None: not found)
-    upper_bytes: int | None  # smallest size confirmed large enough (None: not found)
-    confidence: float | None  # for FOUND only
-    flaky_sizes: tuple[int, ...]  # sizes that both passed and failed
-    probes: tuple[ProbeOutcome, ...] = field(default=())
-    note: str = ""
-
-    @property
-    def flaky(self) -> bool:
-        return bool(self.flaky_sizes)
-
-    @property
-    def invocations(self) -> int:
-        return len(self.probes)
-
-    def to_json(self) -> dict:
-        return {"status": str(self.status), "lower_bytes": self.lower_bytes, "upper_bytes": self.upper_bytes,
-                "confidence": self.confidence, "flaky_sizes": list(self.flaky_sizes),
-                "invocations": self.invocations, "note": self.note,
-                "probes": [p.to_json() for p in self.probes]}
-
-    @classmethod
-    def from_json(cls, d: dict) -> MinHeapResult:
-        return cls(Status(d["status"]), d.get("lower_bytes"), d.get("upper_bytes"), d.get("confidence"),
-                   tuple(d.get("flaky_sizes", ())), tuple(ProbeOutcome.from_json(p) for p in d.get("probes", ())),
-                   d.get("note", ""))
 
 
 class _BudgetSpent(Exception):

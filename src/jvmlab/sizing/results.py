@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from jvmlab.errors import UserError
 from jvmlab.metrics import MetricRegistry
+from jvmlab.model.documents import HeapSweepDocument
 from jvmlab.results import load_experiment
 from jvmlab.sizing.sweep import (
-    DOCUMENT,
     HEAP_FACTOR,
     Curve,
     CurvePoint,
@@ -64,10 +64,10 @@ def series_name(jvm: str, levels: dict[str, str]) -> str:
 
 
 def load_sweep(store: Store, experiment_id: int, time_metric: str = "wall_s", within: float = 0.05) -> SweepResult:
-    doc = store.experiment_document(experiment_id, DOCUMENT)
+    doc = store.record(experiment_id, HeapSweepDocument)
     if doc is None:
         raise UserError(f"experiment {experiment_id} is not a heap sweep; run `jvmlab minheap SPEC --sweep`")
-    levels = tuple(HeapLevel(d["name"], int(d["heap_bytes"]), d.get("multiple")) for d in doc["levels"])
+    levels = doc.levels
     results = load_experiment(store, experiment_id, documents=False)  # the results layer: one load
     cells = {c.id: c for c in results.cells}
     values: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -86,7 +86,7 @@ def load_sweep(store: Store, experiment_id: int, time_metric: str = "wall_s", wi
         lower = results.metrics.get(metric).lower_is_better if _known(results.metrics, metric) else True
         curves[metric] = tuple(curve(s, metric, lower, levels, values[metric][s], seed=experiment_id)
                                for s in all_series)
-    return SweepResult(experiment_id, levels, doc.get("reference_bytes"), within, time_metric, curves)
+    return SweepResult(experiment_id, levels, doc.reference_bytes, within, time_metric, curves)
 
 
 def _known(registry: MetricRegistry, metric: str) -> bool:

@@ -22,6 +22,7 @@ from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
 from jvmlab.execute.session import Session, SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import MinHeapCellRecord, MinHeapDocument, MinHeapRequestRecord
 from jvmlab.model.process import ProcessResult
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
@@ -36,9 +37,6 @@ from jvmlab.sizing.probe import heap_cell, outcome_of
 from jvmlab.spec.pattern import BoundedPattern, check_compiles
 from jvmlab.store.protocol import Store
 
-DOCUMENT = "minheap"
-PROBE_DOCUMENT = "minheap_probe"
-
 
 @dataclass(frozen=True)
 class MinHeapRequest:
@@ -46,11 +44,13 @@ class MinHeapRequest:
     fail_pattern: str | None = None
     timeout_s: float | None = None  # per probe; default: the spec's timeout
 
-    def to_json(self) -> dict:
+    def record(self) -> MinHeapRequestRecord:
         s = self.settings
-        return {"lower_bytes": s.lower_bytes, "upper_bytes": s.upper_bytes, "step_bytes": s.step_bytes,
-                "repeats": s.repeats, "max_probes": s.max_probes, "fail_pattern": self.fail_pattern,
-                "timeout_s": self.timeout_s}
+        return MinHeapRequestRecord(s.lower_bytes, s.upper_bytes, s.step_bytes, s.repeats, s.max_probes,
+                                    self.fail_pattern, self.timeout_s)
+
+    def to_json(self) -> dict:
+        return self.record().body()
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class _Search:
         self.heap = 0
         self.outcome: ProbeOutcome | None = None
         self.replayed = 0
-        self.doc: dict = {"request": request.to_json(), "cells": {}}
+        self.doc = MinHeapDocument(request.record(), {})
         session.judge = self._judge
         session.slot_folder = lambda slot: f"p{slot.block + 1:03d}-{self.heap >> 20}m"  # probe 1 at -Xmx64m: p001-64m
         session.failures_are_data = True  # a probe too small to run is the answer, not a failure
@@ -130,9 +130,9 @@ class _Search:
         replay = ReplayingProbe(stored, probe)
         result = find_min_heap(replay, self.request.settings)
         self.replayed += replay.replayed
-        self.doc["cells"][str(pc.cell.index)] = {"name": pc.cell.name, "probes": self._stored_json(pc),
-                                                 "result": result.to_json() | {"probes": None}}
-        session.store.put_experiment_document(session.experiment_id, DOCUMENT, self.doc)  # derived: rewritable
+        cells = {**self.doc.cells, pc.cell.index: MinHeapCellRecord(pc.cell.name, tuple(self._stored(pc)), result)}
+        self.doc = replace(self.doc, cells=cells)
+        session.store.put_record(session.experiment_id, self.doc)  # derived: rewritable
         return CellMinHeap(pc.cell.index, pc.cell.name, dict(pc.cell.levels), pc.cell.jvm, result)
 
     def _take(self) -> ProbeOutcome:
@@ -145,35 +145,31 @@ class _Search:
     def _judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
         self.outcome = outcome_of(result, self.heap, self.pattern)
         collected.metrics["minheap.heap_bytes"] = float(self.heap)
-        collected.documents[PROBE_DOCUMENT] = self.outcome.to_json()
+        collected.documents[ProbeOutcome.KIND] = self.outcome.to_json()
         return collected
 
     def _stored(self, pc: PreparedCell) -> list[ProbeOutcome]:
-        return [ProbeOutcome.from_json(d) for d in self._stored_json(pc)]
-
-    def _stored_json(self, pc: PreparedCell) -> list[dict]:
         """The cell's probes as stored, in their order: each is its invocation (one write)."""
         store, exp = self.session.store, self.session.experiment_id
         cell_id = self.session.state.cell_ids[pc.cell.index]
         rows = sorted((i for i in store.invocations(exp) if i.cell_id == cell_id), key=lambda i: i.block)
-        docs = store.documents([i.id for i in rows], PROBE_DOCUMENT)
-        return [docs[i.id] for i in rows if i.id in docs]
+        probes = store.records([i.id for i in rows], ProbeOutcome)
+        return [probes[i.id] for i in rows if i.id in probes]
 
 
 
 def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     """A stored search, read back (for reports and for planning a sweep)."""
-    doc = store.experiment_document(experiment_id, DOCUMENT)
+    doc = store.record(experiment_id, MinHeapDocument)
     if doc is None:
         raise UserError(f"experiment {experiment_id} is not a minimum-heap search; run `jvmlab minheap SPEC`")
     cells = {c.idx: c for c in store.cells(experiment_id)}
     out = []
-    for idx, entry in sorted(doc["cells"].items(), key=lambda kv: int(kv[0])):
-        if entry.get("result") is None:
+    for idx, entry in sorted(doc.cells.items()):
+        if entry.result is None:
             continue
-        body = dict(entry["result"], probes=entry["probes"])
-        cell = cells[int(idx)]
-        out.append(CellMinHeap(int(idx), cell.name, cell.levels, cell.jvm, MinHeapResult.from_json(body)))
+        cell = cells[idx]
+        out.append(CellMinHeap(idx, cell.name, cell.levels, cell.jvm, entry.result))
     return MinHeapStudy(experiment_id, tuple(out), 0)
 
 

@@ -33,26 +33,14 @@ import numpy as np
 from jvmlab.analyze.bootstrap import mean_ci, resample_means, rng_for
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
 from jvmlab.errors import UserError
+from jvmlab.model.documents import HeapLevel
 from jvmlab.sizing.probe import HEAP_FLAGS
 from jvmlab.spec.durations import parse_size_bytes
 from jvmlab.spec.model import Spec
 
 KNEE_RESAMPLES = 2000
 HEAP_FACTOR = "heap"
-DOCUMENT = "heap_sweep"
 MB = 1 << 20
-
-
-@dataclass(frozen=True)
-class HeapLevel:
-    """One heap size of the sweep; ``multiple`` of the reference minimum, or None if absolute."""
-
-    name: str
-    heap_bytes: int
-    multiple: float | None
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "heap_bytes": self.heap_bytes, "multiple": self.multiple}
 
 
 def geometric_multiples(low: float = 1.0, high: float = 4.0, count: int = 7) -> tuple[float, ...]:

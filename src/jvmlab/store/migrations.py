@@ -5,13 +5,15 @@ newer one is refused with a message, never touched.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
-from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy import Connection, Table, inspect, select, text, update
 
 from jvmlab.errors import UserError
-from jvmlab.store.schema import experiment_document, metadata, node, schema_version
+from jvmlab.model.documents import EXPERIMENT_DOCUMENTS, INVOCATION_DOCUMENTS, Document, DocumentError
+from jvmlab.store.schema import document, experiment_document, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -22,6 +24,8 @@ MIGRATIONS: list[Migration] = [
     (2, "experiment.run_options_json and experiment_document", lambda conn: _v2(conn)),
     (3, "invocation.node and the node table (cluster runs)", lambda conn: _v3(conn)),
     (4, "experiment.series, label and label_order (performance over time)", lambda conn: _v4(conn)),
+    (5, "experiment documents: typed, versioned", lambda conn: _v5(conn)),
+    (6, "invocation.host: the host each invocation ran on", lambda conn: _v6(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -41,6 +45,30 @@ def _v4(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE experiment ADD COLUMN label VARCHAR(200)"))
     conn.execute(text("ALTER TABLE experiment ADD COLUMN label_order FLOAT"))
     conn.execute(text("CREATE INDEX ix_experiment_series ON experiment (series)"))
+
+
+def _v5(conn: Connection) -> None:
+    """Rewrite every stored document of a kind that has a record (model/documents) through it:
+    today's unversioned layouts become version 1 with ``"version"`` written. A kind without a
+    record, or a body its record cannot read, is left as it was (its reader says so in one line)."""
+    _rewrite(conn, experiment_document, "experiment_id", EXPERIMENT_DOCUMENTS)
+    _rewrite(conn, document, "invocation_id", INVOCATION_DOCUMENTS)
+
+
+def _v6(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE invocation ADD COLUMN host VARCHAR(200)"))
+
+
+def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:
+    rows = conn.execute(select(table.c[owner], table.c.kind, table.c.body_json)
+                        .where(table.c.kind.in_(sorted(kinds)))).all()
+    for owner_id, kind, body_json in rows:
+        try:
+            body = kinds[kind].from_json(json.loads(body_json)).to_json()
+        except (DocumentError, ValueError):
+            continue
+        conn.execute(update(table).where(table.c[owner] == owner_id, table.c.kind == kind)
+                     .values(body_json=json.dumps(body, default=str)))
 
 
 def current_version(conn: Connection) -> int | None:

@@ -13,9 +13,10 @@ UserError saying what to do.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import Document
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
@@ -28,6 +29,7 @@ from jvmlab.model.stored import (
 
 # invocation id -> timeline name -> (unit, t_s, values)
 Timelines = dict[int, dict[str, tuple[str, list[float], list[float]]]]
+D = TypeVar("D", bound=Document)
 
 
 class Store(Protocol):
@@ -46,9 +48,14 @@ class Store(Protocol):
 
     def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None: ...
 
-    def put_experiment_document(self, experiment_id: int, kind: str, body: Any) -> None: ...
+    def put_record(self, experiment_id: int, record: Document) -> None:
+        """Store (or replace) the experiment's document of ``record.KIND`` (model/documents)."""
+        ...
 
-    def experiment_document(self, experiment_id: int, kind: str) -> Any | None: ...
+    def record(self, experiment_id: int, kind: type[D]) -> D | None:
+        """The experiment's document of this kind as its record (None: none stored); a newer
+        or malformed one is a one-line DocumentError naming the experiment."""
+        ...
 
     def set_baseline(self, experiment_id: int, cell_idx: int) -> None: ...
 
@@ -95,7 +102,7 @@ class Store(Protocol):
 
     def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
                           result: ProcessResult, collected: Collected, argv: list[str],
-                          artifacts_dir: str | None, node: str | None = None) -> int:
+                          artifacts_dir: str | None, node: str | None = None, host: str | None = None) -> int:
         """Store one finished invocation and everything collected, in one transaction."""
         ...
 
@@ -109,7 +116,13 @@ class Store(Protocol):
 
     def timelines(self, invocation_ids: list[int]) -> Timelines: ...
 
-    def documents(self, invocation_ids: list[int], kind: str) -> dict[int, Any]: ...
+    def documents(self, invocation_ids: list[int], kind: str) -> dict[int, Any]:
+        """A collector's own JSON per invocation (kinds without a record: gc, proc, jfr ...)."""
+        ...
+
+    def records(self, invocation_ids: list[int], kind: type[D]) -> dict[int, D]:
+        """Invocation id -> its document of this kind as a record (jmh, load_histogram, minheap_probe)."""
+        ...
 
     # -- cluster nodes
     def put_node(self, experiment_id: int, name: str, fingerprint: dict[str, Any],

@@ -103,6 +103,7 @@ invocation = Table(
     Column("stderr_tail", Text),
     Column("artifacts_dir", Text),
     Column("node", String(200)),  # the cluster node (Dask worker) that ran it; None on one machine
+    Column("host", String(200)),  # the host it ran on (schema v6; None: not recorded, an older row)
     UniqueConstraint("experiment_id", "cell_id", "block"),
 )
 Index("ix_invocation_experiment", invocation.c.experiment_id)

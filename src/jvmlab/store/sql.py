@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import CursorResult, Engine, create_engine, event, func, select, update
 from sqlalchemy.exc import (
@@ -19,6 +19,7 @@ from sqlalchemy.exc import (
 
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import Document, DocumentError
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
@@ -30,8 +31,10 @@ from jvmlab.model.stored import (
     StoredInvocation,
 )
 from jvmlab.store import schema as t
-from jvmlab.store.failures import guard, opened, status_set
+from jvmlab.store.failures import guard, opened, shown_url, status_set
 from jvmlab.store.migrations import upgrade
+
+D = TypeVar("D", bound=Document)
 
 
 def _inserted_id(result: CursorResult[Any]) -> int:
@@ -115,21 +118,24 @@ class SqlStore:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
                          .values(spec_text=spec_text, spec_hash=spec_hash))
 
-    def put_experiment_document(self, experiment_id: int, kind: str, body: Any) -> None:
-        """Store (or replace) one document about a whole experiment."""
+    def put_record(self, experiment_id: int, record: Document) -> None:
+        """Store (or replace) the experiment's document of ``record.KIND``, versioned."""
+        kind = record.KIND
         with self.engine.begin() as conn:
             conn.execute(t.experiment_document.delete()
                          .where(t.experiment_document.c.experiment_id == experiment_id)
                          .where(t.experiment_document.c.kind == kind))
             conn.execute(t.experiment_document.insert().values(
-                experiment_id=experiment_id, kind=kind, body_json=json.dumps(body, default=str)))
+                experiment_id=experiment_id, kind=kind, body_json=json.dumps(record.to_json(), default=str)))
 
-    def experiment_document(self, experiment_id: int, kind: str) -> Any | None:
+    def record(self, experiment_id: int, kind: type[D]) -> D | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(t.experiment_document.c.body_json)
                                .where(t.experiment_document.c.experiment_id == experiment_id)
-                               .where(t.experiment_document.c.kind == kind)).first()
-        return json.loads(row[0]) if row is not None else None
+                               .where(t.experiment_document.c.kind == kind.KIND)).first()
+        if row is None:
+            return None
+        return _decoded(kind, row[0], f"experiment {experiment_id} in {shown_url(self.url)}")
 
     def set_baseline(self, experiment_id: int, cell_idx: int) -> None:
         with self.engine.begin() as conn:
@@ -263,16 +269,17 @@ class SqlStore:
     # -- invocations -------------------------------------------------------------------
     def record_invocation(self, experiment_id: int, cell_id: int, *, block: int, position: int,
                           result: ProcessResult, collected: Collected, argv: list[str],
-                          artifacts_dir: str | None, node: str | None = None) -> int:
+                          artifacts_dir: str | None, node: str | None = None, host: str | None = None) -> int:
         """Store one finished invocation and everything collected, in one transaction.
-        ``node`` names the cluster node that ran it (None on one machine)."""
+        ``node`` names the cluster node (Dask worker) that ran it (None on one machine), ``host``
+        the machine it ran on."""
         m = result.measures
         row = dict(
             experiment_id=experiment_id, cell_id=cell_id, block=block, position=position,
             warmup=block < 0, started_at=result.started_at, status=str(result.status),
             reason=result.reason, exit_code=result.exit_code, signal=result.signal,
             argv_json=json.dumps(argv), stdout_tail=result.stdout_tail, stderr_tail=result.stderr_tail,
-            artifacts_dir=artifacts_dir, node=node,
+            artifacts_dir=artifacts_dir, node=node, host=host,
         )
         if m is not None:
             row.update(wall_s=m.wall_s, user_s=m.user_s, sys_s=m.sys_s, max_rss_bytes=m.max_rss_bytes,
@@ -375,6 +382,16 @@ class SqlStore:
                 out.update({r.invocation_id: json.loads(r.body_json) for r in rows})
         return out
 
+    def records(self, invocation_ids: list[int], kind: type[D]) -> dict[int, D]:
+        out: dict[int, D] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(invocation_ids, 500):
+                rows = conn.execute(select(t.document.c.invocation_id, t.document.c.body_json)
+                                    .where(t.document.c.invocation_id.in_(chunk))
+                                    .where(t.document.c.kind == kind.KIND)).all()
+                out.update({r[0]: _decoded(kind, r[1], f"invocation {r[0]} in {shown_url(self.url)}") for r in rows})
+        return out
+
     # -- hazards -----------------------------------------------------------------------
     def add_hazard(self, experiment_id: int, hazard: Hazard) -> None:
         with self.engine.begin() as conn:
@@ -394,6 +411,16 @@ def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:
         return (f"store {url.removeprefix('sqlite:///')} is not an SQLite database ({err.orig}); "
                 f"pass another --store (a new file name makes a new store)")
     return f"cannot open store {url}: {err.orig}"
+
+
+def _decoded(kind: type[D], body_json: str, where: str) -> D:
+    """The stored JSON as its record; a document this jvmlab cannot read: one line saying where."""
+    try:
+        return kind.from_json(json.loads(body_json))
+    except DocumentError as err:
+        raise DocumentError(f"{where}: {err}") from None
+    except ValueError:
+        raise DocumentError(f"{where}: the stored {kind.KIND!r} document is not JSON") from None
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
@@ -418,4 +445,5 @@ def _invocation(r: Any, metrics: dict[str, float]) -> StoredInvocation:
         max_rss_bytes=r.max_rss_bytes, minor_faults=r.minor_faults, major_faults=r.major_faults,
         vol_ctx_switches=r.vol_ctx_switches, invol_ctx_switches=r.invol_ctx_switches,
         ready_s=r.ready_s, argv=json.loads(r.argv_json), stdout_tail=r.stdout_tail,
-        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics, node=r.node)
+        stderr_tail=r.stderr_tail, artifacts_dir=r.artifacts_dir, metrics=metrics, node=r.node,
+        host=r.host)

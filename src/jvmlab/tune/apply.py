@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from collections.abc import Sequence
 
 from jvmlab.errors import UserError
+from jvmlab.model.documents import TunedConfig, TuneDocument
 
 # A preparation mark the tuner ran as an archive made for the configuration; without the path
 # it ran with (an older result), a path of the user's choosing in the same form.
@@ -33,25 +34,24 @@ _PEAK_TRADES = (
 _PEAK_OBJECTIVES = ("jmh.", "load.")
 
 
-def apply_text(doc: dict[str, Any] | None, java: str, app_args: list[str], experiment_id: int) -> str:
-    if not doc:
+def apply_text(doc: TuneDocument | None, java: str, app_args: list[str], experiment_id: int) -> str:
+    if doc is None:
         raise UserError(f"experiment {experiment_id} is not a tuning run (no tune result stored); "
                         "`jvmlab tune SPEC` makes one")
-    points = doc["pareto"] if len(doc.get("pareto", [])) > 1 else [doc["winner"]]
+    points = doc.pareto if len(doc.pareto) > 1 else (doc.winner,)
     out = []
     for i, point in enumerate(points):
         out.append(_one(point, doc, java, app_args, f"Pareto point {i + 1}" if len(points) > 1 else "winner"))
     return "\n\n".join(out)
 
 
-def _one(point: dict[str, Any], doc: dict[str, Any], java: str, app_args: list[str], label: str) -> str:
-    flags: list[str] = [_MARKS.get(f, f) for f in point.get("run_flags") or point["flags"]]
+def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], label: str) -> str:
+    flags: list[str] = [_MARKS.get(f, f) for f in point.run_flags or point.flags]
     unlocks = [f for f in flags if f in _UNLOCKS]
     opts = " ".join(flags)
-    verdict = next((c["verdicts"].get("baseline") for c in doc.get("confirmations", [])
-                    if c["config"]["flags"] == point["flags"]), None)
-    lines = [f"# jvmlab tune {label}: {' '.join(point['flags']) or '(the JDK defaults)'}"]
-    lines += [f"# WARNING: {w}" for w in peak_warnings(point["flags"], doc)]
+    verdict = doc.confirmed_verdict(point)
+    lines = [f"# jvmlab tune {label}: {' '.join(point.flags) or '(the JDK defaults)'}"]
+    lines += [f"# WARNING: {w}" for w in peak_warnings(point.flags, doc)]
     if verdict:
         lines.append(f"# confirmed against the baseline: {verdict}")
     if unlocks:
@@ -92,9 +92,9 @@ def _archive_commands(flags: list[str], java: str, app_args: list[str]) -> list[
     return []
 
 
-def peak_warnings(flags: list[str], doc: dict[str, Any]) -> list[str]:
+def peak_warnings(flags: Sequence[str], doc: TuneDocument) -> list[str]:
     """Why deploying ``flags`` may cost peak performance, for an objective that did not measure it."""
-    objectives = [o["metric"] for o in doc.get("objectives", [])]
+    objectives = [o.metric for o in doc.objectives]
     if objectives and all(m.startswith(_PEAK_OBJECTIVES) for m in objectives):
         return []
     tuned = ", ".join(objectives) or "the tuned objective"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.machine.environment import Environment, MachineEnvironment, build_environment
+from jvmlab.model.documents import ArchivesDocument
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
 from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, split_prepare
 from jvmlab.tune.space import parse_tune
@@ -64,7 +65,7 @@ class TrialCells:
             self.environment = build_environment(self.base(), self.artifacts)
         return self.environment
 
-    def archives(self) -> dict | None:
+    def archives(self) -> ArchivesDocument | None:
         """The "archives" document of the configurations that had one made (as `run` stores)."""
         return archive_document(tuple(pc for pc in self.ready.values() if isinstance(pc, PreparedCell)))
 

@@ -25,6 +25,7 @@ from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.errors import UserError
 from jvmlab.execute.windows import default_executor
+from jvmlab.model.documents import TuneClusterDocument
 from jvmlab.model.process import Status
 from jvmlab.plan.prepare import Plan
 from jvmlab.plan.schedule import Slot
@@ -32,7 +33,6 @@ from jvmlab.store.protocol import Store
 from jvmlab.tune.jvm import JvmMeasurer, metrics_of_result
 from jvmlab.tune.model import Metrics
 
-DOC_KIND = "tune-cluster"  # experiment document: {"width": blocks at a time, "nodes": accepted at start}
 NODE_WAIT_S = 60.0  # no accepted node for this long: stop with one line (no loop waits forever)
 
 Entry = tuple[str, tuple[str, ...]]  # (jvm, flags) at one position of a block
@@ -40,8 +40,8 @@ Entry = tuple[str, tuple[str, ...]]  # (jvm, flags) at one position of a block
 
 def stored_width(store: Store, experiment_id: int) -> int:
     """The width a tuning run was started with (1: started locally)."""
-    doc = store.experiment_document(experiment_id, DOC_KIND)
-    return int(doc["width"]) if doc else 1
+    doc = store.record(experiment_id, TuneClusterDocument)
+    return doc.width if doc else 1
 
 
 def wait_for_workers(client: Any, store_url: str, timeout_s: float = NODE_WAIT_S) -> list[str]:
@@ -154,11 +154,11 @@ class ClusterMeasurer(JvmMeasurer):
     def _width(self) -> int:
         """Blocks at a time: the nodes accepted when the run started, kept for every resume (a run
         started on this machine, with invocations but no width stored, keeps its 1)."""
-        doc = self.store.experiment_document(self.exp, DOC_KIND)
+        doc = self.store.record(self.exp, TuneClusterDocument)
         if doc:
-            return int(doc["width"])
+            return doc.width
         width = 1 if self.store.invocations(self.exp) else len(self.nodes)
-        self.store.put_experiment_document(self.exp, DOC_KIND, {"width": width, "nodes": sorted(self.nodes)})
+        self.store.put_record(self.exp, TuneClusterDocument(width, tuple(sorted(self.nodes))))
         return width
 
     def _stored_nodes(self) -> dict[int, str]:

@@ -4,7 +4,6 @@ runs, open (or resume) the experiment, run the engine, store the result document
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,17 +13,16 @@ from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import SilentObserver
 from jvmlab.execute.session import Session
+from jvmlab.model.documents import TunedConfig, TunedConfirmation, TunedObjective, TuneDocument, TunedTrial
 from jvmlab.plan.prepare import Plan
 from jvmlab.store.protocol import Store
 from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
-from jvmlab.tune.model import FlagJudge, Trial
+from jvmlab.tune.model import Config, FlagJudge, Trial
 from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.session import Session as TuneSession
 from jvmlab.tune.sources import check_measured
 from jvmlab.tune.space import TuneConfig, parse_tune
-
-DOC_KIND = "tune"
 
 
 def read_config(plan: Plan) -> TuneConfig:
@@ -52,30 +50,22 @@ def check_space(config: TuneConfig, measurer: FlagJudge, default_jvm: str) -> No
 
 
 def result_document(config: TuneConfig, result: TuneResult,
-                    run_flags: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
-    """JSON for the store (`apply`, `report`): trials, winner, Pareto points, confirmations.
+                    run_flags: Mapping[str, tuple[str, ...]] | None = None) -> TuneDocument:
+    """The record the store keeps (`apply`, `report`): trials, winner, Pareto points, confirmations.
     ``run_flags``: what each configuration really ran with (unlocks and archive flags added)."""
-    def cfg(c: Any) -> dict[str, Any]:
-        out = {"values": c.values, "jvm": c.jvm, "flags": list(c.flags)}
-        if run_flags and c.key in run_flags:
-            out["run_flags"] = list(run_flags[c.key])
-        return out
-    return {
-        "objectives": [dataclasses.asdict(o) for o in config.objectives],
-        "guardrails": [g.text for g in config.guardrails],
-        "trials": [{"number": t.number, "config": cfg(t.config), "state": t.state, "blocks": t.blocks,
-                    "ratio": t.ratio, "ci": t.ci, "estimate": t.estimate, "reason": t.reason,
-                    "best_after": t.best_after, "best_ci": t.best_ci, "block_range": t.block_range,
-                    "origin": t.origin}
-                   for t in result.trials],
-        "winner": cfg(result.winner), "baseline": cfg(result.baseline),
-        "pareto": [cfg(c) for c in result.pareto],
-        "confirmations": [{"label": c.label, "config": cfg(c.config), "blocks": c.blocks,
-                           "against": c.against, "verdicts": c.verdicts, "side_effects": c.side_effects}
-                          for c in result.confirmations],
-        "importances": result.importances, "invocations": result.invocations,
-        "hazards": result.hazards, "stopped_because": result.stopped_because,
-    }
+    def cfg(c: Config) -> TunedConfig:
+        ran = run_flags.get(c.key) if run_flags else None
+        return TunedConfig(dict(c.values), c.jvm, tuple(c.flags), tuple(ran) if ran is not None else None)
+    return TuneDocument(
+        objectives=tuple(TunedObjective(o.metric, o.minimize) for o in config.objectives),
+        guardrails=tuple(g.text for g in config.guardrails),
+        trials=tuple(TunedTrial(t.number, cfg(t.config), t.state, t.blocks, t.ratio, t.ci, t.estimate, t.reason,
+                                t.best_after, t.best_ci, t.block_range, t.origin) for t in result.trials),
+        winner=cfg(result.winner), baseline=cfg(result.baseline), pareto=tuple(cfg(c) for c in result.pareto),
+        confirmations=tuple(TunedConfirmation(c.label, cfg(c.config), c.blocks, dict(c.against), dict(c.verdicts),
+                                              dict(c.side_effects)) for c in result.confirmations),
+        importances=dict(result.importances), invocations=result.invocations, hazards=tuple(result.hazards),
+        stopped_because=result.stopped_because)
 
 
 def open_experiment(plan: Plan, store: Store, artifacts: Path, resume: bool, command_line: str) -> int:
@@ -100,5 +90,5 @@ def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, exec
         result = tune(config, measurer, default_jvm, on_trial=on_trial, progress=progress,
                       storage=optuna_storage, study_name=f"jvmlab-{experiment_id}")
     result.hazards.extend(measurer.late_hazards())  # the teardown's: the hooks' cleanups run there
-    store.put_experiment_document(experiment_id, DOC_KIND, result_document(config, result, measurer.run_flags()))
+    store.put_record(experiment_id, result_document(config, result, measurer.run_flags()))
     return config, result, measurer

@@ -22,7 +22,7 @@ from typing import Any
 from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
-from jvmlab.execute.load import BUSY_SHARE, LoadWatch
+from jvmlab.execute.load import LoadWatch, busy_text
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import SilentObserver
 from jvmlab.execute.session import BUSY_HINT, Session
@@ -142,7 +142,7 @@ class JvmMeasurer(FlagChecker):
         try:
             archives = self.trial_cells.archives()
             if archives is not None:
-                self.store.put_experiment_document(self.exp, "archives", archives)
+                self.store.put_record(self.exp, archives)
             if interrupted:
                 self.store.set_status(self.exp, "interrupted")
         finally:
@@ -172,11 +172,11 @@ class JvmMeasurer(FlagChecker):
         typed hazards stored with the experiment by the session, and the session's other
         warnings since the last block, as the tuner's words."""
         session = self.open()
-        share = self.watch.other_share()
+        shares = self.watch.shares()
         self.watch.start()
-        if share is not None and share > BUSY_SHARE:
-            session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: other processes used {share:.0%} of the CPU "
-                                f"during the block", hint=BUSY_HINT))
+        if shares.busy:
+            session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: {busy_text(shares, 'the block')}",
+                                hint=BUSY_HINT))
         for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
             if change not in self.said:
                 self.said.add(change)

@@ -16,6 +16,7 @@ from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.metrics import JMH_PREFIX
+from jvmlab.model.documents import JmhScoreRecord, JmhSecondaryRecord
 
 RESULT_FILE = "jmh-result.json"  # in each invocation's artifacts folder
 MAIN_CLASS = "org.openjdk.jmh.Main"
@@ -75,12 +76,14 @@ class JmhBenchmark:
     def units(self) -> dict[str, str]:
         return {self.metric: self.unit, **{f"{self.metric}:{s.name}": s.unit for s in self.secondary}}
 
+    def record(self) -> JmhScoreRecord:
+        """What the ``jmh`` document keeps of it (model/documents)."""
+        return JmhScoreRecord(self.benchmark, self.mode, dict(self.params), self.unit, self.score, self.score_error,
+                              self.fork_scores, self.iterations, self.lower_is_better,
+                              {s.name: JmhSecondaryRecord(s.unit, s.fork_scores) for s in self.secondary})
+
     def to_json(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "mode": self.mode, "params": dict(self.params),
-                "secondary": {s.name: {"unit": s.unit, "fork_scores": list(s.fork_scores)} for s in self.secondary},
-                "unit": self.unit, "score": self.score, "score_error": self.score_error,
-                "fork_scores": list(self.fork_scores), "iterations": self.iterations,
-                "lower_is_better": self.lower_is_better}
+        return self.record().body()
 
 
 @dataclass(frozen=True)
