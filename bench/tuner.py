@@ -186,6 +186,12 @@ def real(quick: bool, seeds: int, grid_file: Path | None = None, alloc_mb: int |
         best = min(grid, key=lambda k: grid[k][0])
         print(f"  grid ({time.monotonic() - t0:.0f} s): best {grid[best][1]} {grid[best][0]:.4f} s; worst "
               f"{max(v[0] for v in grid.values()):.4f} s", flush=True)
+        # how precisely the grid ranks its top: "within 2% of the grid's best" needs the best's
+        # mean known to well under 2%, and cells within a few standard errors of it are ties
+        se = float(np.std(walls[best], ddof=1) / math.sqrt(len(walls[best])) / grid[best][0])
+        near = sum(v[0] <= grid[best][0] * (1 + 2 * se) for v in grid.values())
+        print(f"  the best cell's mean has a {se:.1%} standard error; {near} cells lie within two of it "
+              f"({sum(v[0] <= 1.02 * grid[best][0] for v in grid.values())} within 2%)", flush=True)
         within = small = 0
         for seed in range(seeds):
             cfg = dataclasses.replace(base_cfg, seed=seed)
