@@ -47,6 +47,7 @@ from jvmlab.collect.jfr import RECORDING, JfrCollector
 from jvmlab.execute.local import LocalExecutor
 from jvmlab.jdk.identify import identify
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import JfrDocument
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.model.probe import Probe, ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult
@@ -88,8 +89,10 @@ def run_once(jdk: JdkInfo, tail: list[str], folder: Path, arm: Arm | None, skip_
     read_s = time.perf_counter() - t0
     if result.status != "ok":
         sys.exit(f"run failed: {result.reason}")
-    if probes and "error" in collected.documents.get("jfr", {}):
-        sys.exit(f"jfr unusable: {collected.documents['jfr']['error']}")
+    stored = collected.documents.get(JfrDocument.KIND) if probes else None
+    jfr = JfrDocument.from_json(stored) if stored is not None else None
+    if jfr is not None and jfr.error:
+        sys.exit(f"jfr unusable: {jfr.error}")
     wall = result.measures.wall_s if result.measures else float("nan")
     return {"steady": steady_rate(result, skip_s), "whole": chunks_per_s(result), "wall": wall, "read": read_s,
             "size": float(size), "exit_s": wall - cpu.last_line_s, **cpu.steady(skip_s)}

@@ -1,5 +1,6 @@
-"""Each document kind as jvmlab stored it before documents had versions (schema v4): the
-layouts the migration and the readers must still take."""
+"""Each document kind as jvmlab stored it before documents had versions (schema v4; the
+invocation documents typed after migration v5, ``TYPED_AFTER_V5``, up to schema v6): the
+layouts the migrations and the readers must still take."""
 
 from __future__ import annotations
 
@@ -58,4 +59,41 @@ OLD: dict[str, Any] = {
                               "iterations": 5, "lower_is_better": False}},
     "load_histogram": {"unit": "us", "sub": 32, "counts": {"70": 4, "3": 1}},
     "minheap_probe": {"heap_bytes": 64 << 20, "verdict": "oom", "reason": "OutOfMemoryError", "wall_s": 0.5},
+    "progress": {"mode": "cumulative", "lines": 36, "window_s": 0.1,
+                 "params": {"skip_points": 1, "skip_last_points": 1, "min_noise_rel": 0.02, "median_window": 5,
+                            "min_points": 6, "penalty_factor": 15.0, "rel_tolerance": 0.05, "min_last_share": 0.25,
+                            "max_changepoints": 6, "penalty": "penalty_factor * log(n)"},
+                 "class": "warmup", "reason": "", "changepoints_s": [1.25],
+                 "segments": [{"start_s": 0.1, "end_s": 1.25, "windows": 11, "mean_rate": 100.0},
+                              {"start_s": 1.25, "end_s": 3.6, "windows": 23, "mean_rate": 400.0}],
+                 "steady_rate": 400.0, "warmup_s": 1.25, "noise_sd": 3.5},
+    "jfr": {"metrics": {"jit.compile_ms": 120.0}, "missing": {"gc.phase_ms": "no GC in the recording"},
+            "gc_phases_ms": {"Pause: Young": 4.5}, "recording_s": 2.5, "settings": "default",
+            "settings_argument": "/cache/jvmlab-default.jfc", "sampler_period": "100 ms", "file": "/a/rec.jfr",
+            "chunks": 1, "read_s": 0.05, "reader": "jvmlab", "fallbacks": []},
+    "jfr.profile": {"cpu": {"main;work;leaf": 30, "main;other": 2}, "alloc": {"main;alloc": 1048576.0}},
+    "proc": {"samples": 8, "rollup_samples": 4, "interval_s": 0.05,
+             "unmeasured": {"mem.peak_rss_bytes": "fewer than 10 samples (8 in 0.40 s)"}},
+    "server": {"port": 41234, "pid": 4242, "readiness": "http"},
+    "server_notes": {"first_request_s": "not measured: http://127.0.0.1:41234/ gave no 2xx answer in time"},
+    "server_stop": {"detail": "exit code 143 after SIGTERM"},
+    "limits": {"cpus": 1.5, "memory_bytes": 1 << 30, "cpu_mode": "quota", "cgroup_version": 2, "oom_kills": 0},
+    "jvm_view": {"active_processors": 2, "max_heap_bytes": 256 << 20, "memory_limit_bytes": 1 << 30,
+                 "active_processor_count_flag": -1, "container_lines": ["[os,container] Memory Limit is: 1073741824"]},
+    "flag_effect": [{"flag": "-XX:+AlwaysPreTouch", "in_effect": True, "evidence": "peak RSS 260 MiB"},
+                    {"flag": "-XX:+UseTransparentHugePages", "in_effect": False, "evidence": "AnonHugePages stayed 0"},
+                    {"flag": "-XX:MaxGCPauseMillis=50", "in_effect": None, "evidence": "nothing to check"}],
+    "jvm_warnings": ["OpenJDK 64-Bit Server VM warning: Ignoring option UseFoo; support was removed"],
+    "gc": {"files": ["/a/gc-4242.log"], "format": "unified", "collector": "G1", "jvm_version": "17.0.9",
+           "heap_settings_mb": {"heap_max_mb": 64}, "span_s": 2.5, "span_from": "jvm_start", "jvm_runs": 1,
+           "pauses": {"count": 3, "total_ms": 4.5, "mean_ms": 1.5, "p50_ms": 1.4, "p90_ms": 2.0, "p99_ms": 2.0,
+                      "max_ms": 2.0, "percentiles_exact": True,
+                      "by_kind": {"young": {"count": 2, "total_ms": 2.5}, "full": {"count": 1, "total_ms": 2.0}}},
+           "concurrent_cycles": {"count": 1, "total_ms": 3.0}, "stalls": {"count": 0, "total_ms": 0.0},
+           "safepoints": None, "throughput_pct": 99.8, "throughput_not_measured": None,
+           "findings": [{"id": "explicit-gc", "severity": "warning", "title": "System.gc() calls",
+                         "evidence": {"count": 1, "total_ms": 2.0, "worst_ms": 2.0, "first_t_s": 1.0,
+                                      "last_t_s": 1.0, "examples": ["Pause Full (System.gc())"], "figures": {}},
+                         "fixes": []}],
+           "kept": True, "gc_log": "light"},
 }

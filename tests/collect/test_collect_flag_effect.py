@@ -15,10 +15,16 @@ from jvmlab.collect.flag_effect import (
 )
 from jvmlab.collect.gc import GcCollector
 from jvmlab.collect.proc import ProcCollector
+from jvmlab.model.collected import Collected
+from jvmlab.model.documents import FlagEffectDocument, FlagEvidence
 from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT
 from jvmlab.model.jdk import JdkInfo
 
 MIB = 1 << 20
+
+
+def _effects(out: Collected) -> tuple[FlagEvidence, ...]:
+    return FlagEffectDocument.from_json(out.documents[FlagEffectDocument.KIND]).effects
 
 
 def _by_flag(results) -> dict[str, tuple[bool | None, str]]:
@@ -80,9 +86,9 @@ def test_thp_and_pretouch_in_effect_large_pages_not(jdk17: JdkInfo, classes: Pat
     assert run.result.status == "ok", run.result.reason
     out = run.collected  # smaps_rollup is read as RSS climbs during the pre-touch, so one is near the peak
     assert out.metrics["mem.peak_anon_huge_bytes"] > 0, out.documents["proc"]
-    got = {d["flag"]: d for d in out.documents["flag_effect"]}
-    assert got["-XX:+UseTransparentHugePages"]["in_effect"] is True, got
-    assert got["-XX:+AlwaysPreTouch"]["in_effect"] is True, got
+    got = {d.flag: d for d in _effects(out)}
+    assert got["-XX:+UseTransparentHugePages"].in_effect is True, got
+    assert got["-XX:+AlwaysPreTouch"].in_effect is True, got
     assert [h for h in out.hazards if h.kind == FLAG_NOT_IN_EFFECT] == []
 
 
@@ -110,15 +116,15 @@ def test_pretouch_judged_on_the_kernels_peak_when_the_sampler_missed_it(jdk17: J
     assert probe.proc is sampler
     sampler.samples.extend([ProcSample(0.1, 300 * MIB, None, None, {}), ProcSample(0.3, 809 * MIB, None, None, {})])
 
-    def judged(max_rss: int | None) -> dict[str, object]:
+    def judged(max_rss: int | None) -> FlagEvidence:
         measures = None if max_rss is None else ProcessMeasures(0.43, 0.3, 0.2, max_rss, 1, 0, 1, 1)
         out = probe.finish(ProcessResult(Status.OK, None, 0, None, measures, 42, time.time()))
-        (doc,) = [d for d in out.documents["flag_effect"] if d["flag"] == "-XX:+AlwaysPreTouch"]
+        (doc,) = [d for d in _effects(out) if d.flag == "-XX:+AlwaysPreTouch"]
         return doc
 
-    assert judged(1108 * MIB)["in_effect"] is True
-    assert judged(None)["in_effect"] is False  # no exact figure (measures lost): the sampler's is all there is
-    assert "809 MiB" in str(judged(None)["evidence"])
+    assert judged(1108 * MIB).in_effect is True
+    assert judged(None).in_effect is False  # no exact figure (measures lost): the sampler's is all there is
+    assert "809 MiB" in str(judged(None).evidence)
 
 
 @pytest.mark.jvm
@@ -142,9 +148,9 @@ def test_archive_that_cannot_be_mapped_is_not_in_effect(jdk17: JdkInfo, classes:
     run = run_java([FlagEffectCollector()], jdk17, tmp_path, flags, ["SpinThenSleep", "10", "0"],
                    classpath=classes)
     assert run.result.status == "ok", run.result.reason
-    doc, serial = run.collected.documents["flag_effect"]
-    assert doc["in_effect"] is False and doc["evidence"] == "0 classes loaded from a shared archive"
-    assert serial == {"flag": "-XX:+UseSerialGC", "in_effect": None, "evidence": "nothing to check"}
+    doc, serial = _effects(run.collected)
+    assert doc.in_effect is False and doc.evidence == "0 classes loaded from a shared archive"
+    assert serial.to_json() == {"flag": "-XX:+UseSerialGC", "in_effect": None, "evidence": "nothing to check"}
     assert list(run.ctx.artifacts_dir.glob("classload-*.log")) == []  # evidence kept, log removed
 
 
@@ -155,6 +161,6 @@ def test_default_archive_counts_shared_classes(jdk17: JdkInfo, classes: Path, tm
         pytest.skip("this JDK has no default CDS archive")
     run = run_java([FlagEffectCollector()], jdk17, tmp_path, [f"-XX:SharedArchiveFile={archive}"],
                    ["SpinThenSleep", "10", "0"], classpath=classes)
-    [doc] = run.collected.documents["flag_effect"]
-    assert doc["in_effect"] is True, doc
-    assert int(doc["evidence"].split()[0]) > 100
+    [doc] = _effects(run.collected)
+    assert doc.in_effect is True, doc
+    assert int(doc.evidence.split()[0]) > 100

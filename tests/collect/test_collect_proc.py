@@ -21,6 +21,7 @@ from jvmlab.collect.proc import (
     serial_gc,
     summarize,
 )
+from jvmlab.model.documents import ProcDocument
 from jvmlab.model.hazards import METRIC_UNMEASURED
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.model.probe import ProbeContext
@@ -60,7 +61,7 @@ def test_summarize_shares_and_peaks() -> None:
     assert out.timelines["cpu.app_s"].values[-1] == pytest.approx(0.6)
     assert out.timelines["mem.rss_bytes"].t_s[:2] == (0.11, 0.21)
     assert out.timelines["mem.pss_bytes"].t_s[:2] == (0.21, 0.41)
-    assert out.documents["proc"] == {"samples": 12, "rollup_samples": 6}
+    assert ProcDocument.from_json(out.documents["proc"]).body() == {"samples": 12, "rollup_samples": 6}
 
 
 def test_too_few_samples_give_no_figure_but_a_reason() -> None:

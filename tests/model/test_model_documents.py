@@ -14,7 +14,14 @@ from jvmlab.model.documents import (
     EXPERIMENT_DOCUMENTS,
     INVOCATION_DOCUMENTS,
     DocumentError,
+    FlagEffectDocument,
+    GcDocument,
+    JfrDocument,
+    JfrProfileDocument,
+    JvmWarningsDocument,
     MinHeapDocument,
+    ProgressDocument,
+    ServerNotesDocument,
     SpecHistoryDocument,
     TuneDocument,
 )
@@ -85,3 +92,39 @@ def test_the_layouts_that_changed_keep_their_content():
     assert found is not None and [p.heap_bytes for p in found.probes] == [64 << 20, 96 << 20]
     assert minheap.cells[1].result is None
     assert minheap.to_json()["cells"]["0"]["result"]["probes"] is None  # the probes are kept once, per cell
+
+
+def test_the_invocation_documents_typed_after_v5_keep_what_their_readers_use():
+    progress = ProgressDocument.from_json(copy.deepcopy(OLD["progress"]))
+    assert progress.klass == "warmup" and progress.changepoints_s == (1.25,) and progress.segments[1].windows == 23
+    assert progress.to_json()["class"] == "warmup" and "klass" not in progress.to_json()
+    unclassified = ProgressDocument.from_json({"class": "unclassified", "reason": "fewer than two progress lines"})
+    assert unclassified.steady_rate is None and unclassified.segments == ()
+    failed = JfrDocument.from_json({"error": "no recording was written"})
+    assert failed.to_json() == {"version": 1, "error": "no recording was written"}  # nothing else was measured
+    assert failed.gc_phases_ms is None and failed.missing is None
+    jfr = JfrDocument.from_json(copy.deepcopy(OLD["jfr"]))
+    assert jfr.gc_phases_ms == {"Pause: Young": 4.5} and jfr.error is None and jfr.fallbacks == ()
+    profile = JfrProfileDocument.from_json(copy.deepcopy(OLD["jfr.profile"]))
+    assert profile.stacks() == {"cpu": {"main;work;leaf": 30.0, "main;other": 2.0}, "alloc": {"main;alloc": 1048576.0}}
+    effects = FlagEffectDocument.from_json(copy.deepcopy(OLD["flag_effect"])).effects  # a bare list in version 1
+    assert [(e.flag, e.in_effect) for e in effects] == [("-XX:+AlwaysPreTouch", True),
+                                                       ("-XX:+UseTransparentHugePages", False),
+                                                       ("-XX:MaxGCPauseMillis=50", None)]
+    with pytest.raises(DocumentError, match="in_effect is 'yes'"):
+        FlagEffectDocument.from_json([{"flag": "-XX:+UseNUMA", "in_effect": "yes", "evidence": ""}])
+    assert JvmWarningsDocument.from_json(copy.deepcopy(OLD["jvm_warnings"])).lines == tuple(OLD["jvm_warnings"])
+    notes = ServerNotesDocument.from_json(copy.deepcopy(OLD["server_notes"]))
+    assert notes.first_request_why.startswith("not measured")
+
+
+def test_the_gc_record_types_the_top_and_keeps_the_analyzers_summary():
+    doc = GcDocument.from_json(copy.deepcopy(OLD["gc"]))
+    assert doc.files == ("/a/gc-4242.log",) and doc.collector == "G1" and doc.gc_log == "light" and doc.readable
+    assert doc.summary == OLD["gc"] and "version" not in doc.summary  # what jvmlab.gclog reads, unchanged
+    unreadable = GcDocument(("/a/gc-1.log",), "truncated line", None, None, {})
+    assert unreadable.to_json() == {"version": 1, "files": ["/a/gc-1.log"], "error": "truncated line"}
+    assert not GcDocument.from_json(unreadable.to_json()).readable
+    assert not GcDocument.from_json({"files": []}).readable  # nothing summarised: not a log to compare
+    with pytest.raises(DocumentError, match="pauses is a list"):
+        GcDocument.from_json({**OLD["gc"], "pauses": [1]})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.cli.cmd_run import run_plan
+from jvmlab.cli.running import run_plan
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.summary import summarize
 from jvmlab.scenarios import cds, scenario_verdict

@@ -12,6 +12,7 @@ import pytest
 
 from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.model import hazards as hz
+from jvmlab.model.documents import FlagEffectDocument
 from jvmlab.plan.matrix import expand
 from jvmlab.scenarios import largepages, scenario_runs, scenario_verdict
 from jvmlab.scenarios.jdks import demo_jdks
@@ -151,7 +152,7 @@ def test_walk_end_to_end_records_metrics_and_thp_evidence(tmp_path: Path) -> Non
     """A small run through the real runner on both JDKs: every invocation stores the walk's
     ns per read and the sorts, the THP cells show AnonHugePages (when the OS allows THP), and
     the verdict is the table. The speed-up itself is not asserted: it depends on the machine."""
-    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.cli.running import run_plan
     from jvmlab.plan.prepare import prepare
     from jvmlab.report.summary import summarize
     from jvmlab.store import open_store
@@ -173,9 +174,9 @@ def test_walk_end_to_end_records_metrics_and_thp_evidence(tmp_path: Path) -> Non
             assert inv.value("workload.heapsort_ms") is not None and inv.value("workload.arrayssort_ms") is not None
         if cs.cell.levels["pages"] == "thp" and thp_mode() in ("madvise", "always"):
             assert not cs.not_in_effect, cs.not_in_effect  # no "AnonHugePages stayed 0"
-            docs = open_store(store).documents([inv.id for inv in cs.ok_invocations], "flag_effect")
-            evidence = [e for body in docs.values() for e in body if e["flag"] == "-XX:+UseTransparentHugePages"]
-            assert len(evidence) == 2 and all(e["in_effect"] is True for e in evidence), evidence
+            docs = open_store(store).records([inv.id for inv in cs.ok_invocations], FlagEffectDocument)
+            evidence = [e for doc in docs.values() for e in doc.effects if e.flag == "-XX:+UseTransparentHugePages"]
+            assert len(evidence) == 2 and all(e.in_effect is True for e in evidence), evidence
     v = scenario_verdict("largepages", summary_)
     assert v.header[2] == "ns per read" and {r[1] for r in v.rows} == {"default", "thp"}
     assert len(v.rows) == 2 * len(demo_jdks()) and v.conclusion.startswith("A random read of 64 MB")

@@ -19,12 +19,17 @@ from jvmlab.model.collected import Collected
 from jvmlab.model.documents import (
     EXPERIMENT_DOCUMENTS,
     INVOCATION_DOCUMENTS,
+    TYPED_AFTER_V5,
     CellIdentityDocument,
     DocumentError,
+    FlagEffectDocument,
+    GcDocument,
     ImportDocument,
+    JfrDocument,
     LoadHistogramDocument,
     MinHeapDocument,
     ProbeOutcome,
+    ProgressDocument,
     SpecHistoryDocument,
     TuneDocument,
 )
@@ -35,7 +40,7 @@ from jvmlab.store.sql import SqlStore
 def _v4_store(path: Path) -> tuple[int, int, list[int]]:
     """A store as jvmlab left it at schema v4: the tuning experiment (1) holds every kind of
     experiment document in today's layout, the second (a minimum-heap search) its own, and
-    three invocations of experiment 1 one invocation document each; plus a kind without a
+    as many invocations of experiment 1 as there are invocation documents, one each; plus a kind without a
     record and a known kind with a malformed body, both to be left alone."""
     db = SqlStore(f"sqlite:///{path}")
     exps = []
@@ -52,7 +57,7 @@ def _v4_store(path: Path) -> tuple[int, int, list[int]]:
     result = ProcessResult(Status.OK, None, 0, None, None, None, time.time())
     invs = [db.record_invocation(tuned, cell, block=b, position=0, result=result, collected=Collected(),
                                  argv=["/opt/jdk17/bin/java", "-XX:+UseSerialGC", "-cp", "/app.jar", "Main"],
-                                 artifacts_dir=None) for b in range(3)]
+                                 artifacts_dir=None) for b in range(len(INVOCATION_DOCUMENTS))]
     db.close()
     with sqlite3.connect(path) as conn:
         for kind in EXPERIMENT_DOCUMENTS:
@@ -99,7 +104,7 @@ def test_a_v4_store_is_rewritten_in_place_and_reads_back_as_records(tmp_path: Pa
         assert f"experiment {minheap}" in str(err.value) and "malformed" in str(err.value)
     finally:
         db.close()
-    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5, 6]
+    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5, 6, 7]
     for exp, kind, body in _raw(path, "select experiment_id, kind, body_json from experiment_document"):
         stored = json.loads(body)
         if kind == "mystery" or (kind == "tune" and exp == minheap):
@@ -123,3 +128,45 @@ def test_the_cli_reads_a_migrated_store(tmp_path: Path) -> None:
     [cell] = json.loads(swept.stdout)["minheap"]["cells"]
     assert (cell["status"], cell["lower_bytes"], cell["upper_bytes"]) == ("found", 64 << 20, 96 << 20)
     assert [p["verdict"] for p in cell["probes"]] == ["oom", "pass"]
+
+
+def test_a_v6_store_gets_the_documents_typed_after_v5_rewritten(tmp_path: Path) -> None:
+    """A store already at v6 (migration v5 ran while progress, jfr, proc, server, gc ... were
+    still their collectors' JSON) holds those documents in their old layout: v7 rewrites each through
+    its record, the CLI's readers get records back, and a kind v7 does not own is left alone."""
+    path = tmp_path / "lab.db"
+    db = SqlStore(f"sqlite:///{path}")
+    exp = db.create_experiment(name="e", spec_text="", spec_hash="h", spec_path=None, fingerprint={}, seed=1,
+                               command_line="", jvmlab_version="0", artifacts_dir=str(tmp_path))
+    cell = db.add_cell(exp, idx=0, name="j17", jvm="j17", jdk={}, levels={}, requested_flags=[], flags=[],
+                       final_flags={}, argv=None)
+    result = ProcessResult(Status.OK, None, 0, None, None, None, time.time())
+    kinds = [cls.KIND for cls in TYPED_AFTER_V5]
+    documents = {kind: copy.deepcopy(OLD[kind]) for kind in kinds}
+    documents["startup"] = {"error": "unified logging needs HotSpot 9+"}  # a kind without a record
+    inv = db.record_invocation(exp, cell, block=0, position=0, result=result,
+                               collected=Collected(documents=documents), argv=["java"], artifacts_dir=None)
+    db.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("delete from schema_version")
+        conn.execute("insert into schema_version values (6, 0, 'invocation.host')")
+    for _inv, kind, body in _raw(path, "select invocation_id, kind, body_json from document"):
+        assert json.loads(body) == documents[kind], kind  # the old layouts, as stored up to v6
+    db = SqlStore(f"sqlite:///{path}")
+    try:
+        for cls in TYPED_AFTER_V5:
+            assert db.records([inv], cls) == {inv: cls.from_json(copy.deepcopy(OLD[cls.KIND]))}, cls.KIND
+        assert db.records([inv], ProgressDocument)[inv].segments[1].mean_rate == 400.0
+        assert db.records([inv], FlagEffectDocument)[inv].effects[1].in_effect is False
+        assert db.records([inv], JfrDocument)[inv].gc_phases_ms == {"Pause: Young": 4.5}
+        assert db.records([inv], GcDocument)[inv].summary["pauses"]["count"] == 3  # the analyzer's JSON kept
+        assert db.documents([inv], "startup") == {inv: {"error": "unified logging needs HotSpot 9+"}}
+    finally:
+        db.close()
+    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [6, 7]
+    stored = {kind: json.loads(body) for _inv, kind, body in _raw(path, "select invocation_id, kind, body_json "
+                                                                         "from document")}
+    assert stored.pop("startup") == {"error": "unified logging needs HotSpot 9+"}
+    assert set(stored) == set(kinds) and all(body["version"] == 1 for body in stored.values())
+    assert stored["flag_effect"]["effects"] == OLD["flag_effect"]  # a bare list before, an object now
+    assert stored["jvm_warnings"]["lines"] == OLD["jvm_warnings"]

@@ -80,7 +80,7 @@ def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invo
                 metric: str | None, quiet: bool, as_json: bool) -> tuple[int, Any]:
     """Run the derived spec exactly as `jvmlab run` runs a spec (the gc collector on): the one
     call into the run loop. Returns the experiment id and, with ``as_json``, run's JSON."""
-    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.cli.running import run_plan
     from jvmlab.plan.metric_choice import run_metric_reason
 
     options: dict[str, Any] = {"store_value": store, "until_rel": until_rel, "max_invocations": max_invocations,
@@ -155,6 +155,7 @@ def _source(log: str, spec: Path | None, store: str | None) -> tuple[list[Findin
 def _stored_source(exp_id: int, cell_name: str,
                    store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
     from jvmlab.gclog.findings import findings_of
+    from jvmlab.model.documents import GcDocument
     from jvmlab.plan import advise as derive
     from jvmlab.spec.load import parse_spec
     from jvmlab.store import open_store
@@ -166,8 +167,8 @@ def _stored_source(exp_id: int, cell_name: str,
     if cell is None:
         raise UserError(f"experiment {exp_id} has no cell {cell_name!r} (cells: {', '.join(c.name for c in cells)})")
     invs = [i for i in db.invocations(exp_id) if i.cell_id == cell.id and i.status == "ok"]
-    docs = db.documents([i.id for i in invs], "gc")
-    found = [findings_of(d) for d in docs.values() if isinstance(d, dict)]
+    docs = db.records([i.id for i in invs], GcDocument)
+    found = [findings_of(d.summary) for d in docs.values()]
     if not any(f is not None for f in found):
         raise UserError(f"{exp_id}:{cell_name}: no GC log findings stored (gc collector off, or stored by an "
                         f"older jvmlab); pass a GC log file with --spec instead")

@@ -221,7 +221,7 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
 
 def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:
     """Run a plan as `run` does; its report goes to stderr with --json (stdout is this command's)."""
-    from jvmlab.cli.cmd_run import run_plan
+    from jvmlab.cli.running import run_plan
 
     return run_plan(plan, db.url, db=db, metric=metric, resume=resume, quiet=as_json, report_on_stderr=as_json)
 

@@ -1,8 +1,8 @@
 """Resolve one side of `jvmlab gc compare` into summary documents, one per JVM run.
 
 A side is a GC log file, a folder of GC logs, or an experiment in the store (``3`` or
-``3:cellname``), whose invocations each stored their log's summary as ``documents["gc"]``
-(collect/gc.py). Anything else is a one-line UserError.
+``3:cellname``), whose invocations each stored their log's summary in their ``gc`` document
+(``GcDocument.summary``, collect/gc.py). Anything else is a one-line UserError.
 """
 
 from __future__ import annotations
@@ -72,18 +72,20 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
                         f"(cells: {', '.join(c.name for c in cells)})")
     ids = {c.id for c in chosen}
     invs = [i for i in db.invocations(exp_id) if i.cell_id in ids and i.status == "ok"]
-    docs = db.documents([i.id for i in invs], "gc")
+    from jvmlab.model.documents import GcDocument
+
+    docs = db.records([i.id for i in invs], GcDocument)
     names: list[str] = []
     kept: list[dict[str, Any]] = []
     skipped: list[str] = []
     inv_ids: list[int] = []
     for inv in invs:
         doc = docs.get(inv.id)
-        if not isinstance(doc, dict) or doc.get("error") or "pauses" not in doc:
+        if doc is None or not doc.readable:
             skipped.append(f"invocation {inv.id}: no readable GC log stored")
             continue
         names.append(f"invocation {inv.id} (block {inv.block})")
-        kept.append(doc)
+        kept.append(doc.summary)
         inv_ids.append(inv.id)
     if not kept:
         raise UserError(f"{label}: experiment {exp_id} stored no GC log summaries (was the gc collector on?)")

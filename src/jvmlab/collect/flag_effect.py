@@ -30,6 +30,7 @@ from jvmlab.collect.base import NullProbe
 from jvmlab.collect.gc import GcCollector, GcProbe
 from jvmlab.collect.proc import ProcCollector, ProcProbe
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import FlagEffectDocument, FlagEvidence, JvmWarningsDocument
 from jvmlab.model.hazards import FLAG_NOT_IN_EFFECT, Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
@@ -53,18 +54,6 @@ _HINTS = {
     "SharedArchiveFile": "recreate the archive with this exact JDK, flags and class path",
     "AOTCache": "recreate the AOT cache with this exact JDK, flags and class path",
 }
-
-
-@dataclass(frozen=True)
-class FlagEvidence:
-    """What is known about one requested flag; ``in_effect`` None means not checked."""
-
-    flag: str
-    in_effect: bool | None
-    evidence: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"flag": self.flag, "in_effect": self.in_effect, "evidence": self.evidence}
 
 
 @dataclass(frozen=True)
@@ -218,9 +207,10 @@ class FlagEffectProbe(NullProbe):
                           hint=_HINTS.get(requested_name(r.flag), "see the JVM's warnings in the "
                                           "invocation's stdout/stderr"))
                    for r in results if r.in_effect is False]
-        documents: dict[str, object] = {"flag_effect": [r.to_json() for r in results]}
+        documents = {FlagEffectDocument.KIND: FlagEffectDocument(tuple(results)).to_json()}
         if lines:
-            documents["jvm_warnings"] = [line.strip()[:300] for line in lines]
+            documents[JvmWarningsDocument.KIND] = JvmWarningsDocument(tuple(line.strip()[:300]
+                                                                            for line in lines)).to_json()
         return Collected(documents=documents, hazards=hazards)
 
 

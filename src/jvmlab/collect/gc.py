@@ -5,7 +5,7 @@ Each invocation's JVM writes its own log into the invocation's artifacts folder
 On JDK 17+ the log is written asynchronously (``-Xlog:async``), off the GC's pauses.
 The flags are added after the user's own: the JVM accepts several ``-Xlog`` outputs, so a
 user's own GC log keeps working. Logs are not rotated (``filecount=0``) so one file is one
-run. After the run the log becomes ``documents["gc"]`` (the analyzer's summary JSON),
+run. After the run the log becomes the ``gc`` document (``GcDocument``: the analyzer's summary JSON),
 ``gc.*`` metrics, and two timelines: "gc.pause_ms" (each pause at the uptime its end was
 logged, value its duration) and "gc.heap_after_mb". JVM uptime starts a few milliseconds
 after the executor's clock; timelines are not shifted for that.
@@ -26,6 +26,7 @@ from jvmlab.gclog.findings import summary_document
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import GcDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.model.probe import ProbeContext
@@ -154,7 +155,8 @@ class GcProbe(NullProbe):
         try:
             return self._summarize(path, logs, result)
         except Exception as err:  # noqa: BLE001 - a broken log must not lose the invocation
-            return Collected(documents={"gc": {"files": [str(path)], "error": str(err)}},
+            unreadable = GcDocument((str(path),), str(err), None, None, {})
+            return Collected(documents={GcDocument.KIND: unreadable.to_json()},
                              hazards=[Hazard(GC_LOG_UNREADABLE, f"{path.name}: {err}",
                                              hint="see the log in the invocation's artifacts folder")])
         finally:
@@ -172,7 +174,7 @@ class GcProbe(NullProbe):
         if len(logs) > 1:
             document["other_logs"] = [str(p) for p in logs if p != path]
         return Collected(metrics=summary_metrics(summary, wall_s=wall_s), timelines=gc_timelines(path),
-                         documents={"gc": document})
+                         documents={GcDocument.KIND: GcDocument.of(document).to_json()})
 
 
 class GcCollector:

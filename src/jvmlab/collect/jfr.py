@@ -26,10 +26,11 @@ from pathlib import Path
 from jvmlab.collect.base import NullProbe
 from jvmlab.collect.jfr_parse import digest_events, jfr_tool
 from jvmlab.collect.jfr_read import read_recording
-from jvmlab.collect.jfr_settings import SETTINGS, JfrSettings, resolve_settings
+from jvmlab.collect.jfr_settings import SAMPLER_PERIOD, SETTINGS, JfrSettings, resolve_settings
 from jvmlab.errors import UserError
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import JfrDocument, JfrProfileDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
@@ -89,14 +90,18 @@ class JfrProbe(NullProbe):
         began = time.perf_counter()
         events = read_recording(self.path, tool)
         found = digest_events(events.by_type)
-        doc = found.to_json()
-        doc.update(self.used.to_json() if self.used else {"settings": self.settings})
-        doc.update({"file": str(self.path) if self.keep else None,
-                    "chunks": events.chunks, "read_s": time.perf_counter() - began,
-                    "reader": "jvmlab" if not events.fallbacks else "jvmlab + jfr print",
-                    "fallbacks": events.fallbacks})
+        used = self.used
+        doc = JfrDocument(
+            metrics=dict(found.metrics), missing=dict(found.missing), gc_phases_ms=dict(found.gc_phases_ms),
+            recording_s=found.recording_s, settings=used.name if used else self.settings,
+            settings_argument=used.argument if used else None,
+            sampler_period=SAMPLER_PERIOD if used and used.file is not None else None,
+            settings_note=(used.note or None) if used else None, file=str(self.path) if self.keep else None,
+            chunks=events.chunks, read_s=time.perf_counter() - began,
+            reader="jvmlab" if not events.fallbacks else "jvmlab + jfr print", fallbacks=tuple(events.fallbacks))
+        profile = JfrProfileDocument(dict(found.cpu_stacks), dict(found.alloc_stacks))
         return Collected(metrics=found.metrics, hazards=fallback_warnings(self.path, events.fallbacks), documents={
-            "jfr": doc, "jfr.profile": {"cpu": found.cpu_stacks, "alloc": found.alloc_stacks}})
+            JfrDocument.KIND: doc.to_json(), JfrProfileDocument.KIND: profile.to_json()})
 
 
 def fallback_warnings(path: Path, fallbacks: list[str]) -> list[Hazard]:
@@ -110,7 +115,7 @@ def fallback_warnings(path: Path, fallbacks: list[str]) -> list[Hazard]:
 
 
 def _unusable(reason: str, kind: str = hazards.JFR_UNUSABLE) -> Collected:
-    return Collected(documents={"jfr": {"error": reason}},
+    return Collected(documents={JfrDocument.KIND: JfrDocument(error=reason).to_json()},
                      hazards=[Hazard(kind, f"jfr: {reason}",
                                      hint="jfr metrics of this invocation are not measured")])
 

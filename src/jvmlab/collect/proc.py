@@ -57,6 +57,7 @@ from jvmlab.collect.base import NullProbe
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import ProcDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
@@ -386,8 +387,8 @@ class ProcProbe(NullProbe):
                                              hint="switch it off with `[collect] proc = false`")])
         samples = [s for s in self.samples if s.rss_bytes > 0]  # zero: not yet exec'd or a zombie
         if not samples:
-            return Collected(documents={"proc": {"samples": 0, "unmeasured": {
-                name: "no sample of the running process" for name in _SAMPLED_METRICS}}})
+            none = ProcDocument(0, unmeasured=dict.fromkeys(_SAMPLED_METRICS, "no sample of the running process"))
+            return Collected(documents={ProcDocument.KIND: none.to_json()})
         shift = (self._started_epoch or result.started_at) - result.started_at
         child_cpu_s = result.measures.cpu_s if result.measures else None
         return summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s,
@@ -448,12 +449,8 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
     if shown:  # a stored warning, so the terminal and the reports say why the column is empty
         out.hazards.append(Hazard(hazards.METRIC_UNMEASURED, _unmeasured_detail(shown),
                                   hint="the GC log's pause times and JFR's compilation events measure these instead"))
-    doc: dict[str, object] = {"samples": len(samples), "rollup_samples": len(rolled)}
-    if interval_s is not None:
-        doc["interval_s"] = interval_s
-    if unmeasured:
-        doc["unmeasured"] = unmeasured
-    out.documents["proc"] = doc
+    doc = ProcDocument(len(samples), len(rolled), interval_s, unmeasured or None)
+    out.documents[ProcDocument.KIND] = doc.to_json()
     return out
 
 

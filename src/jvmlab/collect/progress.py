@@ -15,14 +15,15 @@ first line cannot be timed).
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.collect.warmup import WarmupParams, analyze_warmup
+from jvmlab.collect.warmup import UNCLASSIFIED, WarmupParams, analyze_warmup
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import JsonObject, ProgressDocument, ProgressSegment
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult
 from jvmlab.spec.pattern import BoundedPattern, check_compiles
@@ -105,7 +106,7 @@ class ProgressProbe(NullProbe):
         with self._lock:
             times, units = list(self.times), list(self.units)
         if self.regex.spent is not None:  # the points before it ran out are not the run's progress
-            return Collected(documents={"progress": {"class": "unclassified", "reason": self.regex.spent}})
+            return Collected(documents=_unclassified(self.regex.spent))
         if not times:
             return Collected()
         cumulative = list(np.cumsum(units)) if self.mode == "per-line" else units
@@ -113,7 +114,11 @@ class ProgressProbe(NullProbe):
             return summarize_progress(times, [float(u) for u in cumulative], self.params, self.mode)
         except (ValueError, ArithmeticError) as err:  # odd numbers must not lose the invocation
             return Collected(metrics={"progress.total_units": float(cumulative[-1])},
-                             documents={"progress": {"class": "unclassified", "reason": f"error: {err}"}})
+                             documents=_unclassified(f"error: {err}"))
+
+
+def _unclassified(reason: str) -> dict[str, JsonObject]:
+    return {ProgressDocument.KIND: ProgressDocument(UNCLASSIFIED, reason).to_json()}
 
 
 def summarize_progress(times: list[float], cumulative: list[float], params: WarmupParams,
@@ -123,21 +128,24 @@ def summarize_progress(times: list[float], cumulative: list[float], params: Warm
     out.timelines["progress.units"] = Timeline(tuple(times), tuple(cumulative), "units")
     out.metrics["progress.total_units"] = cumulative[-1]
     starts, rates, window = rate_windows(times, cumulative)
-    doc: dict[str, object] = {"mode": mode, "lines": len(times), "window_s": window or None,
-                              "params": asdict(params) | {"penalty": "penalty_factor * log(n)"}}
+    run = ProgressDocument(UNCLASSIFIED, "fewer than two progress lines", mode, len(times), window or None,
+                           asdict(params) | {"penalty": "penalty_factor * log(n)"})
     if times[-1] > times[0]:
         out.metrics["progress.mean_rate"] = (cumulative[-1] - cumulative[0]) / (times[-1] - times[0])
     if starts:
         out.timelines["progress.rate"] = Timeline(tuple(starts), tuple(rates), "units/s")
         warm = analyze_warmup(starts, rates, params)
-        doc.update(warm.to_json())
+        doc = replace(run, klass=warm.klass, reason=warm.reason, changepoints_s=warm.changepoints_s,
+                      segments=tuple(ProgressSegment(s.start_s, s.end_s, s.windows, s.mean_rate)
+                                     for s in warm.segments),
+                      steady_rate=warm.steady_rate, warmup_s=warm.warmup_s, noise_sd=warm.noise_sd)
         if warm.steady_rate is not None:
             out.metrics["progress.steady_rate"] = warm.steady_rate
         if warm.warmup_s is not None:
             out.metrics["progress.warmup_s"] = warm.warmup_s
     else:
-        doc.update({"class": "unclassified", "reason": "fewer than two progress lines"})
-    out.documents["progress"] = doc
+        doc = run
+    out.documents[ProgressDocument.KIND] = doc.to_json()
     return out
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from jvmlab.collect.base import NullProbe
 from jvmlab.execute.protocols import Executor
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import ServerDocument, ServerNotesDocument, ServerStopDocument
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.prepare import Plan
@@ -92,7 +93,7 @@ class ServerExecutor:
             thread.join(_START_WAIT_S)
             return holder.get("r") or _lost(plan)
         outcome = _drive(self.setup, plan, port, watch, alive, self.control)
-        outcome.collected.documents["server"] = {"port": port, "pid": watch.pid, "readiness": server.readiness}
+        outcome.collected.documents[ServerDocument.KIND] = ServerDocument(port, watch.pid, server.readiness).to_json()
         def exited(timeout_s: float) -> bool:
             thread.join(timeout_s)
             return not thread.is_alive()
@@ -130,12 +131,13 @@ def _drive(setup: ServerSetup, plan: InvocationPlan, port: int, watch: _Watch, a
     out.metrics["server.ready_s"] = time.perf_counter() - watch.t0
     url = _first_url(setup, port, watch.pid)
     if url is None:
-        out.documents["server_notes"] = {"first_request_s": "not measured: no HTTP URL to ask (set [server] "
-                                                            "first_request_url or ready_url)"}
+        out.documents[ServerNotesDocument.KIND] = ServerNotesDocument(
+            "not measured: no HTTP URL to ask (set [server] first_request_url or ready_url)").to_json()
     elif first_request(url, server.ready_timeout, alive):
         out.metrics["server.first_request_s"] = time.perf_counter() - watch.t0
     else:
-        out.documents["server_notes"] = {"first_request_s": f"not measured: {url} gave no 2xx answer in time"}
+        out.documents[ServerNotesDocument.KIND] = ServerNotesDocument(
+            f"not measured: {url} gave no 2xx answer in time").to_json()
     rss = rss_bytes(watch.pid or 0)
     if rss is not None:
         out.metrics["server.rss_at_ready_bytes"] = float(rss)
@@ -196,7 +198,7 @@ def _finish(result: ProcessResult, outcome: _Outcome, stop: StopOutcome, server:
     elif stopped_by_us:
         status, reason = Status.OK, None
     if stop.detail and status == Status.OK:
-        collected.documents["server_stop"] = {"detail": stop.detail}
+        collected.documents[ServerStopDocument.KIND] = ServerStopDocument(stop.detail).to_json()
     extra = {**result.extra, SERVER_COLLECTED: collected}
     return replace(result, status=status, reason=reason, extra=extra)
 

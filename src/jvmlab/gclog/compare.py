@@ -13,7 +13,7 @@ then rests on a normal model that 3 values cannot check, and an exact permutatio
 3 against 3 cannot reach 5% at all (its smallest p is 0.1), so overlapping sets are
 ``inconclusive``.
 
-Works on summary JSON documents (``LogSummary.to_json()``, or ``documents["gc"]`` that
+Works on summary JSON documents (``LogSummary.to_json()``, or the ``GcDocument.summary``
 experiments stored for each invocation, where older documents may lack newer keys).
 """
 

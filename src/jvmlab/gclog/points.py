@@ -92,7 +92,7 @@ def view_of(summary: LogSummary, with_points: bool = True) -> GcLogView:
 
 def view_of_stored(name: str, doc: dict[str, Any],
                    timelines: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None) -> GcLogView:
-    """The view of a stored invocation: its ``documents["gc"]`` and its gc.* timelines
+    """The view of a stored invocation: its ``GcDocument.summary`` and its gc.* timelines
     (``{"gc.pause_ms": (t_s, values), "gc.heap_after_mb": (t_s, values)}``)."""
     tl = timelines or {}
     pause_t, pause_ms = tl.get("gc.pause_ms", ((), ()))

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.machine import cgroup
 from jvmlab.machine.cgroup import Group, Hierarchy, Limits
 from jvmlab.model.collected import Collected
+from jvmlab.model.documents import JvmViewDocument, LimitsDocument
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.prepare import Plan, PreparedCell
 
@@ -38,24 +39,7 @@ def cell_limits(pc: PreparedCell, cpu_mode: str) -> Limits:
                   cpu_mode=cpu_mode)
 
 
-@dataclass(frozen=True)
-class JvmView:
-    """What the JVM believed inside the limits; None where it did not say."""
-
-    active_processors: int | None
-    max_heap_bytes: int | None
-    memory_limit_bytes: int | None
-    active_processor_count_flag: int | None  # -XX:ActiveProcessorCount (-1: not overridden)
-    container_lines: tuple[str, ...]
-
-    def to_json(self) -> dict:
-        return {"active_processors": self.active_processors, "max_heap_bytes": self.max_heap_bytes,
-                "memory_limit_bytes": self.memory_limit_bytes,
-                "active_processor_count_flag": self.active_processor_count_flag,
-                "container_lines": list(self.container_lines)}
-
-
-def parse_view(output: str) -> JvmView:
+def parse_view(output: str) -> JvmViewDocument:
     """Read PrintFlagsFinal and os+container trace output (JDK 11+ HotSpot wording)."""
     procs = _PROCESSORS.findall(output)
     limit = _MEMORY_LIMIT.findall(output)
@@ -64,7 +48,7 @@ def parse_view(output: str) -> JvmView:
     lines = tuple(dict.fromkeys(line.strip() for line in output.splitlines()
                                 if "os,container" in line and ("Limit is" in line or "processor_count" in line
                                                                or "Quota" in line or "cpuset" in line.lower())))
-    return JvmView(
+    return JvmViewDocument(
         active_processors=int(procs[-1]) if procs else None,
         max_heap_bytes=int(heap.group(1)) if heap else None,
         memory_limit_bytes=int(limit[-1]) if limit and limit[-1].isdigit() else None,
@@ -79,7 +63,7 @@ class LimitRunner:
     def __init__(self, cpu_mode: str) -> None:
         self.cpu_mode = cpu_mode
         self.hierarchies: dict[tuple[str, ...], Hierarchy] = {}
-        self.views: dict[int, JvmView] = {}
+        self.views: dict[int, JvmViewDocument] = {}
         self.current: Group | None = None
         self.current_limits: Limits | None = None
         self._serial = 0
@@ -96,7 +80,7 @@ class LimitRunner:
                     name = "cpuset.cpus" if (parent / "cpuset.cpus").exists() else "cpuset.cpus.effective"
                     cgroup.cpuset_list(parent / name, limits.cpus)
 
-    def view(self, pc: PreparedCell, cwd: Path) -> JvmView | None:
+    def view(self, pc: PreparedCell, cwd: Path) -> JvmViewDocument | None:
         """Start the cell's JVM once inside its limits and read what it believed."""
         limits = cell_limits(pc, self.cpu_mode)
         if not limits.any:
@@ -109,7 +93,7 @@ class LimitRunner:
                                   timeout=VIEW_TIMEOUT_S, check=False)
             found = parse_view(done.stdout + "\n" + done.stderr)
         except subprocess.TimeoutExpired:
-            found = JvmView(None, None, None, None, ("timed out reading the JVM's view",))
+            found = JvmViewDocument(None, None, None, None, ("timed out reading the JVM's view",))
         finally:
             group.remove()
         self.views[pc.cell.index] = found
@@ -135,7 +119,7 @@ class LimitRunner:
                                 ("jvm.memory_limit_bytes", view.memory_limit_bytes)):
                 if value is not None:
                     collected.metrics[name] = float(value)
-            collected.documents["jvm_view"] = view.to_json()
+            collected.documents[JvmViewDocument.KIND] = view.to_json()
         group, limits, self.current = self.current, self.current_limits, None
         if group is None or limits is None:
             return result, collected
@@ -146,9 +130,8 @@ class LimitRunner:
             collected.metrics["cgroup.oom_kills"] = float(kills)
         if peak is not None:
             collected.metrics["cgroup.peak_bytes"] = float(peak)
-        collected.documents["limits"] = {"cpus": limits.cpus, "memory_bytes": limits.memory_bytes,
-                                         "cpu_mode": limits.cpu_mode, "cgroup_version": group.hierarchy.version,
-                                         "oom_kills": kills}
+        collected.documents[LimitsDocument.KIND] = LimitsDocument(
+            limits.cpus, limits.memory_bytes, limits.cpu_mode, group.hierarchy.version, kills).to_json()
         if kills and result.status is not Status.OK:
             mib = (limits.memory_bytes or 0) / (1 << 20)
             result = replace(result, reason=f"OOM-killed by the cgroup memory limit of {mib:g} MiB "

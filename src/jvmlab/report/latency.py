@@ -4,16 +4,19 @@ style with the percentile axis stretched towards the tail (1 / (1 - p))."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.report.page import figure_entries
 from jvmlab.report.plots import _layout, color, esc
 from jvmlab.server.histogram import Histogram
 
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
+
 _TICKS = (0.0, 50.0, 90.0, 99.0, 99.9, 99.99)
 
 
-def merged_histograms(summary: Any) -> dict[str, tuple[int, Histogram, int]]:
+def merged_histograms(summary: Summary) -> dict[str, tuple[int, Histogram, int]]:
     """cell name -> (cell index, merged histogram, invocations merged), from the histograms
     the results layer loaded with the experiment."""
     invocations = [i for i in summary.invocations if i.status == "ok"]
@@ -51,6 +54,6 @@ def latency_figure(merged: dict[str, tuple[int, Histogram, int]]) -> dict[str, A
     return {"data": data, "layout": layout}
 
 
-def latency_figures(summary: Any) -> list[dict[str, str]]:
+def latency_figures(summary: Summary) -> list[dict[str, str]]:
     """Template entries for the report's latency section (empty for non-server experiments)."""
     return figure_entries([latency_figure(merged_histograms(summary))], "lat")

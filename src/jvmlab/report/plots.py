@@ -8,13 +8,14 @@ plotly reads a small HTML subset in labels; escaped text is shown literally.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import Comparison, Effect
+from jvmlab.model.documents import ProgressDocument
 from jvmlab.report.axes import log_ticks, padded_log_range
 from jvmlab.report.notation import ratio_ci
 from jvmlab.report.timelines import Series, round_sig
@@ -231,7 +232,7 @@ def lines(title: str, groups: Sequence[tuple[str, Sequence[Series]]], ytitle: st
     return {"data": data, "layout": _layout(title, "seconds since start", ytitle or unit)}
 
 
-def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]],
+def throughput(series: Sequence[Series], progress: Mapping[int, ProgressDocument],
                unit: str = "units/s") -> Figure | None:
     """Throughput over time per invocation (in the workload's unit), with the warm-up
     changepoints marked."""
@@ -239,8 +240,9 @@ def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]],
     if fig is None:
         return None
     for s in series:
-        doc = progress.get(s.invocation_id) or {}
-        cps = [float(c) for c in doc.get("changepoints_s") or [] if isinstance(c, int | float)]
+        doc = progress.get(s.invocation_id)
+        cps = list(doc.changepoints_s) if doc is not None else []
+        klass = doc.klass if doc is not None and doc.klass else "?"
         if not cps or not s.t_s:
             continue
         t = np.asarray(s.t_s, dtype=float)
@@ -251,7 +253,7 @@ def throughput(series: Sequence[Series], progress: dict[int, dict[str, Any]],
             "name": esc(f"{s.cell} changepoint"), "legendgroup": esc(s.cell), "showlegend": False,
             "marker": {"symbol": "line-ns-open", "size": 18, "color": color(s.cell_idx),
                        "line": {"width": 2.5, "color": color(s.cell_idx)}},
-            "hovertemplate": esc(f"{s.cell}: changepoint ({doc.get('class', '?')})") + " at %{x} s<extra></extra>"})
+            "hovertemplate": esc(f"{s.cell}: changepoint ({klass})") + " at %{x} s<extra></extra>"})
     return fig
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from jvmlab.model.collected import Collected, Timeline
+from jvmlab.model.documents import ProgressDocument
 from jvmlab.model.hazards import BUSY_MACHINE, Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store.protocol import Store
@@ -74,8 +75,9 @@ def _collected(rng: np.random.Generator, spec: SyntheticSpec, wall_s: float, slo
         "cpu.jit_share": 0.15, "cpu.gc_share": 0.1, "progress.steady_rate": float(rate[-10:].mean()),
         "progress.warmup_s": warmup_s,
     }
-    documents = {"progress": {"class": "warm-up" if rng.random() < 0.8 else "flat", "changepoints_s": [warmup_s],
-                              "steady_rate": metrics["progress.steady_rate"]}}
+    progress = ProgressDocument("warm-up" if rng.random() < 0.8 else "flat", changepoints_s=(warmup_s,),
+                                steady_rate=metrics["progress.steady_rate"])
+    documents = {ProgressDocument.KIND: progress.to_json()}
     units = {}
     if spec.workload_metric:
         name = f"workload.{spec.workload_metric}"

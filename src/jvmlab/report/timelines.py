@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from jvmlab.model.documents import ProgressDocument
 from jvmlab.model.stored import StoredCell, StoredInvocation
 from jvmlab.results import ExperimentResults, TimelineSelection
 from jvmlab.results.load import pick_drawn, pick_evenly  # noqa: F401  (pick_evenly: re-exported for tests)
@@ -44,7 +45,7 @@ class TimelineSet:
     """What the report draws over time, and what it left out."""
 
     series: dict[str, list[Series]] = field(default_factory=dict)  # series name -> drawn series
-    progress: dict[int, dict[str, Any]] = field(default_factory=dict)  # drawn invocation -> doc
+    progress: dict[int, ProgressDocument] = field(default_factory=dict)  # drawn invocation -> its warm-up
     warmup_classes: dict[str, Counter[str]] = field(default_factory=dict)  # cell -> class -> count
     notes: tuple[str, ...] = ()
 
@@ -121,7 +122,7 @@ def build_timelines(results: ExperimentResults | None, cells: list[StoredCell],
     classes: dict[str, Counter[str]] = {}
     for inv in ok:
         doc = results.progress.get(inv.id)
-        if isinstance(doc, dict) and doc.get("class"):
-            classes.setdefault(names[inv.cell_id], Counter())[str(doc["class"])] += 1
-    progress = {i: d for i, d in results.progress.items() if i in chosen and isinstance(d, dict)}
+        if doc is not None and doc.klass:
+            classes.setdefault(names[inv.cell_id], Counter())[doc.klass] += 1
+    progress = {i: d for i, d in results.progress.items() if i in chosen}
     return TimelineSet(series=series, progress=progress, warmup_classes=classes, notes=tuple(notes))

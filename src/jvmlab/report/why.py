@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab import metrics as registry
 from jvmlab.profile import ProfileDiff
@@ -23,6 +23,9 @@ from jvmlab.report.flame import (
 from jvmlab.report.page import figure_entries
 from jvmlab.report.startup import phase_means, startup_figure
 from jvmlab.results.why import JfrNotes, WhyRecords
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 
 @dataclass
@@ -46,7 +49,7 @@ class WhyPart:
                                      for cell, v in self.startup.items()}}
 
 
-def build_why(summary: Any, records: WhyRecords) -> WhyPart:
+def build_why(summary: Summary, records: WhyRecords) -> WhyPart:
     """Profiles, startup phases and JFR tables of an experiment (empty when jfr/startup were off)."""
     cells = [cs.cell for cs in summary.cells]
     invocations = list(records.invocations)
@@ -58,7 +61,7 @@ def build_why(summary: Any, records: WhyRecords) -> WhyPart:
     return part
 
 
-def gc_phase_rows(summary: Any, notes: Sequence[JfrNotes], top: int = 10) -> tuple[list[str], list[list[str]]]:
+def gc_phase_rows(summary: Summary, notes: Sequence[JfrNotes], top: int = 10) -> tuple[list[str], list[list[str]]]:
     """Mean ms per invocation of the GC phases JFR timed, the ``top`` longest of any cell."""
     sums: dict[int, dict[str, float]] = {}
     counts: dict[int, int] = {}
@@ -79,7 +82,7 @@ def gc_phase_rows(summary: Any, notes: Sequence[JfrNotes], top: int = 10) -> tup
     return ["GC phase (JFR event: phase)", *(cs.cell.name for cs in summary.cells)], rows
 
 
-def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
+def jfr_metric_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     """Mean per invocation of every jfr.* metric some cell has ("-": not measured)."""
     names = [m for m in registry.REGISTRY if m.startswith("jfr.")
              and any((st := cs.stats.get(m)) is not None and st.mean is not None for cs in summary.cells)]
@@ -90,7 +93,7 @@ def jfr_metric_rows(summary: Any) -> tuple[list[str], list[list[str]]]:
     return ["cell", *names], rows
 
 
-def missing_reasons(summary: Any, notes: Sequence[JfrNotes]) -> list[str]:
+def missing_reasons(summary: Summary, notes: Sequence[JfrNotes]) -> list[str]:
     """Why jfr metrics are missing, per cell: the reasons the collector stored, counted."""
     names = {cs.cell.id: cs.cell.name for cs in summary.cells}
     counts: dict[tuple[str, str], int] = {}
@@ -115,13 +118,13 @@ def why_context(part: WhyPart) -> dict[str, Any]:
         "metric_header": part.metric_header, "metric_rows": part.metric_rows, "missing": part.missing}}
 
 
-def why_json(summary: Any, records: WhyRecords) -> dict[str, Any]:
+def why_json(summary: Summary, records: WhyRecords) -> dict[str, Any]:
     """``{"why": {...}}`` for the JSON summary, or ``{}`` when jfr and startup were off."""
     part = build_why(summary, records)
     return {} if part.empty() else {"why": part.to_json()}
 
 
-def render_why(summary: Any, records: WhyRecords, console: Any) -> None:
+def render_why(summary: Summary, records: WhyRecords, console: Any) -> None:
     """Terminal: startup phases per cell and the frames that grew/shrank most."""
     from rich.table import Table
 

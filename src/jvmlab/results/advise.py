@@ -1,6 +1,6 @@
 """Did a fix make a finding go away? Counted in each cell's own GC logs, with intervals.
 
-Each invocation's stored gc document (``documents["gc"]``) carries the findings of its own
+Each invocation's stored gc document (``GcDocument.summary``) carries the findings of its own
 log. Per cell and finding: how many runs showed it (with a Clopper-Pearson interval of the
 share) and the mean count of its events per run (with a BCa bootstrap interval of the mean;
 a count is never negative, nor is either bound). The verdict compares a fix's cell with the
@@ -18,6 +18,7 @@ import numpy as np
 from jvmlab.analyze.bootstrap import mean_ci, rng_for
 from jvmlab.analyze.falsepositives import clopper_pearson
 from jvmlab.gclog.findings import findings_of
+from jvmlab.model.documents import GcDocument
 from jvmlab.store.protocol import Store
 
 GONE = "gone"
@@ -90,10 +91,10 @@ def level_documents(store: Store, experiment_id: int, factor: str) -> dict[str, 
     """The gc documents of the measured, successful runs, by the cell's level of ``factor``."""
     cells = {c.id: c.levels.get(factor, c.name) for c in store.cells(experiment_id)}
     invs = [i for i in store.invocations(experiment_id) if i.status == "ok"]
-    docs = store.documents([i.id for i in invs], "gc")
+    docs = store.records([i.id for i in invs], GcDocument)
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in cells.values()}
     for inv in invs:
         doc = docs.get(inv.id)
-        if isinstance(doc, dict):
-            out[cells[inv.cell_id]].append(doc)
+        if doc is not None:
+            out[cells[inv.cell_id]].append(doc.summary)
     return out

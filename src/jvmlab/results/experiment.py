@@ -143,6 +143,6 @@ def warmup_classes(results: ExperimentResults) -> dict[str, dict[str, int]]:
     for c in results.cells:
         for inv in results.ok(c):
             doc = results.progress.get(inv.id)
-            if isinstance(doc, dict) and doc.get("class"):
-                out.setdefault(c.name, Counter())[str(doc["class"])] += 1
+            if doc is not None and doc.klass:
+                out.setdefault(c.name, Counter())[doc.klass] += 1
     return {cell: dict(counts) for cell, counts in out.items()}

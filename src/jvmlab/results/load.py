@@ -15,13 +15,12 @@ import numpy as np
 
 from jvmlab.metrics import DEFAULT
 from jvmlab.model import hazards as hz
-from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, LoadHistogramDocument
+from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, LoadHistogramDocument, ProgressDocument
 from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
 from jvmlab.results.nodes import load_nodes
 from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
 from jvmlab.store.protocol import Store
 
-PROGRESS_DOCUMENT = "progress"
 # The runner's busy-machine row: "other processes used 40% of the CPU during block 3" (or
 # "during the warm-up"; older stores wrote "block -1" for a warm-up block).
 _BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))"
@@ -49,12 +48,12 @@ def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
     units = store.metric_units(experiment_id)
     stored = tuple(store.hazards(experiment_id))
     ok = [i for i in invocations if i.status == "ok"]
-    progress: dict[int, Any] = {}
+    progress: dict[int, ProgressDocument] = {}
     histograms: dict[int, LoadHistogramDocument] = {}
     archives: tuple[ArchiveRecord, ...] = ()
     if documents and ok:
         ids = [i.id for i in ok]
-        progress = store.documents(ids, PROGRESS_DOCUMENT)
+        progress = store.records(ids, ProgressDocument)
         histograms = store.records(ids, LoadHistogramDocument)
     if documents and (made := store.record(experiment_id, ArchivesDocument)) is not None:
         archives = made.archives

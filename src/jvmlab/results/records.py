@@ -15,7 +15,7 @@ import numpy as np
 
 from jvmlab.analyze.model import CellData
 from jvmlab.metrics import DEFAULT, MetricRegistry
-from jvmlab.model.documents import ArchiveRecord, LoadHistogramDocument
+from jvmlab.model.documents import ArchiveRecord, LoadHistogramDocument, ProgressDocument
 from jvmlab.model.stored import StoredCell, StoredExperiment, StoredHazard, StoredInvocation
 from jvmlab.results.node_records import NodeRecords
 
@@ -50,7 +50,7 @@ class ExperimentResults:
     units: Mapping[str, str]
     hazards: tuple[StoredHazard, ...] = ()
     busy_blocks: tuple[BusyBlock, ...] = ()
-    progress: Mapping[int, Any] = field(default_factory=dict)  # invocation id -> progress document
+    progress: Mapping[int, ProgressDocument] = field(default_factory=dict)  # invocation id -> its warm-up
     histograms: Mapping[int, LoadHistogramDocument] = field(default_factory=dict)  # invocation id -> latency
     archives: tuple[ArchiveRecord, ...] = ()  # CDS/AOT archives made for cells
     timelines: Mapping[int, Mapping[str, RawSeries]] = field(default_factory=dict)  # drawn invocations only

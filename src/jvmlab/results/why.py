@@ -3,23 +3,20 @@ invocation's JFR profile (collapsed stacks) and JFR notes (GC phase times, why m
 missing). The report then builds flame graphs, profile differences and tables from these
 records alone; it never reads the store (``docs/architecture.md``: renderers take results).
 
-A stored document that is not the expected shape (an older store, a collector that failed
-half-way) gives no record for that invocation rather than an error: the why part is an
-explanation added to a report, and a missing explanation is said so there.
+The documents are read as their records (``JfrProfileDocument``, ``JfrDocument``). One that
+its record cannot read (a collector that failed half-way, a newer jvmlab) gives no record for
+that invocation rather than an error: the why part is an explanation added to a report, and a
+missing explanation is said so there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from jvmlab.model.documents import JfrDocument, JfrProfileDocument
 from jvmlab.model.stored import StoredInvocation
 from jvmlab.store.protocol import Store
-
-PROFILE_DOCUMENT = "jfr.profile"
-JFR_DOCUMENT = "jfr"
-PROFILE_KINDS = ("cpu", "alloc")  # execution samples; allocation samples weighted by bytes
 
 
 @dataclass(frozen=True)
@@ -64,28 +61,22 @@ def load_why(store: Store, experiment_id: int,
     invocations = tuple(store.invocations(experiment_id) if invocations is None else invocations)
     ok = [i for i in invocations if i.status == "ok"]
     ids = [i.id for i in ok]
-    profile_docs = store.documents(ids, PROFILE_DOCUMENT) if ids else {}
-    jfr_docs = store.documents(ids, JFR_DOCUMENT) if ids else {}
+    profile_docs = store.records(ids, JfrProfileDocument, skip_unreadable=True) if ids else {}
+    jfr_docs = store.records(ids, JfrDocument, skip_unreadable=True) if ids else {}
     profiles = tuple(p for i in ok if (p := profile_of(i, profile_docs.get(i.id))) is not None)
     notes = tuple(n for i in ok if (n := jfr_notes_of(i, jfr_docs.get(i.id))) is not None)
     return WhyRecords(experiment_id, invocations, profiles, notes)
 
 
-def profile_of(inv: StoredInvocation, doc: Any) -> InvocationProfile | None:
-    """The typed form of a ``jfr.profile`` document; None when it is not a mapping."""
-    if not isinstance(doc, dict):
+def profile_of(inv: StoredInvocation, doc: JfrProfileDocument | None) -> InvocationProfile | None:
+    """The invocation's stacks per kind from its ``jfr.profile`` record (None: none readable)."""
+    if doc is None:
         return None
-    stacks = {kind: {str(k): float(v) for k, v in (doc.get(kind) or {}).items()} for kind in PROFILE_KINDS}
-    return InvocationProfile(inv.id, inv.cell_id, stacks)
+    return InvocationProfile(inv.id, inv.cell_id, doc.stacks())
 
 
-def jfr_notes_of(inv: StoredInvocation, doc: Any) -> JfrNotes | None:
-    """The typed form of a ``jfr`` document; None when it is not a mapping."""
-    if not isinstance(doc, dict):
+def jfr_notes_of(inv: StoredInvocation, doc: JfrDocument | None) -> JfrNotes | None:
+    """The invocation's notes from its ``jfr`` record (None: none readable)."""
+    if doc is None:
         return None
-    phases = doc.get("gc_phases_ms")
-    missing = doc.get("missing")
-    return JfrNotes(inv.id, inv.cell_id,
-                    {str(k): float(v) for k, v in phases.items()} if isinstance(phases, dict) else None,
-                    {str(k): str(v) for k, v in missing.items()} if isinstance(missing, dict) else {},
-                    str(doc["error"]) if doc.get("error") else None)
+    return JfrNotes(inv.id, inv.cell_id, doc.gc_phases_ms, doc.missing or {}, doc.error or None)

@@ -7,14 +7,16 @@ summary)`` turns one run's Summary into a paragraph with confidence intervals.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.scenarios.jdks import demo_jdks, jvms_table
 from jvmlab.scenarios.model import ScenarioRun
 
 if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
     from jvmlab.scenarios.table import ScenarioVerdict
+    from jvmlab.store.protocol import Store
 
 __all__ = ["SCENARIOS", "ScenarioRun", "demo_jdks", "demo_spec", "jvms_table", "scenario_names",
            "scenario_runs", "scenario_specs", "scenario_verdict"]
@@ -103,7 +105,7 @@ def scenario_specs(name: str, quick: bool = False) -> list[tuple[str, str]]:
     return [(run.title, run.toml) for run in scenario_runs(name, quick)]
 
 
-def scenario_verdict(name: str, summary: Any, store: Any | None = None) -> ScenarioVerdict | str:
+def scenario_verdict(name: str, summary: Summary, store: Store | None = None) -> ScenarioVerdict | str:
     """A run's verdict: a small table with CIs and one sentence (a ScenarioVerdict; ``str()``
     renders it), or the Summary's own sentences for specs that are not a scenario's.
     ``name`` may be "all" (then read from the run's name); ``store`` lets the `why` scenario

@@ -10,7 +10,7 @@ classes cache off (``scc-off``) and trained for the workload (``scc``, checked w
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.template import AOT, CDS
@@ -18,6 +18,9 @@ from jvmlab.scenarios.jdks import exclude_rules, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import cell_n, diff_ci, index_cells, key_with, mean_ci, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 AOT_FEATURE = 24
 # Full mode: blocks are added until every startup comparison's 95% CI is within +-2% of the
@@ -98,7 +101,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
     return out
 
 
-def verdict(summary: Any) -> ScenarioVerdict:
+def verdict(summary: Summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("cds: ", 1)[-1].split(" x", 1)[0]
     title = f"Startup of {workload} (wall time, change against the default CDS archive, 95% CI, negative is faster)"

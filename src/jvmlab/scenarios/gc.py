@@ -3,7 +3,7 @@ pauses, stalls and pacing, ranked with CIs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
@@ -18,6 +18,9 @@ from jvmlab.scenarios.jdks import (
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import cell_n, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
 METRIC = "progress.steady_rate"
@@ -73,7 +76,7 @@ def _mean(cell: Any, metric: str) -> float:
     return value[0] if value is not None else float("-inf")
 
 
-def verdict(summary: Any, unit: str = "chunks/s", metric: str | None = None) -> ScenarioVerdict:
+def verdict(summary: Summary, unit: str = "chunks/s", metric: str | None = None) -> ScenarioVerdict:
     """Collectors ranked per JDK on ``metric`` (default: steady throughput where a run reached
     a steady state, else the mean rate)."""
     fell_back = metric is None and not any(mean_ci(cs, METRIC) for cs in summary.cells)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.report.jmh import jmh_table
@@ -21,6 +21,9 @@ from jvmlab.scenarios.jdks import (
 )
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
 from jvmlab.workloads.jmh_samples import RecipeUnavailable, fetch, workload_toml
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 BENCHMARKS = ["JMHSample_01_HelloWorld", "JMHSample_27_Params.bench"]
 PARAMS = {"arg": ["1"], "certainty": ["0", "16"]}
@@ -67,7 +70,7 @@ def spec_toml(jdks: list[JdkInfo], lib: Path, quick: bool) -> str:
             + "\n" + run_table(INVOCATIONS, 1, "120s"))
 
 
-def verdict(summary: Any) -> str:
+def verdict(summary: Summary) -> str:
     """How many benchmark x cell differences are real after Holm, and which."""
     table = jmh_table(summary)
     if table is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
 from jvmlab.machine.thp import meminfo
@@ -26,6 +26,9 @@ from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import cell_n, index_cells, key_with, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 WALK = "workload.walk_ns"
 HEAPSORT = "workload.heapsort_ms"
@@ -121,7 +124,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", pages = "default" }}
                        until_rel=s.until_rel, max_blocks=s.max_blocks)
 
 
-def verdict(summary: Any) -> ScenarioVerdict:
+def verdict(summary: Summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     size = summary.experiment.name.split("tlbsort ", 1)[-1].split(" x", 1)[0]
     primary = WALK if any(WALK in c.stats for c in cells.values()) else HEAPSORT  # older runs: no walk

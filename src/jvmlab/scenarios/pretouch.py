@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
@@ -17,6 +17,9 @@ from jvmlab.scenarios.jdks import (
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty, span
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 THP_ON = "-XX:+UseTransparentHugePages"
 # The designs are sized so the report's own Holm-corrected comparisons against the one baseline
@@ -65,7 +68,7 @@ def heap_gb(level: str) -> float:
     return float(size[:-1]) / (1024.0 if size.endswith("m") else 1.0)
 
 
-def verdict(summary: Any) -> ScenarioVerdict:
+def verdict(summary: Summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     title = "AlwaysPreTouch: startup cost and RSS committed per GB of heap (on minus off, 95% CI)"
     rows, costs = [], []

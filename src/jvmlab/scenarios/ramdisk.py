@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 # Full mode: add blocks until every comparison's 95% CI is within +-2% (a cold page cache costs
 # tens of ms on a JVM start, tmpfs a few), at most 40 blocks.
@@ -44,7 +47,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "
     return out
 
 
-def verdict(summary: Any) -> ScenarioVerdict:
+def verdict(summary: Summary) -> ScenarioVerdict:
     cells = index_cells(summary)
     workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
     title = f"{workload} wall time: change per comparison (95% CI, negative is faster)"

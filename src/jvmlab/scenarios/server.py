@@ -4,7 +4,7 @@ each against G1 at the same heap, with 95% CIs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
@@ -17,6 +17,9 @@ from jvmlab.scenarios.jdks import (
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import cell_n, clearly, fmt_interval, mean_ci, pair_n, ratio_pct
 from jvmlab.server.measure import KEPT_UP
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 GCS = ("G1", "Parallel", "ZGC")
 HEAPS = ("128m", "512m")
@@ -103,7 +106,7 @@ def _behind(cell: Any) -> str:
             "queue, not comparable at this rate)")
 
 
-def verdict(summary: Any) -> str:
+def verdict(summary: Summary) -> str:
     """Per heap: each collector's figures, and how it differs from G1 at that heap."""
     by_heap: dict[str, dict[str, object]] = {}
     for cs in summary.cells:
@@ -132,6 +135,6 @@ def verdict(summary: Any) -> str:
             + (f" No clear difference from G1 ({_blocks(summary)}): {unclear}." if unclear else ""))
 
 
-def _blocks(summary: Any) -> str:
+def _blocks(summary: Summary) -> str:
     n = min((cs.n for cs in summary.cells if getattr(cs, "n", None)), default=0)
     return f"n={n}" if n else "these blocks"

@@ -9,7 +9,7 @@ intervals; a heap sweep at 1x-4x of the largest minimum with the knee of each co
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import (
@@ -26,6 +26,9 @@ from jvmlab.scenarios.stats import fmt_interval, index_cells, pair_n, ratio_pct
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, Status
 from jvmlab.sizing.results import SweepResult, series_name
 from jvmlab.sizing.sweep import geometric_multiples
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
 
 GCS = ["G1", "Parallel", "Serial"]
 LIVE_MB = 64
@@ -104,7 +107,7 @@ def _interval(r: MinHeapResult) -> str:
 
 
 def verdict(minheaps: list[tuple[str, str, MinHeapResult]], sweep: SweepResult | None,
-            cpu_summary: Any | None, cpu_note: str | None, jdk: JdkInfo) -> str:
+            cpu_summary: Summary | None, cpu_note: str | None, jdk: JdkInfo) -> str:
     """One paragraph: intervals, knees and which collector needs less heap, CPUs at the knee."""
     parts = []
     confidence = min((r.confidence for _, _, r in minheaps if r.confidence is not None), default=None)
@@ -153,7 +156,7 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
     return text
 
 
-def _cpu_sentence(summary: Any) -> str:
+def _cpu_sentence(summary: Summary) -> str:
     cells = index_cells(summary)
     out = []
     for key, one in sorted(cells.items()):

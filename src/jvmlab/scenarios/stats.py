@@ -9,19 +9,22 @@ bootstrap as the report's comparisons, paired by block when the cells share bloc
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jvmlab.analyze.model import Clean, clean
 from jvmlab.report.notation import sentence_ci
 from jvmlab.results import cell_values, pair_difference, pair_ratio_pct
 from jvmlab.results.compare import Interval3
 
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
+
 __all__ = ["Interval3", "cell_n", "clearly", "diff_ci", "fmt_interval", "index_cells", "key_with", "mean_ci",
            "not_estimable", "pair_n", "ratio_pct"]
 CellKey = tuple[tuple[str, str], ...]
 
 
-def index_cells(summary: Any) -> dict[CellKey, Any]:
+def index_cells(summary: Summary) -> dict[CellKey, Any]:
     """Cells by their sorted (factor, level) pairs, the JVM included."""
     return {tuple(sorted({"jvm": cs.cell.jvm, **cs.cell.levels}.items())): cs for cs in summary.cells}
 

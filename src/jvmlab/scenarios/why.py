@@ -8,7 +8,7 @@ It runs on the newest JDK here that has ZGC (one JDK: the question is "why", not
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
@@ -26,6 +26,10 @@ from jvmlab.scenarios.jdks import (
 from jvmlab.scenarios.model import ScenarioRun
 from jvmlab.scenarios.stats import mean_ci
 from jvmlab.scenarios.table import CLEAR, ScenarioVerdict
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
+    from jvmlab.store.protocol import Store
 
 # JFR metrics that can explain a throughput gap between collectors, with how to print them.
 # Allocation stalls are named by their wall-clock union (jfr.alloc_stall_wall_ms), with the sum over
@@ -75,7 +79,7 @@ jfr_settings = "default"
     return [ScenarioRun("why", "G1 vs ZGC with JFR", text, gc.FALLBACK, "mean throughput")]
 
 
-def metric_changes(summary: Any, top: int = 2) -> list[str]:
+def metric_changes(summary: Summary, top: int = 2) -> list[str]:
     """The JFR metrics whose cell mean moved most against the baseline's, as phrases.
     ZGC allocation stalls have no G1 counterpart: a cell with stalls is named first."""
     base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
@@ -103,7 +107,7 @@ def metric_changes(summary: Any, top: int = 2) -> list[str]:
     return [text for _, text in found[:top]]
 
 
-def frame_changes(summary: Any, store: Any, top: int = 1) -> list[str]:
+def frame_changes(summary: Summary, store: Store, top: int = 1) -> list[str]:
     """The frames whose share of execution samples grew most in each non-baseline cell, among
     those whose 95% interval lies above zero (a growth that resampling the invocations can undo
     explains nothing); with one invocation per cell there is no interval and the largest growth
@@ -124,7 +128,7 @@ def _interval_pp(ci95: tuple[float, float] | None) -> str:
     return "" if ci95 is None else f" [{ci95[0] * 100:+.1f} … {ci95[1] * 100:+.1f}]"
 
 
-def verdict(summary: Any, store: Any | None = None) -> ScenarioVerdict:
+def verdict(summary: Summary, store: Store | None = None) -> ScenarioVerdict:
     """The ranking on the run's own metric, the run's own verdict sentence (one metric and one
     rule: the demo printed "inconclusive" above and "clear" below for the same pair), then the
     two or three largest differences that explain it."""
@@ -146,7 +150,7 @@ RUN_ANSWERS = {VerdictKind.BETTER: CLEAR, VerdictKind.WORSE: CLEAR,
                VerdictKind.NOT_ENOUGH_DATA: "not enough data"}
 
 
-def _answers_of_the_run(ranked: ScenarioVerdict, summary: Any) -> ScenarioVerdict:
+def _answers_of_the_run(ranked: ScenarioVerdict, summary: Summary) -> ScenarioVerdict:
     """Each row against the leader answered as the run's comparison of the same two cells
     (either way round: the test is symmetric) was decided; rows whose pair the run did not
     compare keep the table's own answer."""

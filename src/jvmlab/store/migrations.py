@@ -12,7 +12,13 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Table, inspect, select, text, update
 
 from jvmlab.errors import UserError
-from jvmlab.model.documents import EXPERIMENT_DOCUMENTS, INVOCATION_DOCUMENTS, Document, DocumentError
+from jvmlab.model.documents import (
+    EXPERIMENT_DOCUMENTS,
+    INVOCATION_DOCUMENTS,
+    TYPED_AFTER_V5,
+    Document,
+    DocumentError,
+)
 from jvmlab.store.schema import document, experiment_document, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
@@ -26,6 +32,8 @@ MIGRATIONS: list[Migration] = [
     (4, "experiment.series, label and label_order (performance over time)", lambda conn: _v4(conn)),
     (5, "experiment documents: typed, versioned", lambda conn: _v5(conn)),
     (6, "invocation.host: the host each invocation ran on", lambda conn: _v6(conn)),
+    (7, "invocation documents typed after v5: progress, jfr, proc, server, limits, flag_effect ...",
+     lambda conn: _v7(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -57,6 +65,13 @@ def _v5(conn: Connection) -> None:
 
 def _v6(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE invocation ADD COLUMN host VARCHAR(200)"))
+
+
+def _v7(conn: Connection) -> None:
+    """The invocation documents given a record after v5 (``TYPED_AFTER_V5``) rewritten through
+    it, as v5 did for the others (a store that was at v4 had them rewritten by v5 already: the
+    rewrite of a current document is the same document)."""
+    _rewrite(conn, document, "invocation_id", {cls.KIND: cls for cls in TYPED_AFTER_V5})
 
 
 def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:

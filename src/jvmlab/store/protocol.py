@@ -120,8 +120,10 @@ class Store(Protocol):
         """A collector's own JSON per invocation (kinds without a record: gc, proc, jfr ...)."""
         ...
 
-    def records(self, invocation_ids: list[int], kind: type[D]) -> dict[int, D]:
-        """Invocation id -> its document of this kind as a record (jmh, load_histogram, minheap_probe)."""
+    def records(self, invocation_ids: list[int], kind: type[D], *, skip_unreadable: bool = False) -> dict[int, D]:
+        """Invocation id -> its document of this kind as a record. A newer or malformed one is a
+        one-line DocumentError naming the invocation, or left out with ``skip_unreadable`` (for
+        readers whose document is an optional explanation)."""
         ...
 
     # -- cluster nodes

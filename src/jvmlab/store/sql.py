@@ -382,14 +382,19 @@ class SqlStore:
                 out.update({r.invocation_id: json.loads(r.body_json) for r in rows})
         return out
 
-    def records(self, invocation_ids: list[int], kind: type[D]) -> dict[int, D]:
+    def records(self, invocation_ids: list[int], kind: type[D], *, skip_unreadable: bool = False) -> dict[int, D]:
         out: dict[int, D] = {}
         with self.engine.connect() as conn:
             for chunk in _chunks(invocation_ids, 500):
                 rows = conn.execute(select(t.document.c.invocation_id, t.document.c.body_json)
                                     .where(t.document.c.invocation_id.in_(chunk))
                                     .where(t.document.c.kind == kind.KIND)).all()
-                out.update({r[0]: _decoded(kind, r[1], f"invocation {r[0]} in {shown_url(self.url)}") for r in rows})
+                for inv, body_json in rows:
+                    try:
+                        out[inv] = _decoded(kind, body_json, f"invocation {inv} in {shown_url(self.url)}")
+                    except DocumentError:
+                        if not skip_unreadable:
+                            raise
         return out
 
     # -- hazards -----------------------------------------------------------------------

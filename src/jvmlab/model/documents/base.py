@@ -91,3 +91,23 @@ def opt_float(data: Any) -> float | None:
 
 def opt_int(data: Any) -> int | None:
     return None if data is None else int(data)
+
+
+def present(data: JsonObject) -> JsonObject:
+    """``data`` without its None values: a part that was not measured is not written (its
+    reader gets None back, as for a layout that never had it)."""
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def floats(data: Any) -> dict[str, float]:
+    """A JSON object of numbers as ``name -> float``."""
+    return {str(k): float(v) for k, v in mapping(data).items()}
+
+
+def texts(data: Any) -> dict[str, str]:
+    """A JSON object of strings as ``name -> str``."""
+    return {str(k): str(v) for k, v in mapping(data).items()}
+
+
+def opt_str(data: Any) -> str | None:
+    return None if data is None else str(data)
