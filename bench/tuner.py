@@ -1,6 +1,7 @@
 """The tuner against the truth (seeded simulation) and against a full grid (real JVMs).
 
 Run:  .venv/bin/python bench/tuner.py [--quick] [--seeds 20] [--no-real] [--no-sim] [--real-seeds 5]
+                                      [--alloc-mb N] [--grid-file FILE]
 
 Simulation (src/jvmlab/tune/sim.py: a known surface over collector x heap x pause goal x GC
 threads x a boolean, 5% log-normal noise, 3% block drift), per seed:
@@ -19,12 +20,16 @@ quick: 10; in randomized blocks), then
 the tuner in --real-seeds runs (default 5) at a quarter of the grid's invocations, confirmation
 included; each winner's grid mean against the grid's best (target: within 2% in >= 4 of 5 seeds,
 at most 25% of the grid's invocations). Needs a quiet machine for the 2% to mean anything.
+Each seed's trials are printed (origin, flags, state, blocks, ratio and interval, the cell's
+grid mean). --grid-file keeps the grid's wall times (JSON) and reads them back when the file
+exists, so tuner runs can be repeated against one measured grid; --alloc-mb sets hold's garbage.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import sys
 import tempfile
@@ -125,7 +130,7 @@ values = {{ off = "", on = "-XX:+AlwaysPreTouch" }}
 """
 
 
-def real(quick: bool, seeds: int) -> None:
+def real(quick: bool, seeds: int, grid_file: Path | None = None, alloc_mb: int | None = None) -> None:
     """The grid measured once; the tuner run ``seeds`` times (its seed only changes) at a quarter
     of the grid's invocations, confirmation included; each winner looked up in the grid by its
     effective flags (tune/identity.py: the baseline's -Xmx48m is the grid's G1 cell at 48m)."""
@@ -140,7 +145,7 @@ def real(quick: bool, seeds: int) -> None:
     from jvmlab.tune.jvm import JvmMeasurer
 
     sizes = ["48m", "128m", "512m"] if quick else ["48m", "64m", "96m", "128m", "256m", "512m"]
-    args = '["--live-mb", "40", "--alloc-mb", "256"]' if quick else '["--live-mb", "40", "--alloc-mb", "1024"]'
+    args = f'["--live-mb", "40", "--alloc-mb", "{alloc_mb or (256 if quick else 1024)}"]'
     # The grid's cells get the precision the simulation gives them (CELL_N: a 2% CI half-width at
     # 5% noise); quick: 10. A grid of 6 invocations per cell cannot rank cells 2% apart, and a
     # quarter of it leaves the tuner one or two races.
@@ -167,10 +172,26 @@ def real(quick: bool, seeds: int) -> None:
         t0 = time.monotonic()
         with measurer("grid") as grid_measurer:
             same = for_measurer(grid_measurer)
-            grid = _grid_means(base_cfg, grid_measurer, per_cell, same)
+            if grid_file is not None and grid_file.exists():
+                walls, flags_of = _load_grid(grid_file)
+                print(f"  grid read from {grid_file} (measured earlier)", flush=True)
+            else:
+                walls, flags_of = _grid_walls(base_cfg, grid_measurer, per_cell, same)
+                if grid_file is not None:
+                    _save_grid(grid_file, walls, flags_of)
+        grid = {k: (float(np.mean(v)), flags_of[k]) for k, v in walls.items()}
+        for k in sorted(grid, key=lambda k: grid[k][0]):
+            v = walls[k]
+            print(f"    {grid[k][0]:.4f} s (sd {np.std(v, ddof=1) / grid[k][0]:.1%}, n {len(v)})  {grid[k][1]}")
         best = min(grid, key=lambda k: grid[k][0])
         print(f"  grid ({time.monotonic() - t0:.0f} s): best {grid[best][1]} {grid[best][0]:.4f} s; worst "
               f"{max(v[0] for v in grid.values()):.4f} s", flush=True)
+        # how precisely the grid ranks its top: "within 2% of the grid's best" needs the best's
+        # mean known to well under 2%, and cells within a few standard errors of it are ties
+        se = float(np.std(walls[best], ddof=1) / math.sqrt(len(walls[best])) / grid[best][0])
+        near = sum(v[0] <= grid[best][0] * (1 + 2 * se) for v in grid.values())
+        print(f"  the best cell's mean has a {se:.1%} standard error; {near} cells lie within two of it "
+              f"({sum(v[0] <= 1.02 * grid[best][0] for v in grid.values())} within 2%)", flush=True)
         within = small = 0
         for seed in range(seeds):
             cfg = dataclasses.replace(base_cfg, seed=seed)
@@ -188,13 +209,28 @@ def real(quick: bool, seeds: int) -> None:
                   f"({', '.join(f'{sum(t.state == s for t in result.trials)} {s}' for s in states)}), "
                   f"{sum(t.origin == 'combined' for t in result.trials)} combined [{time.monotonic() - t0:.0f} s]",
                   flush=True)
+            for t in result.trials:
+                ci = f"{t.ci[0]:.3f}..{t.ci[1]:.3f}" if t.ci else "-"
+                cell = grid.get(same(t.config), (math.nan, ""))[0]
+                print(f"      trial {t.number} [{t.origin}] {' '.join(t.config.flags) or '(JDK defaults)'}: "
+                      f"{t.state}, {t.blocks} blocks, ratio {t.ratio or math.nan:.3f} CI {ci}; "
+                      f"grid mean {cell:.4f} s", flush=True)
     print(f"  within 2% of the grid's best: {within}/{seeds}; at most 25% of the grid's invocations: {small}/{seeds} "
           f"(target: both in >= 4 of 5 seeds)")
 
 
-def _grid_means(cfg, measurer, per_cell: int, same) -> dict[str, tuple[float, str]]:
+def _save_grid(path: Path, walls: dict[str, list[float]], flags_of: dict[str, str]) -> None:
+    path.write_text(json.dumps({k: {"flags": flags_of[k], "wall_s": v} for k, v in walls.items()}, indent=1))
+
+
+def _load_grid(path: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
+    doc = json.loads(path.read_text())
+    return {k: v["wall_s"] for k, v in doc.items()}, {k: v["flags"] for k, v in doc.items()}
+
+
+def _grid_walls(cfg, measurer, per_cell: int, same) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Every cell of the grid (no duplicates by effective flags), ``per_cell`` invocations each
-    in randomized blocks: effective key -> (mean wall_s, flags)."""
+    in randomized blocks: effective key -> its wall times, and effective key -> its flags."""
     configs: dict[str, Config] = {}
     for g in cfg.params[0].choices:
         for h in cfg.params[1].choices:
@@ -212,7 +248,7 @@ def _grid_means(cfg, measurer, per_cell: int, same) -> dict[str, tuple[float, st
             got = measurer.measure("default", c.flags, block, position)
             if isinstance(got, dict):
                 walls.setdefault(order[i], []).append(got["wall_s"])
-    return {k: (float(np.mean(v)), " ".join(configs[k].flags)) for k, v in walls.items()}
+    return walls, {k: " ".join(configs[k].flags) for k in walls}
 
 
 def main() -> None:
@@ -222,11 +258,14 @@ def main() -> None:
     parser.add_argument("--no-real", action="store_true")
     parser.add_argument("--no-sim", action="store_true")
     parser.add_argument("--real-seeds", type=int, default=5, help="tuner runs on real JVMs against one grid")
+    parser.add_argument("--alloc-mb", type=int, help="hold's garbage per invocation (default 256 quick, 1024)")
+    parser.add_argument("--grid-file", type=Path, help="keep the real grid's wall times here (JSON); "
+                        "when the file exists, the grid is read from it instead of measured again")
     args = parser.parse_args()
     if not args.no_sim:
         simulation(args.seeds)
     if not args.no_real:
-        real(args.quick, args.real_seeds)
+        real(args.quick, args.real_seeds, args.grid_file, args.alloc_mb)
 
 
 if __name__ == "__main__":

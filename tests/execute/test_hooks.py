@@ -197,6 +197,38 @@ def test_a_failing_cleanup_is_a_stored_warning(tmp_path: Path, jdk17_home: Path)
     assert len(warnings) == 1 and "cleanup hook" in warnings[0]["detail"] and "broken" in warnings[0]["detail"]
 
 
+def test_tune_stores_and_shows_a_failing_cleanup_as_a_warning(tmp_path: Path, jdk17_home: Path) -> None:
+    """The cleanup runs once per configuration when the tuning session ends (its teardown): its
+    failure is a typed hook-failed hazard stored with the experiment, as in `run`, and the
+    summary's warnings say it (it came after the engine's last block, so it used to be dropped)."""
+    (tmp_path / "tune.toml").write_text(f"""
+[workload]
+builtin = "hello"
+cleanup = ["sh", "-c", "echo broken; exit 1"]
+[jvms]
+j = "{jdk17_home}"
+[tune]
+objective = "wall_s"
+budget = {{ trials = 1 }}
+min_blocks = 2
+max_blocks = 2
+confirm_max_blocks = 2
+[tune.params.gc]
+type = "categorical"
+values = {{ serial = "-XX:+UseSerialGC" }}
+""")
+    proc = run_jvmlab("tune", "tune.toml", "--store", "lab.db", "-q", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    db = open_store(f"sqlite:///{tmp_path / 'lab.db'}")
+    exp = db.latest_experiment().id
+    configs = len(db.cells(exp))  # the baseline and the one candidate: each its own cell, set up and cleaned up
+    stored = [h for h in db.hazards(exp) if h.kind == "hook-failed"]
+    assert configs >= 1 and len(stored) == configs, stored
+    assert all("cleanup hook" in h.detail and "broken" in h.detail for h in stored)
+    shown = [line for line in proc.stdout.splitlines() if line.startswith("warning:") and "cleanup hook" in line]
+    assert shown, proc.stdout
+
+
 @pytest.mark.slow
 def test_minheap_runs_the_hooks_around_every_probe(tmp_path: Path, jdk17_home: Path) -> None:
     (tmp_path / "spec.toml").write_text(f'''[workload]

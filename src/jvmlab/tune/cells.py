@@ -82,8 +82,12 @@ class TrialCells:
             self.ready[key] = str(err)
             return self.ready[key]
         template = pc.template and replace(pc.template, prepare=prep or pc.template.prepare)
-        cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags,
-                       template=template)
+        # each configuration its own cell, named as `run` names one ("j config=t0", after the plan
+        # cell's own levels, [environment] factors among them): the hooks' setup and cleanup run
+        # once per configuration (``{cell}`` says which), and hazards name it
+        levels = (*pc.cell.levels, ("config", name))
+        cell = replace(pc, cell=replace(pc.cell, index=cell_id, levels=levels, flags=run_flags),
+                       flags=run_flags, template=template)
         try:
             self.ready[key] = environment.add_cell(self.plan, cell)
         except UserError as err:

@@ -148,6 +148,13 @@ class JvmMeasurer(FlagChecker):
         finally:
             session.teardown()
 
+    def late_hazards(self) -> list[str]:
+        """The session's warnings since the last block, read without opening it again: after
+        :meth:`close`, those of its teardown (a failing ``cleanup`` hook, stored typed by the
+        session like every other), which come after the engine's last block."""
+        out, self.notes[:] = list(self.notes), []
+        return out
+
     def run_flags(self) -> dict[str, tuple[str, ...]]:
         """The flags each prepared configuration really ran with (unlocks, archive flags)."""
         return {key: pc.flags for key, pc in self.trial_cells.ready.items() if not isinstance(pc, str)}

@@ -56,7 +56,9 @@ class Trial:
     best_after: float | None = None  # the incumbent's estimate once this trial was decided
     best_ci: tuple[float, float] | None = None
     block_range: tuple[int, int] | None = None  # the session's first and last block of this trial
-    origin: str = "search"  # "search" (the sampler's proposal) or "combined" (the best levels put together)
+    # "search" (the sampler's proposal), "coordinate" (one parameter changed from the incumbent,
+    # tune/design.py) or "combined" (the best levels put together)
+    origin: str = "search"
 
 
 @dataclass

@@ -34,6 +34,12 @@ PROMOTE_CONF = 0.99
 # used every block ``max_blocks`` allows. Not decided either way; its interval says how far it got.
 UNDECIDED_BUDGET = "undecided (budget)"
 UNDECIDED_BLOCKS = "undecided (blocks)"
+# A candidate whose promotion interval lies entirely below this ratio (more than twice as fast)
+# is promoted without racing on to drift.MIN_BLOCKS for the drift check: no drift that check
+# is built to catch (a 40% step of the machine, tests/tune/test_drift.py) turns a twofold
+# advantage around, and on a small budget the extra blocks were a third of the search (the
+# real bench's hold under -Xmx48m: 12 invocations a promotion out of 36).
+DECISIVE_RATIO = 0.5
 
 
 @dataclass
@@ -62,20 +68,24 @@ class RaceResult:
     samples: dict[str, list[float]] = field(default_factory=dict)
 
 
-def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) -> RaceResult:
+def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent,
+         block_cap: int | None = None) -> RaceResult:
     """Race ``cand`` against ``inc``; incumbent samples taken here are added to ``inc``.
 
     A candidate the t interval would promote keeps racing to ``drift.MIN_BLOCKS`` blocks (when
     the block and invocation budgets allow) so the drift check can look at its blocks; a race
-    measured during drift is marked ``drift`` and never promoted."""
+    measured during drift is marked ``drift`` and never promoted. ``block_cap``: the blocks the
+    budget gives this race (the engine's share of what is left, engine.race_share); stopped there
+    while ahead, the candidate is ``undecided (budget)``."""
     cfg = session.config
+    limit = cfg.max_blocks if block_cap is None else max(cfg.min_blocks, min(cfg.max_blocks, block_cap))
     obj = cfg.objectives[0]
     sign = 1.0 if obj.minimize else -1.0
     diffs: list[float] = []
     pair: tuple[list[float], list[float]] = ([], [])  # per-block objective: candidate, incumbent
     state = "not-better"  # the point estimate is not better: stopped without spending more
     cand_samples: dict[str, list[float]] = {}
-    for got_c, got_i in session.blocks([cand, inc.config], cfg.max_blocks):
+    for got_c, got_i in session.blocks([cand, inc.config], limit):
         if isinstance(got_c, str):
             return RaceResult("infeasible", len(diffs) + 1, None, None, {}, got_c)
         if isinstance(got_i, str):  # the incumbent failed once: a hazard, skip the block
@@ -91,8 +101,9 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
             continue
         if t_interval(diffs)[0] > 0:
             return _checked(session, _result("worse", diffs, cand_samples, sign), pair)
-        if t_interval(diffs, PROMOTE_CONF)[1] < 0:
-            if len(diffs) < min(MIN_BLOCKS, cfg.max_blocks) and not session.out_of_budget(0, reserve=2):
+        if (upper := t_interval(diffs, PROMOTE_CONF)[1]) < 0:
+            if (len(diffs) < min(MIN_BLOCKS, limit) and upper > math.log(DECISIVE_RATIO)
+                    and not session.out_of_budget(0, reserve=2)):
                 continue  # better: enough blocks for the drift check before promoting
             promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair)
             return promoted if promoted.state == "drift" else guard(session, promoted, baseline)
@@ -102,7 +113,8 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent) ->
             state = UNDECIDED_BUDGET
             break
     else:  # every block the race may take, and the interval still holds 1
-        state = UNDECIDED_BLOCKS if diffs and np.mean(diffs) < 0 else "not-better"
+        cut = UNDECIDED_BLOCKS if limit == cfg.max_blocks else UNDECIDED_BUDGET
+        state = cut if diffs and np.mean(diffs) < 0 else "not-better"
     result = _checked(session, _result(state, diffs, cand_samples, sign), pair)
     return result if result.state == "drift" else guard(session, result, baseline)
 

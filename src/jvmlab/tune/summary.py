@@ -61,6 +61,8 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
              f"Objective: {'minimize' if obj.minimize else 'maximize'} "
              + ", ".join(o.metric for o in config.objectives)
              + (f"; guardrails: {', '.join(g.text for g in config.guardrails)}" if config.guardrails else "")]
+    if result.winner_why:
+        lines.append(f"Winner: {result.winner_why}")
     for c in result.confirmations:
         lines.append(f"{c.label}: {' '.join(c.config.flags) or '(JDK defaults)'} on {c.config.jvm} "
                      f"({c.blocks} confirmation blocks)")
