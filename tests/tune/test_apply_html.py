@@ -160,3 +160,16 @@ def test_apply_without_an_id_uses_the_latest_tuning_experiment(tmp_path):
     open_store(str(empty / "lab.db")).close()
     proc = run_jvmlab("apply", "--store", "lab.db", cwd=empty)
     assert proc.returncode == 2 and "no tuning experiment" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_the_winners_reason_is_stored_and_shown_escaped():
+    """A winner that is no promoted incumbent (the tuner's ahead-at-the-end pick) keeps its
+    reason through the record and the page; one-factor moves are named in the origin column."""
+    why = "the search stopped while <b>t3</b> was ahead of the incumbent at 95%"
+    move = {**DOC["trials"][0], "number": 1, "origin": "coordinate"}
+    doc = rec({**DOC, "winner_why": why, "trials": [*DOC["trials"], move]})
+    assert TuneDocument.from_json(doc.to_json()).winner_why == why
+    page = tune_html(doc, "t")
+    assert "Winner: the search stopped while &lt;b&gt;t3&lt;/b&gt; was ahead" in page
+    assert "one-factor move: one parameter changed from the incumbent" in page
+    assert "Winner:" not in tune_html(rec(DOC), "t")

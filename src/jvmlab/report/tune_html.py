@@ -61,7 +61,8 @@ def _importances(doc: TuneDocument) -> dict[str, Any] | None:
 
 _STATE_STYLE = {"promoted": "background:#e6f4ea", "drift": "background:#fdecea;font-weight:bold",
                 "infeasible": "color:#777", "undecided": "background:#fff4e0"}
-_ORIGIN_TEXT = {"combined": "combined: the best level of each parameter, raced as one"}
+_ORIGIN_TEXT = {"combined": "combined: the best level of each parameter, raced as one",
+                "coordinate": "one-factor move: one parameter changed from the incumbent"}
 
 
 def _state_key(state: str) -> str:
@@ -134,6 +135,7 @@ def tune_html(doc: TuneDocument, title: str) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<script>{plotly_js}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
             f"<p>{len(doc.trials)} trials, {doc.invocations} invocations.</p>"
+            + (f"<p>Winner: {html.escape(doc.winner_why)}</p>" if doc.winner_why else "") +
             f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}{_trial_table(doc)}"
             + (f"<h2>Warnings</h2><ul>{hazards}</ul>" if hazards else "") + "</body></html>")
 

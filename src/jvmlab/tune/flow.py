@@ -65,7 +65,7 @@ def result_document(config: TuneConfig, result: TuneResult,
         confirmations=tuple(TunedConfirmation(c.label, cfg(c.config), c.blocks, dict(c.against), dict(c.verdicts),
                                               dict(c.side_effects)) for c in result.confirmations),
         importances=dict(result.importances), invocations=result.invocations, hazards=tuple(result.hazards),
-        stopped_because=result.stopped_because)
+        stopped_because=result.stopped_because, winner_why=result.winner_why)
 
 
 def open_experiment(plan: Plan, store: Store, artifacts: Path, resume: bool, command_line: str) -> int:

@@ -128,6 +128,7 @@ class TuneDocument(Document):
     invocations: int
     hazards: tuple[str, ...] = ()
     stopped_because: str = ""
+    winner_why: str = ""  # why the winner is not the last promoted incumbent ("" when it is)
 
     def body(self) -> JsonObject:
         return {"objectives": [{"metric": o.metric, "minimize": o.minimize} for o in self.objectives],
@@ -135,7 +136,8 @@ class TuneDocument(Document):
                 "winner": self.winner.body(), "baseline": self.baseline.body(),
                 "pareto": [c.body() for c in self.pareto], "confirmations": [c.body() for c in self.confirmations],
                 "importances": dict(self.importances), "invocations": self.invocations,
-                "hazards": list(self.hazards), "stopped_because": self.stopped_because}
+                "hazards": list(self.hazards), "stopped_because": self.stopped_because,
+                **({"winner_why": self.winner_why} if self.winner_why else {})}
 
     @classmethod
     def decode(cls, data: Any, version: int) -> TuneDocument:
@@ -146,7 +148,8 @@ class TuneDocument(Document):
                    tuple(TunedConfig.decode(c) for c in d.get("pareto") or ()),
                    tuple(TunedConfirmation.decode(c) for c in d.get("confirmations") or ()),
                    {str(k): float(v) for k, v in mapping(d.get("importances") or {}).items()},
-                   int(d.get("invocations") or 0), strings(d.get("hazards") or ()), str(d.get("stopped_because") or ""))
+                   int(d.get("invocations") or 0), strings(d.get("hazards") or ()), str(d.get("stopped_because") or ""),
+                   str(d.get("winner_why") or ""))
 
     @classmethod
     def of_winner(cls, winner: TunedConfig) -> TuneDocument:
