@@ -13,7 +13,9 @@ threads x a boolean, 5% log-normal noise, 3% block drift), per seed:
     invocations each, best mean wins): who found the truly faster configuration
     (target: the tuner in >= 16/20);
   * whether the confirmation CI (winner / baseline) covers the true ratio (target >= 18/20).
-Real JVMs: the demo's workload (hold: a 40 MiB live set, 1 GiB of garbage (quick: 256 MiB);
+Real JVMs: the demo's workload (hold: a 40 MiB live set, 1 GiB of garbage (quick: 4 GiB over
+its 3 heaps, so that each cell's 10 invocations rank the grid's top: at 256 MiB the best cell's
+mean had a 7-8% standard error on this 2-core machine and the grid's best changed between runs);
 baseline -Xmx48m, a heap far too small) over 3 collectors x 6 (quick: 3) heap sizes x
 AlwaysPreTouch off/on: the full grid once (each cell 25 invocations, as in the simulation;
 quick: 10; in randomized blocks), then
@@ -145,7 +147,7 @@ def real(quick: bool, seeds: int, grid_file: Path | None = None, alloc_mb: int |
     from jvmlab.tune.jvm import JvmMeasurer
 
     sizes = ["48m", "128m", "512m"] if quick else ["48m", "64m", "96m", "128m", "256m", "512m"]
-    args = f'["--live-mb", "40", "--alloc-mb", "{alloc_mb or (256 if quick else 1024)}"]'
+    args = f'["--live-mb", "40", "--alloc-mb", "{alloc_mb or (4096 if quick else 1024)}"]'
     # The grid's cells get the precision the simulation gives them (CELL_N: a 2% CI half-width at
     # 5% noise); quick: 10. A grid of 6 invocations per cell cannot rank cells 2% apart, and a
     # quarter of it leaves the tuner one or two races.
@@ -258,7 +260,7 @@ def main() -> None:
     parser.add_argument("--no-real", action="store_true")
     parser.add_argument("--no-sim", action="store_true")
     parser.add_argument("--real-seeds", type=int, default=5, help="tuner runs on real JVMs against one grid")
-    parser.add_argument("--alloc-mb", type=int, help="hold's garbage per invocation (default 256 quick, 1024)")
+    parser.add_argument("--alloc-mb", type=int, help="hold's garbage per invocation (default 4096 quick, 1024)")
     parser.add_argument("--grid-file", type=Path, help="keep the real grid's wall times here (JSON); "
                         "when the file exists, the grid is read from it instead of measured again")
     args = parser.parse_args()
