@@ -44,6 +44,20 @@ from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.schedule import Slot
 
 POLL_S = 0.2
+# Loggers of Dask's client side that report a lost scheduler or connection themselves (reconnect
+# and closed-comm tracebacks, logged from the event-loop thread, sometimes before the dispatcher
+# notices): jvmlab says it in one line. "distributed" covers the children Dask leaves unset
+# (distributed.batched printed a CommClosedError traceback when the whole cluster was killed).
+CLIENT_LOGGERS = ("distributed", "distributed.client", "distributed.utils", "distributed.batched",
+                  "distributed.comm", "distributed.core")
+
+
+def quiet_client_logs() -> None:
+    """Silence Dask's client-side logs below CRITICAL for the rest of the command."""
+    for name in CLIENT_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 DEPTH = 2  # slots submitted per node: the next one waits on the node for its `jvm` slot, hiding the round trip
 MAX_REQUEUES = 1  # a slot whose node died is run once more, on another node; then it is a failure
 
@@ -138,8 +152,7 @@ class Dispatcher:
         cluster killed: Dask's client then has no scheduler information left)."""
         info = self.client.scheduler_info(n_workers=-1) if self.client.status == "running" else {}
         if "workers" not in info:
-            for name in ("distributed.client", "distributed.utils"):  # its reconnect tracebacks: not news
-                logging.getLogger(name).setLevel(logging.CRITICAL)
+            quiet_client_logs()  # its reconnect tracebacks: not news
             raise RunnerLost("the Dask cluster went away (its scheduler no longer answers)")
         return list(info["workers"])
 
@@ -272,7 +285,7 @@ class Dispatcher:
 
     def _gone(self, future: Any) -> bool:
         """A task that failed because its connection closed (the cluster went away), not by itself."""
-        return type(future.exception()).__name__ in ("CommClosedError", "CancelledError", "FutureCancelledError")
+        return _lost_with_cluster(_error_of(future))
 
     def _share_to(self, work: SlotWork) -> str | None:
         if self.share is None:
@@ -319,8 +332,14 @@ class Dispatcher:
 
     def _finished(self, node: _Node, work: SlotWork, future: Any, value: NodeResult | ParcelMissing | None = None,
                   ) -> None:
-        if future.status == "finished":
-            outcome = value if value is not None else future.result()
+        outcome: NodeResult | ParcelMissing | None = value
+        if future.status == "finished" and outcome is None:
+            try:
+                outcome = future.result()
+            except Exception as err:  # cancelled after the status was read: the scheduler was lost
+                if not _lost_with_cluster(err):
+                    raise
+        if outcome is not None:
             if isinstance(outcome, ParcelMissing):
                 self._parcel_missing(node, work, outcome, future.key)
                 return
@@ -331,14 +350,14 @@ class Dispatcher:
             node.inflight.clear()
             node.block.clear()
             self.pending.appendleft([work.slot, *rest])
-        elif type(future.exception()).__name__ == "KilledWorker":
+        elif type(_error_of(future)).__name__ == "KilledWorker":
             node.inflight.appendleft((work, future))
             later = [f for _, f in list(node.inflight)[1:]]
             if later:
                 self.client.cancel(later, force=True)
             self._requeue(node.name, work, node.give_back())
         else:
-            reason = f"the task failed on node {node.name}: {future.exception()!r}"
+            reason = f"the task failed on node {node.name}: {_error_of(future)!r}"
             self._store(work, _failed_result(reason), Collected(), node.name, None, future.key)
 
     def _parcel_missing(self, node: _Node, work: SlotWork, missing: ParcelMissing, future_key: Any) -> None:
@@ -440,3 +459,19 @@ def _failed_result(reason: str) -> ProcessResult:
 
 def _lost_result(node: str) -> ProcessResult:
     return _failed_result(f"lost twice: node {node} died while running it, after one re-queue")
+
+
+_LOST = ("CommClosedError", "CancelledError", "FutureCancelledError")
+
+
+def _error_of(future: Any) -> BaseException | None:
+    """The task's exception; a cancelled future (the scheduler lost) raises it instead of
+    returning it, and that is the answer too."""
+    try:
+        return future.exception()
+    except BaseException as err:  # noqa: BLE001 - FutureCancelledError, CancelledError
+        return err
+
+
+def _lost_with_cluster(err: BaseException | None) -> bool:
+    return type(err).__name__ in _LOST

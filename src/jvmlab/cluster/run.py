@@ -5,12 +5,11 @@ and the budget are the session's own; only who runs each slot differs.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from jvmlab.cluster.dispatch import Dispatcher
+from jvmlab.cluster.dispatch import Dispatcher, quiet_client_logs
 from jvmlab.cluster.nodes import check_store
 from jvmlab.cluster.share import parse_artifacts_url
 from jvmlab.errors import UserError
@@ -29,10 +28,7 @@ def connect(address: str) -> Any:
         from distributed import Client
     except ImportError:
         raise UserError("--cluster needs Dask: pip install 'jvmlab[cluster]'") from None
-    # The client's own reports of a lost scheduler (reconnect tracebacks, logged from its event
-    # loop thread, sometimes before the dispatcher notices): jvmlab says it in one line itself.
-    for name in ("distributed.client", "distributed.utils"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
+    quiet_client_logs()  # a lost scheduler is jvmlab's one line, not Dask's tracebacks
     try:
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as err:
