@@ -469,7 +469,9 @@ def _error_of(future: Any) -> BaseException | None:
     returning it, and that is the answer too."""
     try:
         return future.exception()
-    except BaseException as err:  # noqa: BLE001 - FutureCancelledError, CancelledError
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C while asking: the session's to handle
+        raise
+    except BaseException as err:  # noqa: BLE001 - FutureCancelledError, asyncio's CancelledError
         return err
 
 

@@ -55,7 +55,7 @@ class BlockShares:
 
 @dataclass
 class LoadWatch:
-    """Start it at a block's start; ``shares`` (or ``other_share``) at its end."""
+    """Start it at a block's start; ``shares`` at its end."""
 
     started: float = 0.0
     cpu0: tuple[float, float] | None = None
@@ -77,9 +77,6 @@ class LoadWatch:
         other = max(0.0, (cpu1[0] - self.cpu0[0]) - own)
         return BlockShares(other / capacity, max(0.0, cpu1[1] - self.cpu0[1]) / capacity)
 
-    def other_share(self) -> float | None:
-        """Share of the machine's CPU (0..1) used by other processes since start()."""
-        return self.shares().other
 
 
 def busy_text(shares: BlockShares, where: str) -> str:
