@@ -32,7 +32,8 @@ SCENARIOS = {
     "why": "G1 vs ZGC on chunkgen with JFR on: the verdict and the profile/JFR differences that explain it",
     "minecraft": "a real Minestom server generating chunks in-process x collectors (needs Maven and JDK 25+)",
     "size": "minimum heap of G1/Parallel/Serial with intervals, a 1x-4x heap sweep with knees, 1 vs 2 CPUs",
-    "server": "the built-in HTTP server under fixed-rate load x G1/Parallel/ZGC x two heaps: p99 latency, RSS",
+    "server": ("the built-in HTTP server under fixed-rate load x G1/Parallel/ZGC (quick: one heap, judged on the "
+               "p99 GC pause; full: two heaps, on the request p99 latency), RSS"),
     "tune": "tune a heap far too small (hold under -Xmx48m): collector x heap x pre-touch, confirm, print `apply`",
     "jmh": "JMH's samples (jmh-samples 1.37, fetched once with Maven) x JDK x G1/Parallel, a fork per invocation",
 }
