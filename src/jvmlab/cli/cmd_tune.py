@@ -186,12 +186,18 @@ def apply_cmd(
                                             "default: the latest tuning experiment."),
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
-    """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in."""
-    from jvmlab.model.documents import TuneDocument
+    """Print the tuned winner as a java command line, env exports, Dockerfile ENV, systemd drop-in
+    (a `rightsize` search: the Kubernetes resources and env of the size it chose)."""
+    from jvmlab.model.documents import RightsizeDocument, TuneDocument
     from jvmlab.store import open_store
     from jvmlab.tune.apply import latest_tuning
 
     db = open_store(store, must_exist=True)
+    if experiment is not None and (sized := db.record(db.experiment(experiment).id, RightsizeDocument)) is not None:
+        from jvmlab.report.rightsize import k8s_text
+
+        typer.echo(k8s_text(sized, experiment), nl=False)
+        return
     if experiment is None:
         experiment = latest_tuning([(e.id, db.record(e.id, TuneDocument) is not None)
                                     for e in db.experiments()])

@@ -30,13 +30,14 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_jdks,
     cmd_minheap,
     cmd_results,
+    cmd_rightsize,
     cmd_run,
     cmd_tune,
 )
 from jvmlab.cli.apps import app
 from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, UserError
 
-RESUMABLE = ("run", "tune", "minheap")  # commands whose --resume continues a stopped experiment
+RESUMABLE = ("run", "tune", "minheap", "rightsize")  # commands whose --resume continues a stopped experiment
 _STARTED = [0.0]  # when main() began (time.monotonic()): it marks only its own command's experiments
 
 

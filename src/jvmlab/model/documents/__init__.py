@@ -45,6 +45,13 @@ from jvmlab.model.documents.machine import (
     ServerNotesDocument,
     ServerStopDocument,
 )
+from jvmlab.model.documents.rightsize import (
+    CandidateRecord,
+    GoalFigures,
+    GoalRecord,
+    RightsizeDocument,
+    RightsizeRequestRecord,
+)
 from jvmlab.model.documents.sizing import (
     HeapLevel,
     HeapSweepDocument,
@@ -67,7 +74,7 @@ from jvmlab.model.documents.tune import (
 
 EXPERIMENT_DOCUMENTS: dict[str, type[Document]] = {cls.KIND: cls for cls in (
     TuneDocument, TuneClusterDocument, MinHeapDocument, HeapSweepDocument, GcAdviseDocument,
-    CellIdentityDocument, SpecHistoryDocument, ImportDocument, ArchivesDocument)}
+    CellIdentityDocument, SpecHistoryDocument, ImportDocument, ArchivesDocument, RightsizeDocument)}
 # The invocation documents given a record after store migration v5 ran (migration v7 rewrites them).
 TYPED_AFTER_V5: tuple[type[Document], ...] = (
     ProgressDocument, JfrDocument, JfrProfileDocument, ProcDocument, ServerDocument, ServerNotesDocument,
@@ -77,13 +84,16 @@ INVOCATION_DOCUMENTS: dict[str, type[Document]] = {cls.KIND: cls for cls in (*_T
 
 __all__ = [
     "ARCHIVES_SCHEMA", "EXPERIMENT_DOCUMENTS", "IDENTITY_PARTS", "INVOCATION_DOCUMENTS", "TYPED_AFTER_V5",
-    "ArchiveRecord", "ArchivesDocument", "CellIdentity", "CellIdentityDocument", "Document", "DocumentError",
-    "FlagEffectDocument", "FlagEvidence", "GcAdviseDocument", "GcDocument", "GcFixLevelRecord", "HeapLevel",
+    "ArchiveRecord", "ArchivesDocument", "CandidateRecord", "CellIdentity", "CellIdentityDocument", "Document",
+    "DocumentError",
+    "FlagEffectDocument", "FlagEvidence", "GcAdviseDocument", "GcDocument", "GcFixLevelRecord",
+    "GoalFigures", "GoalRecord", "HeapLevel",
     "HeapSweepDocument",
     "ImportDocument", "JfrDocument", "JfrProfileDocument", "JmhDocument", "JmhScoreRecord", "JmhSecondaryRecord",
     "JsonObject", "JvmViewDocument", "JvmWarningsDocument", "LimitsDocument", "LoadHistogramDocument",
     "MinHeapCellRecord", "MinHeapDocument", "MinHeapRequestRecord", "MinHeapResult", "ProbeOutcome", "ProcDocument",
-    "ProgressDocument", "ProgressSegment", "ServerDocument", "ServerNotesDocument", "ServerStopDocument",
+    "ProgressDocument", "ProgressSegment", "RightsizeDocument", "RightsizeRequestRecord",
+    "ServerDocument", "ServerNotesDocument", "ServerStopDocument",
     "SpecChange", "SpecHistoryDocument", "Status",
     "TuneClusterDocument", "TuneDocument", "TunedConfig", "TunedConfirmation", "TunedObjective", "TunedTrial",
     "Verdict", "WarningGroup",
