@@ -231,11 +231,15 @@ def search_document(request: RightsizeRequest, grid: Grid, measured: dict[Size, 
 
     out: list[CandidateRecord] = []
     for size in grid.sizes():
+        cost = grid.weights.cost(size)
         if size in records:
             out.append(records[size])
             continue
+        if size in measured:  # a bare outcome (the strategy's own tests)
+            out.append(CandidateRecord(size.cpus, size.memory_bytes, str(measured[size].verdict), "search", cost,
+                                       memory_death=measured[size].memory_death))
+            continue
         found = implied(size, measured)
-        cost = grid.weights.cost(size)
         if found is not None:
             out.append(CandidateRecord(size.cpus, size.memory_bytes, str(found.verdict), "implied", cost,
                                        implied_by=(found.by.cpus, found.by.memory_bytes)))

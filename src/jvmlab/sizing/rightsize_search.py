@@ -3,6 +3,8 @@
 A pure strategy over the outcomes measured so far (no I/O), so a search replays from its
 stored outcomes and resumes where it stopped.
 
+* **The largest size first.** If it does not meet the goal, no size does (monotonicity,
+  below): the search ends there with one line, after one size instead of all of them.
 * **Cost.** A size costs ``cpu_weight x CPUs + memory_weight x GiB``. The defaults, 9 per
   CPU and 1 per GiB, are the ratio of a vCPU-hour to a GB-hour in common container pricing
   (AWS Fargate lists about 0.0405 and 0.0044 USD); ``--cpu-weight``/``--memory-weight``
@@ -89,6 +91,9 @@ class Grid:
         every = [Size(c, m) for c in self.cpus for m in self.memory_bytes]
         return sorted(every, key=lambda s: (self.weights.cost(s), s.memory_bytes, s.cpus))
 
+    def largest(self) -> Size:
+        return Size(self.cpus[-1], self.memory_bytes[-1])
+
     def smaller_neighbours(self, size: Size) -> list[tuple[str, Size | None]]:
         """The next smaller size in each dimension (None: the grid's smallest already)."""
         ci, mi = self.cpus.index(size.cpus), self.memory_bytes.index(size.memory_bytes)
@@ -115,7 +120,7 @@ def implied(size: Size, measured: Mapping[Size, Outcome]) -> Implied | None:
 @dataclass(frozen=True)
 class Step:
     size: Size
-    phase: str  # "search" (cheapest first) or "proof" (a neighbour of the candidate)
+    phase: str  # "largest" (can any size meet?), "search" (cheapest first) or "proof" (a neighbour)
 
 
 def cheapest_meeting(grid: Grid, measured: Mapping[Size, Outcome]) -> tuple[Size | None, Size | None]:
@@ -134,6 +139,11 @@ def cheapest_meeting(grid: Grid, measured: Mapping[Size, Outcome]) -> tuple[Size
 
 def next_step(grid: Grid, measured: Mapping[Size, Outcome]) -> Step | None:
     """The size to measure next, or None when the search is over."""
+    largest = grid.largest()
+    if largest not in measured:
+        return Step(largest, "largest")
+    if measured[largest].verdict is not SizeVerdict.MEETS:
+        return None  # monotonicity: no smaller size can do better
     best, todo = cheapest_meeting(grid, measured)
     if todo is not None:
         return Step(todo, "search")
