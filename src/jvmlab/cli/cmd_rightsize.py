@@ -4,6 +4,7 @@ proven by its smaller neighbours, with a Kubernetes block (docs/rightsize.md).""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -105,8 +106,13 @@ def rightsize(
         console.print(f"  {size_of(c).label}: {c.verdict} ({c.phase}) {candidate_words(c)}",
                       highlight=False, markup=False)
 
+    again = ["jvmlab", "rightsize", str(spec), *[x for s in slo for x in ("--slo", s)], "--cpus", cpus,
+             "--memory", memory, "--jvm-sizing", jvm_sizing, *(["--heap-share", heap_share] if heap_share else []),
+             "--cpu-weight", f"{cpu_weight:g}", "--memory-weight", f"{memory_weight:g}",
+             "--invocations", str(invocations), "--max-invocations", str(max_invocations),
+             "--store", store or db.url, "--resume"]
     done = run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
-                         on_candidate=said)
+                         on_candidate=said, resume_hint=shlex.join(again))
     render_rightsize(done.document, done.experiment_id, console)
     if k8s is not None:
         k8s.write_text(k8s_text(done.document, done.experiment_id), encoding="utf-8")

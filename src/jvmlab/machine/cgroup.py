@@ -26,6 +26,7 @@ from jvmlab.spec.durations import parse_size_bytes as parse_size_bytes  # re-exp
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000
+V1_MAX_SHARES = 262_144
 ENTER_SCRIPT = 'while [ "$1" != "--" ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
@@ -36,6 +37,9 @@ class Limits:
     cpus: float | None = None
     memory_bytes: int | None = None
     cpu_mode: str = "quota"  # "quota" (CFS bandwidth) or "cpuset" (the first N CPUs)
+    # The group's CPU weight against other processes (v1 cpu.shares, 2-262144; v2 cpu.weight,
+    # 1-10000, scaled); None: the kernel's default. A quota still caps what the group gets.
+    cpu_shares: int | None = None
 
     @property
     def any(self) -> bool:
@@ -158,6 +162,8 @@ def _create_v1(group: Group, name: str, limits: Limits) -> None:
             assert limits.cpus is not None
             (folder / "cpu.cfs_period_us").write_text(str(PERIOD_US))
             (folder / "cpu.cfs_quota_us").write_text(str(round(limits.cpus * PERIOD_US)))
+            if limits.cpu_shares is not None:
+                (folder / "cpu.shares").write_text(str(min(max(limits.cpu_shares, 2), V1_MAX_SHARES)))
         elif controller == "cpuset":
             (folder / "cpuset.mems").write_text(_read(parent / "cpuset.mems") or "0")
             (folder / "cpuset.cpus").write_text(cpuset_list(parent / "cpuset.cpus", limits.cpus))
@@ -180,6 +186,9 @@ def _create_v2(group: Group, name: str, limits: Limits) -> None:
         (folder / "cpuset.cpus").write_text(cpuset_list(root / "cpuset.cpus.effective", limits.cpus))
     elif limits.cpus is not None:
         (folder / "cpu.max").write_text(f"{round(limits.cpus * PERIOD_US)} {PERIOD_US}")
+        if limits.cpu_shares is not None:  # the v1 range mapped onto v2's (the kernel's own formula)
+            weight = 1 + (min(max(limits.cpu_shares, 2), V1_MAX_SHARES) - 2) * 9999 // (V1_MAX_SHARES - 2)
+            (folder / "cpu.weight").write_text(str(weight))
 
 
 def cpuset_list(parent_cpus: Path, cpus: float | None) -> str:

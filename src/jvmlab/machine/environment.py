@@ -107,6 +107,7 @@ class MachineEnvironment:
         self._warned: set[int] = set()
         self._evicted_since_warm = False
         self.limits: limits.LimitRunner | None = None
+        self.cpu_shares: int | None = None  # CPU-limited groups' weight (LimitRunner); None: the kernel's
         # Every cell's classpath as a jar (setup does it when any cell has an archive, so only
         # the archive differs between cells); a caller adding archived cells later sets it.
         self.jar_all = False
@@ -115,7 +116,7 @@ class MachineEnvironment:
         env = plan.spec.environment
         self.keep_copies = env.keep_tmpfs_copy
         if env.cpus or env.memory:  # refused with one line before anything is copied or run
-            self.limits = limits.LimitRunner(env.cpu_limit)
+            self.limits = limits.LimitRunner(env.cpu_limit, self.cpu_shares)
             limits.refuse_if_unsupported(self.limits, list(plan.cells))
         cells = [self._locate(pc, Path(env.tmpfs_dir)) for pc in plan.cells]
         cells = self._prepare_archives(plan, cells)

@@ -30,13 +30,14 @@ _MAX_HEAP = re.compile(r"^\s*size_t\s+MaxHeapSize\s*=\s*(\d+)", re.MULTILINE)
 _ACTIVE_FLAG = re.compile(r"^\s*int\s+ActiveProcessorCount\s*=\s*(-?\d+)", re.MULTILINE)
 
 
-def cell_limits(pc: PreparedCell, cpu_mode: str) -> Limits:
-    """The limits a cell's ``cpus``/``memory`` levels ask for."""
+def cell_limits(pc: PreparedCell, cpu_mode: str, cpu_shares: int | None = None) -> Limits:
+    """The limits a cell's ``cpus``/``memory`` levels ask for (``cpu_shares``: the CPU weight
+    of a CPU-limited group, see :class:`LimitRunner`)."""
     cpus = pc.cell.level("cpus")
     memory = pc.cell.level("memory")
     return Limits(cpus=float(cpus) if cpus is not None else None,
                   memory_bytes=cgroup.parse_size_bytes(memory) if memory is not None else None,
-                  cpu_mode=cpu_mode)
+                  cpu_mode=cpu_mode, cpu_shares=cpu_shares if cpus is not None and cpu_mode == "quota" else None)
 
 
 def parse_view(output: str) -> JvmViewDocument:
@@ -60,8 +61,12 @@ def parse_view(output: str) -> JvmViewDocument:
 class LimitRunner:
     """Makes a fresh cgroup per invocation of a limited cell and removes it afterwards."""
 
-    def __init__(self, cpu_mode: str) -> None:
+    def __init__(self, cpu_mode: str, cpu_shares: int | None = None) -> None:
         self.cpu_mode = cpu_mode
+        # None: CPU-limited groups weigh what the kernel gives any group. A driver measuring a
+        # container's size (`rightsize`) gives them the most, so other work on the machine
+        # takes nothing of what the quota allows, as a container whose request equals its limit.
+        self.cpu_shares = cpu_shares
         self.hierarchies: dict[tuple[str, ...], Hierarchy] = {}
         self.views: dict[int, JvmViewDocument] = {}
         self.current: Group | None = None
@@ -71,7 +76,7 @@ class LimitRunner:
     def check(self, cells: list[PreparedCell]) -> None:
         """Refuse the factor with one line if any cell's limits cannot be applied here."""
         for pc in cells:
-            limits = cell_limits(pc, self.cpu_mode)
+            limits = cell_limits(pc, self.cpu_mode, self.cpu_shares)
             refuse_beyond_machine(limits)
             if limits.any:
                 self._hierarchy(limits)
@@ -82,7 +87,7 @@ class LimitRunner:
 
     def view(self, pc: PreparedCell, cwd: Path) -> JvmViewDocument | None:
         """Start the cell's JVM once inside its limits and read what it believed."""
-        limits = cell_limits(pc, self.cpu_mode)
+        limits = cell_limits(pc, self.cpu_mode, self.cpu_shares)
         if not limits.any:
             return None
         group = cgroup.create(self._hierarchy(limits), self._name("view"), limits)
@@ -101,7 +106,7 @@ class LimitRunner:
 
     def enter(self, pc: PreparedCell, argv: list[str]) -> list[str]:
         """A fresh group for this invocation; the argv that runs inside it."""
-        limits = cell_limits(pc, self.cpu_mode)
+        limits = cell_limits(pc, self.cpu_mode, self.cpu_shares)
         if not limits.any:
             self.current = None
             return argv

@@ -29,6 +29,8 @@ from jvmlab.execute.protocols import Executor, SilentObserver
 from jvmlab.execute.server import wrap_server
 from jvmlab.execute.session import Session
 from jvmlab.execute.windows import default_executor
+from jvmlab.machine.cgroup import V1_MAX_SHARES
+from jvmlab.machine.environment import MachineEnvironment, build_environment
 from jvmlab.model.documents import (
     CandidateRecord,
     GoalFigures,
@@ -86,23 +88,30 @@ StepObserver = Callable[[CandidateRecord], None]
 
 def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts_root: Path, *,
                   resume: bool = False, executor: Executor | None = None,
-                  on_candidate: StepObserver = lambda _c: None) -> RightsizeRun:
+                  on_candidate: StepObserver = lambda _c: None, resume_hint: str = RESUME_HINT) -> RightsizeRun:
     """Search the smallest size meeting every goal through the session: it opens (or resumes)
-    the experiment, sets the cgroup limits up per invocation and stores each invocation."""
+    the experiment, sets the cgroup limits up per invocation and stores each invocation.
+    ``resume_hint``: the command that continues it, said when it is stopped."""
     plan = rightsize_plan(base, request.cpus, request.memory, request.jvm_sizing, request.heap_shares,
                           request.max_invocations)
     plan = replace(plan, spec_hash=_hash(plan, request))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab rightsize",
-                         resume_hint=RESUME_HINT)
+                         resume_hint=resume_hint)
     executor = executor or default_executor()
     if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
         executor = wrap_server(plan, executor)  # a server under load (docs/servers.md)
-    session = Session(store, plan, options, SilentObserver(), executor, grows=False)
+    environment = build_environment(plan, options.artifacts_root)
+    if isinstance(environment, MachineEnvironment):
+        # each size gets what its quota allows, also on a busy machine (a container whose
+        # request equals its limit): the candidates' groups weigh the most against other work
+        environment.cpu_shares = V1_MAX_SHARES
+    session = Session(store, plan, options, SilentObserver(), executor, grows=False, environment=environment)
     search = _Search(session, request, on_candidate)
     with session.opened():
         stored = store.experiment(session.experiment_id).run_options
+        # nested: the request's keys (its per-size max_invocations) are not the session's options
         store.set_run_options(session.experiment_id, {**stored, "kind": "rightsize",
-                                                      **request.record().body()})
+                                                      "rightsize": request.record().body()})
         document = search.run()
     return RightsizeRun(session.experiment_id, document)
 
