@@ -48,7 +48,9 @@ def figures_text(f: GoalFigures) -> str:
     if f.mean is None:
         return f"{f.metric} not measured"
     ci = f" (95% CI {metric.format(f.ci95[0])} .. {metric.format(f.ci95[1])})" if f.ci95 is not None else ""
-    return f"{f.metric} {metric.format(f.mean)}{ci}, n={f.n}"
+    bounds = (f"; decided on {metric.format(f.lower)} .. {metric.format(f.upper)}"
+              if f.lower is not None and f.upper is not None else "")
+    return f"{f.metric} {metric.format(f.mean)}{ci}, n={f.n}{bounds}"
 
 
 def candidate_words(c: CandidateRecord) -> str:
