@@ -193,7 +193,8 @@ def apply_cmd(
     from jvmlab.tune.apply import latest_tuning
 
     db = open_store(store, must_exist=True)
-    if experiment is not None and (sized := db.record(db.experiment(experiment).id, RightsizeDocument)) is not None:
+    if experiment is not None and (sized := db.record(db.experiment(experiment).id, RightsizeDocument)) is not None \
+            and db.record(experiment, TuneDocument) is None:
         from jvmlab.report.rightsize import k8s_text
 
         typer.echo(k8s_text(sized, experiment), nl=False)
