@@ -106,8 +106,9 @@ def _stored(db: Path) -> int:
 @needs_cgroups
 def test_the_smallest_size_for_a_program_is_chosen_and_proven_after_ctrl_c(tmp_path: Path, jdk17_home: Path) -> None:
     (tmp_path / "hold.toml").write_text(HOLD.format(home=jdk17_home))
+    # memory dear (2 per GiB, 1 per CPU): 1 CPU / 512m costs less than 0.25 CPU / 1g, which is then never run
     args = ["rightsize", "hold.toml", "--slo", "wall_s < 4", "--cpus", "0.25,1,2", "--memory", "256m,512m,1g",
-            "--jvm-sizing", "keep", "--store", "lab.db"]
+            "--jvm-sizing", "keep", "--cpu-weight", "1", "--memory-weight", "2", "--store", "lab.db"]
     proc = subprocess.Popen([sys.executable, "-m", "jvmlab", *args], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     deadline = time.monotonic() + 240
@@ -138,6 +139,7 @@ def test_the_smallest_size_for_a_program_is_chosen_and_proven_after_ctrl_c(tmp_p
         ("cpus", "misses", "search"), ("memory", "fails", "proof")]
     assert by[(2, 256)]["phase"] == "implied" and by[(2, 256)]["implied_by"] == [0.25, 256 * MB]
     assert by[(2, 512)]["verdict"] == "meets" and by[(2, 512)]["implied_by"] == [1, 512 * MB]  # never run
+    assert by[(0.25, 1024)]["phase"] == "not-run" and by[(0.25, 1024)]["invocations"] == 0  # costs more
     assert out["conclusion"] == "1 CPU / 512m meets wall_s < 4; proof: 0.25 CPU / 512m misses, 1 CPU / 256m fails"
     text = k8s.read_text()
     assert 'cpu: "1"' in text and text.count("memory: 512Mi") == 2
@@ -151,9 +153,11 @@ def test_the_smallest_size_for_a_program_is_chosen_and_proven_after_ctrl_c(tmp_p
         shown = run_jvmlab(*other, "--store", "lab.db", cwd=tmp_path)
         assert shown.returncode == 0, shown.stderr
     assert "cpus=0.25 memory=512m" in shown.stdout
-    again = run_jvmlab(*command[1:], "--json", cwd=tmp_path)  # finished: replayed, nothing run
-    assert again.returncode == 0 and json.loads(again.stdout)["chosen"] == chosen, again.stderr
-    assert _stored(tmp_path / "lab.db") == stored
+    # the resumed search replayed what was stored before Ctrl-C (the largest size, decided first): not run again
+    with sqlite3.connect(tmp_path / "lab.db") as conn:
+        largest = conn.execute("select count(*) from invocation i join cell c on c.id = i.cell_id "
+                               "where c.name = 'j17 cpus=2 memory=1g'").fetchone()[0]
+    assert largest == by[(2, 1024)]["invocations"] >= 3 and stored >= 4
 
 
 @pytest.mark.jvm
