@@ -22,21 +22,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cli_runner import interruptible, run_jvmlab
 from jvmlab.cli.main import main
-from jvmlab.errors import UserError
-from jvmlab.machine import cgroup
+from testing_cgroups import needs_cgroups
 
 MB = 1 << 20
-
-
-def _can_make_groups() -> bool:
-    try:
-        cgroup.find_hierarchy(["cpu", "memory"])
-    except UserError:
-        return False
-    return True
-
-
-needs_cgroups = pytest.mark.skipif(not _can_make_groups(), reason="cgroups cannot be created here (not root?)")
 
 HOLD = '''[workload]
 builtin = "hold"
@@ -186,10 +174,13 @@ def test_a_server_under_fixed_rate_load_with_a_p99_goal(tmp_path: Path, jdk17_ho
 def test_a_goal_no_size_meets_says_so_in_one_line(tmp_path: Path, jdk17_home: Path) -> None:
     (tmp_path / "server.toml").write_text(SERVER.format(home=jdk17_home))
     done = run_jvmlab("rightsize", "server.toml", "--slo", "load.latency_p99_ms < 0.001", "--cpus", "1,2",
-                      "--memory", "256m,512m", "--store", "lab.db", cwd=tmp_path)
+                      "--memory", "256m,512m", "--store", "lab.db", "--label", "v1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     [line] = [x for x in done.stdout.splitlines() if x.startswith("rightsize (experiment")]
     assert line.endswith("no size meets load.latency_p99_ms < 0.001: the largest, 2 CPU / 512m, misses"), done.stdout
     with sqlite3.connect(tmp_path / "lab.db") as conn:  # the largest size missed: no smaller one was run
         cells = conn.execute("select distinct c.name from invocation i join cell c on c.id = i.cell_id").fetchall()
     assert cells == [("j17 cpus=2 memory=512m",)]
+    history = run_jvmlab("history", "rightsize: server", "--store", "lab.db", cwd=tmp_path)  # a labelled point
+    assert history.returncode == 0 and "j17 cpus=2 memory=512m" in history.stdout and " v1 " in history.stdout, \
+        history.stdout + history.stderr

@@ -75,6 +75,9 @@ def rightsize(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
     k8s: Path | None = typer.Option(None, "--k8s", help="Write the container's resources and env (YAML) here."),
     html: Path | None = typer.Option(None, "--html", help="Write an HTML page of the search here."),
+    label: str | None = typer.Option(None, "--label", help="This search's point in a series over time (a commit, "
+                                     "a JDK build); see `jvmlab history`."),
+    series: str | None = typer.Option(None, "--series", help="With --label: the series (default: the search's name)."),
 ) -> None:
     """Find the smallest CPU x memory size whose JVM meets every goal, with the proof."""
     from jvmlab.plan.prepare import prepare
@@ -89,6 +92,9 @@ def rightsize(
         raise UserError(f"--jvm-sizing {jvm_sizing!r}: give auto or keep")
     if max_invocations < invocations:
         raise UserError(f"--max-invocations {max_invocations} is below --invocations {invocations}")
+    from jvmlab.machine.gitlabel import series_tag
+
+    tag = series_tag(label, None, series, None, Path.cwd())
     goals = tuple(parse_goal(s) for s in slo)
     memory_texts, memory_bytes = parse_memory(memory)
     request = RightsizeRequest(goals, parse_cpus(cpus), memory_texts, memory_bytes, jvm_sizing,
@@ -110,9 +116,10 @@ def rightsize(
              "--memory", memory, "--jvm-sizing", jvm_sizing, *(["--heap-share", heap_share] if heap_share else []),
              "--cpu-weight", f"{cpu_weight:g}", "--memory-weight", f"{memory_weight:g}",
              "--invocations", str(invocations), "--max-invocations", str(max_invocations),
+             *(["--label", label] if label else []), *(["--series", series] if series else []),
              "--store", store or db.url, "--resume"]
     done = run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
-                         on_candidate=said, resume_hint=shlex.join(again))
+                         on_candidate=said, resume_hint=shlex.join(again), series=tag)
     render_rightsize(done.document, done.experiment_id, console)
     if k8s is not None:
         k8s.write_text(k8s_text(done.document, done.experiment_id), encoding="utf-8")

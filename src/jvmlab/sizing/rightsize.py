@@ -38,7 +38,7 @@ from jvmlab.model.documents import (
     RightsizeDocument,
     RightsizeRequestRecord,
 )
-from jvmlab.model.stored import StoredInvocation
+from jvmlab.model.stored import SeriesTag, StoredInvocation
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.goals import Goal
@@ -88,15 +88,17 @@ StepObserver = Callable[[CandidateRecord], None]
 
 def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts_root: Path, *,
                   resume: bool = False, executor: Executor | None = None,
-                  on_candidate: StepObserver = lambda _c: None, resume_hint: str = RESUME_HINT) -> RightsizeRun:
+                  on_candidate: StepObserver = lambda _c: None, resume_hint: str = RESUME_HINT,
+                  series: SeriesTag | None = None) -> RightsizeRun:
     """Search the smallest size meeting every goal through the session: it opens (or resumes)
     the experiment, sets the cgroup limits up per invocation and stores each invocation.
-    ``resume_hint``: the command that continues it, said when it is stopped."""
+    ``resume_hint``: the command that continues it, said when it is stopped; ``series``: its
+    point in a series over time (`history`)."""
     plan = rightsize_plan(base, request.cpus, request.memory, request.jvm_sizing, request.heap_shares,
                           request.max_invocations)
     plan = replace(plan, spec_hash=_hash(plan, request))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab rightsize",
-                         resume_hint=resume_hint)
+                         resume_hint=resume_hint, series=series)
     executor = executor or default_executor()
     if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
         executor = wrap_server(plan, executor)  # a server under load (docs/servers.md)
