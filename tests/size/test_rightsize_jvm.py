@@ -64,14 +64,18 @@ args = ["--connections", "2", "--rate", "200"]
     (["--memory", "8m"], "at least 16m"),
     (["--jvm-sizing", "guess"], "give auto or keep"),
     (["--heap-share", "150"], "--heap-share '150'"),
+    (["--heap-share", "50", "--jvm-sizing", "keep"], "--heap-share sweeps the heap share with --jvm-sizing auto"),
+    (["--spec-text", '[factors.tier]\nc1 = "-XX:TieredStopAtLevel=1"\nc2 = ""\n'],
+     "rightsize sizes one configuration; the spec has 2 cells"),
+    (["--spec-text", '[environment]\nmemory = ["1g"]\n'], "the spec sets [environment] cpus/memory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, jdk17_home: Path, args: list[str], words: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.toml"
-    spec.write_text(HOLD.format(home=jdk17_home))
     given = {"--slo": "wall_s < 4", "--cpus": "1,2", "--memory": "512m"}
     for i in range(0, len(args), 2):
         given[args[i]] = args[i + 1]
+    spec.write_text(HOLD.format(home=jdk17_home) + given.pop("--spec-text", ""))
     with pytest.raises(SystemExit) as exit_info:
         main(["rightsize", str(spec), "--store", str(tmp_path / "lab.db"),
               *[x for k, v in given.items() for x in (k, v)]])

@@ -143,6 +143,18 @@ def test_no_size_meets_says_so_in_one_line() -> None:
     assert conclusion(doc) == "no size meets wall_s < 0.01: the largest, 2 CPU / 1g, misses"
 
 
+def test_an_undecided_neighbour_or_cheaper_size_is_said() -> None:
+    def truth(size: Size) -> Outcome:
+        return Outcome(SizeVerdict.UNDECIDED) if size == Size(0.25, 512 * MB) else _truth(size)
+
+    _, measured = _search(truth)
+    doc = search_document(RightsizeRequest((Goal("wall_s", "<", 4.0),), GRID.cpus, (), GRID.memory_bytes),
+                          GRID, measured, {}, finished=True)
+    assert conclusion(doc) == ("1 CPU / 512m meets wall_s < 4; proof: 0.25 CPU / 512m undecided, 1 CPU / 256m fails "
+                               "(incomplete: an undecided neighbour may meet; raise --max-invocations); cheaper but "
+                               "undecided: 0.25 CPU / 512m")
+
+
 def test_weights_change_the_order() -> None:
     memory_dear = Grid.of((0.5, 1), (256 * MB, 1024 * MB), Weights(cpu=1.0, memory_gib=100.0))
     assert memory_dear.sizes()[:2] == [Size(0.5, 256 * MB), Size(1, 256 * MB)]

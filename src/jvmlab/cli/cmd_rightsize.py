@@ -84,6 +84,7 @@ def rightsize(
     from jvmlab.report.rightsize import k8s_text, render_rightsize, rightsize_json, write_html
     from jvmlab.sizing.goals import parse_goal
     from jvmlab.sizing.rightsize import RightsizeRequest, run_rightsize
+    from jvmlab.sizing.rightsize_plan import refuse_unsizable
     from jvmlab.sizing.rightsize_search import Weights
     from jvmlab.spec.load import load_spec
     from jvmlab.store import check_store_location, open_store
@@ -103,6 +104,7 @@ def rightsize(
     check_store_location(store)
     parsed, text = load_spec(spec)
     base = prepare(parsed, text, spec)
+    refuse_unsizable(base, jvm_sizing, request.heap_shares)
     db = open_store(store)
     console = Console(stderr=as_json)
 

@@ -91,7 +91,13 @@ def conclusion(doc: RightsizeDocument) -> str:
             steps.append(f"no smaller {dim} in the grid")
         else:
             steps.append(f"{size_of(n).label} {n.verdict}")
-    return f"{size_of(chosen).label} meets {goal}; proof: " + ", ".join(steps)
+    line = f"{size_of(chosen).label} meets {goal}; proof: " + ", ".join(steps)
+    if any(n is not None and n.verdict == "undecided" for _, n in proof(doc)):
+        line += " (incomplete: an undecided neighbour may meet; raise --max-invocations)"
+    cheaper = [c for c in doc.candidates if c.cost < chosen.cost and c.verdict == "undecided"]
+    if cheaper:
+        line += f"; cheaper but undecided: {', '.join(size_of(c).label for c in cheaper)}"
+    return line
 
 
 def render_rightsize(doc: RightsizeDocument, experiment_id: int, console: Console) -> None:

@@ -23,9 +23,8 @@ from jvmlab.spec.model import Level, Matrix
 SHARE_FACTOR = "heap_share"
 
 
-def rightsize_plan(base: Plan, cpus: Sequence[float], memory: Sequence[str], jvm_sizing: str,
-                   heap_shares: Sequence[int], max_invocations: int) -> Plan:
-    """The base plan's one cell at every size (x heap share), prepared like any spec."""
+def refuse_unsizable(base: Plan, jvm_sizing: str, heap_shares: Sequence[int]) -> None:
+    """One line, before anything is stored, for a spec rightsize cannot size."""
     spec = base.spec
     if len(base.cells) != 1:
         raise UserError(f"rightsize sizes one configuration; the spec has {len(base.cells)} cells "
@@ -39,6 +38,13 @@ def rightsize_plan(base: Plan, cpus: Sequence[float], memory: Sequence[str], jvm
     if jvm_sizing == "keep" and heap_shares:
         raise UserError("--heap-share sweeps the heap share with --jvm-sizing auto; with keep the spec's flags "
                         "are used as they are")
+
+
+def rightsize_plan(base: Plan, cpus: Sequence[float], memory: Sequence[str], jvm_sizing: str,
+                   heap_shares: Sequence[int], max_invocations: int) -> Plan:
+    """The base plan's one cell at every size (x heap share), prepared like any spec."""
+    refuse_unsizable(base, jvm_sizing, heap_shares)
+    spec = base.spec
     pc = base.cells[0]
     spec = one_cell(spec, pc.cell.jvm, dict(pc.cell.levels))
     factors: dict = {}
