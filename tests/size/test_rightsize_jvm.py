@@ -62,6 +62,7 @@ args = ["--connections", "2", "--rate", "200"]
     (["--cpus", "0,1"], "--cpus '0,1'"),
     (["--memory", "lots"], "--memory 'lots'"),
     (["--memory", "8m"], "at least 16m"),
+    (["--memory", "512m,0.5g"], "a size is given twice"),
     (["--jvm-sizing", "guess"], "give auto or keep"),
     (["--heap-share", "150"], "--heap-share '150'"),
     (["--heap-share", "50", "--jvm-sizing", "keep"], "--heap-share sweeps the heap share with --jvm-sizing auto"),

@@ -17,6 +17,10 @@ from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
     from jvmlab.model.documents import CandidateRecord
+    from jvmlab.model.hazards import Hazard
+    from jvmlab.model.process import ProcessResult
+    from jvmlab.plan.prepare import PreparedCell
+    from jvmlab.plan.schedule import Slot
 
 
 def parse_cpus(text: str) -> tuple[float, ...]:
@@ -39,6 +43,8 @@ def parse_memory(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
         raise UserError(f"--memory {text!r}: {err}") from None
     if not sizes or any(b < 16 << 20 for b in parsed):
         raise UserError(f"--memory {text!r}: give sizes of at least 16m, e.g. 256m,512m,1g")
+    if len(set(parsed)) != len(parsed):
+        raise UserError(f"--memory {text!r}: a size is given twice")
     return sizes, parsed
 
 
@@ -52,6 +58,28 @@ def parse_shares(text: str | None) -> tuple[int, ...]:
     if not values or any(not 1 <= v <= 100 for v in values):
         raise UserError(f"--heap-share {text!r}: give percentages of the memory limit, e.g. 50,75")
     return values
+
+
+class _Lines:
+    """One line per invocation as it ends, and each warning (a search can run for minutes)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def planned(self, experiment_id: int, total: int, already_done: int, open_ended: bool = False) -> None: ...
+
+    def starting(self, cell: PreparedCell, slot: Slot) -> None: ...
+
+    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None:
+        wall = f" {result.measures.wall_s:.2f} s" if result.measures is not None else ""
+        why = f" ({result.reason[:100]})" if result.reason else ""
+        self.console.print(f"    {cell.cell.name} #{slot.block + 1}: {result.status}{wall}{why}",
+                           highlight=False, markup=False)
+
+    def warn(self, hazard: Hazard) -> None:
+        self.console.print(f"    warning: {hazard.detail}", highlight=False, markup=False)
+
+    def extended(self, added: int, note: str) -> None: ...
 
 
 @app.command()
@@ -121,7 +149,7 @@ def rightsize(
              *(["--label", label] if label else []), *(["--series", series] if series else []),
              "--store", store or db.url, "--resume"]
     done = run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
-                         on_candidate=said, resume_hint=shlex.join(again), series=tag)
+                         on_candidate=said, resume_hint=shlex.join(again), series=tag, observer=_Lines(console))
     render_rightsize(done.document, done.experiment_id, console)
     if k8s is not None:
         k8s.write_text(k8s_text(done.document, done.experiment_id), encoding="utf-8")

@@ -25,7 +25,7 @@ from jvmlab.analyze.goalbound import GoalCheck, GoalVerdict, check_goal
 from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import Executor, SilentObserver
+from jvmlab.execute.protocols import Executor, RunObserver, SilentObserver
 from jvmlab.execute.server import wrap_server
 from jvmlab.execute.session import Session
 from jvmlab.execute.windows import default_executor
@@ -89,11 +89,11 @@ StepObserver = Callable[[CandidateRecord], None]
 def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts_root: Path, *,
                   resume: bool = False, executor: Executor | None = None,
                   on_candidate: StepObserver = lambda _c: None, resume_hint: str = RESUME_HINT,
-                  series: SeriesTag | None = None) -> RightsizeRun:
+                  series: SeriesTag | None = None, observer: RunObserver | None = None) -> RightsizeRun:
     """Search the smallest size meeting every goal through the session: it opens (or resumes)
     the experiment, sets the cgroup limits up per invocation and stores each invocation.
     ``resume_hint``: the command that continues it, said when it is stopped; ``series``: its
-    point in a series over time (`history`)."""
+    point in a series over time (`history`); ``observer``: told of each invocation (default: silent)."""
     plan = rightsize_plan(base, request.cpus, request.memory, request.jvm_sizing, request.heap_shares,
                           request.max_invocations)
     plan = replace(plan, spec_hash=_hash(plan, request))
@@ -107,7 +107,8 @@ def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts
         # each size gets what its quota allows, also on a busy machine (a container whose
         # request equals its limit): the candidates' groups weigh the most against other work
         environment.cpu_shares = V1_MAX_SHARES
-    session = Session(store, plan, options, SilentObserver(), executor, grows=False, environment=environment)
+    session = Session(store, plan, options, observer or SilentObserver(), executor, grows=False,
+                      environment=environment)
     search = _Search(session, request, on_candidate)
     with session.opened():
         stored = store.experiment(session.experiment_id).run_options
