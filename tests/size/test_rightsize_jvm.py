@@ -189,3 +189,25 @@ def test_a_goal_no_size_meets_says_so_in_one_line(tmp_path: Path, jdk17_home: Pa
     history = run_jvmlab("history", "rightsize: server", "--store", "lab.db", cwd=tmp_path)  # a labelled point
     assert history.returncode == 0 and "j17 cpus=2 memory=512m" in history.stdout and " v1 " in history.stdout, \
         history.stdout + history.stderr
+
+
+@needs_cgroups
+def test_a_candidates_group_weighs_the_most_and_keeps_its_quota() -> None:
+    import os
+
+    from jvmlab.machine import cgroup
+
+    limits = cgroup.Limits(cpus=0.5, memory_bytes=256 * MB, cpu_shares=cgroup.V1_MAX_SHARES)
+    hierarchy = cgroup.find_hierarchy(cgroup.controllers_needed(limits))
+    group = cgroup.create(hierarchy, f"jvmlab-{os.getpid()}-test-shares", limits)
+    try:
+        cpu = group.folders["cpu"]
+        if hierarchy.version == 1:
+            assert (cpu / "cpu.shares").read_text().strip() == "262144"
+            assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "50000"
+        else:
+            assert (cpu / "cpu.weight").read_text().strip() == "10000"
+            assert (cpu / "cpu.max").read_text().split() == ["50000", "100000"]
+    finally:
+        group.remove()
+    assert not any(p.exists() for p in group.folders.values())
