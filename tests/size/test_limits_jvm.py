@@ -17,6 +17,7 @@ from jvmlab.machine.limits import parse_view
 from jvmlab.plan.prepare import prepare
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
+from testing_cgroups import needs_cgroups
 
 
 class Quiet:
@@ -27,15 +28,6 @@ class Quiet:
     def extended(self, *a): pass
 
 
-def _can_make_groups() -> bool:
-    try:
-        cgroup.find_hierarchy(["cpu", "memory"])
-    except UserError:
-        return False
-    return True
-
-
-needs_cgroups = pytest.mark.skipif(not _can_make_groups(), reason="cgroups cannot be created here (not root?)")
 
 
 def _run(tmp_path: Path, text: str) -> tuple[SqlStore, int]:
