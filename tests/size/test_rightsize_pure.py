@@ -37,6 +37,8 @@ def test_goals_parse(text: str, goal: Goal) -> None:
     ("wall_s > 4", "lower wall_s is better"),
     ("load.achieved_share < 0.9", "higher load.achieved_share is better"),
     ("wall_s < -1", "never negative"),
+    ("wall_s < 1e999", "finite number"),
+    ("wall_s < 4" * 50, "METRIC COMPARISON NUMBER"),
 ])
 def test_bad_goals_are_one_line(text: str, words: str) -> None:
     with pytest.raises(UserError) as err:
