@@ -138,6 +138,15 @@ INPUTS: tuple[Hostile, ...] = (
             "Invalid value for '--within'", _spec("")),
     Hostile("option-unknown", ("run", "{tmp}/spec.toml", "--invocashuns", "3"), 2,
             "No such option: --invocashuns", _spec("")),
+    Hostile("rightsize-goal-not-a-goal", ("rightsize", "{tmp}/spec.toml", "--slo", "wall_s <", "--cpus", "1",
+                                          "--memory", "512m", "--store", "{tmp}/lab.db"), 2,
+            "write METRIC COMPARISON NUMBER", _spec("")),
+    Hostile("rightsize-goal-infinite", ("rightsize", "{tmp}/spec.toml", "--slo", "wall_s < 1e999", "--cpus", "1",
+                                        "--memory", "512m", "--store", "{tmp}/lab.db"), 2,
+            "the bound must be a finite number", _spec("")),
+    Hostile("rightsize-goal-wrong-side", ("rightsize", "{tmp}/spec.toml", "--slo", "load.achieved_share < 0.9",
+                                          "--cpus", "1", "--memory", "512m", "--store", "{tmp}/lab.db"), 2,
+            "higher load.achieved_share is better", _spec("")),
     Hostile("command-unknown", ("rnu", "{tmp}/spec.toml"), 2, "No such command 'rnu'", _spec("")),
 )
 
