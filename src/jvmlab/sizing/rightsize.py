@@ -10,6 +10,12 @@ one invocation (one slot) at a time and judged at fixed looks
 Every invocation is stored the moment it finishes and the ``rightsize`` document (the
 search's state) is rewritten after each decided size, so a search stopped anywhere resumes
 with ``--resume`` by replaying the stored invocations.
+
+Its surface toward the session, kept small so it ports to a driver protocol: it builds the
+session (with an environment whose CPU-limited groups weigh the most), runs inside
+``Session.opened()``, sets ``failures_are_data``, hands one slot at a time to the session's
+block runner (``LocalBlocks``) and reads back what the store holds (``state.cell_ids``,
+``store.invocations``); it stores its own document with ``store.put_record``.
 """
 
 from __future__ import annotations
