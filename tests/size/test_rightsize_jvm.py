@@ -1,7 +1,7 @@
 """`jvmlab rightsize` on real JVMs under real cgroup limits: the issue's program (about 1.5 s of
 CPU, holding 300 MB) over cpus {0.25, 1, 2} x memory {256m, 512m, 1g}, interrupted and
 resumed; the built-in HTTP server under the built-in fixed-rate load with a p99 goal; a goal
-no size meets, in one line. Only what holds on every run is asserted: a CPU quota of 0.25
+no size meets (no JVM starts in a millisecond), in one line. Only what holds on every run is asserted: a CPU quota of 0.25
 makes 1.5 s of CPU take at least 6 s whatever the load (the goal is 4 s); the candidates' groups
 get their quota first (cpu.shares), so 1 CPU on a busy machine still leaves the
 goal 2.5 times the CPU needed, 256m is below the live set (killed), 512m above it."""
@@ -177,16 +177,18 @@ def test_a_server_under_fixed_rate_load_with_a_p99_goal(tmp_path: Path, jdk17_ho
 @pytest.mark.jvm
 @needs_cgroups
 def test_a_goal_no_size_meets_says_so_in_one_line(tmp_path: Path, jdk17_home: Path) -> None:
-    (tmp_path / "server.toml").write_text(SERVER.format(home=jdk17_home))
-    done = run_jvmlab("rightsize", "server.toml", "--slo", "load.latency_p99_ms < 0.001", "--cpus", "1,2",
+    # no JVM starts in a millisecond
+    spec = f'name = "hello"\n[workload]\nbuiltin = "hello"\n[jvms]\nj17 = "{jdk17_home}"\n'
+    (tmp_path / "hello.toml").write_text(spec)
+    done = run_jvmlab("rightsize", "hello.toml", "--slo", "wall_s < 0.001", "--cpus", "1,2",
                       "--memory", "256m,512m", "--store", "lab.db", "--label", "v1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     [line] = [x for x in done.stdout.splitlines() if x.startswith("rightsize (experiment")]
-    assert line.endswith("no size meets load.latency_p99_ms < 0.001: the largest, 2 CPU / 512m, misses"), done.stdout
+    assert line.endswith("no size meets wall_s < 0.001: the largest, 2 CPU / 512m, misses"), done.stdout
     with sqlite3.connect(tmp_path / "lab.db") as conn:  # the largest size missed: no smaller one was run
         cells = conn.execute("select distinct c.name from invocation i join cell c on c.id = i.cell_id").fetchall()
     assert cells == [("j17 cpus=2 memory=512m",)]
-    history = run_jvmlab("history", "rightsize: server", "--store", "lab.db", cwd=tmp_path)  # a labelled point
+    history = run_jvmlab("history", "rightsize: hello", "--store", "lab.db", cwd=tmp_path)  # a labelled point
     assert history.returncode == 0 and "j17 cpus=2 memory=512m" in history.stdout and " v1 " in history.stdout, \
         history.stdout + history.stderr
 
