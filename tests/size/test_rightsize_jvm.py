@@ -1,10 +1,11 @@
 """`jvmlab rightsize` on real JVMs under real cgroup limits: the issue's program (about 1.5 s of
 CPU, holding 300 MB) over cpus {0.25, 1, 2} x memory {256m, 512m, 1g}, interrupted and
 resumed; the built-in HTTP server under the built-in fixed-rate load with a p99 goal; a goal
-no size meets (no JVM starts in a millisecond), in one line. Only what holds on every run is asserted: a CPU quota of 0.25
-makes 1.5 s of CPU take at least 6 s whatever the load (the goal is 4 s); the candidates' groups
-get their quota first (cpu.shares), so 1 CPU on a busy machine still leaves the
-goal 2.5 times the CPU needed, 256m is below the live set (killed), 512m above it."""
+no size meets (no JVM starts in a millisecond), in one line. Only what holds on every run is
+asserted: a CPU quota of 0.25 makes 1.5 s of CPU take at least 6 s whatever the load (the
+goal is 4 s); the candidates' groups get their quota first (cpu.shares), so 1 CPU on a busy
+machine still leaves the goal 2.5 times the CPU needed; 256m is below the live set (killed),
+512m above it."""
 
 from __future__ import annotations
 
