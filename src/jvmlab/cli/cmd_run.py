@@ -147,16 +147,18 @@ def run(
     parameter_scan: tuple[str, int, int] | None = typer.Option(None, "-P", "--parameter-scan", help="One-liner: "
                                                                "NAME MIN MAX: integers, {NAME} replaced."),
     parameter_step: int = typer.Option(1, "-D", "--parameter-step-size", min=1, help="With -P: the step."),
-    jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in [jvms]); the command's java "
+    jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in \\[jvms]); the command's java "
                                   "is replaced by each JDK's."),
     flags: list[str] = typer.Option([], "--flags", help="One-liner: NAME=\"FLAGS\", a level of the flags factor."),
     invocations: int | None = typer.Option(None, "--invocations", "--runs", "-r", min=1, help="One-liner: measured "
-                                           "invocations per cell (as [run] invocations; default 10)."),
+                                           "invocations per cell (as \\[run] invocations; default 10)."),
     warmup: int | None = typer.Option(None, "--warmup", "-w", min=0, help="One-liner: warm-up invocations per cell."),
     hook: list[str] = typer.Option([], "--hook", help="One-liner: KIND=COMMAND, KIND one of setup, before_each, "
                                    "after_each, cleanup (split as a shell would, never run by one)."),
     save_spec: Path | None = typer.Option(None, "--save-spec", help="One-liner: write the equivalent spec here "
                                           "and stop (then `jvmlab run FILE`)."),
+    ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Exit 0 even when a cell has no "
+                                        "successful invocation (default: exit 4 then, as hyperfine exits non-zero)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -197,7 +199,7 @@ def run(
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                       quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
-                      series=tag)
+                      series=tag, fail_on_empty=not ignore_failure and not conditions)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 

@@ -46,7 +46,7 @@ def apply_text(doc: TuneDocument | None, java: str, app_args: list[str], experim
 
 
 def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], label: str) -> str:
-    flags: list[str] = [_MARKS.get(f, f) for f in point.run_flags or point.flags]
+    flags = deployed_flags(point)
     unlocks = [f for f in flags if f in _UNLOCKS]
     opts = " ".join(flags)
     verdict = doc.confirmed_verdict(point)
@@ -58,7 +58,8 @@ def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], 
         lines.append(f"# NOTE: needs unlocking ({', '.join(unlocks)}): experimental/diagnostic flags")
     lines += ["", "# command line", shlex.join([java, *flags, *app_args]), "",
               "# environment: set ONE of these two, not both (the JVM would read the flags twice)",
-              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), silently",
+              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), which prints",
+              "#   'NOTE: Picked up JDK_JAVA_OPTIONS: ...' on stderr at each start",
               f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}",
               "#   or JAVA_TOOL_OPTIONS: read by every JVM (also one started through JNI, a jar's own launcher,",
               "#   jcmd and jps), which prints 'Picked up JAVA_TOOL_OPTIONS: ...' on stderr at each start",
@@ -68,6 +69,18 @@ def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], 
               "[Service]", f"Environment={_systemd_quote('JAVA_TOOL_OPTIONS=' + opts)}"]
     lines += _archive_commands(flags, java, app_args)
     return "\n".join(lines)
+
+
+def deployed_flags(point: TunedConfig) -> list[str]:
+    """The flags to deploy: those the configuration ran with, its archive's flag included. The
+    flags it ran with lack the archive's (the session adds it when it made the archive), so an
+    AOT + C1 winner would read ``-XX:TieredStopAtLevel=1`` alone."""
+    flags = [_MARKS.get(f, f) for f in point.run_flags or point.flags]
+    for mark in (f for f in point.flags if f in _MARKS):
+        option = _MARKS[mark].partition("=")[0] + "="
+        if not any(f.startswith(option) for f in flags):
+            flags.append(_MARKS[mark])
+    return flags
 
 
 def _docker_quote(text: str) -> str:
