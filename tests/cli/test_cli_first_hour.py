@@ -45,3 +45,59 @@ def test_a_run_without_one_successful_invocation_exits_4_and_ignore_failure_keep
     assert kept.returncode == 0, kept.stderr
     ok = run_jvmlab("run", "true", "--runs", "2", "--warmup", "0", "--store", "lab.db", "-q", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
+
+
+def _write(tmp_path: Path, body: str, jdk17_home: Path) -> Path:
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[workload]\nbuiltin = "hello"\n[jvms]\nj = "{jdk17_home}"\n[run]\ninvocations = 2\n{body}')
+    return spec
+
+
+@pytest.mark.jvm
+def test_check_shows_the_command_line_as_run_starts_it_with_jvmlab_s_flags_marked(
+        tmp_path: Path, jdk17_home: Path) -> None:
+    spec = _write(tmp_path, '[factors.cds]\nplain = []\nappcds = { flags = [], prepare = "cds-archive" }\n', jdk17_home)
+    proc = run_jvmlab("check", str(spec), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for cell in ("j cds=plain", "j cds=appcds"):
+        command = lines[lines.index(next(line for line in lines if line.startswith(f"  {cell}:"))) + 1]
+        assert f"{jdk17_home}/bin/java" in command and "-Xlog:gc" in command  # the GC log is in the command line
+        # an archive is verified from the class-load log: every cell logs alike, not the archive's alone
+        assert "-Xlog:class+load=info:file=" in command, command
+    assert sum(line.startswith("    + added by jvmlab (gc): -Xlog:async") for line in lines) == 2
+    assert sum(line.startswith("    + added by jvmlab (flag_effect): '-Xlog:class+load") for line in lines) == 2
+    assert any(line.startswith("    + added by jvmlab (cds-archive): the archive's flag") for line in lines)
+    assert any("/ARTIFACTS: the run's artifacts folder" in line for line in lines)
+    quiet = run_jvmlab("check", str(_write(tmp_path, "[collect]\ngc = false\nproc = false\n", jdk17_home)),
+                       cwd=tmp_path)
+    assert quiet.returncode == 0 and "class+load" not in quiet.stdout and "-Xlog:gc" not in quiet.stdout
+
+
+SERVER = '''
+[workload]
+builtin = "httpserver"
+args = ["--alloc-kb", "4"{port}]
+[jvms]
+j = "{jdk}"
+[run]
+invocations = 1
+warmup = 0
+[server]
+[load]
+[[load.phases]]
+name = "m"
+count = 5
+'''
+
+
+@pytest.mark.jvm
+def test_check_warns_when_a_server_is_never_told_its_port(tmp_path: Path, jdk17_home: Path) -> None:
+    (tmp_path / "s.toml").write_text(SERVER.format(port="", jdk=jdk17_home))
+    proc = run_jvmlab("check", "s.toml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("warning: readiness waits for its port accepting on a free port per invocation, but no cell's command "
+            "line or environment has {port}") in proc.stdout
+    (tmp_path / "s.toml").write_text(SERVER.format(port=', "--port", "{port}"', jdk=jdk17_home))
+    told = run_jvmlab("check", "s.toml", cwd=tmp_path)
+    assert told.returncode == 0 and "warning" not in told.stdout, told.stdout
