@@ -71,8 +71,24 @@ def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExp
         found = same_file[-1] if same_file else None
     if found is None:
         raise UserError("nothing to resume: no experiment of this spec in the store "
-                        f"{store.url}; run it without --resume")
+                        f"{store.url}{_what_changed(plan, store.experiments())}; run it without --resume")
     return found
+
+
+def _what_changed(plan: Plan, experiments: list[StoredExperiment]) -> str:
+    """The experiment a changed spec most likely meant (the newest unfinished one of the same
+    name, else of any name, else the newest of the same name), and what its spec had otherwise."""
+    from jvmlab.spec.diff import spec_changes
+
+    name = plan.spec.name or (plan.spec_path.stem if plan.spec_path else "experiment")
+    unfinished = [e for e in experiments if e.status in ("running", "interrupted")]
+    candidates = ([e for e in unfinished if e.name == name] or unfinished
+                  or [e for e in experiments if e.name == name])
+    if not candidates:
+        return ""
+    near = max(candidates, key=lambda e: e.id)
+    return (f"; experiment {near.id} ({near.status}, {near.name[:60]!r}) was run from a spec that differs: "
+            f"{'; '.join(spec_changes(near.spec_text, plan.spec_text))}")
 
 
 def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
