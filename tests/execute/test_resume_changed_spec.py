@@ -39,7 +39,8 @@ def test_resume_of_a_changed_spec_names_the_experiment_and_what_differs(tmp_path
                                   fingerprint={}, seed=1, command_line="jvmlab run a.toml", jvmlab_version="x",
                                   artifacts_dir=str(tmp_path))
     store.set_status(exp, "interrupted")
-    new = OLD.replace("invocations = 10", "invocations = 20").replace('g1 = "-XX:+UseG1GC"', 'g1 = "-XX:+UseG1GC"\nzgc = "-XX:+UseZGC"')
+    new = OLD.replace("invocations = 10", "invocations = 20")
+    new = new.replace('g1 = "-XX:+UseG1GC"', 'g1 = "-XX:+UseG1GC"\nzgc = "-XX:+UseZGC"')
     with pytest.raises(UserError) as err:  # another file (a one-liner's spec is named by its hash)
         find_experiment(_plan(new, tmp_path / "b.toml"), store)
     said = str(err.value)
