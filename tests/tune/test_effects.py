@@ -9,7 +9,7 @@ from jvmlab.tune.engine import make_config, tune
 from jvmlab.tune.identity import literal_key
 from jvmlab.tune.model import Config, Trial
 from jvmlab.tune.sim import SimMeasurer
-from jvmlab.tune.space import parse_tune
+from jvmlab.tune.space import Budget, parse_tune
 from jvmlab.tune.summary import summary_text
 
 # A web app's start-up (the issue's): an AOT cache alone 0.63x, C1 alone 0.45x, both together
@@ -112,3 +112,16 @@ def test_a_combination_the_budget_leaves_unraced_is_named_in_the_summary():
             assert "promising, not raced before the search stopped (budget)" in text
         assert len(keys) == len(result.trials)
     assert named >= 2, named
+
+
+def test_a_memory_objective_says_uses_less_memory_never_faster():
+    """The confirmation's words come from the objective's metric (issue 45: a CPU objective's
+    tune said "37% faster"): memory is used, so is CPU time (tests/report/test_verdicts.py)."""
+    from jvmlab.tune.sim import sim_config
+
+    cfg = dataclasses.replace(sim_config(objective="max_rss_bytes", guardrails=[]), seed=2,
+                              budget=Budget(None, 200, None))
+    result = tune(cfg, SimMeasurer(2), "default")
+    words = result.confirmations[0].verdicts["baseline"]
+    assert words.startswith("uses ") and "less memory" in words and "faster" not in words, words
+    assert "vs baseline: uses " in summary_text(cfg, result, 3)
