@@ -29,7 +29,7 @@ the parameters it did not change. A combination the budget left unraced is named
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,36 +115,37 @@ def carried_effects(config: TuneConfig, center: dict[str, Any], against: str, tr
             and value_text(e.values[e.param]) != value_text(promoted.get(e.param))]
 
 
+def _candidates(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
+                carried: Sequence[Effect], minimize: bool) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(values, origin, words) of what should be raced before the plain moves, best first: the
+    improving moves from the incumbent put together, then each move that improved on an
+    earlier incumbent, made from this one."""
+    found = promising(config, center, one_factor_effects(config, center, against, trials), minimize)
+    if found is not None:
+        yield found[0], "combined", combination_words(config, found[0], found[1])
+    for e in _improving(carried, minimize):
+        values = _with(config, center, e.param, e.values[e.param])
+        yield values, "coordinate", (f"{' '.join(config.flags(values)) or '(JDK defaults)'} (the incumbent with "
+                                     f"{e.param}={value_text(e.values[e.param])}, {e.ratio:.2f}x an earlier "
+                                     f"incumbent alone)")
+
+
 def first_move(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
                carried: Sequence[Effect], tried: Collection[str], key: Callable[[dict[str, Any]], str],
                minimize: bool) -> tuple[dict[str, Any], str] | None:
     """What the coordinate search races before its next plain move: the improving moves from the
     incumbent put together ("combined"), else a move that improved on an earlier incumbent
     ("coordinate": one parameter changed from this one); None when neither is left untried."""
-    found = promising(config, center, one_factor_effects(config, center, against, trials), minimize)
-    if found is not None and key(found[0]) not in tried:
-        return found[0], "combined"
-    for e in _improving(carried, minimize):
-        values = _with(config, center, e.param, e.values[e.param])
-        if key(values) not in tried:
-            return values, "coordinate"
-    return None
+    return next(((values, origin) for values, origin, _ in
+                 _candidates(config, center, against, trials, carried, minimize) if key(values) not in tried), None)
 
 
 def untried_combinations(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
                          carried: Sequence[Effect], tried: Collection[str], key: Callable[[dict[str, Any]], str],
                          minimize: bool) -> list[str]:
     """The promising combinations the search ended before racing, in words (the summary's)."""
-    out = []
-    found = promising(config, center, one_factor_effects(config, center, against, trials), minimize)
-    if found is not None and key(found[0]) not in tried:
-        out.append(combination_words(config, found[0], found[1]))
-    for e in _improving(carried, minimize):
-        values = _with(config, center, e.param, e.values[e.param])
-        if key(values) not in tried:
-            out.append(f"{' '.join(config.flags(values)) or '(JDK defaults)'} (the incumbent with "
-                       f"{e.param}={value_text(e.values[e.param])}, {e.ratio:.2f}x an earlier incumbent alone)")
-    return out
+    return [words for values, _, words in _candidates(config, center, against, trials, carried, minimize)
+            if key(values) not in tried]
 
 
 def combination_words(config: TuneConfig, values: dict[str, Any], moves: Sequence[Effect]) -> str:
