@@ -84,6 +84,11 @@ ensure_postgres() {  # a PostgreSQL server for the store contract tests (started
   apt_install postgresql || say "no PostgreSQL: its store tests will be skipped"
 }
 
+ensure_wrk() {  # wrk, a load client of [load] (parser = "wrk"), for its end-to-end test (tests/server)
+  command -v wrk >/dev/null 2>&1 && return 0
+  apt_install wrk || say "no wrk: its server test will be skipped"
+}
+
 K6_VERSION=v1.8.1   # pinned; built from its Go module (go.k6.io/k6) by the Go toolchain, once
 K6_GO=go1.25.12     # the Go release k6 v1.8.1's go.mod asks for, when the machine's Go is older
 jvmlab_tools() { echo "${XDG_CACHE_HOME:-$HOME/.cache}/jvmlab/tools"; }

@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Iterable
 
 EXIT_USAGE = 2
+EXIT_NO_SUCCESS = 4  # `run`: a cell had no successful invocation (as hyperfine exits non-zero); -i keeps 0
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 

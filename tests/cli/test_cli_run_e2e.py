@@ -85,7 +85,7 @@ tiny = "-Xmx12m"
 invocations = 2
 warmup = 0
 timeout = "60s"
-''')
+''', "-i")  # a cell whose every invocation fails: -i keeps exit 0 (without it, exit 4: below)
     roomy, tiny = doc["cells"]
     assert roomy["n"] == 2 and roomy["failures"] == 0
     assert tiny["n"] == 0 and tiny["failures"] == 2
@@ -105,7 +105,8 @@ timeout = "2s"
 ''', "hang.toml")
     started = time.monotonic()
     proc = run_jvmlab("run", str(hang), "--store", "lab.db", "--json", "--quiet", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 4, proc.stderr  # no successful invocation: non-zero, as hyperfine exits
+    assert "no successful invocation in 'j17' (2 failed)" in proc.stderr and "-i/--ignore-failure" in proc.stderr
     assert time.monotonic() - started < 60
     [cell] = json.loads(proc.stdout)["cells"]
     assert cell["failures"] == 2 and all("timed out" in r for r in cell["failure_reasons"])

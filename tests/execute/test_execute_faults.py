@@ -120,7 +120,7 @@ bad = {{ args = ["--exit", "7"] }}
 invocations = 6
 warmup = 0
 max_consecutive_failures = 2
-''')
+''', "-i")
     good, bad = doc["cells"]
     assert good["n"] == 6 and good["failures"] == 0
     assert bad["n"] == 0 and bad["failures"] == 2
@@ -136,7 +136,7 @@ j = "{jdk17_home}"
 [run]
 invocations = 2
 warmup = 0
-''')
+''', "--ignore-failure")
     [cell] = doc["cells"]
     assert cell["failures"] == 2
     assert any("Unable to access jarfile" in r or "exit code 1" in r for r in cell["failure_reasons"])

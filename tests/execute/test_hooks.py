@@ -61,7 +61,8 @@ order = "round-robin"
 
 def _run(folder: Path, spec_text: str, cwd: Path) -> list:
     (folder / "spec.toml").write_text(spec_text)
-    proc = run_jvmlab("run", str(folder / "spec.toml"), "--store", str(folder / "lab.db"), "--quiet", cwd=cwd)
+    # a cell that never succeeds is data here: -i keeps exit 0 (without it, exit 4)
+    proc = run_jvmlab("run", str(folder / "spec.toml"), "--store", str(folder / "lab.db"), "--quiet", "-i", cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     db = open_store(f"sqlite:///{folder / 'lab.db'}")
     exp = db.latest_experiment().id

@@ -48,6 +48,9 @@ def test_baseline_and_labels() -> None:
     ("gc.pause_p99_ms", "has 12.3% longer pause p99", "has 12.3% shorter pause p99"),
     ("load.latency_p99_ms", "has 12.3% longer latency p99", "has 12.3% shorter latency p99"),
     ("gc.paused_pct", "has 12.3% higher gc.paused_pct", "has 12.3% lower gc.paused_pct"),
+    # CPU time is an amount used, not a speed (issue 45: a CPU objective's tune said "37% faster")
+    ("cpu_s", "uses 12.3% more CPU time", "uses 12.3% less CPU time"),
+    ("user_s", "uses 12.3% more user CPU time", "uses 12.3% less user CPU time"),
 ])
 def test_direction_words_come_from_registry(metric: str, up: str, down: str) -> None:
     m = get(metric)

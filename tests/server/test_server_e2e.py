@@ -54,7 +54,8 @@ args = ["--connections", "2", "--rate", "300"]
 
 def _run(tmp_path: Path, text: str) -> list[dict]:
     (tmp_path / "spec.toml").write_text(text)
-    proc = run_jvmlab("run", "spec.toml", "--store", "lab.db", "--quiet", cwd=tmp_path, timeout=240)
+    # failing servers are data here: -i keeps exit 0 when a cell never succeeds (without it, exit 4)
+    proc = run_jvmlab("run", "spec.toml", "--store", "lab.db", "--quiet", "-i", cwd=tmp_path, timeout=240)
     assert proc.returncode == 0, proc.stderr
     with sqlite3.connect(tmp_path / "lab.db") as db:
         ports = {json.loads(body)["port"] for (body,) in db.execute(
@@ -161,10 +162,12 @@ def test_server_recipe_under_builtin_load(tmp_path: Path, recipe: str) -> None:
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian package wrk)")
 def test_wrk_as_the_client(tmp_path: Path) -> None:
+    # 3 s: on a loaded 2-core machine the cold server's first answers took up to 0.85 s, and a
+    # 1 s phase once counted no request at all
     load = """parser = "wrk"
 [[load.phases]]
 name = "measure"
-duration = "1s"
+duration = "3s"
 command = ["wrk", "--latency", "-t", "1", "-c", "2", "-d", "{duration_s}s", "http://127.0.0.1:{port}/work"]
 """
     rows = _run(tmp_path, _spec("", load))

@@ -73,7 +73,7 @@ def test_jvm_and_flags_form_a_matrix_around_one_command() -> None:
 
 def test_scans_fill_every_combination_and_names_may_use_them() -> None:
     scan = OneLiner(("java -XX:+Use{gc}GC -jar app.jar",), lists=(("gc", ("G1", "Parallel")),))
-    assert set(_cells(scan)) == {"default cmd=UseG1GC", "default cmd=UseParallelGC"}
+    assert set(_cells(scan)) == {"default gc=G1", "default gc=Parallel"}  # named as hyperfine's parameters
     grid = OneLiner(("java -Xmx{m}m -jar app.jar {n}",), ranges=(("m", 64, 128, 64), ("n", 1, 2, 1)),
                     names=("heap{m}-n{n}",))
     cells = _cells(grid)

@@ -47,16 +47,18 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     typer.echo(f"{spec}: ok: {plural(len(plan.cells), 'cell')}, {plural(parsed.run.invocations, 'invocation')} "
                f"per cell (+{parsed.run.warmup} warm-up), order {parsed.run.order}, baseline "
                f"{plan.cells[plan.baseline_index].cell.name!r}")
-    # What `run` will start, resolved exactly as `run` resolves it (before collectors add their flags).
+    # What `run` will start, resolved exactly as `run` resolves it, the collectors' flags included.
     typer.echo(f"  working directory: {plan.workdir}")
     template = plan.cells[0].template  # the hooks are the spec's: the same for every cell
     for line in template.describe_hooks() if template is not None else []:
         typer.echo(f"  hook {line}")
-    for pc in plan.cells:
+    commands = _check_commands(plan)
+    for pc, command in zip(plan.cells, commands, strict=True):
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         flags = shlex.join(pc.flags) or "(no flags)"
         typer.echo(f"  {pc.cell.name}: {pc.jdk.vendor} {pc.jdk.version}: {flags}{unlock}")
-        typer.echo(f"    {shlex.join(pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args))}")
+        for line in command:
+            typer.echo(f"    {line}")
         for warning in (*pc.check_warnings, *pc.heap_warnings):
             typer.echo(f"    warning: {warning}")
     if server_line:
@@ -66,6 +68,33 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")
+
+
+ARTIFACTS_SHOWN = Path("/ARTIFACTS")  # `check` has no store: the run's artifacts folder, by name
+
+
+def _check_commands(plan: Plan) -> list[list[str]]:
+    """Each cell's command line as `run` starts its first measured invocation (the collectors'
+    flags in it, their paths under ARTIFACTS), then what jvmlab added to the cell's own, marked."""
+    from jvmlab.collect.setup import CollectSettings
+    from jvmlab.execute.experiment import collector_flags
+    from jvmlab.execute.slots import logs_class_loads
+
+    settings = CollectSettings.from_spec(plan.shape.collect, {})
+    class_log = logs_class_loads(plan.cells)
+    out = []
+    for pc in plan.cells:
+        added = collector_flags(pc, settings, ARTIFACTS_SHOWN / "exp-N", class_log)
+        lines = [shlex.join(pc.argv([arg for _, args in added for arg in args]))]
+        lines += [f"+ added by jvmlab ({name}): {shlex.join(args)}" for name, args in added]
+        if pc.template is not None and pc.template.prepare is not None:
+            lines.append(f"+ added by jvmlab ({pc.template.prepare.kind}): the archive's flag, once a training "
+                         f"run has made it, before the first measured invocation")
+        out.append(lines)
+    if any(len(lines) > 1 for lines in out):
+        out[0].append(f"(+: not in the spec; {ARTIFACTS_SHOWN}: the run's artifacts folder, --artifacts; "
+                      f"`run --no-collect NAME` drops a collector's flags)")
+    return out
 
 
 def _check_tune(plan: Plan) -> str:
@@ -147,16 +176,18 @@ def run(
     parameter_scan: tuple[str, int, int] | None = typer.Option(None, "-P", "--parameter-scan", help="One-liner: "
                                                                "NAME MIN MAX: integers, {NAME} replaced."),
     parameter_step: int = typer.Option(1, "-D", "--parameter-step-size", min=1, help="With -P: the step."),
-    jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in [jvms]); the command's java "
+    jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in \\[jvms]); the command's java "
                                   "is replaced by each JDK's."),
     flags: list[str] = typer.Option([], "--flags", help="One-liner: NAME=\"FLAGS\", a level of the flags factor."),
     invocations: int | None = typer.Option(None, "--invocations", "--runs", "-r", min=1, help="One-liner: measured "
-                                           "invocations per cell (as [run] invocations; default 10)."),
+                                           "invocations per cell (as \\[run] invocations; default 10)."),
     warmup: int | None = typer.Option(None, "--warmup", "-w", min=0, help="One-liner: warm-up invocations per cell."),
     hook: list[str] = typer.Option([], "--hook", help="One-liner: KIND=COMMAND, KIND one of setup, before_each, "
                                    "after_each, cleanup (split as a shell would, never run by one)."),
     save_spec: Path | None = typer.Option(None, "--save-spec", help="One-liner: write the equivalent spec here "
                                           "and stop (then `jvmlab run FILE`)."),
+    ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Exit 0 even when a cell has no "
+                                        "successful invocation (default: exit 4 then, as hyperfine exits non-zero)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -197,7 +228,7 @@ def run(
     exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                       max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                       quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
-                      series=tag)
+                      series=tag, fail_on_empty=not ignore_failure and not conditions)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 

@@ -226,7 +226,20 @@ def apply_for(db: Store, experiment: int) -> str:
             doc = replace(doc, winner=replace(doc.winner, run_flags=tuple(won.flags)))
             java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
         args = _app_args(db, experiment, won)
-    return apply_text(doc, java, args, experiment)
+    return apply_text(doc, java, args, experiment, _workload_args(db.experiment(experiment).spec_text))
+
+
+def _workload_args(spec_text: str) -> tuple[list[str], list[str]]:
+    """The stored spec's ``[workload] jvm_args`` and ``measurement_only`` (none when unreadable)."""
+    import tomllib
+
+    try:
+        workload = tomllib.loads(spec_text or "").get("workload") or {}
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return [], []
+    jvm_args, marks = workload.get("jvm_args") or [], workload.get("measurement_only") or []
+    jvm_args = jvm_args.split() if isinstance(jvm_args, str) else jvm_args
+    return ([str(f) for f in jvm_args if isinstance(f, str)], [str(m) for m in marks if isinstance(m, str)])
 
 
 def _advised(db: Store, experiment: int) -> tuple[TuneDocument, str] | None:

@@ -7,6 +7,7 @@ to resume; anything else is a bug: one line, or a traceback with --debug.
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import signal
@@ -57,8 +58,26 @@ def _plain_flags_in_help() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign, assignment]
 
 
+def _closed_pipe_is_no_failure() -> None:
+    """rich answers a closed pipe (``jvmlab run --help | head -1``) with ``SystemExit(1)``, an
+    exit code that says the command failed; raised as the BrokenPipeError it is, it ends like
+    any other closed pipe here (``_closed_pipe``: 141), the help text included."""
+    from rich.console import Console
+
+    if getattr(Console.on_broken_pipe, "_jvmlab", False):
+        return
+
+    def on_broken_pipe(self: Console) -> None:
+        self.quiet = True  # nothing more to write to a reader that is gone
+        raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
+
+    on_broken_pipe._jvmlab = True  # type: ignore[attr-defined]  # a marker attribute on a function
+    Console.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+
+
 def _register() -> None:
     _plain_flags_in_help()
+    _closed_pipe_is_no_failure()
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:
@@ -84,7 +103,9 @@ def _usage_error(err: TyperException) -> int:
     ctx = getattr(err, "ctx", None)
     where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
     message = " ".join(err.format_message().split())
-    print(f"jvmlab: error: {message}{where}", file=sys.stderr)
+    from jvmlab.cli.hyperfine import hint
+
+    print(f"jvmlab: error: {message}{hint(getattr(err, 'option_name', None))}{where}", file=sys.stderr)
     return err.exit_code
 
 

@@ -24,10 +24,12 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
-             series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False) -> int:
+             series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False,
+             fail_on_empty: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON). ``db``: a store
     the caller has open already; ``report_on_stderr``: the report goes to stderr and nothing to
-    stdout (a command that prints its own document there, e.g. `heapsweep --json`)."""
+    stdout (a command that prints its own document there, e.g. `heapsweep --json`);
+    ``fail_on_empty``: exit 4 after the report when a cell has no successful invocation."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions, ready_artifacts
     from jvmlab.execute.session import run_experiment
@@ -74,7 +76,23 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
 
         render(summary, stdout_console())
         render_why(summary, why_records, stdout_console())
+    if fail_on_empty:
+        _fail_on_empty([(cell.name, cell.n, cell.failures) for cell in summary.cells])
     return exp_id
+
+
+def _fail_on_empty(cells: list[tuple[str, int, int]]) -> None:
+    """hyperfine exits non-zero when a command fails; a run whose cell never succeeded exits 4
+    (``EXIT_NO_SUCCESS``), after its report: everything is stored, the exit code tells a script."""
+    from jvmlab.errors import EXIT_NO_SUCCESS
+
+    empty = [(name, failed) for name, n, failed in cells if n == 0 and failed > 0]
+    if not empty:
+        return
+    said = ", ".join(f"{name!r} ({failed} failed)" for name, failed in empty)
+    typer.echo(f"jvmlab: error: no successful invocation in {said}: see the failure reasons above; exit "
+               f"{EXIT_NO_SUCCESS} (-i/--ignore-failure: exit 0, failures are data)", err=True)
+    raise typer.Exit(EXIT_NO_SUCCESS)
 
 
 def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:

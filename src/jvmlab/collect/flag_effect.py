@@ -174,11 +174,12 @@ class FlagEffectProbe(NullProbe):
         self.requested = requested_flags(ctx.flags)
         self.lines: list[str] = []
         self._lock = threading.Lock()
-        self.archive = any(n in self.requested for n in _ARCHIVE_FLAGS) and ctx.jdk.feature >= 9 \
-            and ctx.jdk.vm_kind != "OpenJ9"
+        loggable = ctx.jdk.feature >= 9 and ctx.jdk.vm_kind != "OpenJ9"
+        self.archive = any(n in self.requested for n in _ARCHIVE_FLAGS) and loggable
+        self.class_log = (self.archive or ctx.class_log) and loggable  # every cell alike (ProbeContext)
 
     def jvm_args(self) -> list[str]:
-        if not self.archive:
+        if not self.class_log:
             return []
         target = self.ctx.artifacts_dir / "classload-%p.log"
         return [f'-Xlog:class+load=info:file="{target}":uptime,level,tags:filecount=0']

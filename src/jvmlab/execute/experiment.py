@@ -19,6 +19,7 @@ from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import UserError
 from jvmlab.execute.budget import Budget
 from jvmlab.execute.options import RunOptions
+from jvmlab.execute.slots import logs_class_loads
 from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
@@ -70,8 +71,24 @@ def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExp
         found = same_file[-1] if same_file else None
     if found is None:
         raise UserError("nothing to resume: no experiment of this spec in the store "
-                        f"{store.url}; run it without --resume")
+                        f"{store.url}{_what_changed(plan, store.experiments())}; run it without --resume")
     return found
+
+
+def _what_changed(plan: Plan, experiments: list[StoredExperiment]) -> str:
+    """The experiment a changed spec most likely meant (the newest unfinished one of the same
+    name, else of any name, else the newest of the same name), and what its spec had otherwise."""
+    from jvmlab.spec.diff import spec_changes
+
+    name = plan.spec.name or (plan.spec_path.stem if plan.spec_path else "experiment")
+    unfinished = [e for e in experiments if e.status in ("running", "interrupted")]
+    candidates = ([e for e in unfinished if e.name == name] or unfinished
+                  or [e for e in experiments if e.name == name])
+    if not candidates:
+        return ""
+    near = max(candidates, key=lambda e: e.id)
+    return (f"; experiment {near.id} ({near.status}, {near.name[:60]!r}) was run from a spec that differs: "
+            f"{'; '.join(spec_changes(near.spec_text, plan.spec_text))}")
 
 
 def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
@@ -127,7 +144,7 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root
 def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,
              artifacts_root: Path) -> int:
     """Store one cell with its example argv and the hazards its flag check found."""
-    example = first_block_argv(pc, collect, artifacts_root / f"exp-{exp_id}")
+    example = first_block_argv(pc, collect, artifacts_root / f"exp-{exp_id}", logs_class_loads(plan.cells))
     cell_id = store.add_cell(
         exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
         levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
@@ -150,13 +167,20 @@ def identities_of(plan: Plan) -> CellIdentityDocument:
     return CellIdentityDocument({pc.cell.index: cell_identity(pc) for pc in plan.cells})
 
 
-def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path) -> list[str]:
+def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,
+                     class_log: bool = False) -> list[str]:
     """The cell's command line as its first measured invocation runs it, with the flags the
     collectors add (GC log, class-load log): what the provenance section shows."""
+    return pc.argv([arg for _, args in collector_flags(pc, settings, exp_dir, class_log) for arg in args])
+
+
+def collector_flags(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,
+                    class_log: bool = False) -> list[tuple[str, list[str]]]:
+    """Each collector's JVM flags for the cell's first measured invocation (name, flags): what
+    jvmlab adds to the cell's own command line (`check` shows them marked)."""
     progress_mode = pc.template.progress_mode if pc.template is not None else "auto"
-    collectors = build_collectors(settings, pc.launch.progress_regex, progress_mode)
+    collectors = build_collectors(settings, pc.launch.progress_regex, progress_mode, jmh=pc.launch.kind == "jmh")
     ctx = ProbeContext(jdk=pc.jdk, cell_name=pc.cell.name, flags=pc.flags,
                        artifacts_dir=exp_dir / f"cell-{pc.cell.index}" / "b0", final_flags=pc.final_flags,
-                       workload_kind=pc.launch.kind)
-    added = [arg for c in collectors for arg in c.probe(ctx).jvm_args()]
-    return pc.argv(added)
+                       workload_kind=pc.launch.kind, class_log=class_log)
+    return [(c.name, args) for c in collectors if (args := c.probe(ctx).jvm_args())]

@@ -36,7 +36,14 @@ from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
 from jvmlab.execute.resume import merge_stored, options_record, resume_command
 from jvmlab.execute.server import wrap_server
-from jvmlab.execute.slots import SlotWork, block_label, build_slot, finish_probes, slot_artifacts
+from jvmlab.execute.slots import (
+    SlotWork,
+    block_label,
+    build_slot,
+    finish_probes,
+    logs_class_loads,
+    slot_artifacts,
+)
 from jvmlab.execute.until import added_block_cap, stop_reason
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
@@ -352,7 +359,8 @@ class Session:
         artifacts = slot_artifacts(self.options.artifacts_root, self.experiment_id, pc.cell.index, slot)
         if self.slot_folder is not None:
             artifacts = artifacts.with_name(self.slot_folder(slot))
-        return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts)
+        return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts,
+                          logs_class_loads([*self.plan.cells, *self.variants.values()]))
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,
                     node: str | None = None, host: str | None = None) -> None:

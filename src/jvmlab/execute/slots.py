@@ -4,7 +4,7 @@ that a cluster executor splits across machines (prepared here, run on a node, fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,12 +37,24 @@ def slot_artifacts(artifacts_root: Path, experiment_id: int, cell_index: int, sl
     return artifacts_root / f"exp-{experiment_id}" / f"cell-{cell_index}" / tag
 
 
-def build_slot(pc: PreparedCell, slot: Slot, collectors: list[Collector], artifacts: Path) -> SlotWork:
+ARCHIVE_FLAGS = ("-XX:SharedArchiveFile=", "-XX:AOTCache=")
+
+
+def logs_class_loads(cells: Iterable[PreparedCell]) -> bool:
+    """Whether an experiment's invocations log class loading: when a cell uses a CDS archive or an
+    AOT cache, its use is verified from the log (collect/flag_effect.py), and every cell logs
+    alike, so the log's cost is paid on both sides of each comparison."""
+    return any(f.startswith(ARCHIVE_FLAGS) for pc in cells for f in pc.flags) or any(
+        pc.template is not None and pc.template.prepare is not None for pc in cells)
+
+
+def build_slot(pc: PreparedCell, slot: Slot, collectors: list[Collector], artifacts: Path,
+               class_log: bool = False) -> SlotWork:
     """The slot's probes, its argv (the cell's flags plus the probes' flags) and its invocation,
-    everything else from the cell's invocation template."""
+    everything else from the cell's invocation template. ``class_log``: :func:`logs_class_loads`."""
     artifacts.mkdir(parents=True, exist_ok=True)
     ctx = ProbeContext(jdk=pc.jdk, cell_name=pc.cell.name, flags=pc.flags, artifacts_dir=artifacts,
-                       final_flags=pc.final_flags, workload_kind=pc.launch.kind)
+                       final_flags=pc.final_flags, workload_kind=pc.launch.kind, class_log=class_log)
     probes = [c.probe(ctx) for c in collectors]
     argv = pc.argv([arg for p in probes for arg in p.jvm_args()], artifacts_dir=artifacts)
     return SlotWork(pc, slot, invocation_of(pc, argv, artifacts), probes, argv, artifacts, ctx)

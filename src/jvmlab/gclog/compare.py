@@ -127,19 +127,37 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(a.size and b.size and a.min() <= b.max() and b.min() <= a.max())
 
 
+def _no_interval(n_a: int, n_b: int, spread: tuple[bool, bool], mean_b: float | None) -> str:
+    """Why a ratio has no interval: one log on a side, or a side that is 0 in every log (the log
+    ratio's t interval and the bootstrap of a ratio to 0 have nothing to work with)."""
+    if min(n_a, n_b) < 2:
+        return "one log on a side: pass 2+ logs per side (one per JVM run) for an interval"
+    if mean_b == 0:
+        return f"0 in every log of B ({n_b} logs): no interval of a ratio to 0; B has none of it"
+    if not any(spread):
+        return "every log of each side has the same figure: no spread to draw an interval from"
+    return "no interval could be drawn from these logs"
+
+
 def _verdict(m: GcMetric, ratio: float | None, ci: tuple[float, float] | None, n_a: int, n_b: int,
-             mean_a: float | None, mean_b: float | None, overlap: bool = False) -> tuple[str, str | None]:
+             mean_a: float | None, mean_b: float | None, overlap: bool = False,
+             spread: tuple[bool, bool] = (True, True)) -> tuple[str, str | None]:
+    """``spread``: whether the logs of A, of B, differ at all on this figure."""
     if not n_a or not n_b:
         side = "A" if not n_a else "B"
         return MISSING, f"no log of set {side} has this figure"
     if ratio is None:
         if mean_a == 0 and mean_b == 0:
             return SAME, "0 on both sides"
-        return NO_CI, "A is 0: no ratio"
+        return NO_CI, f"0 in every log of A ({n_a} logs): no ratio" if mean_a == 0 else "no ratio"
     if ci is None:
-        return NO_CI, "one log on a side: pass 2+ logs per side (one per JVM run) for an interval"
+        return NO_CI, _no_interval(n_a, n_b, spread, mean_b)
     if ci[0] <= 1.0 <= ci[1]:
         return SAME, None
+    if ci[0] == ci[1] and not any(spread):  # no spread: a width of 0 says nothing of the noise
+        return INCONCLUSIVE, ("every log of each side has the same figure (as the logs round it): an "
+                              "interval of width 0 cannot tell a real difference from rounding; add logs "
+                              "or compare a finer figure")
     if overlap and min(n_a, n_b) < RATIO_BCA_FROM_N:
         return INCONCLUSIVE, (f"the sets overlap: with under {RATIO_BCA_FROM_N} logs a side the t interval "
                               f"alone does not decide; add logs")
@@ -157,7 +175,8 @@ def compare_metric(m: GcMetric, docs_a: Sequence[Doc], docs_b: Sequence[Doc], se
     mean_a = float(a.mean()) if a.size else None
     mean_b = float(b.mean()) if b.size else None
     ratio, ci = ratio_unpaired(b, a, rng_for(seed, "gc-compare", m.key), n_boot) if a.size and b.size else (None, None)
-    verdict, reason = _verdict(m, ratio, ci, int(a.size), int(b.size), mean_a, mean_b, _overlap(a, b))
+    spread = (bool(a.size and a.min() != a.max()), bool(b.size and b.min() != b.max()))
+    verdict, reason = _verdict(m, ratio, ci, int(a.size), int(b.size), mean_a, mean_b, _overlap(a, b), spread)
     method = None if ci is None else CI_T if min(a.size, b.size) < RATIO_BCA_FROM_N else CI_BCA
     return MetricComparison(m.key, m.label, m.unit, int(a.size), int(b.size), mean_a, mean_b, ratio,
                             None if ci is None else (float(ci[0]), float(ci[1])), verdict, reason, method)

@@ -40,6 +40,7 @@ UNIDENTIFIED_WARN_LINES = 1000
 METASPACE_WARN_COUNT = 5  # a few Metaspace collections while classes load at start-up are normal
 
 EXPLICIT = "System.gc()"
+HEAP_FAR_BELOW_FRACTION = 0.5  # gc-overhead: a heap that peaked under half its maximum is not short of room
 HEAP_INSPECTION = "Heap Inspection Initiated GC"
 HEAP_DUMP = "Heap Dump Initiated GC"
 LAST_DITCH = ("Last ditch collection", "Metadata GC Clear Soft References")
@@ -208,8 +209,27 @@ def _overhead(ctx: Context) -> Finding | None:
             if paused is not None else "")
     if limit.count:
         text += " The JVM reported its GC time limit exceeded."
+    fixes, why, advice = _overhead_fixes(ctx, p.total)
     return Finding("gc-overhead", ERROR if limit.count else WARN, "GC takes a large share of the time",
-                   text.strip(), ev, fx.present(fx.heap(ctx.max_mb)))
+                   (text + why).strip(), ev, fixes, advice)
+
+
+def _overhead_fixes(ctx: Context, paused_ms: float) -> tuple[tuple[Fix, ...], str, str]:
+    """A bigger heap only when the heap is the likely cause: not when System.gc() started most
+    of the paused time (its fix is to stop the calls), nor when the heap peaked far below its
+    maximum (room it never used); (fixes, words for the finding, advice)."""
+    explicit = ctx.causes((EXPLICIT,))
+    if explicit.count and explicit.total_ms >= 0.5 * paused_ms > 0:
+        return (fx.present(fx.disable_explicit()),
+                f" System.gc() started {explicit.count} of the collections, {explicit.total_ms:.0f} ms of the "
+                f"{paused_ms:.0f} ms paused: a bigger heap would not remove them.", "")
+    peak = ctx.s.figures.heap_used_max
+    if ctx.max_mb and peak is not None and peak < HEAP_FAR_BELOW_FRACTION * ctx.max_mb:
+        return ((), f" The heap peaked at {peak:.0f} MB of its {ctx.max_mb:.0f} MB maximum: a bigger heap "
+                f"adds room it never used.",
+                "Look at what the collections do with the room they have: the allocation rate, the young "
+                "generation's size, and the GC threads against the CPUs.")
+    return fx.present(fx.heap(ctx.max_mb)), "", ""
 
 
 def _near_max(ctx: Context) -> Finding | None:

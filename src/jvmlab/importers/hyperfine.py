@@ -85,7 +85,12 @@ def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExpe
             levels = {str(k): str(v) for k, v in parameters.items()}
             # jvmlab's own export names the cell and its JVM in `parameters`; `command` is its argv
             cell_name, jvm = str(result["command"]), "unknown"
-            if ours and levels.get("cell"):
+            own = result.get("jvmlab") if ours else None  # jvmlab's export: the cell, its JVM and levels
+            if isinstance(own, dict) and own.get("cell"):
+                cell_name, jvm = str(own["cell"]), str(own.get("jvm") or "unknown")
+                levels = {str(k): str(v) for k, v in (own.get("levels") or {}).items()} \
+                    if isinstance(own.get("levels"), dict) else levels
+            elif ours and levels.get("cell"):  # an export older than issue 45 kept them in `parameters`
                 cell_name, jvm = levels.pop("cell"), levels.pop("jvm", "unknown")
             if any(c.name == cell_name for c in cells):
                 cell_name = f"{cell_name} [{path.stem}]"

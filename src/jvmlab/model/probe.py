@@ -28,6 +28,9 @@ class ProbeContext:
     artifacts_dir: Path  # this invocation's own folder, already created
     final_flags: dict[str, str] = field(default_factory=dict)  # PrintFlagsFinal of the cell
     workload_kind: str = ""  # builtin, main, jar or command: hints that apply to one kind only
+    # every cell of the experiment logs class loading alike when one cell's archive is verified with
+    # it (-Xlog:class+load): a cost measured on both sides of a comparison, not on one
+    class_log: bool = False
 
 
 class Probe(Protocol):

@@ -146,7 +146,13 @@ def _stats(values: list[float]) -> dict[str, float | None]:
 
 
 def hyperfine(cells: dict[int, StoredCell], invocations: list[StoredInvocation]) -> dict[str, Any]:
-    """hyperfine's --export-json document: one result per cell, successful invocations only."""
+    """hyperfine's --export-json document: one result per cell, successful invocations only.
+    ``parameters`` is what hyperfine writes there: a scan's (or a spec factor's) name -> value,
+    left out when there is none; the one-liner's ``cmd`` factor names commands, which hyperfine
+    keeps in ``command`` only. The cell's own name, JVM and levels go under ``jvmlab``."""
+    from jvmlab.spec.oneliner import CMD_FACTOR
+
+    several_jvms = len({c.jvm for c in cells.values()}) > 1
     results = []
     for cell in cells.values():
         ok = [i for i in invocations if i.cell_id == cell.id and i.status == "ok" and i.wall_s is not None]
@@ -161,13 +167,17 @@ def hyperfine(cells: dict[int, StoredCell], invocations: list[StoredInvocation])
             "system": statistics.fmean(systems) if systems else None,
             "min": stats["min"], "max": stats["max"], "times": times,
             "exit_codes": [i.exit_code for i in ok],
-            "parameters": {"cell": cell.name, "jvm": cell.jvm, **cell.levels},
         }
+        parameters = {**({"jvm": cell.jvm} if several_jvms else {}),
+                      **{factor: level for factor, level in cell.levels.items() if factor != CMD_FACTOR}}
+        if parameters:
+            result["parameters"] = parameters
+        result["jvmlab"] = {"cell": cell.name, "jvm": cell.jvm, "levels": dict(cell.levels)}
         if all(i.max_rss_bytes is not None for i in ok):
             result["memory_usage_byte"] = [int(i.max_rss_bytes or 0) for i in ok]
         results.append(result)
-    # hyperfine's readers ignore the extra key; `jvmlab import hyperfine` reads it to take each cell's
-    # name and JVM back from `parameters` (not the command line), so export -> import round-trips.
+    # hyperfine's readers ignore the extra keys; `jvmlab import hyperfine` reads `jvmlab` to take each
+    # cell's name and JVM back (not from the command line), so export -> import round-trips.
     return {"results": results, "exported_by": EXPORTED_BY}
 
 

@@ -14,14 +14,19 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from jvmlab import metrics
 from jvmlab.errors import UserError
 from jvmlab.plan.advise import CURRENT, FACTOR, FixLevel
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, comparison_of, summarize
+from jvmlab.report.verdicts import change_phrase
 from jvmlab.results.advise import GONE, NOT_REPRODUCED, FindingCount, count_finding, level_documents, went_away
 from jvmlab.store.protocol import Store
 
 PAUSE_P99 = "gc.pause_p99_ms"
+# What a GC fix may cost besides its finding (DisableExplicitGC raised peak RSS 78 -> 196 MiB).
+SIDE_METRICS = ("max_rss_bytes", "cpu_s")
+SIDE_LABELS = {"max_rss_bytes": "peak RSS", "cpu_s": "CPU time"}
 
 
 @dataclass(frozen=True)
@@ -45,11 +50,36 @@ class MetricEffect:
 
 
 @dataclass(frozen=True)
+class SideEffect:
+    """A fix's cell against ``current`` on a metric it was not chosen for (peak RSS, CPU time):
+    both cells' means and the verdict (``change``: "" when no clear difference)."""
+
+    metric: str
+    current_mean: float
+    fix_mean: float
+    change: str
+
+    def text(self) -> str:
+        unit = metrics.get(self.metric).unit
+        if unit == "bytes":
+            values = f"{self.current_mean / (1 << 20):.0f} -> {self.fix_mean / (1 << 20):.0f} MiB"
+        else:
+            values = f"{self.current_mean:.3g} -> {self.fix_mean:.3g} {unit}"
+        label = SIDE_LABELS.get(self.metric, self.metric)
+        return f"{label} {values}: {self.change or 'no clear difference'}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"metric": self.metric, "current_mean": self.current_mean, "fix_mean": self.fix_mean,
+                "change": self.change or None}
+
+
+@dataclass(frozen=True)
 class FixAdvice:
     level: FixLevel
     counts: tuple[tuple[FindingCount, FindingCount, str, str], ...]  # (current, fix, verdict, reason) per finding
     metric: MetricEffect
     pause_p99: MetricEffect
+    side_effects: tuple[SideEffect, ...] = ()
 
     def removed(self) -> bool:
         """Every finding the current flags showed is gone (one they did not show cannot be judged)."""
@@ -60,7 +90,8 @@ class FixAdvice:
         return {"level": self.level.to_json(),
                 "findings": [{"current": c.to_json(), "fix": f.to_json(), "verdict": v, "reason": r}
                              for c, f, v, r in self.counts],
-                "metric": self.metric.to_json(), "pause_p99": self.pause_p99.to_json()}
+                "metric": self.metric.to_json(), "pause_p99": self.pause_p99.to_json(),
+                "side_effects": [s.to_json() for s in self.side_effects]}
 
 
 @dataclass(frozen=True)
@@ -101,6 +132,22 @@ def _effect(summary: Summary | None, metric: str, level: str) -> MetricEffect:
     return MetricEffect(metric, comp.ratio, comp.ci95, summary.verdicts.get(cell, ""), worse)
 
 
+def _side_effects(sides: Sequence[Summary], level: str) -> tuple[SideEffect, ...]:
+    """The fix's cell against the current flags' on each side metric measured in both."""
+    out = []
+    for summary in sides:
+        cell, current = _cell_of(summary, level), _cell_of(summary, CURRENT)
+        stats = {c.name: c.stats.get(summary.metric) for c in summary.cells}
+        comp = None if cell is None else comparison_of(summary, cell)
+        mine, theirs = stats.get(cell or ""), stats.get(current or "")
+        if comp is None or mine is None or theirs is None or mine.mean is None or theirs.mean is None:
+            continue
+        change = (change_phrase(comp.ratio, comp.ci95, True, summary.metrics.get(summary.metric))
+                  if comp.significant and comp.ratio is not None and comp.ci95 is not None else "")
+        out.append(SideEffect(summary.metric, float(theirs.mean), float(mine.mean), change))
+    return tuple(out)
+
+
 def build_advice(store: Store, experiment_id: int, levels: Sequence[FixLevel], finding_ids: Sequence[str],
                  metric: str | None = None) -> Advice:
     """Per fix: the findings' counts before (``current``) and after, and the two effects."""
@@ -109,6 +156,12 @@ def build_advice(store: Store, experiment_id: int, levels: Sequence[FixLevel], f
         p99: Summary | None = summarize(store, experiment_id, PAUSE_P99, timelines=None)
     except UserError:  # no pause percentiles stored (e.g. a ZGC log without pauses): not measured
         p99 = None
+    sides = []
+    for side in (m for m in SIDE_METRICS if m != main.metric):
+        try:
+            sides.append(summarize(store, experiment_id, side, timelines=None))
+        except UserError:  # not measured here (no psutil/launch helper): no side effect to say
+            continue
     docs = level_documents(store, experiment_id, FACTOR)
     out = []
     for lv in levels:
@@ -120,7 +173,8 @@ def build_advice(store: Store, experiment_id: int, levels: Sequence[FixLevel], f
             after = count_finding(fid, lv.name, docs.get(lv.name, []))
             verdict, reason = went_away(before, after)
             rows.append((before, after, verdict, reason))
-        out.append(FixAdvice(lv, tuple(rows), _effect(main, main.metric, lv.name), _effect(p99, PAUSE_P99, lv.name)))
+        out.append(FixAdvice(lv, tuple(rows), _effect(main, main.metric, lv.name), _effect(p99, PAUSE_P99, lv.name),
+                             _side_effects(sides, lv.name)))
     return Advice(experiment_id, main.metric, tuple(out), main.metrics.get(main.metric).lower_is_better)
 
 
@@ -139,10 +193,14 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
     for fix in advice.fixes:
         out.append((f"{fix.level.name}: {' '.join(fix.level.flags)}", "bold"))
         for before, after, verdict, reason in fix.counts:
+            severity = (f"; severity {before.severity} -> {after.severity}"
+                        if before.severity and after.severity and before.severity != after.severity else "")
             out.append((f"  {before.finding}: runs with it, current {_runs(before)} -> fix {_runs(after)}: "
-                        f"{verdict} ({reason})", "green" if verdict == GONE else ""))
+                        f"{verdict} ({reason}){severity}", "green" if verdict == GONE else ""))
         out.append((f"  {advice.metric}: {fix.metric.text()}", ""))
         out.append((f"  pause p99: {fix.pause_p99.text()}", ""))
+        for side in fix.side_effects:
+            out.append((f"  side effect: {side.text()}", "yellow" if side.change else ""))
     removed = [f.level.name for f in advice.fixes if f.removed()]
     out.append((f"removed every finding the current flags showed: {', '.join(removed)}" if removed else
                 "no fix removed its findings in every run", "bold"))

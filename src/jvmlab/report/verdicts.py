@@ -30,6 +30,9 @@ LARGE_RATIO = 2.0
 _TIME_UNITS = {"s", "ms", "us", "ns"}
 _MEMORY_UNITS = {"bytes", "MB", "KB", "GB", "MiB", "KiB", "GiB"}
 _EVENT_TIME_PREFIXES = ("gc.", "load.latency", "jfr.gc")
+# CPU time spent is an amount used, not a speed: "uses 37% less CPU time", never "37% faster".
+_CPU_TIME = {"cpu_s": "CPU time", "user_s": "user CPU time", "sys_s": "system CPU time",
+             "client.cpu_s": "client CPU time"}
 
 
 def _event_time(metric: Metric) -> bool:
@@ -43,6 +46,8 @@ def direction_words(metric: Metric) -> tuple[str, str]:
     if _event_time(metric):
         label = metric.label or metric.name
         return f"longer {label}", f"shorter {label}"
+    if metric.name in _CPU_TIME:
+        return f"more {_CPU_TIME[metric.name]}", f"less {_CPU_TIME[metric.name]}"
     if metric.unit in _TIME_UNITS:
         return ("slower", "faster") if metric.lower_is_better else ("longer", "shorter")
     if metric.unit in _MEMORY_UNITS:
@@ -56,9 +61,9 @@ def direction_words(metric: Metric) -> tuple[str, str]:
 
 def verb(metric: Metric) -> str:
     """The verb that fits the direction words: "is" slower, "uses" more memory, "has" ..."""
-    if metric.unit in _TIME_UNITS and not _event_time(metric):
-        return "is"
-    return "uses" if metric.unit in _MEMORY_UNITS else "has"
+    if metric.name in _CPU_TIME or metric.unit in _MEMORY_UNITS:
+        return "uses"
+    return "is" if metric.unit in _TIME_UNITS and not _event_time(metric) else "has"
 
 
 def within_node_mark(blocks: int) -> str:

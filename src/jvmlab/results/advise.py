@@ -18,6 +18,7 @@ import numpy as np
 from jvmlab.analyze.bootstrap import mean_ci, rng_for
 from jvmlab.analyze.falsepositives import clopper_pearson
 from jvmlab.gclog.findings import findings_of
+from jvmlab.gclog.findings_model import severity_rank
 from jvmlab.model.documents import GcDocument
 from jvmlab.store.protocol import Store
 
@@ -40,21 +41,25 @@ class FindingCount:
     share_ci: tuple[float, float] | None
     mean_count: float | None
     mean_ci: tuple[float, float] | None
+    severity: str | None = None  # the most severe it was in any run that showed it
 
     def to_json(self) -> dict[str, Any]:
         return {"finding": self.finding, "level": self.level, "runs": self.runs, "runs_with": self.runs_with,
                 "share_ci": None if self.share_ci is None else list(self.share_ci),
-                "mean_count": self.mean_count, "mean_ci": None if self.mean_ci is None else list(self.mean_ci)}
+                "mean_count": self.mean_count, "mean_ci": None if self.mean_ci is None else list(self.mean_ci),
+                "severity": self.severity}
 
 
 def count_finding(finding: str, level: str, docs: Sequence[Mapping[str, Any]], seed: int = 1) -> FindingCount:
     """The finding's presence and event count over one cell's gc documents."""
     counts = []
+    severities: set[str] = set()
     for doc in docs:
         found = findings_of(dict(doc))
         if found is None:
             continue
         counts.append(sum(f.evidence.count for f in found if f.id == finding))
+        severities.update(f.severity for f in found if f.id == finding)
     runs = len(counts)
     if not runs:
         return FindingCount(finding, level, 0, 0, None, None, None)
@@ -66,7 +71,8 @@ def count_finding(finding: str, level: str, docs: Sequence[Mapping[str, Any]], s
     else:
         raw = mean_ci(x, rng_for(seed, "gc-advise", finding, level))
         ci = None if raw is None else (max(0.0, float(raw[0])), max(0.0, float(raw[1])))
-    return FindingCount(finding, level, runs, with_it, clopper_pearson(with_it, runs), float(x.mean()), ci)
+    worst = min(severities, key=severity_rank) if severities else None
+    return FindingCount(finding, level, runs, with_it, clopper_pearson(with_it, runs), float(x.mean()), ci, worst)
 
 
 def went_away(current: FindingCount, fixed: FindingCount) -> tuple[str, str]:

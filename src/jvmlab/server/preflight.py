@@ -161,5 +161,24 @@ def check_plan(plan: PlanLike, echo_error: Callable[[str], object]) -> str | Non
         return None
     server = plan.spec.server or Server()
     port = f"port {server.port} free" if server.port is not None else "a free port per invocation"
+    warning = port_warning(plan)
     return (f"server: ready by {server.readiness}, {port} on 127.0.0.1; {len(load.phases)} load "
-            f"phase(s), clients found, parser {load.parser}")
+            f"phase(s), clients found, parser {load.parser}" + (f"\n  warning: {warning}" if warning else ""))
+
+
+def port_warning(plan: PlanLike) -> str | None:
+    """A server given a free port per invocation must be told it: readiness waits on a port
+    the server never heard of when no command line (or environment) of a cell has ``{port}``."""
+    server = plan.spec.server or Server()
+    if plan.spec.load is None or server.port is not None or server.readiness == "log":
+        return None
+    for pc in plan.cells:
+        argv = pc.launch.argv(pc.jdk, list(pc.flags), pc.cell.args)
+        env = pc.template.env if pc.template is not None else {}
+        if any(PORT_PLACEHOLDER in text for text in (*argv, *dict(env).values(), *dict(pc.cell.env).values())):
+            return None
+    waits = "its port accepting" if server.readiness == "port" else f"{server.ready_url}"
+    return (f"readiness waits for {waits} on a free port per invocation, but no cell's command line or "
+            f"environment has {PORT_PLACEHOLDER}: the server cannot know the port; pass it "
+            f"(args = [\"--port\", \"{PORT_PLACEHOLDER}\"], or -Dserver.port={PORT_PLACEHOLDER} in jvm_args), "
+            f"or set [server] port")

@@ -24,6 +24,9 @@ from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+# A level may start with a digit and hold "=" (a one-liner's level is named by what differs:
+# "TieredStopAtLevel=1", a scan's value "1"); the cell name still reads "jvm factor=level".
+LEVEL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=-]*$")
 RESERVED_FACTORS = {"jvm"}
 
 
@@ -69,6 +72,12 @@ def _jmh_params(value: Any) -> Any:
 WORKLOAD_KINDS = ("builtin", "main", "jar", "command", "jmh")
 
 
+def measurement_only_matches(mark: str, flags: list[str] | tuple[str, ...]) -> list[str]:
+    """The flags a ``[workload] measurement_only`` entry marks: itself, or ``-Dname=...`` for ``-Dname``."""
+    return [f for f in flags if f == mark or (mark.startswith("-D") and "=" not in mark
+                                              and f.startswith(mark + "="))]
+
+
 class Workload(HookFields):
     """What to run: exactly one of builtin, main (+classpath), jar, command or jmh; and the
     hooks run around its invocations (``setup``, ``before_each``, ``after_each``, ``cleanup``)."""
@@ -84,6 +93,8 @@ class Workload(HookFields):
     env: dict[str, str] = Field(default_factory=dict)
     timeout: Seconds | None = None
     jvm_args: Flags = Field(default_factory=list)  # flags common to every cell (not in cell names)
+    # jvm_args needed to measure, not to deploy (-Dlab.exitAfterStart=true): `apply` leaves them out
+    measurement_only: list[str] = Field(default_factory=list)
     ready: str | None = None
     progress: str | None = None
     progress_mode: Literal["cumulative", "per-line"] = "cumulative"
@@ -128,6 +139,10 @@ class Workload(HookFields):
             raise ValueError("benchmarks and params go with jmh = \"benchmarks.jar\"")
         if self.command is not None and not self.command:
             raise ValueError("command must be a non-empty argv list")
+        for arg in self.measurement_only:
+            if not measurement_only_matches(arg, self.jvm_args):
+                raise ValueError(f"measurement_only: {arg!r} is none of jvm_args (give an entry of jvm_args, "
+                                 f"or a property's -Dname)")
         if self.shell and self.command is None and not any(
                 isinstance(h.command, str) for h in self.hooks().values()):
             raise ValueError("shell = true only applies to command (and to hooks given as strings)")
@@ -252,6 +267,6 @@ class Spec(_Strict):
             if not levels:
                 raise ValueError(f"[factors.{factor}] has no levels")
             for level in levels:
-                if not FACTOR_NAME.match(level):
-                    raise ValueError(f"level name {level!r} of factor {factor!r} must be letters, digits, _ . -")
+                if not LEVEL_NAME.match(level):
+                    raise ValueError(f"level name {level!r} of factor {factor!r} must be letters, digits, _ . - =")
         return value

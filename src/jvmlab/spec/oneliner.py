@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.spec.model import FACTOR_NAME
+from jvmlab.spec.model import FACTOR_NAME, LEVEL_NAME
 
 JAVA_NAMES = ("java", "java.exe")
 CMD_FACTOR = "cmd"
@@ -142,18 +142,19 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
     for name, selector in jvms.items():
         out.key(name, selector)
     cmd_levels = _cmd_levels(parsed, one)
+    factor = _cmd_factor(one)
     if one.flags:
         out.table(f"factors.{FLAGS_FACTOR}")
         for name, flags in one.flags:
             out.key(name, flags)
     if cmd_levels:
-        out.table(f"factors.{CMD_FACTOR}")
+        out.table(f"factors.{factor}")
         for name, level in cmd_levels.items():
             out.key(name, level)
     if not one.jvms and len(jvms) > 1 and cmd_levels:  # each command on its own java only
         java_name = {p.java: name for p, name in zip(parsed, _java_names(parsed), strict=True)}
         out.table("matrix")
-        out.key("exclude", [{"jvm": jvm, CMD_FACTOR: level} for jvm in jvms for level, p in zip(cmd_levels, parsed,
+        out.key("exclude", [{"jvm": jvm, factor: level} for jvm in jvms for level, p in zip(cmd_levels, parsed,
                             strict=True) if java_name[p.java] != jvm])
     if one.invocations is not None or one.warmup is not None:
         out.table("run")
@@ -329,8 +330,25 @@ def _cmd_levels(parsed: list[_Parsed], one: OneLiner) -> dict[str, dict[str, lis
     return levels
 
 
+def _cmd_factor(one: OneLiner) -> str:
+    """The factor of the commands: a scan's own name when one command is scanned over one
+    parameter (``-L gc G1,Parallel``: cells ``gc=G1``, ``gc=Parallel``, as hyperfine's
+    ``parameters``), else ``cmd``."""
+    scans = [*(n for n, _ in one.lists), *(n for n, *_ in one.ranges)]
+    if len(scans) == 1 and len(one.commands) == 1 and not one.names and FACTOR_NAME.match(scans[0]) \
+            and scans[0] not in ("jvm", FLAGS_FACTOR):
+        return scans[0]
+    return CMD_FACTOR
+
+
 def _names(parsed: list[_Parsed], one: OneLiner) -> list[str]:
-    """-n names (``{NAME}`` filled in), else what differs between the commands, else cmd1, cmd2..."""
+    """-n names (``{NAME}`` filled in), else a single scan's values (its factor is named after
+    it: ``gc=G1``), else what differs between the commands (``TieredStopAtLevel=1``; a command
+    with nothing of its own is ``defaults``), else cmd1, cmd2..."""
+    if not one.names and _cmd_factor(one) != CMD_FACTOR:
+        names = [_level(p.values[0]) for p in parsed]
+        if len(set(names)) == len(names) and all(names):
+            return names
     if one.names:
         scan = [*(n for n, _ in one.lists), *(n for n, *_ in one.ranges)]
         names = []
@@ -338,10 +356,12 @@ def _names(parsed: list[_Parsed], one: OneLiner) -> list[str]:
             name = one.names[p.template]
             for key, value in zip(scan, p.values, strict=True):
                 name = name.replace("{" + key + "}", value)
-            names.append(_sanitize(name))
+            names.append(_level(name))
     else:
         common = set.intersection(*(set(p.words) for p in parsed))
-        names = [_sanitize("_".join(_differs(p.words, common))) for p in parsed]
+        names = [_level("_".join(_differs(p.words, common))) for p in parsed]
+        if names.count("") == 1:  # the one command without anything of its own: the JVM's defaults
+            names = [name or "defaults" for name in names]
     if len(set(names)) != len(names) or not all(names):
         if one.names:
             raise UserError(f"the names {', '.join(names)} do not tell every command apart")
@@ -370,6 +390,12 @@ def _word_name(word: str) -> str:
     if word.startswith("-"):
         return "no" + word[1:]
     return Path(word).name if "/" in word else word
+
+
+def _level(text: str) -> str:
+    """A valid level name: letters, digits, _ . - and = (``TieredStopAtLevel=1``, ``256``)."""
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_.=-")[:60]
+    return name if not name or LEVEL_NAME.match(name) else f"_{name}"
 
 
 def _sanitize(text: str) -> str:

@@ -34,23 +34,44 @@ _PEAK_TRADES = (
 _PEAK_OBJECTIVES = ("jmh.", "load.")
 
 
-def apply_text(doc: TuneDocument | None, java: str, app_args: list[str], experiment_id: int) -> str:
+def apply_text(doc: TuneDocument | None, java: str, app_args: list[str], experiment_id: int,
+               workload: tuple[Sequence[str], Sequence[str]] = ((), ())) -> str:
+    """``workload``: the spec's ``[workload] jvm_args`` and ``measurement_only``: the flags marked
+    measurement-only are left out of every form (said), the other jvm_args are named as kept."""
     if doc is None:
         raise UserError(f"experiment {experiment_id} is not a tuning run (no tune result stored); "
                         "`jvmlab tune SPEC` makes one")
     points = doc.pareto if len(doc.pareto) > 1 else (doc.winner,)
     out = []
     for i, point in enumerate(points):
-        out.append(_one(point, doc, java, app_args, f"Pareto point {i + 1}" if len(points) > 1 else "winner"))
+        out.append(_one(point, doc, java, app_args, f"Pareto point {i + 1}" if len(points) > 1 else "winner",
+                        workload))
     return "\n\n".join(out)
 
 
-def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], label: str) -> str:
-    flags: list[str] = [_MARKS.get(f, f) for f in point.run_flags or point.flags]
+def _workload_notes(flags: list[str], workload: tuple[Sequence[str], Sequence[str]]) -> tuple[list[str], list[str]]:
+    """The flags to deploy without the measurement-only ones, and the lines that say which."""
+    from jvmlab.spec.model import measurement_only_matches
+
+    jvm_args, marks = workload
+    dropped = [f for mark in marks for f in measurement_only_matches(mark, list(jvm_args))]
+    kept_common = [f for f in jvm_args if f not in dropped and f in flags]
+    notes = []
+    if dropped:
+        notes.append(f"# left out, measurement only ([workload] measurement_only): {' '.join(dropped)}")
+    if kept_common:
+        notes.append(f"# from [workload] jvm_args, kept: {' '.join(kept_common)} (mark one needed only to "
+                     f"measure with [workload] measurement_only)")
+    return [f for f in flags if f not in dropped], notes
+
+
+def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], label: str,
+         workload: tuple[Sequence[str], Sequence[str]] = ((), ())) -> str:
+    flags, notes = _workload_notes(deployed_flags(point), workload)
     unlocks = [f for f in flags if f in _UNLOCKS]
     opts = " ".join(flags)
     verdict = doc.confirmed_verdict(point)
-    lines = [f"# jvmlab tune {label}: {' '.join(point.flags) or '(the JDK defaults)'}"]
+    lines = [f"# jvmlab tune {label}: {' '.join(point.flags) or '(the JDK defaults)'}", *notes]
     lines += [f"# WARNING: {w}" for w in peak_warnings(point.flags, doc)]
     if verdict:
         lines.append(f"# confirmed against the baseline: {verdict}")
@@ -58,7 +79,8 @@ def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], 
         lines.append(f"# NOTE: needs unlocking ({', '.join(unlocks)}): experimental/diagnostic flags")
     lines += ["", "# command line", shlex.join([java, *flags, *app_args]), "",
               "# environment: set ONE of these two, not both (the JVM would read the flags twice)",
-              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), silently",
+              "#   JDK_JAVA_OPTIONS: read by the `java` launcher only (JDK 9+), which prints",
+              "#   'NOTE: Picked up JDK_JAVA_OPTIONS: ...' on stderr at each start",
               f"export JDK_JAVA_OPTIONS={shlex.quote(opts)}",
               "#   or JAVA_TOOL_OPTIONS: read by every JVM (also one started through JNI, a jar's own launcher,",
               "#   jcmd and jps), which prints 'Picked up JAVA_TOOL_OPTIONS: ...' on stderr at each start",
@@ -68,6 +90,18 @@ def _one(point: TunedConfig, doc: TuneDocument, java: str, app_args: list[str], 
               "[Service]", f"Environment={_systemd_quote('JAVA_TOOL_OPTIONS=' + opts)}"]
     lines += _archive_commands(flags, java, app_args)
     return "\n".join(lines)
+
+
+def deployed_flags(point: TunedConfig) -> list[str]:
+    """The flags to deploy: those the configuration ran with, its archive's flag included. The
+    flags it ran with lack the archive's (the session adds it when it made the archive), so an
+    AOT + C1 winner would read ``-XX:TieredStopAtLevel=1`` alone."""
+    flags = [_MARKS.get(f, f) for f in point.run_flags or point.flags]
+    for mark in (f for f in point.flags if f in _MARKS):
+        option = _MARKS[mark].partition("=")[0] + "="
+        if not any(f.startswith(option) for f in flags):
+            flags.append(_MARKS[mark])
+    return flags
 
 
 def _docker_quote(text: str) -> str:

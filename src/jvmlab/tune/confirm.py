@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from jvmlab import metrics
-from jvmlab.report.verdicts import change_phrase
+from jvmlab.report.verdicts import change_phrase, verb
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.session import Session
@@ -80,7 +80,9 @@ def _summarise(session: Session, label: str, winner: Config, blocks: int,
             significant = not (ci[0] <= 1.0 <= ci[1])
             key = name if i == 0 else f"{name}:{obj.metric}"
             out.against[key] = (ratio, ci)
-            out.verdicts[key] = change_phrase(ratio, ci, significant, metrics.get(obj.metric))
+            measured = metrics.get(obj.metric)
+            phrase = change_phrase(ratio, ci, significant, measured)  # "is 12% faster", "uses 37% less CPU time"
+            out.verdicts[key] = f"{verb(measured)} {phrase}" if significant else phrase
         if name == "baseline":
             for metric, diffs in per_metric.items():
                 if metric not in {o.metric for o in session.config.objectives} and diffs:

@@ -17,17 +17,141 @@ level that adds nothing to the baseline's JVM (same identity, tune/identity.py: 
 is the default, ``-Xmx48m`` is already there, pre-touch off is nothing; a parameter none of
 whose levels is the baseline's value is left out, and moves give it its middle level).
 Otherwise the coordinate search waits for the first promoted candidate (whose values are known).
+
+Combining (issue 45): good single changes often add up, so the tuner puts them together, but
+only changes measured against the same incumbent (a one-factor move's ratio is paired with it):
+a level's mean over trials raced under different incumbents, at different blocks, mixes their
+conditions. When two or more moves from the incumbent each improve on it (on a real web app an
+AOT cache alone 0.63x, C1 alone 0.45x), their combination is raced before the weaker moves
+(``promising``); a promotion keeps the moves measured against the incumbent it replaced for
+the parameters it did not change. A combination the budget left unraced is named in the summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from jvmlab.tune.model import Config
+from jvmlab.tune.model import Config, Trial
 from jvmlab.tune.space import Param, TuneConfig, value_text
 
 RANGE_POINTS = 3  # a range's moves: its low, middle (geometric on a log scale) and high points
+# A move "improves" when its paired ratio to the incumbent is at least this much better (2%: the
+# noise of a short race is larger than 1%; the moves worth combining are far beyond it).
+IMPROVES = 0.98
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One parameter changed from an incumbent, raced against it: the paired ratio (first
+    objective, candidate / incumbent) and the values the move ran with."""
+
+    param: str
+    values: dict[str, Any]
+    ratio: float
+    trial: int  # the trial's number (0-based)
+
+    def words(self) -> str:
+        return f"{self.param}={value_text(self.values[self.param])} {self.ratio:.2f}x"
+
+
+def one_factor_effects(config: TuneConfig, center: dict[str, Any], against: str,
+                       trials: Sequence[Trial]) -> list[Effect]:
+    """The trials raced against the incumbent ``against`` (its identity) that changed one
+    parameter of ``center`` (a parameter a move makes active does not count as a change)."""
+    out = []
+    for t in trials:
+        if t.against != against or t.ratio is None or t.state == "infeasible":
+            continue
+        changed = [p.name for p in config.params if p.name in center
+                   and value_text(t.config.values.get(p.name)) != value_text(center[p.name])]
+        if len(changed) == 1:
+            out.append(Effect(changed[0], dict(t.config.values), t.ratio, t.number))
+    return out
+
+
+def promising(config: TuneConfig, center: dict[str, Any], effects: Sequence[Effect],
+              minimize: bool) -> tuple[dict[str, Any], tuple[Effect, ...]] | None:
+    """The combination of the best improving move of each parameter (two or more parameters),
+    with the moves it puts together; None when fewer than two parameters improve."""
+    best: dict[str, Effect] = {}
+    for e in effects:
+        gain = e.ratio if minimize else 1.0 / e.ratio if e.ratio > 0 else float("inf")
+        if gain > IMPROVES:
+            continue
+        if e.param not in best or (e.ratio < best[e.param].ratio if minimize else e.ratio > best[e.param].ratio):
+            best[e.param] = e
+    if len(best) < 2:
+        return None
+    values: dict[str, Any] = {}
+    for q in config.params:
+        if not q.active(values):
+            continue
+        if q.name in best:
+            values[q.name] = best[q.name].values[q.name]
+        elif q.name in center:
+            values[q.name] = center[q.name]
+        else:  # made active by a move: the value that move ran with, else the middle level
+            given = next((e.values[q.name] for e in best.values() if q.name in e.values), None)
+            options = levels(q)
+            values[q.name] = given if given is not None else options[len(options) // 2]
+    return values, tuple(sorted(best.values(), key=lambda e: e.trial))
+
+
+def _improving(effects: Sequence[Effect], minimize: bool) -> list[Effect]:
+    """The moves at least 2% better than their incumbent, best first."""
+    gains = [(e.ratio if minimize else 1.0 / e.ratio if e.ratio > 0 else float("inf"), e) for e in effects]
+    return [e for gain, e in sorted(gains, key=lambda ge: ge[0]) if gain <= IMPROVES]
+
+
+def carried_effects(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
+                    carried: Sequence[Effect], promoted: dict[str, Any]) -> list[Effect]:
+    """A promotion from ``center`` to ``promoted``: the moves measured against the incumbent it
+    replaces (and those carried before) of the parameters the promotion did not change."""
+    changed = {name for name in center if value_text(promoted.get(name)) != value_text(center[name])}
+    effects = [*one_factor_effects(config, center, against, trials), *carried]
+    return [e for e in effects if e.param not in changed
+            and value_text(e.values[e.param]) != value_text(promoted.get(e.param))]
+
+
+def _candidates(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
+                carried: Sequence[Effect], minimize: bool) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(values, origin, words) of what should be raced before the plain moves, best first: the
+    improving moves from the incumbent put together, then each move that improved on an
+    earlier incumbent, made from this one."""
+    found = promising(config, center, one_factor_effects(config, center, against, trials), minimize)
+    if found is not None:
+        yield found[0], "combined", combination_words(config, found[0], found[1])
+    for e in _improving(carried, minimize):
+        values = _with(config, center, e.param, e.values[e.param])
+        yield values, "coordinate", (f"{' '.join(config.flags(values)) or '(JDK defaults)'} (the incumbent with "
+                                     f"{e.param}={value_text(e.values[e.param])}, {e.ratio:.2f}x an earlier "
+                                     f"incumbent alone)")
+
+
+def first_move(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
+               carried: Sequence[Effect], tried: Collection[str], key: Callable[[dict[str, Any]], str],
+               minimize: bool) -> tuple[dict[str, Any], str] | None:
+    """What the coordinate search races before its next plain move: the improving moves from the
+    incumbent put together ("combined"), else a move that improved on an earlier incumbent
+    ("coordinate": one parameter changed from this one); None when neither is left untried."""
+    return next(((values, origin) for values, origin, _ in
+                 _candidates(config, center, against, trials, carried, minimize) if key(values) not in tried), None)
+
+
+def untried_combinations(config: TuneConfig, center: dict[str, Any], against: str, trials: Sequence[Trial],
+                         carried: Sequence[Effect], tried: Collection[str], key: Callable[[dict[str, Any]], str],
+                         minimize: bool) -> list[str]:
+    """The promising combinations the search ended before racing, in words (the summary's)."""
+    return [words for values, _, words in _candidates(config, center, against, trials, carried, minimize)
+            if key(values) not in tried]
+
+
+def combination_words(config: TuneConfig, values: dict[str, Any], moves: Sequence[Effect]) -> str:
+    """``-XX:TieredStopAtLevel=1 ... (each alone against the incumbent: jit=c1 0.45x, aot=on 0.63x)``."""
+    flags = " ".join(config.flags(values)) or "(JDK defaults)"
+    return f"{flags} (each alone against the incumbent: {', '.join(e.words() for e in moves)})"
 
 
 def levels(p: Param) -> list[Any]:

@@ -17,7 +17,16 @@ import numpy as np
 
 from jvmlab.errors import UserError
 from jvmlab.tune.confirm import confirm
-from jvmlab.tune.design import baseline_values, next_move
+from jvmlab.tune.design import (
+    Effect,
+    baseline_values,
+    carried_effects,
+    first_move,
+    next_move,
+    one_factor_effects,
+    promising,
+    untried_combinations,
+)
 from jvmlab.tune.drift import MIN_BLOCKS as DRIFT_BLOCKS
 from jvmlab.tune.identity import for_measurer
 from jvmlab.tune.model import Config, Confirmation, Measurer, Trial
@@ -43,6 +52,7 @@ class TuneResult:
     hazards: list[str] = field(default_factory=list)
     stopped_because: str = ""
     winner_why: str = ""  # set when the winner is no promoted incumbent (ahead_at_the_end)
+    untried: list[str] = field(default_factory=list)  # promising combinations the budget left unraced
 
 
 def make_config(config: TuneConfig, values: dict[str, Any], default_jvm: str) -> Config:
@@ -78,10 +88,17 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         same(baseline): tuple(base.estimate(o.metric) for o in config.objectives)}
     repeats, stopped, combined = 0, "budget", 0  # combined: candidates queued from the best levels
     start = baseline_values(config, default_jvm, same)  # the coordinate search's first center (tune/design.py)
+    carried: list[Effect] = []  # improving moves against earlier incumbents, for parameters not changed since
+
+    def key_of(v: dict[str, Any]) -> str:
+        return same(make_config(config, v, default_jvm))
+
     while True:
         exhausted = repeats >= MAX_REPEATS
-        # the combined candidates the best levels make now: the search keeps a trial for each
-        pending = combined_candidates(config, trials, seen, same, default_jvm) if combined == 0 else []
+        center = inc.config.values or start
+        # the combined candidates the one-factor effects make now: the search keeps a trial for each
+        pending = (combined_candidates(config, trials, seen, same, default_jvm, center, same(inc.config))
+                   if combined == 0 else [])
         reserve = len(pending)
         if combined == 0 and (exhausted or _search_spent(session, len(trials), reserve)):
             # -1: nothing new to combine, and the search goes on with the trials kept for it
@@ -97,14 +114,18 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         if (session.out_of_budget(len(trials), reserve=2 * config.min_blocks - 1)
                 or (combined > 0 and not sampler.queued())):
             break
-        center = inc.config.values or start
-        move = (next_move(config, center, seen, lambda v: same(make_config(config, v, default_jvm)))
-                if combined <= 0 and center else None)
+        move, move_origin = None, "coordinate"
+        if combined <= 0 and center:
+            # improving moves put together, or one that improved before the last promotion, come first
+            priority = (None if config.multi else
+                        first_move(config, center, same(inc.config), trials, carried, seen, key_of,
+                                   config.objectives[0].minimize))
+            move, move_origin = priority or (next_move(config, center, seen, key_of), "coordinate")
         if move is not None:  # one parameter changed from the incumbent: before the sampler's proposals
             sampler.enqueue(move)
         values = sampler.ask()
         cfg = make_config(config, values, default_jvm)
-        origin = "coordinate" if move is not None else "combined" if sampler.was_queued() else "search"
+        origin = move_origin if move is not None else "combined" if sampler.was_queued() else "search"
         if same(cfg) in seen:  # nothing is measured twice: the sampler hears the same answer
             sampler.tell(seen[same(cfg)])
             repeats += 1
@@ -118,8 +139,11 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         # the search's races leave the trials kept for the combined candidates their invocations
         trial, samples = _one_trial(session, len(trials), cfg, inc, base, reserve)
         trial.origin = origin
+        trial.against = same(inc.config)
         trial.block_range = (first, session.block) if session.block >= first else None
         if trial.state == "promoted":
+            if center:
+                carried = carried_effects(config, center, same(inc.config), [*trials, trial], carried, cfg.values)
             inc = Incumbent(cfg, samples)
         trial.best_after = inc.estimate(config.objectives[0].metric)
         trial.best_ci = _ci_of(inc, config.objectives[0].metric)
@@ -135,13 +159,17 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
         inc, winner_why = Incumbent(ahead.config), (
             f"trial {ahead.number + 1} ({ahead.state}): ahead of the last incumbent at 95% when its race stopped")
     pareto = _pareto(sampler, trials) if config.multi else [inc.config]
+    center = inc.config.values or start
+    untried = ([] if config.multi or not center else
+               untried_combinations(config, center, same(inc.config), trials, carried, seen, key_of,
+                                    config.objectives[0].minimize))
     confirmations = []
     if do_confirm:
         for i, point in enumerate(pareto):
             label = "winner" if len(pareto) == 1 else f"pareto-{i + 1}"
             confirmations.append(confirm(session, label, point, baseline, defaults, progress))
     return TuneResult(trials, inc.config, baseline, pareto, confirmations, sampler.importances(),
-                      session.invocations, session.hazards, stopped, winner_why)
+                      session.invocations, session.hazards, stopped, winner_why, untried)
 
 
 def ahead_at_the_end(trials: list[Trial], minimize: bool) -> Trial | None:
@@ -190,15 +218,24 @@ def race_share(session: Session, reserve_trials: int) -> int | None:
 
 
 def combined_candidates(config: TuneConfig, trials: list[Trial], seen: dict[str, tuple[float, ...] | None],
-                        same: Callable[[Config], str], default_jvm: str) -> list[dict[str, Any]]:
-    """Good single changes often add up: the best level of each parameter, put together, is
-    raced as one more candidate (one per objective on a multi-objective run, so the Pareto
-    front's ends get theirs). Candidates already tried (same effective flags) are left out, and
-    a single parameter has nothing to combine. The search keeps budget for these only while
-    there are some: a reserve kept for a combination that turns out tried cut the race before
-    it (on the real bench, Serial 128m, the grid's best, stopped undecided at 4 blocks)."""
+                        same: Callable[[Config], str], default_jvm: str, center: dict[str, Any] | None = None,
+                        against: str | None = None) -> list[dict[str, Any]]:
+    """Good single changes often add up: raced as one more candidate. One objective: the
+    improving one-factor moves measured against the incumbent (``against``, values ``center``),
+    put together (tune/design.py ``promising``); several objectives, whose trials are each
+    paired with the baseline: the best level of each parameter, one candidate per objective
+    (so the Pareto front's ends get theirs). Candidates already tried (same effective flags)
+    are left out, and a single parameter has nothing to combine. The search keeps budget for
+    these only while there are some: a reserve kept for a combination that turns out tried cut
+    the race before it (on the real bench, Serial 128m, the grid's best, stopped undecided at 4 blocks)."""
     if len(config.params) < 2:
         return []
+    if not config.multi:
+        found = (promising(config, center, one_factor_effects(config, center, against, trials),
+                           config.objectives[0].minimize) if center and against is not None else None)
+        if found is None or same(make_config(config, found[0], default_jvm)) in seen:
+            return []
+        return [found[0]]
     out: dict[str, dict[str, Any]] = {}
     for i, objective in enumerate(config.objectives):
         values = best_levels(config, trials, i, objective.minimize)

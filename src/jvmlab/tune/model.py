@@ -57,8 +57,9 @@ class Trial:
     best_ci: tuple[float, float] | None = None
     block_range: tuple[int, int] | None = None  # the session's first and last block of this trial
     # "search" (the sampler's proposal), "coordinate" (one parameter changed from the incumbent,
-    # tune/design.py) or "combined" (the best levels put together)
+    # tune/design.py) or "combined" (improving one-factor moves put together)
     origin: str = "search"
+    against: str | None = None  # the identity of the incumbent it raced (tune/design.py: one-factor effects)
 
 
 @dataclass

@@ -54,7 +54,7 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         states[t.state] = states.get(t.state, 0) + 1
     lines = [f"Tuning experiment {experiment_id}: {len(result.trials)} trials "
              f"({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), {result.invocations} invocations"
-             + (f"; {n} combined from the best levels" if (n := sum(t.origin == "combined" for t in result.trials))
+             + (f"; {n} combined from improving moves" if (n := sum(t.origin == "combined" for t in result.trials))
                 else "")
              + (f" ({replayed} read back from the store)" if replayed else "")
              + f"; stopped: {result.stopped_because}",
@@ -78,6 +78,8 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         lines.append(f"{t.state} trial {t.number + 1}: {' '.join(t.config.flags)}: {ratio} after {t.blocks} blocks")
     for t in [t for t in result.trials if t.state == "drift"][:3]:  # better, but not promoted
         lines.append(f"drift trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
+    for words in result.untried[:3]:
+        lines.append(f"promising, not raced before the search stopped ({result.stopped_because}): {words}")
     if result.importances:
         top = sorted(result.importances.items(), key=lambda kv: -kv[1])
         lines.append("Parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in top))
