@@ -13,7 +13,7 @@ from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
-from jvmlab.cli.running import run_plan
+from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
@@ -36,7 +36,8 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     from jvmlab.spec.load import load_spec
 
     parsed, text = load_spec(spec)
-    plan = prepare(parsed, text, spec)
+    with revisions_of(parsed, spec, None, None) as revisions:  # [revisions]: checked out and built, then removed
+        plan = prepare(parsed, text, spec, revisions=revisions)
     tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
@@ -193,11 +194,12 @@ def run(
         if save_spec is not None:
             typer.echo(f"wrote {save_spec}; run it with: jvmlab run {shlex.quote(str(save_spec))}")
             return
-    plan = prepare(parsed, text, spec_path)
-    exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
-                      max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
-                      series=tag)
+    with revisions_of(parsed, spec_path, artifacts, store) as revisions:  # [revisions]: worktrees, built
+        plan = prepare(parsed, text, spec_path, revisions=revisions)
+        exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
+                          max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
+                          quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
+                          series=tag)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
