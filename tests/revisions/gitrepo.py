@@ -26,6 +26,9 @@ _MAIN = """public class Main {{
 """
 SPEC = """name = "revdemo"
 
+[jvms]
+j = "{home}"
+
 [workload]
 main = "Main"
 classpath = ["out"]
@@ -67,13 +70,13 @@ def _commit(repo: Path, message: str, rounds: int | None = None, broken: bool = 
     return git(repo, "rev-parse", "HEAD")
 
 
-def make_repo(root: Path, javac: Path) -> Repo:
+def make_repo(root: Path, jdk_home: Path) -> Repo:
     """Eight commits: 0 good; 1, 2 docs; 3 does not compile; 4 fixes it; 5 is slow; 6, 7 docs."""
     repo = root / "app"
     (repo / "src").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / ".gitignore").write_text("out/\n")
-    (repo / "bench.toml").write_text(SPEC.format(javac=javac))
+    (repo / "bench.toml").write_text(SPEC.format(javac=jdk_home / "bin" / "javac", home=jdk_home))
     shas = [_commit(repo, "first: a loop", rounds=FAST_ROUNDS)]
     shas.append(_commit(repo, "docs: readme", readme="a loop\n"))
     shas.append(_commit(repo, "docs: more readme", readme="a loop\nthat counts\n"))
