@@ -158,6 +158,11 @@ def run(
                                    "after_each, cleanup (split as a shell would, never run by one)."),
     save_spec: Path | None = typer.Option(None, "--save-spec", help="One-liner: write the equivalent spec here "
                                           "and stop (then `jvmlab run FILE`)."),
+    revisions: str | None = typer.Option(None, "--revisions", help="One-liner: REV,REV,... git revisions of "
+                                         "the repository here as a factor, each built in its own worktree "
+                                         "(docs/bisect.md)."),
+    build: str | None = typer.Option(None, "--build", help="One-liner with --revisions: the build command run "
+                                     "in each revision's worktree (split as a shell would, never run by one)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -183,7 +188,7 @@ def run(
     tag = series_tag(label, label_from, series, order, Path.cwd())
     check_inconclusive(inconclusive)
     one = one_liner(spec, names, parameter_list, parameter_scan, parameter_step, jvm, flags, invocations, warmup,
-                     hook)
+                     hook, revisions, build)
     if one is None:
         if save_spec is not None:
             raise UserError("--save-spec turns a one-liner into a spec; this is a spec already")
@@ -194,8 +199,8 @@ def run(
         if save_spec is not None:
             typer.echo(f"wrote {save_spec}; run it with: jvmlab run {shlex.quote(str(save_spec))}")
             return
-    with revisions_of(parsed, spec_path, artifacts, store) as revisions:  # [revisions]: worktrees, built
-        plan = prepare(parsed, text, spec_path, revisions=revisions)
+    with revisions_of(parsed, spec_path, artifacts, store) as checked:  # [revisions]: worktrees, built
+        plan = prepare(parsed, text, spec_path, revisions=checked)
         exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
                           max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
                           quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
@@ -209,7 +214,8 @@ def run(
 
 def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, str] | None,
               parameter_scan: tuple[str, int, int] | None, step: int, jvm: list[str], flags: list[str],
-              invocations: int | None, warmup: int | None, hooks: list[str]) -> OneLiner | None:
+              invocations: int | None, warmup: int | None, hooks: list[str], revisions: str | None = None,
+              build: str | None = None) -> OneLiner | None:
     """The one-liner the arguments describe, or None for a spec file (a ``.toml`` argument)."""
     from jvmlab.spec.hooks import HOOK_KINDS
     from jvmlab.spec.oneliner import OneLiner, is_command, parse_assignment
@@ -217,7 +223,7 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
     specs = [t for t in targets if not is_command(t) or _names_a_file(t)]
     given = [o for o, v in (("-n", names), ("-L", parameter_list), ("-P", parameter_scan), ("--jvm", jvm),
                             ("--flags", flags), ("--invocations", invocations), ("--warmup", warmup),
-                            ("--hook", hooks)) if v]
+                            ("--hook", hooks), ("--revisions", revisions), ("--build", build)) if v]
     if specs:
         if len(targets) > 1:
             raise UserError("give one spec file, or commands (not both, not two specs)")
@@ -230,8 +236,12 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
         raise UserError(f"--hook {bad[0]}=...: the kinds are {', '.join(HOOK_KINDS)}")
     lists = ((parameter_list[0], tuple(v for v in parameter_list[1].split(",") if v)),) if parameter_list else ()
     ranges = ((parameter_scan[0], parameter_scan[1], parameter_scan[2], step),) if parameter_scan else ()
+    revs = tuple(r.strip() for r in (revisions or "").split(",") if r.strip())
+    if revisions is not None and not revs:
+        raise UserError("--revisions: give revisions separated by commas, e.g. main,HEAD")
     return OneLiner(tuple(targets), tuple(names), lists, ranges, tuple(parse_assignment(j, "--jvm") for j in jvm),
-                    tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds))
+                    tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds),
+                    revs, build)
 
 
 def _names_a_file(argument: str) -> bool:

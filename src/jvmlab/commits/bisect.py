@@ -24,7 +24,16 @@ from jvmlab.commits.records import BisectOutcome, BisectResult, BisectStep, Comm
 from jvmlab.commits.steps import Looks, Range, StepVerdict, classify, confirmed
 from jvmlab.errors import UserError
 from jvmlab.execute.protocols import PrecisionCheck
-from jvmlab.machine.gitrev import BuildCommand, Commit, Worktrees, commits_between, find_repo, resolve, worktrees
+from jvmlab.machine.gitrev import (
+    BuildCommand,
+    Commit,
+    Worktrees,
+    commits_between,
+    find_repo,
+    paths_base,
+    resolve,
+    worktrees,
+)
 from jvmlab.model.stored import SeriesTag
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.plan.revisions import RevisionSet, RevisionTree
@@ -199,14 +208,15 @@ def bisect(request: BisectRequest, store: Store, measure: Measure, artifacts_roo
     """Check the range out commit by commit (worktrees removed on any exit) and search it."""
     spec_dir = request.spec_path.absolute().parent
     given = request.spec.revisions
-    repo = find_repo(request.repo or (given.repo if given is not None else None), spec_dir)
+    repo_given = request.repo or (given.repo if given is not None else None)
+    repo = find_repo(repo_given, spec_dir)
     good, bad = resolve(repo, request.good), resolve(repo, request.bad)
     if good.sha == bad.sha:
         raise UserError(f"--good and --bad are the same commit ({good.sha[:12]}): nothing to search")
     commits = [good, *commits_between(repo, good.sha, bad.sha)]
     build = request.build or (BuildCommand.of(given.build, given.shell, given.build_timeout) if given else None)
     root = artifacts_root.absolute() / "revisions"
-    with worktrees(repo, root, build, spec_dir) as trees:
+    with worktrees(repo, root, build, paths_base(repo_given, spec_dir, repo)) as trees:
         search = Bisection(request, store, measure, trees, commits, say)
         for role, index in ((GOOD, 0), (BAD, len(commits) - 1)):
             tree = search.tree(role, index)

@@ -86,12 +86,25 @@ def repo_root(folder: Path) -> Path:
     return Path(proc.stdout.strip()).resolve()
 
 
-def find_repo(given: Path | str | None, spec_dir: Path) -> Path:
-    """The repository: ``given`` (relative: to the spec's folder), else the spec folder's own."""
+def given_folder(given: Path | str | None, spec_dir: Path) -> Path:
+    """The folder ``repo =`` names (relative: to the spec's folder), else the spec's folder."""
     if given is None:
-        return repo_root(spec_dir)
+        return spec_dir
     folder = Path(os.path.expanduser(str(given)))
-    return repo_root(folder if folder.is_absolute() else spec_dir / folder)
+    return folder if folder.is_absolute() else spec_dir / folder
+
+
+def find_repo(given: Path | str | None, spec_dir: Path) -> Path:
+    """The repository: the one holding ``given`` (relative: to the spec's folder), else the
+    spec folder's own."""
+    return repo_root(given_folder(given, spec_dir))
+
+
+def paths_base(given: Path | str | None, spec_dir: Path, repo: Path) -> Path:
+    """The folder whose place in the repository the spec's relative paths mean in each worktree:
+    the spec's folder when it lies in the repository, else the folder ``repo =`` names (a
+    one-liner's spec lives among jvmlab's files; its paths mean the folder it was typed in)."""
+    return spec_dir if _relative(spec_dir, repo) is not None else given_folder(given, spec_dir)
 
 
 def resolve(repo: Path, rev: str) -> Commit:
@@ -123,7 +136,8 @@ class Worktrees:
         self.repo = repo
         self.root = root  # <artifacts>/revisions: worktrees by sha, build logs in logs/
         self.build = build
-        self.rel = _inside(spec_dir, repo)  # the spec's folder within the repository
+        # the spec's folder within the repository (outside it: the repository's top)
+        self.rel = (_relative(spec_dir, repo) if spec_dir is not None else None) or Path(".")
         self.made: dict[str, Path] = {}
         self.builds: dict[str, tuple[float | None, str | None, str | None]] = {}
 
@@ -196,14 +210,12 @@ def _tail(log: Path) -> str:
     return (errors or lines or ["(no output)"])[0 if errors else -1][:LOG_TAIL_CHARS]
 
 
-def _inside(spec_dir: Path | None, repo: Path) -> Path:
-    """The spec's folder relative to the repository (outside it: the repository's top)."""
-    if spec_dir is None:
-        return Path(".")
+def _relative(folder: Path, repo: Path) -> Path | None:
+    """``folder`` relative to the repository (None: outside it)."""
     try:
-        return spec_dir.resolve().relative_to(repo)
+        return folder.resolve().relative_to(repo)
     except ValueError:
-        return Path(".")
+        return None
 
 
 def _remove(repo: Path, path: Path) -> None:
@@ -232,9 +244,10 @@ def checked_out(spec_revisions: object, spec_dir: Path, artifacts_root: Path,
     from jvmlab.spec.revisions import Revisions
 
     assert isinstance(spec_revisions, Revisions)
-    repo = find_repo(repo_override or spec_revisions.repo, spec_dir)
+    given = repo_override or spec_revisions.repo
+    repo = find_repo(given, spec_dir)
     build = BuildCommand.of(spec_revisions.build, spec_revisions.shell, spec_revisions.build_timeout)
     commits = {level: resolve(repo, rev) for level, rev in spec_revisions.levels.items()}  # all known before any build
-    with worktrees(repo, artifacts_root.absolute() / "revisions", build, spec_dir) as trees:
+    with worktrees(repo, artifacts_root.absolute() / "revisions", build, paths_base(given, spec_dir, repo)) as trees:
         made = tuple(trees.checkout(level, spec_revisions.levels[level], commit) for level, commit in commits.items())
         yield RevisionSet(repo, build.argv if build is not None else (), made)
