@@ -19,7 +19,7 @@ from jvmlab.execute.fake import FakeExecutor
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import SilentObserver
 from jvmlab.execute.session import run_experiment
-from jvmlab.machine.gitrev import checked_out
+from jvmlab.machine.gitrev import checked_out, worktree_home
 from jvmlab.model import hazards
 from jvmlab.model.documents import RevisionsDocument
 from jvmlab.model.probe import Probe
@@ -43,7 +43,7 @@ class ByRevision(FakeExecutor):
         if self.interrupt_after is not None and self.calls >= self.interrupt_after:
             raise KeyboardInterrupt
         parts = plan.cwd.parts
-        sha12 = parts[parts.index("revisions") + 1]
+        sha12 = next(parts[i + 1] for i, part in enumerate(parts) if part.startswith("jvmlab-worktrees-"))
         self.revisions.add(sha12)
         mean = 3.0 if sha12 in self.slow else 1.0
         return super().run(replace(plan, argv=(*plan.argv, f"-Dfake.mean_s={mean}", "-Dfake.cv=0.03")), probes)
@@ -132,10 +132,12 @@ def test_revisions_factor_keeps_a_failed_build_as_its_reason(repo: Repo, tmp_pat
     with checked_out(spec.revisions, repo.path, root) as revisions:
         plan = prepare(spec, text, repo.path / "bench.toml", revisions=revisions)
         assert [pc.cell.name for pc in plan.cells] == ["j revision=fixed", "j revision=slow"]
-        assert all(str(pc.template.cwd).startswith(str(root.absolute() / "revisions")) for pc in plan.cells)
+        home = worktree_home(root.absolute() / "revisions")  # a temp folder, outside the checkout
+        assert all(pc.template is not None and pc.template.cwd.parent == home for pc in plan.cells)
         exp = run_experiment(plan, store, RunOptions(artifacts_root=root), SilentObserver(),
                              executor=ByRevision({repo.shas[-1]}))
     assert git(repo.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert not home.exists()
     kinds = [h for h in store.hazards(exp) if h.kind == hazards.REVISION_NOT_BUILT]
     assert len(kinds) == 1 and "broken" in kinds[0].detail and "error" in kinds[0].detail
     doc = store.record(exp, RevisionsDocument)

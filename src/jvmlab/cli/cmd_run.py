@@ -31,12 +31,15 @@ _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option de
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     """Validate a spec without running it: syntax, matrix, JDKs, workload, every flag on its JDK."""
+    import tempfile
+
     from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
     parsed, text = load_spec(spec)
-    with revisions_of(parsed, spec, None, None) as revisions:  # [revisions]: checked out and built, then removed
+    with tempfile.TemporaryDirectory(prefix="jvmlab-check-") as scratch, \
+            revisions_of(parsed, spec, Path(scratch), None) as revisions:  # [revisions]: built, then removed
         plan = prepare(parsed, text, spec, revisions=revisions)
     tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.machine.limits import check_limits

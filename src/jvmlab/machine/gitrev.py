@@ -1,9 +1,10 @@
 """Revisions of a git repository checked out and built beside the user's checkout.
 
-Each commit gets a worktree of its own (``git worktree add --detach``, in the artifacts folder,
-named by its sha so a resumed run finds the same paths), is built there once with the spec's
-build command (an argv list; a string is split as a shell would, and run by one only with
-``shell = true``), and the build's output is kept as a file beside the worktrees. Every
+Each commit gets a worktree of its own (``git worktree add --detach``, in a temp folder named
+after the artifacts folder, the worktree after its sha, so a resumed run finds the same paths),
+is built there once with the spec's build command (an argv list; a string is split as a shell
+would, and run by one only with ``shell = true``), and the build's output is kept as a file in
+the artifacts folder (``revisions/logs/``). Every
 worktree is removed on the way out (the end, an error, Ctrl-C, SIGTERM). Only ``git worktree``
 and read-only commands touch the repository: the user's checkout, branch, index and files
 stay as they were. Every git call and every build has a bounded wait.
@@ -11,10 +12,12 @@ stay as they were. Every git call and every build has a bounded wait.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -134,7 +137,8 @@ class Worktrees:
 
     def __init__(self, repo: Path, root: Path, build: BuildCommand | None, spec_dir: Path | None) -> None:
         self.repo = repo
-        self.root = root  # <artifacts>/revisions: worktrees by sha, build logs in logs/
+        self.root = root  # <artifacts>/revisions: the build logs, kept (logs/)
+        self.home = worktree_home(root)  # the worktrees, by sha: a temp folder of this artifacts folder
         self.build = build
         # the spec's folder within the repository (outside it: the repository's top)
         self.rel = (_relative(spec_dir, repo) if spec_dir is not None else None) or Path(".")
@@ -155,7 +159,7 @@ class Worktrees:
         return RevisionTree(record, path, spec_dir if error is None else None)
 
     def _add(self, sha: str) -> Path:
-        path = self.root / sha[:12]
+        path = self.home / sha[:12]
         if path.exists():  # left by a run that was killed (SIGKILL): made again from scratch
             _remove(self.repo, path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,6 +200,18 @@ class Worktrees:
         for sha in list(self.made):
             self.remove(sha)
         git(self.repo, ["worktree", "prune"])
+        try:
+            self.home.rmdir()  # empty now (another run's worktrees would keep it)
+        except OSError:
+            pass
+
+
+def worktree_home(root: Path) -> Path:
+    """Where the worktrees of an artifacts folder go: in the temp folder, outside every
+    checkout, under a name fixed by the artifacts folder (a resumed run's cells, whose
+    identity holds their paths, find the same ones)."""
+    digest = hashlib.sha256(str(root.absolute()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"jvmlab-worktrees-{digest}"
 
 
 def _tail(log: Path) -> str:
