@@ -153,3 +153,31 @@ def test_unknown_revision_and_a_reversed_range_are_one_line(repo: Repo, tmp_path
         bisect(_request(repo, "no-such-branch", "HEAD"), store, measure, tmp_path / "art")
     with pytest.raises(UserError, match="not an ancestor"):
         bisect(_request(repo, "HEAD", repo.shas[0]), store, measure, tmp_path / "art")
+
+
+def test_a_revisions_run_resumes_and_refuses_a_branch_that_moved(repo: Repo, tmp_path: Path) -> None:
+    """Resume finds the same worktree paths (named by sha); a branch that now names another
+    commit changes its cell, and the resume is refused in one line."""
+    git(repo.path, "branch", "-f", "feature", repo.shas[1])
+    spec, text = load_spec(repo.path / "bench.toml")
+    spec = spec.model_copy(update={"revisions": spec.revisions.model_copy(
+        update={"levels": {"old": repo.shas[0], "feature": "feature"}})})
+    store = open_store(str(tmp_path / "lab.db"))
+    root = tmp_path / "art"
+
+    def run(resume: bool, executor: ByRevision) -> int:
+        with checked_out(spec.revisions, repo.path, root) as revisions:
+            plan = prepare(spec, text, repo.path / "bench.toml", revisions=revisions)
+            return run_experiment(plan, store, RunOptions(artifacts_root=root, resume=resume), SilentObserver(),
+                                  executor=executor)
+
+    with pytest.raises(Interrupted):
+        run(False, ByRevision(set(), interrupt_after=5))
+    [stopped] = store.experiments()
+    exp = run(True, ByRevision(set()))
+    assert exp == stopped.id and store.experiment(exp).status == "done"
+    assert len(store.done_slots(exp)) == 2 * (1 + spec.run.invocations)  # every slot once
+    git(repo.path, "branch", "-f", "feature", repo.shas[2])
+    with pytest.raises(UserError, match="changes its cell 'j revision=feature'"):
+        run(True, ByRevision(set()))
+    assert git(repo.path, "worktree", "list", "--porcelain").count("worktree ") == 1
