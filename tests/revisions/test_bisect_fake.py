@@ -155,6 +155,7 @@ def test_unknown_revision_and_a_reversed_range_are_one_line(repo: Repo, tmp_path
         bisect(_request(repo, "HEAD", repo.shas[0]), store, measure, tmp_path / "art")
 
 
+@pytest.mark.slow
 def test_a_revisions_run_resumes_and_refuses_a_branch_that_moved(repo: Repo, tmp_path: Path) -> None:
     """Resume finds the same worktree paths (named by sha); a branch that now names another
     commit changes its cell, and the resume is refused in one line."""

@@ -53,7 +53,7 @@ def test_bisect_names_the_slow_commit(repo: Repo, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_gate_passes_an_unchanged_pair_and_fails_the_slow_one(repo: Repo, tmp_path: Path) -> None:
     before = checkout_state(repo.path)
-    common = ("--fail-if", "user_s > +50%", "--store", str(tmp_path / "lab.db"), "-q")
+    common = ("--fail-if", "user_s > +50%", "--max-invocations", "12", "--store", str(tmp_path / "lab.db"), "-q")
     same = run_jvmlab("gate", "bench.toml", "--base", repo.shas[1], "--head", repo.shas[2], *common,
                       cwd=repo.path, timeout=300)
     assert same.returncode == 0, same.stdout + same.stderr[-3000:]
