@@ -18,7 +18,6 @@ difference gives the direction to look for; none (after the cap) means there is 
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -117,12 +116,3 @@ class Range:
     @property
     def found(self) -> bool:
         return self.bad == self.good + 1
-
-    def step_cap(self, n_commits: int) -> int:
-        """Most steps a bisection of ``n_commits`` takes without skips: ceil(log2 n)."""
-        return max(0, (max(n_commits, 1) - 1).bit_length())
-
-
-def untestable(r: Range, skipped: Collection[int]) -> list[int]:
-    """The commits that may be the first bad one when only skipped ones stand between the ends."""
-    return [i for i in r.candidates() if i in skipped or i == r.bad]
