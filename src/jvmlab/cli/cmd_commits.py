@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,7 +150,7 @@ def bisect(
     parsed, text = load_spec(spec)
     db = open_store(store)
     root = artifacts or default_artifacts(store_url(store))
-    command = " ".join(sys.argv[1:]) if sys.argv else "bisect ..."
+    command = shlex.join(sys.argv[1:]) if len(sys.argv) > 1 else "bisect ..."  # the same command resumes
 
     def measure(plan: Plan, step: StepRun) -> int:
         return run_plan(plan, store, db=db, resume=step.resume, until_rel=STEP_UNTIL,
