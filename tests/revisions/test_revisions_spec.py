@@ -64,6 +64,7 @@ def test_a_one_liner_over_revisions_keeps_its_paths_relative_to_the_folder_typed
     spec = parse_spec(text, "one-liner")
     assert spec.workload.classpath == ["out"]  # means the typed folder inside each worktree
     assert spec.revisions is not None and spec.revisions.repo == str(tmp_path)
+    assert spec.revisions.paths_from == str(tmp_path)
     assert spec.revisions.levels == {"main": "main", "HEAD": "HEAD"}
     assert spec.revisions.build == "javac -d out src/Main.java" and not spec.revisions.shell
     with pytest.raises(UserError, match="--build goes with --revisions"):

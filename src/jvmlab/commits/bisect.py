@@ -216,7 +216,8 @@ def bisect(request: BisectRequest, store: Store, measure: Measure, artifacts_roo
     commits = [good, *commits_between(repo, good.sha, bad.sha)]
     build = request.build or (BuildCommand.of(given.build, given.shell, given.build_timeout) if given else None)
     root = artifacts_root.absolute() / "revisions"
-    with worktrees(repo, root, build, paths_base(repo_given, spec_dir, repo)) as trees:
+    paths_from = given.paths_from if given is not None else None
+    with worktrees(repo, root, build, paths_base(repo_given, spec_dir, repo, paths_from)) as trees:
         search = Bisection(request, store, measure, trees, commits, say)
         for role, index in ((GOOD, 0), (BAD, len(commits) - 1)):
             tree = search.tree(role, index)

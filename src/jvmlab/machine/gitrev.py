@@ -103,10 +103,13 @@ def find_repo(given: Path | str | None, spec_dir: Path) -> Path:
     return repo_root(given_folder(given, spec_dir))
 
 
-def paths_base(given: Path | str | None, spec_dir: Path, repo: Path) -> Path:
+def paths_base(given: Path | str | None, spec_dir: Path, repo: Path, paths_from: str | None = None) -> Path:
     """The folder whose place in the repository the spec's relative paths mean in each worktree:
-    the spec's folder when it lies in the repository, else the folder ``repo =`` names (a
-    one-liner's spec lives among jvmlab's files; its paths mean the folder it was typed in)."""
+    ``paths_from`` when given (a one-liner's spec lives among jvmlab's files; its paths mean the
+    folder it was typed in), else the spec's folder when it lies in the repository, else the
+    folder ``repo =`` names."""
+    if paths_from is not None:
+        return given_folder(paths_from, spec_dir)
     return spec_dir if _relative(spec_dir, repo) is not None else given_folder(given, spec_dir)
 
 
@@ -264,6 +267,7 @@ def checked_out(spec_revisions: object, spec_dir: Path, artifacts_root: Path,
     repo = find_repo(given, spec_dir)
     build = BuildCommand.of(spec_revisions.build, spec_revisions.shell, spec_revisions.build_timeout)
     commits = {level: resolve(repo, rev) for level, rev in spec_revisions.levels.items()}  # all known before any build
-    with worktrees(repo, artifacts_root.absolute() / "revisions", build, paths_base(given, spec_dir, repo)) as trees:
+    with worktrees(repo, artifacts_root.absolute() / "revisions", build, paths_base(given, spec_dir, repo,
+                                                                                   spec_revisions.paths_from)) as trees:
         made = tuple(trees.checkout(level, spec_revisions.levels[level], commit) for level, commit in commits.items())
         yield RevisionSet(repo, build.argv if build is not None else (), made)

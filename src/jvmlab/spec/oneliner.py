@@ -164,6 +164,7 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
     if one.revisions:
         out.table("revisions")
         out.key("repo", str(base_dir))
+        out.key("paths_from", str(base_dir))
         if one.build is not None:
             out.key("build", one.build)
         out.key("levels", list(one.revisions))

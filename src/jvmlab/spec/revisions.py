@@ -43,6 +43,9 @@ class Revisions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     repo: str | None = None  # default: the repository holding the spec's folder
+    # the folder (in the checkout) whose place in the repository the spec's relative paths mean
+    # in each worktree; default: the spec's folder (a one-liner's: the folder it was typed in)
+    paths_from: str | None = None
     build: list[str] | str | None = None  # none: nothing to build (a script or a checked-in jar)
     shell: bool = False  # a string build command goes to a shell only when asked
     build_timeout: Seconds = 1800.0
