@@ -112,8 +112,8 @@ def _checked_out(spec: Spec, spec_path: Path | None, artifacts: Path | None, sto
     assert spec.revisions is not None
     root = artifacts or default_artifacts(store_url(store_value))
     spec_dir = spec_path.absolute().parent if spec_path is not None else Path.cwd()
-    typer.echo(f"jvmlab: checking out and building {len(spec.revisions.levels)} revision(s) ...", err=True)
-    with checked_out(spec.revisions, spec_dir, root, repo) as revisions:
+    with checked_out(spec.revisions, spec_dir, root, repo, lambda line: typer.echo(f"jvmlab: {line}", err=True)) \
+            as revisions:
         yield revisions
 
 

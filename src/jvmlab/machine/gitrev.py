@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,9 +257,10 @@ def worktrees(repo: Path, root: Path, build: BuildCommand | None, spec_dir: Path
 
 @contextmanager
 def checked_out(spec_revisions: object, spec_dir: Path, artifacts_root: Path,
-                repo_override: Path | None = None) -> Iterator[RevisionSet]:
+                repo_override: Path | None = None, say: Callable[[str], None] | None = None) -> Iterator[RevisionSet]:
     """Every revision of a spec's ``[revisions]`` checked out and built (spec/revisions.py);
-    the worktrees are removed on the way out."""
+    the worktrees are removed on the way out. ``say``: one progress line, once every revision
+    is known to be a commit (before the builds)."""
     from jvmlab.spec.revisions import Revisions
 
     assert isinstance(spec_revisions, Revisions)
@@ -267,6 +268,8 @@ def checked_out(spec_revisions: object, spec_dir: Path, artifacts_root: Path,
     repo = find_repo(given, spec_dir)
     build = BuildCommand.of(spec_revisions.build, spec_revisions.shell, spec_revisions.build_timeout)
     commits = {level: resolve(repo, rev) for level, rev in spec_revisions.levels.items()}  # all known before any build
+    if say is not None:
+        say(f"checking out and building {len(commits)} revision(s) of {repo} ...")
     with worktrees(repo, artifacts_root.absolute() / "revisions", build, paths_base(given, spec_dir, repo,
                                                                                    spec_revisions.paths_from)) as trees:
         made = tuple(trees.checkout(level, spec_revisions.levels[level], commit) for level, commit in commits.items())
