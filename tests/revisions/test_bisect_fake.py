@@ -182,3 +182,16 @@ def test_a_revisions_run_resumes_and_refuses_a_branch_that_moved(repo: Repo, tmp
     with pytest.raises(UserError, match="changes its cell 'j revision=feature'"):
         run(True, ByRevision(set()))
     assert git(repo.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_a_larger_cap_continues_the_finished_steps(repo: Repo, tmp_path: Path) -> None:
+    """Run again with a larger --max-blocks: a step that ended at the smaller cap is continued
+    (the same experiment, more blocks), not measured anew."""
+    store = open_store(str(tmp_path / "lab.db"))
+    small = replace(_request(repo, repo.shas[0], repo.shas[2]), max_blocks=8)
+    first = bisect(small, store, _measure(store, tmp_path / "art", ByRevision(set())), tmp_path / "art")
+    assert first.outcome is BisectOutcome.NOTHING and first.steps[0].invocations == 16
+    again = bisect(replace(small, max_blocks=12), store, _measure(store, tmp_path / "art", ByRevision(set())),
+                   tmp_path / "art")
+    assert again.steps[0].experiment_id == first.steps[0].experiment_id
+    assert again.steps[0].invocations == 24 and len(store.experiments()) == 1

@@ -115,15 +115,21 @@ class Bisection:
             return looks.at(results.measured_blocks()) and decided(judged(results))
 
         found = self.store.find_resumable(plan.spec_hash)
-        if found is not None and found.status == "done":
+        if found is not None and found.status == "done" and self._settled(found.id, looks, decided, judged):
             experiment_id = found.id  # measured before (an earlier, interrupted bisect): reused
-        else:
+        else:  # new, interrupted, or finished undecided under a smaller cap: continued up to this cap
             sha = self.commits[label].sha
             experiment_id = self.measure(plan, StepRun(
                 resume=found is not None, series=SeriesTag(sha[:12], self.series, float(label)),
                 decided=stop, max_invocations=looks.cap * len(cells), resume_hint=self.request.resume_hint))
         results = load_experiment(self.store, experiment_id, documents=False)
         return experiment_id, judged(results), measured_invocations(results)
+
+    def _settled(self, experiment_id: int, looks: Looks, decided: Callable[[dict[str, PairVerdict]], bool],
+                 judged: Callable[[ExperimentResults], dict[str, PairVerdict]]) -> bool:
+        """A finished step needs nothing more: it is decided, or it has reached this cap."""
+        results = load_experiment(self.store, experiment_id, documents=False)
+        return results.measured_blocks() >= looks.cap or decided(judged(results))
 
     def _step_spec(self, roles: dict[str, int]) -> tuple[Spec, str]:
         """The user's spec with this step's revisions; its text says them, so each step has a
@@ -136,7 +142,7 @@ class Bisection:
         lines = [f"#   {role} = {sha}" for role, sha in levels.items()]
         build = " ".join(self.trees.build.argv) if self.trees.build else "(none)"
         text = (f"{self.request.spec_text.rstrip()}\n\n# jvmlab bisect step (metric {self.request.metric}, "
-                f"at most {self.request.max_blocks} blocks, build: {build}):\n" + "\n".join(lines) + "\n")
+                f"build: {build}):\n" + "\n".join(lines) + "\n")
         return spec, text
 
     # -- the search --------------------------------------------------------------------
