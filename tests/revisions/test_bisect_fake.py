@@ -184,6 +184,7 @@ def test_a_revisions_run_resumes_and_refuses_a_branch_that_moved(repo: Repo, tmp
     assert git(repo.path, "worktree", "list", "--porcelain").count("worktree ") == 1
 
 
+@pytest.mark.slow
 def test_a_larger_cap_continues_the_finished_steps(repo: Repo, tmp_path: Path) -> None:
     """Run again with a larger --max-blocks: a step that ended at the smaller cap is continued
     (the same experiment, more blocks), not measured anew."""
