@@ -68,6 +68,11 @@ OLD: dict[str, Any] = {
         "check_s": 0.5, "steps": ["train"], "logs": ["/a/train.log"], "warning_lines": 3,
         "warnings": [{"text": "Skipping ...", "count": 3, "example": "Skipping Foo"}], "app_classes_loaded": 10,
         "app_classes_from_archive": 9, "evidence": "Foo source: shared objects file"}]},
+    "revisions": {"version": 1, "repo": "/src/app", "build": ["javac", "-d", "out", "Main.java"], "revisions": [
+        {"level": "base", "rev": "main", "sha": "a" * 40, "subject": "first", "date": "2026-01-01T00:00:00+00:00",
+         "build_s": 1.5, "build_error": None, "build_log": "/a/revisions/logs/aaaaaaaaaaaa.build.log"},
+        {"level": "head", "rev": "HEAD", "sha": "b" * 40, "subject": "broken", "date": "2026-01-02T00:00:00+00:00",
+         "build_s": 0.5, "build_error": "the build exited 1: Main.java:3: error: ';' expected", "build_log": None}]},
     "jmh": {"jmh.Bench.run": {"benchmark": "org.Bench.run", "mode": "thrpt", "params": {"n": "10"},
                               "secondary": {"gc.alloc.rate": {"unit": "MB/sec", "fork_scores": [1.5]}},
                               "unit": "ops/s", "score": 100.0, "score_error": None, "fork_scores": [100.0],

@@ -148,6 +148,15 @@ INPUTS: tuple[Hostile, ...] = (
                                           "--cpus", "1", "--memory", "512m", "--store", "{tmp}/lab.db"), 2,
             "higher load.achieved_share is better", _spec("")),
     Hostile("command-unknown", ("rnu", "{tmp}/spec.toml"), 2, "No such command 'rnu'", _spec("")),
+    # -- revisions (issue 43) ---------------------------------------------------------------------
+    Hostile("revisions-no-level", ("check", "{tmp}/spec.toml"), 2, "names no revision",
+            _spec("[revisions]\nlevels = []")),
+    Hostile("revisions-option-as-level", ("check", "{tmp}/spec.toml"), 2, "is not a revision",
+            _spec('[revisions]\nlevels = ["--output=/etc/x"]')),
+    Hostile("bisect-not-a-repository", ("bisect", "{tmp}/spec.toml", "--good", "a", "--bad", "b", "--store",
+                                        "{tmp}/lab.db"), 2, "is not in a git repository", _spec("")),
+    Hostile("gate-not-a-repository", ("gate", "{tmp}/spec.toml", "--base", "a", "--store", "{tmp}/lab.db"), 2,
+            "is not in a git repository", _spec("")),
 )
 
 

@@ -13,7 +13,7 @@ from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
-from jvmlab.cli.running import run_plan
+from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
@@ -31,12 +31,16 @@ _COLLECT_HELP = collect_help()  # a module-level constant: typer reads option de
 @app.command()
 def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     """Validate a spec without running it: syntax, matrix, JDKs, workload, every flag on its JDK."""
+    import tempfile
+
     from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
 
     parsed, text = load_spec(spec)
-    plan = prepare(parsed, text, spec)
+    with tempfile.TemporaryDirectory(prefix="jvmlab-check-") as scratch, \
+            revisions_of(parsed, spec, Path(scratch), None) as revisions:  # [revisions]: built, then removed
+        plan = prepare(parsed, text, spec, revisions=revisions)
     tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
@@ -188,6 +192,11 @@ def run(
                                           "and stop (then `jvmlab run FILE`)."),
     ignore_failure: bool = typer.Option(False, "--ignore-failure", "-i", help="Exit 0 even when a cell has no "
                                         "successful invocation (default: exit 4 then, as hyperfine exits non-zero)."),
+    revisions: str | None = typer.Option(None, "--revisions", help="One-liner: REV,REV,... git revisions of "
+                                         "the repository here as a factor, each built in its own worktree "
+                                         "(docs/bisect.md)."),
+    build: str | None = typer.Option(None, "--build", help="One-liner with --revisions: the build command run "
+                                     "in each revision's worktree (split as a shell would, never run by one)."),
 ) -> None:
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
@@ -213,7 +222,7 @@ def run(
     tag = series_tag(label, label_from, series, order, Path.cwd())
     check_inconclusive(inconclusive)
     one = one_liner(spec, names, parameter_list, parameter_scan, parameter_step, jvm, flags, invocations, warmup,
-                     hook)
+                     hook, revisions, build)
     if one is None:
         if save_spec is not None:
             raise UserError("--save-spec turns a one-liner into a spec; this is a spec already")
@@ -224,11 +233,12 @@ def run(
         if save_spec is not None:
             typer.echo(f"wrote {save_spec}; run it with: jvmlab run {shlex.quote(str(save_spec))}")
             return
-    plan = prepare(parsed, text, spec_path)
-    exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
-                      max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
-                      quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
-                      series=tag, fail_on_empty=not ignore_failure and not conditions)
+    with revisions_of(parsed, spec_path, artifacts, store) as checked:  # [revisions]: worktrees, built
+        plan = prepare(parsed, text, spec_path, revisions=checked)
+        exp_id = run_plan(plan, store, as_json=as_json, resume=resume, until_rel=until_rel, budget_s=budget_s,
+                          max_invocations=max_invocations, metric=metric, artifacts=artifacts, overrides=overrides,
+                          quiet=quiet, metric_reason=metric_reason, cluster=cluster, artifacts_url=artifacts_url,
+                          series=tag, fail_on_empty=not ignore_failure and not conditions)
     if conditions and baseline_experiment is not None:  # _gate_conditions: conditions come with a baseline
         from jvmlab.store import open_store
 
@@ -238,7 +248,8 @@ def run(
 
 def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, str] | None,
               parameter_scan: tuple[str, int, int] | None, step: int, jvm: list[str], flags: list[str],
-              invocations: int | None, warmup: int | None, hooks: list[str]) -> OneLiner | None:
+              invocations: int | None, warmup: int | None, hooks: list[str], revisions: str | None = None,
+              build: str | None = None) -> OneLiner | None:
     """The one-liner the arguments describe, or None for a spec file (a ``.toml`` argument)."""
     from jvmlab.spec.hooks import HOOK_KINDS
     from jvmlab.spec.oneliner import OneLiner, is_command, parse_assignment
@@ -246,7 +257,7 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
     specs = [t for t in targets if not is_command(t) or _names_a_file(t)]
     given = [o for o, v in (("-n", names), ("-L", parameter_list), ("-P", parameter_scan), ("--jvm", jvm),
                             ("--flags", flags), ("--invocations", invocations), ("--warmup", warmup),
-                            ("--hook", hooks)) if v]
+                            ("--hook", hooks), ("--revisions", revisions), ("--build", build)) if v]
     if specs:
         if len(targets) > 1:
             raise UserError("give one spec file, or commands (not both, not two specs)")
@@ -259,8 +270,12 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
         raise UserError(f"--hook {bad[0]}=...: the kinds are {', '.join(HOOK_KINDS)}")
     lists = ((parameter_list[0], tuple(v for v in parameter_list[1].split(",") if v)),) if parameter_list else ()
     ranges = ((parameter_scan[0], parameter_scan[1], parameter_scan[2], step),) if parameter_scan else ()
+    revs = tuple(r.strip() for r in (revisions or "").split(",") if r.strip())
+    if revisions is not None and not revs:
+        raise UserError("--revisions: give revisions separated by commas, e.g. main,HEAD")
     return OneLiner(tuple(targets), tuple(names), lists, ranges, tuple(parse_assignment(j, "--jvm") for j in jvm),
-                    tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds))
+                    tuple(parse_assignment(f, "--flags") for f in flags), invocations, warmup, tuple(kinds),
+                    revs, build)
 
 
 def _names_a_file(argument: str) -> bool:

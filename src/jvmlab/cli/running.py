@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,10 +14,16 @@ from rich.console import Console
 
 from jvmlab.cli.console import stdout_console
 from jvmlab.cli.storeargs import default_artifacts, provenance_command_line
+from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from jvmlab.execute.protocols import PrecisionCheck
     from jvmlab.model.stored import SeriesTag
     from jvmlab.plan.prepare import Plan
+    from jvmlab.plan.revisions import RevisionSet
+    from jvmlab.spec.model import Spec
     from jvmlab.store.protocol import Store
 
 
@@ -25,10 +33,13 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
              series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False,
-             fail_on_empty: bool = False) -> int:
+             precision_check: PrecisionCheck | None = None, report: bool = True,
+             resume_hint: str | None = None, fail_on_empty: bool = False) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON). ``db``: a store
     the caller has open already; ``report_on_stderr``: the report goes to stderr and nothing to
     stdout (a command that prints its own document there, e.g. `heapsweep --json`);
+    ``precision_check``: a driver's rule for ``--until`` (bisect: a step is decided);
+    ``report``: False prints nothing (the driver words the result);
     ``fail_on_empty``: exit 4 after the report when a cell has no successful invocation."""
     from jvmlab.cli.progress import ProgressObserver
     from jvmlab.execute.options import RunOptions, ready_artifacts
@@ -46,15 +57,20 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
-        metric_reason=metric_reason, series=series)
+        metric_reason=metric_reason, series=series, resume_hint=resume_hint)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
+            if plan.revisions is not None:
+                raise UserError("[revisions] run on this machine (their worktrees are here); drop --cluster")
             from jvmlab.cluster.run import run_at
 
             exp_id = run_at(cluster, plan, db, options, observer, artifacts_url)
         else:
-            exp_id = run_experiment(plan, db, options, observer, precision_check=store_precision_reached)
+            exp_id = run_experiment(plan, db, options, observer,
+                                    precision_check=precision_check or store_precision_reached)
+    if not report:
+        return exp_id
     # The metric just recorded (on --resume without --metric: the run's own), with its reason.
     summary = summarize(db, exp_id, metric)
     from jvmlab.results.why import load_why
@@ -93,6 +109,27 @@ def _fail_on_empty(cells: list[tuple[str, int, int]]) -> None:
     typer.echo(f"jvmlab: error: no successful invocation in {said}: see the failure reasons above; exit "
                f"{EXIT_NO_SUCCESS} (-i/--ignore-failure: exit 0, failures are data)", err=True)
     raise typer.Exit(EXIT_NO_SUCCESS)
+def revisions_of(spec: Spec, spec_path: Path | None, artifacts: Path | None, store_value: str | None,
+                 repo: Path | None = None) -> AbstractContextManager[RevisionSet | None]:
+    """A spec's ``[revisions]`` checked out and built (None without them); the worktrees are
+    removed when the ``with`` ends, however it ends."""
+    if spec.revisions is None:
+        return nullcontext(None)
+    return _checked_out(spec, spec_path, artifacts, store_value, repo)
+
+
+@contextmanager
+def _checked_out(spec: Spec, spec_path: Path | None, artifacts: Path | None, store_value: str | None,
+                 repo: Path | None) -> Iterator[RevisionSet | None]:
+    from jvmlab.machine.gitrev import checked_out
+    from jvmlab.store import store_url
+
+    assert spec.revisions is not None
+    root = artifacts or default_artifacts(store_url(store_value))
+    spec_dir = spec_path.absolute().parent if spec_path is not None else Path.cwd()
+    with checked_out(spec.revisions, spec_dir, root, repo, lambda line: typer.echo(f"jvmlab: {line}", err=True)) \
+            as revisions:
+        yield revisions
 
 
 def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:

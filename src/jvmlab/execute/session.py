@@ -306,6 +306,12 @@ class Session:
         archives = archive_document(self.plan.cells)
         if archives is not None:  # how each cell's CDS/AOT archive was made, for every report
             self.store.put_record(self.experiment_id, archives)
+        if self.plan.revisions is not None:  # [revisions]: each commit, its build, why one failed
+            self.store.put_record(self.experiment_id, self.plan.revisions.document())
+            for tree in self.plan.revisions.failed if self.resumed is None else ():  # said once
+                self.warn(Hazard(hazards.REVISION_NOT_BUILT, f"revision {tree.level} ({tree.record.sha[:12]}) "
+                                 f"was not measured: {tree.record.build_error}",
+                                 hint=f"its build output: {tree.record.build_log or 'none'}"))
         options = self.options
         if options.metric_reason:
             remember_metric(self.store, self.experiment_id,

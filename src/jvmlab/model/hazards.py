@@ -51,3 +51,4 @@ NODE_REFUSED = "node-refused"  # a cluster node with another JDK build, not used
 NODE_LOST = "node-lost"  # a cluster node died mid-invocation; the slot was re-queued
 ARTIFACTS_ON_NODE = "artifacts-on-node"  # a cluster node kept artifacts (over the cap, or the share failed)
 HOOK_FAILED = "hook-failed"  # a cleanup hook failed (a failing setup/before_each/after_each fails its invocation)
+REVISION_NOT_BUILT = "revision-not-built"  # a [revisions] level whose build failed: no cell, its reason kept

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.spec.model import Spec
 
 JVM_FACTOR = "jvm"
+REVISION_FACTOR = "revision"  # the [revisions] factor (plan/revisions.py)
 ENV_FACTORS = ("jdk_location", "page_cache", "cpus", "memory")
 
 
@@ -39,9 +41,12 @@ class Cell:
         return {JVM_FACTOR: self.jvm, **dict(self.levels)}
 
 
-def factor_levels(spec: Spec) -> dict[str, list[str]]:
-    """Every factor (JVM first, then flag factors, then environment factors) and its levels."""
+def factor_levels(spec: Spec, revisions: Sequence[str] = ()) -> dict[str, list[str]]:
+    """Every factor (JVM first, then the revisions that built, flag factors, then environment
+    factors) and its levels."""
     factors: dict[str, list[str]] = {JVM_FACTOR: list(spec.jvms)}
+    if revisions:
+        factors[REVISION_FACTOR] = list(revisions)
     factors.update({name: list(levels) for name, levels in spec.factors.items()})
     env = spec.environment
     if env.jdk_location:
@@ -55,9 +60,10 @@ def factor_levels(spec: Spec) -> dict[str, list[str]]:
     return factors
 
 
-def expand(spec: Spec) -> list[Cell]:
-    """JVMs x every factor, minus exclude rules, plus include rules, in a stable order."""
-    factors = factor_levels(spec)
+def expand(spec: Spec, revisions: Sequence[str] = ()) -> list[Cell]:
+    """JVMs x every factor, minus exclude rules, plus include rules, in a stable order
+    (``revisions``: the levels of the ``revision`` factor, plan/revisions.py)."""
+    factors = factor_levels(spec, revisions)
     for rule in spec.matrix.exclude + spec.matrix.include:
         _check_rule(rule, factors)
     combos: list[dict[str, str]] = []
@@ -77,7 +83,7 @@ def expand(spec: Spec) -> list[Cell]:
     return [_cell(i, coords, spec) for i, coords in enumerate(combos)]
 
 
-def find_baseline(spec: Spec, cells: list[Cell]) -> Cell:
+def find_baseline(spec: Spec, cells: list[Cell], revisions: Sequence[str] = ()) -> Cell:
     """The named baseline cell, or the first cell when none is named."""
     wanted = spec.matrix.baseline
     if wanted is None:
@@ -87,7 +93,7 @@ def find_baseline(spec: Spec, cells: list[Cell]) -> Cell:
             if cell.name == wanted:
                 return cell
         raise UserError(f"[matrix] baseline {wanted!r} is not a cell{did_you_mean(wanted, [c.name for c in cells])}")
-    _check_rule(wanted, factor_levels(spec))
+    _check_rule(wanted, factor_levels(spec, revisions))
     found = [c for c in cells if _matches(wanted, c.coordinates())]
     if len(found) != 1:
         raise UserError(f"[matrix] baseline {wanted} matches {len(found)} cells; name levels until it matches one")

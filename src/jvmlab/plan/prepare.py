@@ -15,7 +15,8 @@ from jvmlab.errors import UserError
 from jvmlab.jdk import FlagCheck, check_flags, discover, select
 from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, WarningGroup
 from jvmlab.model.jdk import JdkInfo
-from jvmlab.plan.matrix import Cell, expand, find_baseline
+from jvmlab.plan.matrix import REVISION_FACTOR, Cell, expand, find_baseline
+from jvmlab.plan.revisions import RevisionSet
 from jvmlab.plan.template import (
     PREPARE_MARK,
     ArchivePrep,
@@ -71,6 +72,7 @@ class Plan:
     baseline_index: int
     workdir: Path | None = None  # absolute: where every JVM of the experiment starts
     run: RunShape | None = None  # the schedule; filled from the spec when not given
+    revisions: RevisionSet | None = None  # [revisions]: each revision checked out and built (plan/revisions.py)
 
     def __post_init__(self) -> None:
         if self.run is None:
@@ -104,36 +106,46 @@ def _against(selector: str, base_dir: Path | None) -> str:
     return str(base_dir / text)
 
 
-def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = True) -> Plan:
+def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = True,
+            revisions: RevisionSet | None = None) -> Plan:
     """Expand the matrix, resolve JDKs and the workload, and check every cell's flags.
 
     Every relative path of the spec (classpath, jar, cwd) is resolved here, once, against
     one base: the spec file's folder (the current folder for a spec without a file). The
-    plan holds only absolute paths, so where jvmlab is started from changes nothing."""
+    plan holds only absolute paths, so where jvmlab is started from changes nothing.
+    ``revisions`` (``[revisions]``, checked out and built by machine/gitrev.py): each cell's
+    base is the spec's folder inside its revision's worktree."""
     check_table(spec.collect, str(spec_path) if spec_path is not None else "spec")  # keys: collect/registry.py
-    cells = expand(spec)
-    baseline = find_baseline(spec, cells)
+    if spec.revisions is not None and revisions is None:
+        raise UserError("[revisions] needs its revisions checked out first: run the spec with `jvmlab run`")
+    levels = revisions.levels() if revisions is not None else []
+    cells = expand(spec, levels)
+    baseline = find_baseline(spec, cells, levels)
     spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
     jvms = resolve_jvms(spec, base_dir)
-    workdir = resolve_workdir(spec.workload.cwd, base_dir)
-    launches = {name: resolve_launch(spec.workload, jdk, base_dir, workdir) for name, jdk in jvms.items()}
+    bases = {level: revisions.spec_dir(level) for level in levels} if revisions is not None else {"": base_dir}
+    workdirs = {level: resolve_workdir(spec.workload.cwd, base) for level, base in bases.items()}
+    launches = {(name, level): resolve_launch(spec.workload, jdk, base, workdirs[level])
+                for name, jdk in jvms.items() for level, base in bases.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
     prepared = []
     for cell in cells:
         check = checks.get(cell.index)
+        level = cell.level(REVISION_FACTOR) or ""
         real, prep = split_prepare(cell.name, cell.flags, spec.environment.prepare, cell.prepare)
         prepared.append(PreparedCell(
-            cell=cell, jdk=jvms[cell.jvm], launch=launches[cell.jvm],
+            cell=cell, jdk=jvms[cell.jvm], launch=launches[(cell.jvm, level)],
             flags=tuple(check.flags) if check else real,
-            template=build_template(spec, cell.env, cell.args, workdir, prep, base_dir),
+            template=build_template(spec, cell.env, cell.args, workdirs[level], prep, bases[level]),
             added_unlocks=tuple(check.added_unlocks) if check else (),
             final_flags=dict(check.final_values) if check else {},
             check_warnings=tuple(check.warnings) if check else (),
             heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
-                cells=tuple(prepared), baseline_index=baseline.index, workdir=workdir, run=RunShape.from_spec(spec))
+                cells=tuple(prepared), baseline_index=baseline.index, workdir=next(iter(workdirs.values())),
+                run=RunShape.from_spec(spec), revisions=revisions)
 
 
 def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:

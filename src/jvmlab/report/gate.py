@@ -68,10 +68,12 @@ def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
     return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.worse_when_higher else -1))
 
 
-def summary_line(result: GateResult, baseline_id: int, new_id: int, inconclusive: str = DEFAULT_INCONCLUSIVE) -> str:
+def summary_line(result: GateResult, baseline_id: int, new_id: int, inconclusive: str = DEFAULT_INCONCLUSIVE,
+                 where: str | None = None) -> str:
     """One line for a CI log: pass / FAIL / INCONCLUSIVE, what failed or could not be told (or
-    the closest call), both experiments; ``inconclusive``: what the exit code does with it."""
-    where = f"[#{baseline_id} -> #{new_id}]"
+    the closest call), both experiments; ``inconclusive``: what the exit code does with it;
+    ``where``: what was compared, when not two experiments (the revisions gate)."""
+    where = where or f"[#{baseline_id} -> #{new_id}]"
     if result.failed:
         first = result.failed[0]
         more = f" (+{len(result.failed) - 1} more)" if len(result.failed) > 1 else ""
@@ -108,13 +110,15 @@ _ORDER = {GateOutcome.FAIL: 0, GateOutcome.INCONCLUSIVE: 1, GateOutcome.PASS: 2}
 
 
 def summary_markdown(result: GateResult, baseline_id: int, new_id: int,
-                     inconclusive: str = DEFAULT_INCONCLUSIVE) -> str:
-    """A Markdown block for a pull-request comment: the verdict and every check."""
+                     inconclusive: str = DEFAULT_INCONCLUSIVE, what: str | None = None) -> str:
+    """A Markdown block for a pull-request comment: the verdict and every check (``what``:
+    what was compared, when not two experiments; Markdown)."""
     head = {GateOutcome.FAIL: "❌ **jvmlab gate failed**", GateOutcome.PASS: "✅ **jvmlab gate passed**",
             GateOutcome.INCONCLUSIVE: "⚠️ **jvmlab gate inconclusive**"}[result.outcome]
     policy = (f" (counted as {'a pass' if inconclusive == 'pass' else 'a failure'}: --inconclusive {inconclusive})"
               if result.outcome is GateOutcome.INCONCLUSIVE else "")
-    lines = [f"{head}{policy}: experiment #{new_id} against baseline #{baseline_id}", "",
+    what = what or f"experiment #{new_id} against baseline #{baseline_id}"
+    lines = [f"{head}{policy}: {what}", "",
              "Fails only when a change is significant (Holm-corrected across all checks) and its whole "
              "95% CI lies beyond the threshold; passes when the whole CI lies on the good side of it; "
              "otherwise the check is inconclusive.", "",

@@ -27,7 +27,7 @@ FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 # A level may start with a digit and hold "=" (a one-liner's level is named by what differs:
 # "TieredStopAtLevel=1", a scan's value "1"); the cell name still reads "jvm factor=level".
 LEVEL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=-]*$")
-RESERVED_FACTORS = {"jvm"}
+RESERVED_FACTORS = {"jvm", "revision"}  # "revision": the [revisions] factor
 
 
 
@@ -222,6 +222,7 @@ class Environment(_Strict):
         return self
 
 
+from jvmlab.spec.revisions import Revisions  # noqa: E402  ([revisions], docs/bisect.md)
 from jvmlab.spec.server import Load, Server, check_regex  # noqa: E402  (server/load parts, docs/servers.md)
 from jvmlab.spec.tune import TuneSection  # noqa: E402  ([tune], docs/tuning.md)
 
@@ -239,6 +240,7 @@ class Spec(_Strict):
     tune: TuneSection | None = None  # spec/tune.py; read by jvmlab.tune.space.parse_tune (docs/tuning.md)
     server: Server | None = None
     load: Load | None = None
+    revisions: Revisions | None = None  # commits as a factor (spec/revisions.py, docs/bisect.md)
 
     @model_validator(mode="after")
     def _server_load(self) -> Spec:
@@ -263,7 +265,8 @@ class Spec(_Strict):
     def _factors(cls, value: dict[str, dict[str, Level]]) -> dict[str, dict[str, Level]]:
         for factor, levels in value.items():
             if not FACTOR_NAME.match(factor) or factor in RESERVED_FACTORS:
-                raise ValueError(f"factor name {factor!r} must be letters, digits, _ . - and not 'jvm'")
+                raise ValueError(f"factor name {factor!r} must be letters, digits, _ . - and not "
+                                 f"{' or '.join(repr(f) for f in sorted(RESERVED_FACTORS))}")
             if not levels:
                 raise ValueError(f"[factors.{factor}] has no levels")
             for level in levels:

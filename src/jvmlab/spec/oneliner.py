@@ -55,6 +55,8 @@ class OneLiner:
     invocations: int | None = None
     warmup: int | None = None
     hooks: tuple[tuple[str, str], ...] = ()  # (kind, command): --setup, --before-each, ...
+    revisions: tuple[str, ...] = ()  # --revisions main,HEAD: a [revisions] factor (docs/bisect.md)
+    build: str | None = None  # --build: how each revision is built (split as a shell would)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,10 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
     if not one.commands:
         raise UserError("give a spec file (.toml) or at least one command")
     spec_dir = spec_dir or base_dir
+    if one.revisions:  # the paths mean the folder typed in, inside each revision's worktree
+        spec_dir, absolute = base_dir, False
+    elif one.build is not None:
+        raise UserError("--build goes with --revisions: it builds each revision")
     parsed = _expand(one)
     if (one.jvms or one.flags) and any(p.java is None and "{java}" not in p.text for p in parsed):
         raise UserError("--jvm and --flags go with a java command (`java ... -jar app.jar`), or one with "
@@ -156,6 +162,13 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
         out.table("matrix")
         out.key("exclude", [{"jvm": jvm, factor: level} for jvm in jvms for level, p in zip(cmd_levels, parsed,
                             strict=True) if java_name[p.java] != jvm])
+    if one.revisions:
+        out.table("revisions")
+        out.key("repo", str(base_dir))
+        out.key("paths_from", str(base_dir))
+        if one.build is not None:
+            out.key("build", one.build)
+        out.key("levels", list(one.revisions))
     if one.invocations is not None or one.warmup is not None:
         out.table("run")
         if one.invocations is not None:
