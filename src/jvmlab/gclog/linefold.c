@@ -25,6 +25,7 @@
 #define GC0S 4096
 #define WINDOW (256L << 10) /* unified_scan._HEADER_WINDOW */
 #define NONE NAN
+#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a cycle), t, dur, before, after, committed, gid, 0 */
 
 typedef long long i64;
 /* what: 0 a pause name (returns its packed kind, cause, failure, collector), 1 a cause, 2 a
@@ -74,7 +75,7 @@ typedef struct {
     double cause_total[CAUSES], cause_max[CAUSES];
     i64 fail_count[CAUSES];
     double fail_total[CAUSES], fail_max[CAUSES];
-    i64 n_durs; /* durations written by the last call */
+    i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
 } fold_t;
 
@@ -418,8 +419,24 @@ static void fold_at(fold_t *s, double t) {
 }
 
 /* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
+static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, double dur, double before,
+                  double after, double committed, i64 gid) {
+    if ((s->n_durs + 1) * REC > durs_cap)
+        return 0;
+    double *r = durs + s->n_durs++ * REC;
+    r[0] = code;
+    r[1] = t;
+    r[2] = dur;
+    r[3] = before;
+    r[4] = after;
+    r[5] = committed;
+    r[6] = (double)gid;
+    r[7] = 0.0;
+    return 1;
+}
+
 static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *e,
-                          classify_fn classify) {
+                          classify_fn classify, double *durs, i64 durs_cap) {
     const char *p = e, *cause = w + 20; /* after "Garbage Collection (" */
     double zdur = NONE, b = NONE, a = NONE, v;
     if (e - w < 21 || w[19] != '(')
@@ -493,12 +510,16 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
     }
     /* figures.add and summary.add of a CYCLE event */
     fold_at(s, t);
+    double code = -1.0;
     if (cause_end > cause) {
         i64 c = lookup(&s->causes, 1, cause, cause_end, classify);
         if (c < 0 || (c = s->causes.val[c]) >= CAUSES)
             return 0;
         bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
+        code = -2.0 - (double)c;
     }
+    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid))
+        return 0;
     if (has(before) || has(after)) {
         s->committed_max = pymax(s->committed_max, committed);
         s->used_max = pymax(pymax(pymax(s->used_max, before), after), peak);
@@ -640,7 +661,7 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (conc)
         return concurrent(s, deco, deco_end, w, e, classify);
     if (zcoll)
-        return zgc_collection(s, deco, deco_end, gid, w, e, classify);
+        return zgc_collection(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (heap)
         return zgc_heap(s, gid, w, e, (s->chunk_no << 32) | (i64)(w - in));
     if (gen) {
@@ -739,9 +760,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
         s->collector = (info >> 19) & 0xf;
     if (s->collector < 1 || s->collector > 3)
         return 0; /* cycles made of phases, or G1/...: the Python parser's */
-    if (s->n_durs >= durs_cap)
+    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid))
         return 0;
-    durs[s->n_durs++] = dur;
     fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya);
     return 1;
 #undef STARTS

@@ -29,6 +29,7 @@ from jvmlab.gclog import events as ev
 from jvmlab.gclog import linescan
 from jvmlab.gclog.events import GcEvent
 from jvmlab.gclog.figures import type_label
+from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
@@ -41,7 +42,8 @@ _COLLECTOR_NAMES = {1: "Parallel", 2: "Serial", 3: "ZGC"}
 _COLLECTOR_CODES = {None: 0, "Parallel": 1, "Serial": 2, "ZGC": 3}
 _SETTINGS = ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb")  # linefold.c's setting_mb order
 _CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)  # as figures.py
-_MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the durations of one block
+_MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the event records of one block
+_REC = 8  # doubles per event record (linefold.c's REC)
 
 _D, _I = ctypes.c_double, ctypes.c_longlong
 
@@ -119,12 +121,14 @@ class _Folder:
     """One log's C state, the pause names and causes it has met, and the ``keep`` function
     that iter_chunks calls with each raw block."""
 
-    def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None]) -> None:
+    def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None], facts: LogFold) -> None:
         self.state = _State()
         init(ctypes.byref(self.state))
         self._fold = fold
         self._add = add_duration
+        self._facts = facts
         self.words: list[tuple[str, str, str | None]] = []  # per name index: (what, kind, cause)
+        self._events: list[tuple[str, str, str | None, str | None]] = []  # per name index: name, kind, cause, failure
         self.causes: list[str] = []
         self.failures: list[str] = []
         self.phases: list[str] = []
@@ -164,6 +168,7 @@ class _Folder:
             info |= int("(Young)" in what or "(Old)" in what) << 23
             info |= int(caused) << 25
             self.words.append((what, kind, cause))
+            self._events.append(("Pause " + what, kind, cause, failure))
             return info
         except Exception:  # noqa: BLE001 - any surprise: let the Python parser read the log
             return -1
@@ -171,15 +176,29 @@ class _Folder:
     def keep(self, block: bytes, length: int) -> bytes:
         if len(self._out) < length:
             self._out = ctypes.create_string_buffer(length)
-            self._durs = (_D * (length // _MIN_LINE_BYTES + 16))()
+            self._durs = (_D * (_REC * (length // _MIN_LINE_BYTES + 16)))()
+        text = block[:length].decode("utf-8", errors="replace")
+        self._facts.text(text.replace("\r\n", "\n") if "\r" in text else text)  # the raw text, as the parser's
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
                              self._classify)
         if written < 0:
             raise _Decline
-        add = self._add
-        for value in self._durs[: self.state.n_durs]:
-            add(value)
+        self._records(self._durs[: _REC * self.state.n_durs])
         return ctypes.string_at(self._out, written)
+
+    def _records(self, recs: list[float]) -> None:
+        """The pauses' durations into the sketch, every pause and cycle into the findings' fold."""
+        add, collection, names, causes = self._add, self._facts.collection, self._events, self.causes
+        for i in range(0, len(recs), _REC):
+            code, t, dur, before, after, committed, gid = recs[i: i + 7]
+            if code >= 0:
+                name, kind, cause, failure = names[int(code)]
+                add(dur)
+                collection(ev.PAUSE, kind, name, cause, failure, t, dur, _opt(before), _opt(after), _opt(committed),
+                           int(gid))
+            else:
+                collection(ev.CYCLE, "concurrent", "Garbage Collection", causes[int(-code) - 2] if code <= -2 else None,
+                           None, t, _opt(dur), _opt(before), _opt(after), _opt(committed), int(gid))
 
     def finish(self, summary: LogSummary, parser: UnifiedParser) -> None:
         """Move the folded figures into ``summary`` and the clock and collector into ``parser``."""
@@ -245,7 +264,7 @@ def fold(paths: list[Path], summary: LogSummary, parser: UnifiedParser) -> bool:
     native = _native()
     if native is None:
         return False
-    folder = _Folder(*native, summary.pauses.add)
+    folder = _Folder(*native, summary.pauses.add, summary.fold)
     try:
         for item in parser.parse(c for p in paths for c in iter_chunks(p, keep=folder.keep)):
             if isinstance(item, GcEvent):
@@ -254,4 +273,5 @@ def fold(paths: list[Path], summary: LogSummary, parser: UnifiedParser) -> bool:
     except _Decline:
         return False
     folder.finish(summary, parser)
+    summary.fold.finish()
     return True

@@ -9,7 +9,8 @@
  *     parser looks for header lines and JVM restarts),
  *   - lines with a ']' after "GC(" (a decorator block inside the line: lines run together),
  *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below
- *     ("Pause " and "Concurrent " only on lines ending in a duration).
+ *     ("Pause " and "Concurrent " only on lines ending in a duration; "User=", "Using " and
+ *     "GC time " for the findings, which read the same text).
  * Returns the number of bytes written; `out` must hold `n` bytes.
  */
 #define _GNU_SOURCE
@@ -22,6 +23,7 @@ static const struct { const char *text; unsigned len; int timed; } WORDS[] = {
     W("Minor Collection "), W("Major Collection "), W("PSYoungGen: "), W("DefNew: "), W("ParNew: "),
     W("To-space exhausted"), W("Capacity: "), W("Used: "), W("Min Capacity: "), W("Max Capacity: "),
     W("Soft Max Capacity: "),
+    W("User="), W("Using "), W("GC time "), /* CPU times, workers, GC time limit: the findings' facts */
 };
 
 /* 1 if the line [w, end) ends (before its newline and trailing blanks) with a digit and
