@@ -99,7 +99,7 @@ def summarize(paths: list[Path], fmt: str) -> LogSummary:
         for item in _feed(parser, paths, summary.fold):
             add(item)
     summary.fold.finish()
-    summary.collector = summary.collector or parser.collector
+    summary.collector = summary.collector or parser.collector or summary.fold.collector_hint
     if summary.collector in ("ZGC", "Shenandoah") and parser.generational:
         summary.collector += " (generational)"
     summary.span_s = parser.clock.span_s

@@ -104,12 +104,15 @@ class LogFold:
         self._prev = ""
         self._run = Tally()  # the current run of non-requested full collections
         self._live_skip = 0
+        self.collector_hint: str | None = None  # the collector the text names, for a log without header
 
     # -- text ----------------------------------------------------------------------------
     def text(self, chunk: str) -> None:
         """A chunk of the log's text as read (the events that follow came from it)."""
         self._prev, self._text = self._text, chunk
         scan_text(self.lines, chunk, self._rule)
+        if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
+            self.collector_hint = "G1"
 
     def _example(self, key: str, name: str, gid: int | None) -> None:
         have = self.examples.setdefault(key, [])

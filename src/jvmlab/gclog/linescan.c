@@ -24,6 +24,7 @@ static const struct { const char *text; unsigned len; int timed; } WORDS[] = {
     W("To-space exhausted"), W("Capacity: "), W("Used: "), W("Min Capacity: "), W("Max Capacity: "),
     W("Soft Max Capacity: "),
     W("User="), W("Using "), W("GC time "), /* CPU times, workers, GC time limit: the findings' facts */
+    W("Eden regions: "), /* G1's: names the collector of a log without its header */
 };
 
 /* 1 if the line [w, end) ends (before its newline and trailing blanks) with a digit and
