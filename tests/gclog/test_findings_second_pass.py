@@ -254,3 +254,19 @@ def test_compiled_and_python_paths_agree_on_the_corpus(tmp_path: Path, monkeypat
         monkeypatch.setenv("JVMLAB_GCLOG_NATIVE", switch)
         out[switch] = [[f.to_json() for f in find(s)] for p in paths for s in analyze_paths([shutil.copy(p, tmp_path)])]
     assert out["1"] == out["0"]
+
+
+def test_times_and_sizes_in_human_units(tmp_path: Path) -> None:
+    """Terminal, HTML and Markdown all format through these: days, not 6.85e+03 min."""
+    from jvmlab.metrics import format_duration_ms, format_mb
+    from jvmlab.report import gcfindings
+
+    assert format_duration_ms(6.85e3 * 60_000) == "4.76 d"
+    assert format_duration_ms(3 * 3_600_000) == "3 h" and format_duration_ms(999.7) == "1000 ms"
+    assert format_mb(5e6) == "4.77 TB"
+    for v in (0.0004, 0.9996, 999.6, 5.9e5, 7.1e6, 1e9, 1e13):
+        assert "e+" not in format_duration_ms(v) and "e-" not in format_duration_ms(v)
+    lines = [*J8, _flags("-XX:+UseParallelGC"), _ps_full(411_000.0, "System"), _ps_full(411_500.0, "System")]
+    (summary,) = analyze_paths([_write(tmp_path, lines)])
+    row = gcfindings.row({f.id: f for f in find(summary)}["explicit-gc"])
+    assert row[-1] == "4.76 d..4.76 d" and row[3] == "400 ms"

@@ -68,10 +68,12 @@ def _requested(ctx: Context) -> list[Finding]:
         if system and full and concurrent:  # already concurrent otherwise
             fixes += (fx.explicit_concurrent(),)
         by = ", ".join(f"{ctx.causes((c,)).count}x {c}" for c in EXPLICIT if ctx.causes((c,)).count)
+        what = (f"System.gc() started {t.count} collection(s)" if system == t.count
+                else f"{t.count} collection(s) were asked for ({by})")
         out.append(Finding(
             "explicit-gc", ERROR if full and concurrent else WARN,
-            "explicit collections (System.gc(), JVMTI, jcmd)", f"{t.count} collection(s) were asked for "
-            f"({by}), served by the {ctx.collector or 'collector'} as: {served or 'unknown'}. They are "
+            "System.gc() calls" if system == t.count else "explicit collections (System.gc(), JVMTI, jcmd)",
+            f"{what}, served by the {ctx.collector or 'collector'} as: {served or 'unknown'}. They are "
             f"collections the heap did not ask for.", evidence(t), fixes,
             "Find the caller: System.gc() (jcmd Thread.print; RMI's distributed GC calls it hourly, "
             "sun.rmi.dgc.server.gcInterval); JvmtiEnv ForceGarbageCollection comes from an agent (profiler, "
