@@ -32,6 +32,7 @@ MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any re
 MAX_TIMELINE_POINTS = 200_000  # pause and heap-after points kept for the stored timelines
 LIVE_POINTS = 4096  # live-set points kept; beyond, every other one is dropped (the stride doubles)
 _MAX_FULL_AFTER = 10_000
+HEADER_CHUNKS = 2  # start-up facts are read from a log's first chunks (4 MB each), and where a JVM restarts
 
 # Causes that are a request from outside the collector (not a fallback), by the log's words.
 # JDK 6-8 word System.gc() as "System" (JDK 6) or "System.gc()" (JDK 7-8).
@@ -105,12 +106,14 @@ class LogFold:
         self._run = Tally()  # the current run of non-requested full collections
         self._live_skip = 0
         self.collector_hint: str | None = None  # the collector the text names, for a log without header
+        self._chunks = 0
 
     # -- text ----------------------------------------------------------------------------
     def text(self, chunk: str) -> None:
         """A chunk of the log's text as read (the events that follow came from it)."""
         self._prev, self._text = self._text, chunk
-        scan_text(self.lines, chunk, self._rule)
+        self._chunks += 1
+        scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
         if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
             self.collector_hint = "G1"
 

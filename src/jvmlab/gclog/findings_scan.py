@@ -162,8 +162,9 @@ def _uptime(line: str) -> float | None:
     return _f(m.group(1)) if m else None
 
 
-def scan_text(facts: LineFacts, chunk: str, rule: CpuRule) -> None:
-    """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here)."""
+def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
+    """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here);
+    ``header``: the chunk may hold start-up lines (the first chunks of a file)."""
     if "real=" in chunk or "Real=" in chunk:
         _cpu(facts.cpu, chunk, rule)
     if "Safepoint \"" in chunk or "threads were stopped" in chunk:
@@ -186,17 +187,24 @@ def scan_text(facts: LineFacts, chunk: str, rule: CpuRule) -> None:
     if ("[warning" in chunk or "[error" in chunk) and len(facts.warnings) < MAX_WARNINGS:
         facts.warnings.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
         del facts.warnings[MAX_WARNINGS:]
+    if "OutOfMemoryError" in chunk:
+        for m in _OOM.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.oom.add(_uptime(line), None)
+            facts.oom_line = facts.oom_line or line
+    if header:
+        _header(facts, chunk)
+
+
+def _header(facts: LineFacts, chunk: str) -> None:
+    """Facts a JVM prints at start-up: memory, flags, compressed oops, large pages."""
     if "emory" in chunk:
         _memory(facts, chunk)
-    for needles, rx, tally, what in ((("arge page", "argePages"), _LARGE_PAGES, facts.large_pages,
-                                      "large_pages_line"),
-                                     (("OutOfMemoryError",), _OOM, facts.oom, "oom_line")):
-        if any(n in chunk for n in needles):
-            for m in rx.finditer(chunk):
-                line = line_of(chunk, m.start())
-                tally.add(_uptime(line), None)
-                if getattr(facts, what) is None:
-                    setattr(facts, what, line)
+    if "arge page" in chunk or "argePages" in chunk:
+        for m in _LARGE_PAGES.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.large_pages.add(_uptime(line), None)
+            facts.large_pages_line = facts.large_pages_line or line
     if "MaxGCPauseMillis" in chunk or "Pause Time Goal" in chunk or "MaxMetaspaceSize" in chunk:
         for m in _FLAG_VALUE.finditer(chunk):
             if m["k"] == "MaxGCPauseMillis" and facts.pause_goal_ms is None:
