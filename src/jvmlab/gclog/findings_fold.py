@@ -217,8 +217,9 @@ class LogFold:
         self._run = Tally()
 
     def finish(self) -> None:
-        """The end of the log: close the open run of full collections."""
+        """The end of the log: close the open run of full collections, let go of the text."""
         self._end_run()
+        self._text = self._prev = ""
 
     def _live(self, t: float | None, after_mb: float) -> None:
         if t is None:
