@@ -177,12 +177,12 @@ class _Folder:
         if len(self._out) < length:
             self._out = ctypes.create_string_buffer(length)
             self._durs = (_D * (_REC * (length // _MIN_LINE_BYTES + 16)))()
-        text = block[:length].decode("utf-8", errors="replace")
-        self._facts.text(text.replace("\r\n", "\n") if "\r" in text else text)  # the raw text, as the parser's
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
                              self._classify)
         if written < 0:
             raise _Decline
+        # the findings read the raw text (the folder read it, not the Python parser), then its events
+        self._facts.text(block[:length].decode("utf-8", errors="replace"))  # the folder gives up on a \r
         self._records(self._durs[: _REC * self.state.n_durs])
         return ctypes.string_at(self._out, written)
 
