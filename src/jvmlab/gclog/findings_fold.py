@@ -89,6 +89,30 @@ CONSECUTIVE_FULL_MIN = 3  # three full collections with no other collection betw
 LOW_FREED_FRACTION = 0.1  # a full collection that frees under 10% of the heap it started with
 
 
+EXAMPLE_MISSES = 8  # lookups of a kind's example that found no line before it is given up (bounded work)
+
+
+def _line_with(text: str | bytes, stop: int, needle: str, last: bool, have: list[str]) -> str | None:
+    """A line of ``text[:stop]`` holding ``needle`` not yet in ``have`` (the last one when ``last``);
+    ``text`` is the parser's text or the compiled folder's raw block (bytes, not copied)."""
+    nl: str | bytes = "\n"
+    pattern: str | bytes = needle
+    if isinstance(text, bytes):
+        nl, pattern = b"\n", needle.encode("utf-8", errors="replace")
+    at = text.rfind(pattern, 0, stop) if last else text.find(pattern, 0, stop)  # type: ignore[arg-type]
+    tries = 0
+    while at >= 0 and tries < 4:
+        start = text.rfind(nl, 0, at) + 1  # type: ignore[arg-type]
+        end = text.find(nl, at, stop)  # type: ignore[arg-type]
+        piece = text[start:end if end >= 0 else stop][:LINE_CHARS]
+        line = (piece.decode("utf-8", errors="replace") if isinstance(piece, bytes) else piece).rstrip()
+        if line not in have:
+            return line
+        tries += 1
+        at = -1 if last else text.find(pattern, at + 1, stop)  # type: ignore[arg-type]
+    return None
+
+
 class LogFold:
     """The findings' facts of one log, folded as the summary is made."""
 
@@ -107,33 +131,39 @@ class LogFold:
         self._live_skip = 0
         self.collector_hint: str | None = None  # the collector the text names, for a log without header
         self._chunks = 0
+        self._raw: tuple[bytes, int] | None = None
+        self._misses: dict[str, int] = {}
+        self._young_examples = True  # young collections (and pauses) still want example lines
+        self._timeline_room = MAX_TIMELINE_POINTS
 
     # -- text ----------------------------------------------------------------------------
-    def text(self, chunk: str) -> None:
-        """A chunk of the log's text as read (the events that follow came from it)."""
+    def text(self, chunk: str, raw: tuple[bytes, int] | None = None) -> None:
+        """A chunk of the log's text as read (the events that follow came from it); ``raw``: the
+        compiled folder's block (its first ``length`` bytes), where example lines are looked up
+        when ``chunk`` holds only the lines the folder set aside."""
+        self._raw = raw
         self._prev, self._text = self._text, chunk
         self._chunks += 1
         scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
         if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
             self.collector_hint = "G1"
 
-    def _example(self, key: str, name: str, gid: int | None) -> None:
+    def _example(self, key: str, name: str, gid: int | None) -> bool:
+        """Look up an example line of this kind of event; False once no more are wanted."""
         have = self.examples.setdefault(key, [])
-        if len(have) >= EXAMPLES or not name:
-            return
+        if len(have) >= EXAMPLES or not name or self._misses.get(key, 0) >= EXAMPLE_MISSES:
+            return False
         needle = f"GC({gid}) {name}" if gid is not None else name
-        for text in (self._text, self._prev):
-            at = text.rfind(needle) if gid is not None else text.find(needle)
-            tries = 0
-            while at >= 0 and tries < 4:
-                start = text.rfind("\n", 0, at) + 1
-                end = text.find("\n", at)
-                line = text[start:end if end >= 0 else len(text)][:LINE_CHARS].rstrip()
-                if line not in have:
-                    have.append(line)
-                    return
-                tries += 1
-                at = -1 if gid is not None else text.find(needle, at + 1)
+        texts: tuple[tuple[str | bytes, int], ...] = ((self._text, len(self._text)), (self._prev, len(self._prev)))
+        if self._raw is not None:
+            texts = (self._raw,)
+        for text, stop in texts:
+            line = _line_with(text, stop, needle, gid is not None, have)
+            if line is not None:
+                have.append(line)
+                return True
+        self._misses[key] = self._misses.get(key, 0) + 1
+        return True
 
     # -- events --------------------------------------------------------------------------
     def event(self, e: GcEvent) -> None:
@@ -153,14 +183,16 @@ class LogFold:
         f.events += 1
         if f.events > MAX_EVENTS:
             return
-        if t is not None and len(self.pause_t) + len(self.heap_t) < MAX_TIMELINE_POINTS:
+        if t is not None and self._timeline_room > 0:
             if typ == ev.PAUSE and dur is not None:
                 self.pause_t.append(t)
                 self.pause_ms.append(dur)
+                self._timeline_room -= 1
             if after is not None:
                 self.heap_t.append(t)
                 self.heap_mb.append(after)
-        cause = canonical_cause(raw_cause)
+                self._timeline_room -= 1
+        cause = canonical_cause(raw_cause) if raw_cause else None
         if cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS):
             f.by_cause.setdefault(cause, Tally()).add(t, dur)
             served = f.served_by.setdefault(cause, {})
@@ -176,11 +208,14 @@ class LogFold:
         if typ == ev.CYCLE:  # a concurrent cycle's "after" includes what was allocated meanwhile: no live set
             return
         if kind != ev.FULL:
-            self._end_run()
+            if self._run.count:
+                self._end_run()
             if kind == ev.YOUNG:
                 f.young.add(t, dur)
-                self._example("young", name, gid)
-            elif kind == ev.DEGENERATED:
+                if self._young_examples:
+                    self._young_examples = self._example("young", name, gid) and self._example("pause", name, gid)
+                return
+            if kind == ev.DEGENERATED:
                 f.degenerated.add(t, dur)
                 self._example("degenerated-gc", name, gid)
             self._example("pause", name, gid)
@@ -220,6 +255,7 @@ class LogFold:
         """The end of the log: close the open run of full collections, let go of the text."""
         self._end_run()
         self._text = self._prev = ""
+        self._raw = None
 
     def _live(self, t: float | None, after_mb: float) -> None:
         if t is None:

@@ -70,10 +70,13 @@ class Tally:
         if ms is not None:
             self.timed = True
             self.total_ms += ms
-            self.worst_ms = ms if self.worst_ms is None else max(self.worst_ms, ms)
+            if self.worst_ms is None or ms > self.worst_ms:
+                self.worst_ms = ms
         if t_s is not None:
-            self.first_t_s = t_s if self.first_t_s is None else min(self.first_t_s, t_s)
-            self.last_t_s = t_s if self.last_t_s is None else max(self.last_t_s, t_s)
+            if self.first_t_s is None or t_s < self.first_t_s:
+                self.first_t_s = t_s
+            if self.last_t_s is None or t_s > self.last_t_s:
+                self.last_t_s = t_s
 
     def merge(self, other: Tally) -> None:
         """Add ``other``'s events to this tally."""
@@ -235,7 +238,7 @@ def _memory(facts: LineFacts, chunk: str) -> None:
 def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
     for rx in (_TIMES_LEGACY, _TIMES_UNIFIED):
         for m in rx.finditer(chunk):
-            user, sys_, real = _f(m["u"]), _f(m["s"]), _f(m["r"])
+            real = _f(m["r"])
             if rx is _TIMES_LEGACY:
                 line = line_of(chunk, m.start())
                 if "CMS-concurrent" in line or "concurrent-" in line:  # a concurrent phase runs beside the app
@@ -245,6 +248,7 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             cpu.pauses += 1
             if real < rule.min_real_s:
                 continue
+            user, sys_ = _f(m["u"]), _f(m["s"])
             used = user + sys_
             t = None
             if used * rule.starved_factor < real:

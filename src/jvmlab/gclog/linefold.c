@@ -76,6 +76,7 @@ typedef struct {
     i64 fail_count[CAUSES];
     double fail_total[CAUSES], fail_max[CAUSES];
     i64 n_durs; /* event records (REC doubles each) written by the last call */
+    i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
 } fold_t;
 
@@ -820,12 +821,23 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
 
 long jvmlab_fold_size(void) { return (long)sizeof(fold_t); }
 
+/* 1 if the findings read this GC-id line (gclog.findings_fold, findings_scan): CPU times, worker
+ * counts, the GC time limit, G1's region lines, or a warning/error level in its decorators. */
+static int side_line(const char *p, const char *deco_end, const char *msg, const char *end) {
+    size_t left = (size_t)(end - msg);
+    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0) ||
+        (left >= 8 && memcmp(msg, "GC time ", 8) == 0) || (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0))
+        return 1; /* "Eden regions: " names G1 in a log without its header */
+    return memmem(p, (size_t)(deco_end - p), "[warning", 8) != NULL || memmem(p, (size_t)(deco_end - p), "[error", 6) != NULL;
+}
+
 long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *durs, long durs_cap,
-                       classify_fn classify) {
+                       classify_fn classify, char *side) {
     const char *p = in, *stop = in + n, *first_gc = NULL;
     i64 *plain_at = s->plain_at, *plain_end = s->plain_end, *gc0 = s->gc0;
     long n_plain = 0, n_gc0 = 0;
     s->n_durs = 0;
+    s->side_len = 0;
     s->chunk_no++;
     if (n >= (1L << 31) || !c_locale || memchr(in, '\r', (size_t)n))
         return -1;
@@ -854,6 +866,8 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 return -1;
             plain_at[n_plain] = p - in;
             plain_end[n_plain++] = (nl ? nl + 1 : stop) - in;
+            memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p)); /* every plain line: few */
+            s->side_len += (nl ? nl + 1 : stop) - p;
         } else {
             if (first_gc == NULL)
                 first_gc = gc;
@@ -878,6 +892,10 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 if (deco_end[-1] == ']' &&
                     !event_line(s, in, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
                     return -1;
+                if (side_line(p, deco_end, d + 2, end)) {
+                    memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p));
+                    s->side_len += (nl ? nl + 1 : stop) - p;
+                }
             } else if (d < end && *d == ')') {
                 return -1;
             }

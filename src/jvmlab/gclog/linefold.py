@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,7 @@ class _State(ctypes.Structure):
         *((n, _D) for n in ("lp_t", "lp_dur", "lp_before", "lp_after", "lp_committed", "lp_yb", "lp_ya")),
         ("cause_count", _I * _CAUSES), ("cause_total", _D * _CAUSES), ("cause_max", _D * _CAUSES),
         ("fail_count", _I * _CAUSES), ("fail_total", _D * _CAUSES), ("fail_max", _D * _CAUSES),
-        ("n_durs", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
+        ("n_durs", _I), ("side_len", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
     ]
 
 
@@ -109,7 +109,7 @@ def _native() -> tuple[Any, Any] | None:
     init.argtypes = [ctypes.POINTER(_State)]
     fold.restype = ctypes.c_long
     fold.argtypes = [ctypes.POINTER(_State), ctypes.c_char_p, ctypes.c_long, ctypes.c_char_p,
-                     ctypes.POINTER(_D), ctypes.c_long, _CLASSIFY]
+                     ctypes.POINTER(_D), ctypes.c_long, _CLASSIFY, ctypes.c_char_p]
     return init, fold
 
 
@@ -133,6 +133,7 @@ class _Folder:
         self.failures: list[str] = []
         self.phases: list[str] = []
         self._out = ctypes.create_string_buffer(0)
+        self._side = ctypes.create_string_buffer(0)
         self._durs = (_D * 0)()
         self._classify = _CLASSIFY(self._classify_name)  # kept referenced while C may call it
 
@@ -176,29 +177,34 @@ class _Folder:
     def keep(self, block: bytes, length: int) -> bytes:
         if len(self._out) < length:
             self._out = ctypes.create_string_buffer(length)
+            self._side = ctypes.create_string_buffer(length)
             self._durs = (_D * (_REC * (length // _MIN_LINE_BYTES + 16)))()
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
-                             self._classify)
+                             self._classify, self._side)
         if written < 0:
             raise _Decline
-        # the findings read the raw text (the folder read it, not the Python parser), then its events
-        self._facts.text(block[:length].decode("utf-8", errors="replace"))  # the folder gives up on a \r
-        self._records(self._durs[: _REC * self.state.n_durs])
+        # the findings read the lines the folder set aside for them (it gives up on a \r), and
+        # look up their example lines in the raw block
+        self._facts.text(ctypes.string_at(self._side, self.state.side_len).decode("ascii"), (block, length))
+        self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * self.state.n_durs].tolist())
         return ctypes.string_at(self._out, written)
 
-    def _records(self, recs: list[float]) -> None:
+    def _records(self, recs: Sequence[float]) -> None:
         """The pauses' durations into the sketch, every pause and cycle into the findings' fold."""
         add, collection, names, causes = self._add, self._facts.collection, self._events, self.causes
+        pause, cycle = ev.PAUSE, ev.CYCLE
         for i in range(0, len(recs), _REC):
             code, t, dur, before, after, committed, gid = recs[i: i + 7]
+            # NaN (not given) becomes None: NaN != NaN
             if code >= 0:
                 name, kind, cause, failure = names[int(code)]
                 add(dur)
-                collection(ev.PAUSE, kind, name, cause, failure, t, dur, _opt(before), _opt(after), _opt(committed),
-                           int(gid))
+                collection(pause, kind, name, cause, failure, t, dur, before if before == before else None,
+                           after if after == after else None, committed if committed == committed else None, int(gid))
             else:
-                collection(ev.CYCLE, "concurrent", "Garbage Collection", causes[int(-code) - 2] if code <= -2 else None,
-                           None, t, _opt(dur), _opt(before), _opt(after), _opt(committed), int(gid))
+                collection(cycle, "concurrent", "Garbage Collection", causes[int(-code) - 2] if code <= -2 else None,
+                           None, t, dur if dur == dur else None, before if before == before else None,
+                           after if after == after else None, committed if committed == committed else None, int(gid))
 
     def finish(self, summary: LogSummary, parser: UnifiedParser) -> None:
         """Move the folded figures into ``summary`` and the clock and collector into ``parser``."""
