@@ -270,3 +270,11 @@ def test_times_and_sizes_in_human_units(tmp_path: Path) -> None:
     (summary,) = analyze_paths([_write(tmp_path, lines)])
     row = gcfindings.row({f.id: f for f in find(summary)}["explicit-gc"])
     assert row[-1] == "4.76 d..4.76 d" and row[3] == "400 ms"
+
+
+def test_pause_goal_from_the_invocations_flags() -> None:
+    """The gc collector passes the cell's -XX:MaxGCPauseMillis (the last one wins, as in the JVM)."""
+    from jvmlab.collect.gc import pause_goal_ms
+
+    assert pause_goal_ms(("-Xmx1g", "-XX:MaxGCPauseMillis=50", "-XX:MaxGCPauseMillis=20")) == 20.0
+    assert pause_goal_ms(("-Xmx1g", "-XX:+UseG1GC")) is None
