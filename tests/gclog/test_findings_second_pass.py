@@ -278,3 +278,18 @@ def test_pause_goal_from_the_invocations_flags() -> None:
 
     assert pause_goal_ms(("-Xmx1g", "-XX:MaxGCPauseMillis=50", "-XX:MaxGCPauseMillis=20")) == 20.0
     assert pause_goal_ms(("-Xmx1g", "-XX:+UseG1GC")) is None
+
+
+def test_out_of_memory_is_the_error_not_the_class_loading(tmp_path: Path, path_kind: str) -> None:
+    head = ["[0.001s][info][gc,init] Version: 17.0.9+9 (release)", "[0.002s][info][gc] Using Serial",
+            "[0.300s][info][class,load   ] java.lang.OutOfMemoryError source: shared objects file",
+            "[1.000s][info][gc] GC(0) Pause Young (Allocation Failure) 30M->10M(100M) 3.000ms"]
+    assert "out-of-memory" not in _ids(_write(tmp_path, head, "a.log"))
+    error = head + ['Exception in thread "main" java.lang.OutOfMemoryError: Java heap space']
+    assert "out-of-memory" in _ids(_write(tmp_path, error, "b.log"))
+
+
+def test_graalvm_native_image_full_collections_are_its_serial_gc(tmp_path: Path, path_kind: str) -> None:
+    lines = [f"[{3 + i:.3f}s] GC({i}) Pause Full GC (Collect on allocation) 13.00M->3.00M 14.698ms" for i in range(3)]
+    (summary,) = analyze_paths([_write(tmp_path, lines)])
+    assert summary.collector == "Serial" and "full-gc" not in {f.id for f in find(summary)}

@@ -222,6 +222,8 @@ class LogFold:
             return
         f.all_full.add(t, dur)
         self._example("any-full", name, gid)
+        if self.collector_hint is None and name.startswith("Pause Full GC ("):
+            self.collector_hint = "Serial"  # GraalVM native image's words: its Serial GC (HotSpot never says so)
         if after is not None:
             self._live(t, after)
         if cause in REQUESTED or cause in METASPACE:  # findings of their own

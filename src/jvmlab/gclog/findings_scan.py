@@ -39,8 +39,9 @@ _OOPS_OFF = re.compile(r"-XX:-UseCompressedOops|Compressed Oops: Disabled")
 _LARGE_PAGES = re.compile(r"Failed to reserve (?:shared memory|large pages)|UseLargePages disabled|"
                           r"Failed to (?:reserve|commit)[^\n]{0,80}large pages|"
                           r"[Ll]arge pages? (?:are |is )?(?:not supported|unavailable|failed)")
-# The error itself, printed into the log when stdout and the GC log are one file
-_OOM = re.compile(r"java\.lang\.OutOfMemoryError")
+# The error itself, printed into the log when stdout and the GC log are one file ("...Error: Java
+# heap space"; the class's own loading and initialisation lines, -Xlog:class*, are not it)
+_OOM = re.compile(r"java\.lang\.OutOfMemoryError:")
 _PS_OLD = re.compile(r"\[PSOldGen: ")  # JDK 8 Parallel with -XX:-UseParallelOldGC: old gen collected serially
 _WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
 MAX_WARNINGS = 50
