@@ -4,11 +4,12 @@ Run:  .venv/bin/python bench/gclog_speed.py [--copies 10] [--skip-gcviewer]
 
 Builds a large unified G1 log (N concatenated copies of gctoolkit's
 unified/g1gc/jdk11_details.log from ../shared/gclogs, ~474 MB for 10) in a temp dir, then
-times jvmlab and GCViewer (headless, `-t SUMMARY`) on the 1x and Nx files, each in a
-fresh process, and prints throughput (MB/s), the ratio, peak RSS and pause counts. jvmlab
-runs twice: with the compiled line pre-filter (gclog/linescan.c, the default when a C
-compiler is present) and with the pure-Python fallback (JVMLAB_GCLOG_NATIVE=0); the ratios
-are for the default path, the "py MB/s" column shows the fallback. Both
+times the COMMAND as users run it, `jvmlab gc analyze LOG --json` and the terminal form
+(`jvmlab gc analyze LOG`, output thrown away), and GCViewer (headless, `-t SUMMARY`) on the
+1x and Nx files, each a fresh process timed from start to exit (process wall, CPU and peak
+RSS from wait4), and prints throughput (MB/s), the ratio, peak RSS and pause counts. The
+command includes the findings (computed in the summary's one pass), start-up and output.
+With --python the pure-Python fallback (JVMLAB_GCLOG_NATIVE=0) is timed too ("py MB/s"). Both
 the wall-clock ratio and the CPU-time ratio are printed: on a busy machine the wall clock
 mostly measures the neighbours (GCViewer uses several threads, jvmlab one), CPU time less so.
 The GCViewer jar is fetched once with mvn into ~/.cache/jvmlab/tools.
@@ -34,17 +35,6 @@ SOURCE = SHARED / "gctoolkit-testdata/gctoolkit-gclogs/unified/g1gc/jdk11_detail
 TOOLS = Path.home() / ".cache" / "jvmlab" / "tools"
 JAR = TOOLS / "gcviewer-1.36.jar"
 JAVA = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
-
-_CHILD = """
-import json, resource, sys, time
-from pathlib import Path
-from jvmlab.gclog import analyze_paths
-t, c = time.perf_counter(), time.process_time()
-(s,) = analyze_paths([Path(sys.argv[1])])
-dt, dc = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"seconds": dt, "cpu_s": dc, "pauses": s.pause_count,
-                  "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
-"""
 
 # Where the time goes: each stage of the unified reader on its own, CPU seconds.
 _STAGES = """
@@ -96,11 +86,26 @@ def ensure_gcviewer() -> Path | None:
     return JAR if proc.returncode == 0 and JAR.is_file() else None
 
 
-def run_jvmlab(path: Path, native: bool = True) -> dict[str, float]:
+def _timed(argv: list[str], env: dict[str, str], stdout: int) -> tuple[float, float, int, bytes]:
+    """Run argv to its exit: (wall s, CPU s, peak RSS kB, stdout) of that one process (wait4)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+    out = proc.stdout.read() if proc.stdout is not None else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv} exited {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out
+
+
+def run_jvmlab(path: Path, native: bool = True, terminal: bool = False) -> dict[str, float]:
+    """`jvmlab gc analyze PATH --json` (or the terminal form) as a user runs it."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "JVMLAB_GCLOG_NATIVE": "1" if native else "0"}
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
-                         check=True, env=env)
-    return json.loads(out.stdout)
+    argv = [sys.executable, "-m", "jvmlab", "gc", "analyze", str(path)] + ([] if terminal else ["--json"])
+    wall, cpu, rss, out = _timed(argv, env, subprocess.DEVNULL if terminal else subprocess.PIPE)
+    pauses = -1 if terminal else json.loads(out)["logs"][0]["pauses"]["count"]
+    return {"seconds": wall, "cpu_s": cpu, "pauses": pauses, "rss_kb": rss}
 
 
 def run_stages(path: Path) -> dict[str, float]:
@@ -136,6 +141,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--skip-gcviewer", action="store_true")
     parser.add_argument("--stages", action="store_true", help="also print where jvmlab's time goes")
+    parser.add_argument("--python", action="store_true", help="also time the pure-Python fallback")
     args = parser.parse_args()
     if not SOURCE.is_file():
         sys.exit(f"missing {SOURCE}; set JVMLAB_GCLOGS")
@@ -151,21 +157,26 @@ def main() -> None:
             for _ in range(args.copies):
                 out.write(data)
         del data
-        print(f"{'file':>10} {'MB':>7} | {'jvmlab MB/s':>11} {'RSS MB':>7} {'pauses':>7} {'py MB/s':>7} | "
-              f"{'GCViewer MB/s':>13} {'RSS MB':>7} {'pauses':>7} | {'wall ratio':>10} {'CPU ratio':>9}")
+        print(f"{'file':>10} {'MB':>7} | {'--json s':>8} {'MB/s':>6} {'RSS MB':>7} {'pauses':>7} "
+              f"{'term s':>6} {'RSS MB':>7} {'py MB/s':>7} | "
+              f"{'GCViewer s':>10} {'RSS MB':>7} {'pauses':>7} | {'wall ratio':>10} {'CPU ratio':>9}")
         for path in (one, big):
             mb = path.stat().st_size / 1e6
             ours = run_jvmlab(path)
-            fallback = run_jvmlab(path, native=False)
-            assert fallback["pauses"] == ours["pauses"], (fallback, ours)
+            term = run_jvmlab(path, terminal=True)
+            py = "-"
+            if args.python:
+                fallback = run_jvmlab(path, native=False)
+                assert fallback["pauses"] == ours["pauses"], (fallback, ours)
+                py = f"{mb / fallback['seconds']:.1f}"
             theirs = run_gcviewer(path, jar) if jar else None
             ratio = f"{theirs['seconds'] / ours['seconds']:.2f}x" if theirs else "-"
             cpu_ratio = f"{theirs['cpu_s'] / ours['cpu_s']:.2f}x" if theirs else "-"
-            gcv = (f"{mb / theirs['seconds']:13.1f} {theirs['rss_kb'] / 1024:7.0f} {theirs['pauses']:7d}"
-                   if theirs else f"{'-':>13} {'-':>7} {'-':>7}")
-            print(f"{path.name:>10} {mb:7.1f} | {mb / ours['seconds']:11.1f} {ours['rss_kb'] / 1024:7.0f} "
-                  f"{ours['pauses']:7d} {mb / fallback['seconds']:7.1f} | {gcv} | {ratio:>10} {cpu_ratio:>9}",
-                  flush=True)
+            gcv = (f"{theirs['seconds']:10.2f} {theirs['rss_kb'] / 1024:7.0f} {theirs['pauses']:7d}"
+                   if theirs else f"{'-':>10} {'-':>7} {'-':>7}")
+            print(f"{path.name:>10} {mb:7.1f} | {ours['seconds']:8.2f} {mb / ours['seconds']:6.1f} "
+                  f"{ours['rss_kb'] / 1024:7.0f} {ours['pauses']:7d} {term['seconds']:6.2f} "
+                  f"{term['rss_kb'] / 1024:7.0f} {py:>7} | {gcv} | {ratio:>10} {cpu_ratio:>9}", flush=True)
         if args.stages:
             print(f"\nwhere jvmlab's time goes on {one.name} (CPU seconds, each stage run alone):")
             for stage, secs in run_stages(one).items():

@@ -71,21 +71,33 @@ def format_duration_ms(ms: float | None) -> str:
         return "0 ms"
     a = abs(ms)
     if a < 1e-3:
-        return f"{ms * 1e6:.3g} ns"
+        return f"{_sig3(ms * 1e6)} ns"
     if a < 1.0:
-        return f"{ms * 1e3:.3g} µs"
+        return f"{_sig3(ms * 1e3)} µs"
     if a < 1000.0:
-        return f"{ms:.3g} ms"
+        return f"{_sig3(ms)} ms"
     if a < 600_000.0:
-        return f"{ms / 1000.0:.3g} s"
-    return f"{ms / 60_000.0:.3g} min"
+        return f"{_sig3(ms / 1000.0)} s"
+    if a < 7_200_000.0:
+        return f"{_sig3(ms / 60_000.0)} min"
+    if a < 172_800_000.0:
+        return f"{_sig3(ms / 3_600_000.0)} h"
+    return f"{_sig3(ms / 86_400_000.0)} d"  # a log's uptimes run to days: 4.8 d, not 6.85e+03 min
+
+
+def _sig3(value: float) -> str:
+    """Three significant digits, never in exponent notation (1234 stays 1234)."""
+    text = f"{value:.3g}"
+    return f"{value:.0f}" if "e" in text else text
 
 
 def format_mb(mb: float | None) -> str:
-    """Megabytes (the GC logs' unit) as MB, or GB from 1024 MB, 3 significant digits."""
+    """Megabytes (the GC logs' unit) as MB, GB from 1024 MB, TB from 1024 GB, 3 significant digits."""
     if mb is None:
         return "-"
-    return f"{mb / 1024:.3g} GB" if mb >= 1024 else f"{mb:.3g} MB"
+    if mb >= 1024 * 1024:
+        return f"{_sig3(mb / (1024 * 1024))} TB"
+    return f"{_sig3(mb / 1024)} GB" if mb >= 1024 else f"{_sig3(mb)} MB"
 
 
 def format_compact(value: float, unit: str) -> str:

@@ -11,7 +11,9 @@ logged, value its duration) and "gc.heap_after_mb". JVM uptime starts a few mill
 after the executor's clock; timelines are not shifted for that.
 
 The log's warning and error lines are kept (``warning_lines``) for the flag-effect probe,
-which runs after this one; with ``keep_gc_logs = false`` the log is deleted afterwards.
+which runs after this one; with ``keep_gc_logs = false`` the log is deleted afterwards. The
+log is read once: summary, findings, timelines and warning lines come from the same pass
+(gclog.findings_fold).
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ import weakref
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.gclog import analyze_paths, iter_events, summary_metrics
+from jvmlab.gclog import LogSummary, analyze_paths, summary_metrics
 from jvmlab.gclog.findings import summary_document
-from jvmlab.gclog.reader import iter_chunks
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.documents import GcDocument
@@ -34,9 +35,7 @@ from jvmlab.model.process import ProcessResult, Status
 
 NO_GC_LOG = hazards.GC_LOG_MISSING
 GC_LOG_UNREADABLE = hazards.GC_LOG_UNREADABLE
-_WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
-_MAX_WARNINGS = 50
-_MAX_TIMELINE_POINTS = 200_000
+_PAUSE_GOAL = re.compile(r"-XX:MaxGCPauseMillis=(\d+)")
 
 
 # ``gc_log = "light"`` (the default): the tag sets the summary reads, listed instead of the
@@ -83,39 +82,27 @@ def find_logs(artifacts_dir: Path) -> list[Path]:
     return sorted(logs, key=lambda p: (-p.stat().st_size, p.name))
 
 
-def scan_warnings(path: Path) -> list[str]:
-    """The log's ``[warning]`` and ``[error]`` lines (at most 50), read in bounded chunks."""
-    found: list[str] = []
-    for chunk in iter_chunks(path):
-        if "[warning" not in chunk and "[error" not in chunk:
-            continue
-        found.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
-        if len(found) >= _MAX_WARNINGS:
-            break
-    return found[:_MAX_WARNINGS]
-
-
-def gc_timelines(path: Path) -> dict[str, Timeline]:
-    """Pause and heap-after-GC timelines of one log (bounded in length)."""
-    pause_t: list[float] = []
-    pause_ms: list[float] = []
-    heap_t: list[float] = []
-    heap_mb: list[float] = []
-    for event in iter_events(path):
-        if event.t_s is None or len(pause_t) + len(heap_t) >= _MAX_TIMELINE_POINTS:
-            continue
-        if event.type == "pause" and event.duration_ms is not None:
-            pause_t.append(event.t_s)
-            pause_ms.append(event.duration_ms)
-        if event.heap_after_mb is not None and event.type in ("pause", "cycle"):
-            heap_t.append(event.t_s)
-            heap_mb.append(event.heap_after_mb)
+def gc_timelines(source: Path | LogSummary) -> dict[str, Timeline]:
+    """Pause and heap-after-GC timelines of one log (bounded in length), from its summary's
+    one pass (a path is analyzed first)."""
+    summary = source if isinstance(source, LogSummary) else analyze_paths([source])[0]
+    fold = summary.fold
     out: dict[str, Timeline] = {}
-    if pause_t:
-        out["gc.pause_ms"] = Timeline(tuple(pause_t), tuple(pause_ms), "ms")
-    if heap_t:
-        out["gc.heap_after_mb"] = Timeline(tuple(heap_t), tuple(heap_mb), "MB")
+    if fold.pause_t:
+        out["gc.pause_ms"] = Timeline(tuple(fold.pause_t), tuple(fold.pause_ms), "ms")
+    if fold.heap_t:
+        out["gc.heap_after_mb"] = Timeline(tuple(fold.heap_t), tuple(fold.heap_mb), "MB")
     return out
+
+
+def pause_goal_ms(flags: tuple[str, ...]) -> float | None:
+    """-XX:MaxGCPauseMillis as the cell sets it (None when it does not: the collector's default
+    is no goal the user asked for)."""
+    for flag in reversed(flags):
+        m = _PAUSE_GOAL.fullmatch(flag)
+        if m is not None:
+            return float(m[1])
+    return None
 
 
 def _missing_hint(ctx: ProbeContext) -> str:
@@ -165,15 +152,16 @@ class GcProbe(NullProbe):
                     log.unlink(missing_ok=True)
 
     def _summarize(self, path: Path, logs: list[Path], result: ProcessResult) -> Collected:
-        self.warning_lines = scan_warnings(path)
-        summary = analyze_paths([path])[0]
+        summary = analyze_paths([path])[0]  # one read of the log: summary, findings, timelines, warnings
+        self.warning_lines = list(summary.fold.lines.warnings)
+        summary.pause_goal_ms = summary.pause_goal_ms or pause_goal_ms(self.ctx.flags)
         wall_s = result.measures.wall_s if result.measures else None
         document = summary_document(summary)  # with its findings (`jvmlab gc advise` reads them)
         document["kept"] = self.keep_logs
         document["gc_log"] = self.level
         if len(logs) > 1:
             document["other_logs"] = [str(p) for p in logs if p != path]
-        return Collected(metrics=summary_metrics(summary, wall_s=wall_s), timelines=gc_timelines(path),
+        return Collected(metrics=summary_metrics(summary, wall_s=wall_s), timelines=gc_timelines(summary),
                          documents={GcDocument.KIND: GcDocument.of(document).to_json()})
 
 

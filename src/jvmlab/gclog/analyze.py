@@ -8,6 +8,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.gclog import detect, linefold, linescan
 from jvmlab.gclog.events import GcEvent, LogInfo
+from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.j9 import J9Parser
 from jvmlab.gclog.legacy import LegacyParser
 from jvmlab.gclog.reader import iter_chunks, iter_lines, read_head
@@ -24,11 +25,31 @@ def _parser_for(fmt: str) -> Parser:
     return makers[fmt]()
 
 
-def _feed(parser: Parser, paths: Iterable[Path]) -> Iterator[GcEvent | LogInfo]:
+def _feed(parser: Parser, paths: Iterable[Path], fold: LogFold | None = None) -> Iterator[GcEvent | LogInfo]:
+    """The parser's records of ``paths``; ``fold`` (the summary's) also sees each chunk of text."""
+    if fold is None:
+        if isinstance(parser, UnifiedParser):
+            keep = linescan.prefilter()
+            return parser.parse(c for p in paths for c in iter_chunks(p, keep=keep))
+        return parser.parse(line for p in paths for line in iter_lines(p))
     if isinstance(parser, UnifiedParser):
-        keep = linescan.prefilter()
-        return parser.parse(c for p in paths for c in iter_chunks(p, keep=keep))
-    return parser.parse(line for p in paths for line in iter_lines(p))
+        return parser.parse(_seen(fold, (c for p in paths for c in iter_chunks(p, keep=linescan.prefilter()))))
+    return parser.parse(_lines(_seen(fold, (c for p in paths for c in iter_chunks(p)))))
+
+
+def _seen(fold: LogFold, chunks: Iterator[str]) -> Iterator[str]:
+    for chunk in chunks:
+        fold.text(chunk)
+        yield chunk
+
+
+def _lines(chunks: Iterator[str]) -> Iterator[str]:
+    """The lines of the chunks without their newline (as reader.iter_lines)."""
+    for chunk in chunks:
+        lines = chunk.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        yield from lines
 
 
 def iter_events(path: Path) -> Iterator[GcEvent]:
@@ -75,9 +96,10 @@ def summarize(paths: list[Path], fmt: str) -> LogSummary:
     if not (isinstance(parser, UnifiedParser) and linefold.fold(paths, summary, parser)):
         parser, summary = _parser_for(fmt), LogSummary(files=list(paths), format=fmt)  # afresh if it gave up
         add = summary.add
-        for item in _feed(parser, paths):
+        for item in _feed(parser, paths, summary.fold):
             add(item)
-    summary.collector = summary.collector or parser.collector
+    summary.fold.finish()
+    summary.collector = summary.collector or parser.collector or summary.fold.collector_hint
     if summary.collector in ("ZGC", "Shenandoah") and parser.generational:
         summary.collector += " (generational)"
     summary.span_s = parser.clock.span_s

@@ -6,10 +6,9 @@ thresholds are in :mod:`jvmlab.gclog.findings_rules` and docs/gclog.md), a sever
 uptime, one or two example lines of the log), a plain explanation, and candidate fixes:
 flags with the reason for each. ``jvmlab gc advise`` turns the fixes into an experiment.
 
-Findings are computed from the parser's event records plus a raw-line pass for the facts the
-records do not carry (:mod:`jvmlab.gclog.findings_scan`); both read the log's files again after
-the summary was made (a known debt: folding them into the summary's own pass would save the
-second read, docs/gclog.md). They are part of every summary document (``findings: [...]``), also the
+Findings are computed from the facts folded in the summary's own pass over the log
+(:mod:`jvmlab.gclog.findings_fold`: the parser's events and the text it read, with example
+lines): no file is read again. They are part of every summary document (``findings: [...]``), also the
 ones the gc collector stores per invocation, so a stored cell can be advised on later.
 The records live in :mod:`jvmlab.gclog.findings_model` and are re-exported here.
 """
@@ -37,7 +36,7 @@ __all__ = ["ERROR", "INFO", "SEVERITIES", "WARN", "Evidence", "Finding", "Fix", 
 
 
 def find(summary: LogSummary) -> list[Finding]:
-    """The findings of an analyzed log, most severe first (reads its files once more)."""
+    """The findings of an analyzed log, most severe first (from its summary alone)."""
     return evaluate(summary)
 
 

@@ -3,8 +3,9 @@ helpers that turn tallies into evidence. Shared by findings_rules and findings_s
 
 from __future__ import annotations
 
+from jvmlab.gclog.findings_fold import EventFacts, LogFold
 from jvmlab.gclog.findings_model import Evidence
-from jvmlab.gclog.findings_scan import EventFacts, LineFacts, Tally
+from jvmlab.gclog.findings_scan import Tally
 from jvmlab.gclog.summary import LogSummary
 
 PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")  # collectors whose pauses run several GC threads
@@ -18,26 +19,18 @@ def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = ()) -> Evidence:
 def merge(tallies: list[Tally]) -> Tally:
     out = Tally()
     for t in tallies:
-        out.count += t.count
-        out.total_ms += t.total_ms
-        out.timed = out.timed or t.timed
-        for v in (t.worst_ms,):
-            if v is not None:
-                out.worst_ms = v if out.worst_ms is None else max(out.worst_ms, v)
-        for v in (t.first_t_s, t.last_t_s):
-            if v is not None:
-                out.first_t_s = v if out.first_t_s is None else min(out.first_t_s, v)
-                out.last_t_s = v if out.last_t_s is None else max(out.last_t_s, v)
+        out.merge(t)
     return out
 
 
 class Context:
     """One log's summary and facts, and the figures the fixes are sized from."""
 
-    def __init__(self, summary: LogSummary, events: EventFacts, lines: LineFacts) -> None:
+    def __init__(self, summary: LogSummary, fold: LogFold) -> None:
         self.s = summary
-        self.e = events
-        self.lines = lines
+        self.e: EventFacts = fold.e
+        self.lines = fold.lines
+        self.fold = fold
         self.collector = (summary.collector or "").split(" ")[0]
         self.max_mb = summary.heap.get("heap_max_mb")
         self.region_mb = summary.heap.get("region_mb")

@@ -9,24 +9,15 @@ health either: ``gc analyze`` prints what it could not check).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from jvmlab.gclog import findings_fixes as fx
-from jvmlab.gclog.findings_context import PARALLEL, Context, evidence
+from jvmlab.gclog import findings_more as more
+from jvmlab.gclog.findings_context import Context, evidence
+from jvmlab.gclog.findings_fold import EXPLICIT, GC_LOCKER, HUMONGOUS, METASPACE
 from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix, severity_rank
-from jvmlab.gclog.findings_scan import (
-    GC_LOCKER,
-    HUMONGOUS,
-    METASPACE,
-    CpuRule,
-    Tally,
-    find_examples,
-    fold_events,
-    log_events,
-    scan_lines,
-)
-from jvmlab.gclog.findings_stops import CPU_MIN_REAL_S, CPU_STARVED_FACTOR, cpu_findings, safepoint_finding
+from jvmlab.gclog.findings_scan import Tally
+from jvmlab.gclog.findings_stops import cpu_findings, safepoint_finding
 from jvmlab.gclog.summary import LogSummary
 
 GC_OVERHEAD_PCT = 10.0  # paused share of the log's span above which GC costs a tenth of the run
@@ -39,32 +30,27 @@ FREQUENT_YOUNG_MIN_COUNT = 20
 UNIDENTIFIED_WARN_LINES = 1000
 METASPACE_WARN_COUNT = 5  # a few Metaspace collections while classes load at start-up are normal
 
-EXPLICIT = "System.gc()"
+SYSTEM_GC = "System.gc()"
 HEAP_FAR_BELOW_FRACTION = 0.5  # gc-overhead: a heap that peaked under half its maximum is not short of room
 HEAP_INSPECTION = "Heap Inspection Initiated GC"
 HEAP_DUMP = "Heap Dump Initiated GC"
 LAST_DITCH = ("Last ditch collection", "Metadata GC Clear Soft References")
 EVACUATION_FAILURES = ("to-space exhausted", "to-space overflow", "evacuation failure")
 
-EXAMPLE_PATTERNS: dict[str, str] = {
-    "explicit-gc": r"System\.gc\(\)",
-    "heap-inspection-gc": HEAP_INSPECTION,
-    "heap-dump-gc": HEAP_DUMP,
-    "evacuation-failure": r"[Tt]o-space exhausted|Evacuation Failure|to-space overflow",
-    "full-gc": r"Pause Full \((?!System|Heap|Diagnostic)|\[Full GC \((?!System|Heap|Diagnostic)|"
-               r"\(concurrent mode failure\)|\[CMS: \d",  # JDK 8 CMS: a foreground (serial) collection
-    "degenerated-gc": r"Pause Degenerated",
-    "humongous-allocation": r"G1 Humongous Allocation",
-    "metaspace-gc": "|".join(METASPACE),
-    "allocation-stall": r"(?:Allocation|Relocation) Stall \(",
-    "gc-locker": r"GCLocker Initiated GC|GC ?Locker",
-    "promotion-failure": r"promotion failed",
-    "concurrent-mode-failure": r"concurrent mode failure",
-    "heap-near-max": r"Pause Full|\[Full GC",
-    # statistical findings: the first collections of the kind counted, as a sample of the log
-    "frequent-young": r"Pause Young|\[GC \(",
-    "premature-promotion": r"(?:PSYoungGen|DefNew|ParNew): \d",
-    "gc-overhead": r"Pause (?:Young|Full|Mixed|Remark)|\[(?:Full )?GC \(",
+# Which of the lines the fold kept (findings_fold.LogFold.examples) illustrate a finding.
+EXAMPLE_KEYS: dict[str, tuple[str, ...]] = {
+    "evacuation-failure": ("failure:to-space exhausted", "failure:to-space overflow", "failure:evacuation failure"),
+    "promotion-failure": ("failure:promotion failed",),
+    "concurrent-mode-failure": ("failure:concurrent mode failure",),
+    "heap-near-max": ("full-gc",),
+    "frequent-young": ("young",),
+    "premature-promotion": ("young",),
+    "gc-overhead": ("pause", "any-full"),
+    "serial-old": ("any-full",),
+    "consecutive-full-gc": ("full-gc",),
+    "low-freed-ratio": ("full-gc",),
+    "live-set-growth": ("any-full",),
+    "pause-goal-missed": ("pause",),
 }
 
 
@@ -73,20 +59,26 @@ Rule = Callable[[Context], Finding | None]
 
 def _requested(ctx: Context) -> list[Finding]:
     out = []
-    t = ctx.causes((EXPLICIT,))
+    t = ctx.causes(EXPLICIT)
     if t.count:
-        served = ctx.served((EXPLICIT,))
+        system = ctx.causes((SYSTEM_GC,)).count
+        served = ctx.served(EXPLICIT)
         full = "Full" in served
-        fixes: tuple[Fix, ...] = (fx.disable_explicit(),)
-        if full and ctx.collector in ("G1", "CMS", "Shenandoah"):  # already concurrent otherwise
+        concurrent = ctx.collector in ("G1", "CMS", "Shenandoah")
+        fixes: tuple[Fix, ...] = (fx.disable_explicit(),) if system else ()
+        if system and full and concurrent:  # already concurrent otherwise
             fixes += (fx.explicit_concurrent(),)
+        by = ", ".join(f"{ctx.causes((c,)).count}x {c}" for c in EXPLICIT if ctx.causes((c,)).count)
+        what = (f"System.gc() started {t.count} collection(s)" if system == t.count
+                else f"{t.count} collection(s) were asked for ({by})")
         out.append(Finding(
-            "explicit-gc", ERROR if full and ctx.collector in ("G1", "CMS", "Shenandoah") else WARN,
-            "System.gc() calls", f"System.gc() started {t.count} collection(s), served by the "
-            f"{ctx.collector or 'collector'} as: {served or 'unknown'}. They are collections the heap "
-            f"did not ask for.", evidence(t), fixes,
-            "Find the caller (jcmd Thread.print, or -Xlog:gc+heap=debug); RMI's distributed GC calls it "
-            "hourly (sun.rmi.dgc.server.gcInterval)."))
+            "explicit-gc", ERROR if full and concurrent else WARN,
+            "System.gc() calls" if system == t.count else "explicit collections (System.gc(), JVMTI, jcmd)",
+            f"{what}, served by the {ctx.collector or 'collector'} as: {served or 'unknown'}. They are "
+            f"collections the heap did not ask for.", evidence(t), fixes,
+            "Find the caller: System.gc() (jcmd Thread.print; RMI's distributed GC calls it hourly, "
+            "sun.rmi.dgc.server.gcInterval); JvmtiEnv ForceGarbageCollection comes from an agent (profiler, "
+            "debugger); Diagnostic Command from jcmd GC.run. -XX:+DisableExplicitGC turns off only System.gc()."))
     for key, cause, what in (("heap-inspection-gc", HEAP_INSPECTION, "class histograms (jmap -histo:live, "
                                                                      "jcmd GC.class_histogram)"),
                              ("heap-dump-gc", HEAP_DUMP, "heap dumps (jmap -dump:live, jcmd GC.heap_dump)")):
@@ -111,7 +103,8 @@ def _evacuation(ctx: Context) -> Finding | None:
 
 
 def _full(ctx: Context) -> Finding | None:
-    if ctx.collector not in ("G1", "Shenandoah", "CMS") or not ctx.e.full.count:
+    known = ctx.collector in ("Parallel", "Serial", "ZGC", "Epsilon")  # full collections are their way
+    if known or ctx.collector.startswith(("J9", "Zing", "Metronome")) or not ctx.e.full.count:
         return None
     causes = ", ".join(f"{n}x {c}" for c, n in sorted(ctx.e.full_causes.items(), key=lambda kv: -kv[1]))
     fixes = [fx.heap(ctx.max_mb)]
@@ -119,6 +112,11 @@ def _full(ctx: Context) -> Finding | None:
         fixes.append(fx.g1_reserve())
     if ctx.collector == "CMS":
         fixes.append(fx.cms_occupancy())
+    if not ctx.collector:  # a log without its header, whose events name no collector
+        return Finding("full-gc", WARN, "full collections (collector unknown)",
+                       f"{ctx.e.full.count} stop-the-world full collection(s) ({causes}); the log does not "
+                       f"name its collector: under G1, CMS or Shenandoah these are fallbacks.",
+                       evidence(ctx.e.full), fx.present(fixes[0]))
     return Finding("full-gc", ERROR, f"{ctx.collector} fell back to full collections",
                    f"{ctx.e.full.count} stop-the-world full collection(s) ({causes}): the concurrent "
                    f"collector could not keep up and collected the whole heap with the application stopped.",
@@ -218,7 +216,7 @@ def _overhead_fixes(ctx: Context, paused_ms: float) -> tuple[tuple[Fix, ...], st
     """A bigger heap only when the heap is the likely cause: not when System.gc() started most
     of the paused time (its fix is to stop the calls), nor when the heap peaked far below its
     maximum (room it never used); (fixes, words for the finding, advice)."""
-    explicit = ctx.causes((EXPLICIT,))
+    explicit = ctx.causes((SYSTEM_GC,))
     if explicit.count and explicit.total_ms >= 0.5 * paused_ms > 0:
         return (fx.present(fx.disable_explicit()),
                 f" System.gc() started {explicit.count} of the collections, {explicit.total_ms:.0f} ms of the "
@@ -301,14 +299,13 @@ def _unidentified(ctx: Context) -> Finding | None:
 
 
 def evaluate(summary: LogSummary) -> list[Finding]:
-    """Every finding of an analyzed log, most severe first, with example lines."""
-    events = fold_events(log_events(summary.files))
-    collector = (summary.collector or "").split(" ")[0]
-    lines = scan_lines(summary.files, CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, collector in PARALLEL))
-    ctx = Context(summary, events, lines)
+    """Every finding of an analyzed log, most severe first, with example lines (from the facts
+    folded in the summary's own pass: no file is read again)."""
+    ctx = Context(summary, summary.fold)
     found: list[Finding] = list(_requested(ctx))
     for rule in (_evacuation, _full, _degenerated, _humongous, _metaspace, _stalls, _gc_locker,
-                 _overhead, _near_max, _promotion, _frequent_young, safepoint_finding, _unidentified):
+                 _overhead, _near_max, _promotion, _frequent_young, safepoint_finding, _unidentified,
+                 *more.RULES):
         f = rule(ctx)
         if f is not None:
             found.append(f)
@@ -323,21 +320,19 @@ def evaluate(summary: LogSummary) -> list[Finding]:
         if f is not None:
             found.append(f)
     found.extend(cpu_findings(ctx))
-    found = _with_examples(summary, found)
+    found = [_with_examples(summary, f) for f in found]
     return sorted(found, key=lambda f: severity_rank(f.severity))
 
 
-def _with_examples(summary: LogSummary, found: list[Finding]) -> list[Finding]:
-    wanted = {f.id: re.compile(EXAMPLE_PATTERNS[f.id]) for f in found
-              if f.id in EXAMPLE_PATTERNS and not f.evidence.examples}
-    examples = find_examples(summary.files, wanted)
-    out = []
-    for f in found:
-        lines = examples.get(f.id)
-        if lines:
-            e = f.evidence
-            f = Finding(f.id, f.severity, f.title, f.explanation,
-                        Evidence(e.count, e.total_ms, e.worst_ms, e.first_t_s, e.last_t_s, tuple(lines), e.figures),
-                        f.fixes, f.advice)
-        out.append(f)
-    return out
+def _with_examples(summary: LogSummary, f: Finding) -> Finding:
+    if f.evidence.examples:
+        return f
+    lines: list[str] = []
+    for key in EXAMPLE_KEYS.get(f.id, (f.id,)):
+        lines += [x for x in summary.fold.examples.get(key, ()) if x not in lines]
+    if not lines:
+        return f
+    e = f.evidence
+    return Finding(f.id, f.severity, f.title, f.explanation,
+                   Evidence(e.count, e.total_ms, e.worst_ms, e.first_t_s, e.last_t_s, tuple(lines[:2]), e.figures),
+                   f.fixes, f.advice)

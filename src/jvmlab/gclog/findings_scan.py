@@ -1,29 +1,23 @@
-"""The facts findings are made of: one fold over a log's typed events, one over its raw lines.
+"""The facts findings are made of, read from the text the parser reads, in its one pass.
 
-Events (the parser's records, never re-parsed here) give causes, failures, kinds, durations
-and heap figures with their uptimes. A few facts the event records do not carry are read
-from the raw text with compiled regexes, each match bounded: the CPU times of pauses
-(``[Times: user=.. sys=.., real=..]``, ``User=..s Sys=..s Real=..s``), safepoint lines with
-their time to reach the safepoint, the GC worker counts and the GC-time-limit message.
-Example lines for a finding are looked up afterwards, only for the findings that fired,
-and at most :data:`EXAMPLES` per finding.
+A few facts the event records do not carry are read from the raw text with compiled
+regexes, each match bounded, chunk by chunk as the parser is fed (:func:`scan_text`): the
+CPU times of pauses (``[Times: user=.. sys=.., real=..]``, ``User=..s Sys=..s Real=..s``),
+safepoint lines with their time to reach the safepoint, the GC worker counts, the GC-time-
+limit message, and the header facts some findings compare with (physical memory, the pause
+goal, compressed oops, large pages, an OutOfMemoryError printed into the log). The events
+are folded by :mod:`jvmlab.gclog.findings_fold`; nothing here opens a file.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from jvmlab.gclog import events as ev
-from jvmlab.gclog.analyze import iter_events
-from jvmlab.gclog.events import GcEvent
-from jvmlab.gclog.reader import iter_chunks
 
 EXAMPLES = 2
 LINE_CHARS = 300
-MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any real log's count)
+CPU_MIN_REAL_S = 0.05  # CPU times are printed in 10-ms steps: shorter pauses give no usable ratio
+CPU_STARVED_FACTOR = 2.0  # real more than twice user+sys: the GC threads ran under half the pause
 
 _NUM = r"\d+(?:[.,]\d+)?"
 _TIMES_LEGACY = re.compile(rf"\[Times: user=(?P<u>{_NUM}) sys=(?P<s>{_NUM}), real=(?P<r>{_NUM}) secs\]")
@@ -32,7 +26,26 @@ _SAFEPOINT = re.compile(r'Safepoint "(?P<op>[^"]*)"[^\n]*?Reaching safepoint: (?
                         r'[^\n]*?Total: (?P<total>\d+) ns')
 _STOPPED = re.compile(rf"threads were stopped: (?P<s>{_NUM}) seconds(?:, Stopping threads took: (?P<reach>{_NUM}))?")
 _WORKERS = re.compile(r"Using (?P<n>\d+) workers of (?P<m>\d+)")
-_TIME_LIMIT = re.compile(r"GC time (?:limit exceeded|would exceed GCTimeLimit)|GC overhead limit exceeded")
+# JDK 8 Parallel: "GC time is exceeding GCTimeLimit of 98%", "GC time would exceed GCTimeLimit of 98%"
+_TIME_LIMIT = re.compile(r"GC time (?:is exceeding|would exceed|limit exceeded)(?: GCTimeLimit)?|"
+                         r"GC overhead limit exceeded")
+# Header facts: JDK 8 "Memory: 4k page, physical 16318332k(...)", JDK 17+ "[gc,init] Memory: 15G"
+_PHYSICAL_LEGACY = re.compile(r"Memory: \d+k page, physical (?P<k>\d+)k")
+_PHYSICAL_UNIFIED = re.compile(r"\] Memory: (?P<v>\d+(?:\.\d+)?)(?P<u>[KMGT])\b")
+_FLAG_VALUE = re.compile(r"-XX:(?P<k>MaxGCPauseMillis|MaxMetaspaceSize|MaxHeapSize)=(?P<v>\d+)")
+_PAUSE_GOAL_UNIFIED = re.compile(r"(?:Pause Time Goal|MaxGCPauseMillis)[:=] ?(?P<v>\d+)(?: ?ms)?")
+_OOPS_OFF = re.compile(r"-XX:-UseCompressedOops|Compressed Oops: Disabled")
+# HotSpot's warnings when -XX:+UseLargePages cannot be honoured (os_linux.cpp)
+_LARGE_PAGES = re.compile(r"Failed to reserve (?:shared memory|large pages)|UseLargePages disabled|"
+                          r"Failed to (?:reserve|commit)[^\n]{0,80}large pages|"
+                          r"[Ll]arge pages? (?:are |is )?(?:not supported|unavailable|failed)")
+# The error itself, printed into the log when stdout and the GC log are one file ("...Error: Java
+# heap space"; the class's own loading and initialisation lines, -Xlog:class*, are not it)
+_OOM = re.compile(r"java\.lang\.OutOfMemoryError:")
+_PS_OLD = re.compile(r"\[PSOldGen: ")  # JDK 8 Parallel with -XX:-UseParallelOldGC: old gen collected serially
+_WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
+MAX_WARNINGS = 50
+_UNIT_MB = {"K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024.0}
 
 # Safepoint operations that are a collector's own (their time is GC pause time).
 _GC_OPS = re.compile(r"G1|GC|Z[A-Z]|Shenandoah|CMS|Parallel|Serial|Collect|Heap", re.ASCII)
@@ -58,91 +71,25 @@ class Tally:
         if ms is not None:
             self.timed = True
             self.total_ms += ms
-            self.worst_ms = ms if self.worst_ms is None else max(self.worst_ms, ms)
+            if self.worst_ms is None or ms > self.worst_ms:
+                self.worst_ms = ms
         if t_s is not None:
-            self.first_t_s = t_s if self.first_t_s is None else min(self.first_t_s, t_s)
-            self.last_t_s = t_s if self.last_t_s is None else max(self.last_t_s, t_s)
+            if self.first_t_s is None or t_s < self.first_t_s:
+                self.first_t_s = t_s
+            if self.last_t_s is None or t_s > self.last_t_s:
+                self.last_t_s = t_s
 
-
-@dataclass
-class EventFacts:
-    """What the event fold found: tallies keyed by what happened, and heap after full GCs."""
-
-    by_cause: dict[str, Tally] = field(default_factory=dict)
-    served_by: dict[str, dict[str, int]] = field(default_factory=dict)  # cause -> pause/cycle name -> count
-    by_failure: dict[str, Tally] = field(default_factory=dict)
-    full: Tally = field(default_factory=Tally)  # full collections whose cause is not a request
-    full_causes: dict[str, int] = field(default_factory=dict)
-    degenerated: Tally = field(default_factory=Tally)
-    stalls: Tally = field(default_factory=Tally)
-    young: Tally = field(default_factory=Tally)
-    full_after: list[tuple[float | None, float, float | None]] = field(default_factory=list)  # t, after, committed
-    events: int = 0
-
-
-# Causes that are a request from outside the collector (not a fallback), by the log's words.
-REQUESTED = ("System.gc()", "Heap Inspection Initiated GC", "Heap Dump Initiated GC", "Diagnostic Command",
-             "JvmtiEnv ForceGarbageCollection", "WhiteBox Initiated Young GC", "WhiteBox Initiated Full GC")
-# Causes that name Metaspace (a collection for class metadata, not for the heap).
-METASPACE = ("Metadata GC Threshold", "Last ditch collection", "Metadata GC Clear Soft References")
-HUMONGOUS = ("G1 Humongous Allocation",)
-GC_LOCKER = ("GCLocker Initiated GC", "GC Locker", "GCLocker")
-# The causes a rule reads: only these are tallied (a log's causes may carry figures, e.g.
-# Shenandoah's "Old has overgrown, ... 1004M", so counting every distinct one is unbounded).
-WATCHED = frozenset(REQUESTED + METASPACE + HUMONGOUS + GC_LOCKER)
-_MAX_FULL_AFTER = 10_000
-
-
-def fold_events(events: Iterable[GcEvent]) -> EventFacts:
-    """Fold one log's events into :class:`EventFacts` (bounded by MAX_EVENTS)."""
-    facts = EventFacts()
-    for e in events:
-        facts.events += 1
-        if facts.events > MAX_EVENTS:
-            break
-        typ = e.type
-        if typ == ev.PAUSE or typ == ev.CYCLE:
-            _collection(facts, e)
-        elif typ == ev.STALL:
-            facts.stalls.add(e.t_s, e.duration_ms)
-    return facts
-
-
-def canonical_cause(cause: str | None) -> str | None:
-    """The cause as the rules name it: Shenandoah words a request ``Explicit GC request
-    (System.gc())`` (its ``Trigger:`` line), the others ``System.gc()``."""
-    if cause and "System.gc()" in cause:
-        return "System.gc()"
-    return cause
-
-
-def _collection(facts: EventFacts, e: GcEvent) -> None:
-    cause = canonical_cause(e.cause)
-    starts = e.type == ev.CYCLE or e.kind in (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
-    if cause and starts and cause in WATCHED:
-        facts.by_cause.setdefault(cause, Tally()).add(e.t_s, e.duration_ms)
-        served = facts.served_by.setdefault(cause, {})
-        if len(served) < 20:
-            name = e.name or e.kind
-            if e.cause and name.endswith(f"({e.cause})"):
-                name = name[: -len(e.cause) - 2].rstrip()
-            served[name] = served.get(name, 0) + 1
-    if e.failure:
-        facts.by_failure.setdefault(e.failure, Tally()).add(e.t_s, e.duration_ms)
-    if e.type != ev.PAUSE:
-        return
-    if e.kind == ev.YOUNG:
-        facts.young.add(e.t_s, e.duration_ms)
-    elif e.kind == ev.DEGENERATED:
-        facts.degenerated.add(e.t_s, e.duration_ms)
-    elif e.kind == ev.FULL:
-        if cause not in REQUESTED and cause not in METASPACE:  # those are findings of their own
-            facts.full.add(e.t_s, e.duration_ms)
-            key = cause or "(no cause logged)"
-            if len(facts.full_causes) < 20 or key in facts.full_causes:
-                facts.full_causes[key] = facts.full_causes.get(key, 0) + 1
-        if e.heap_after_mb is not None and len(facts.full_after) < _MAX_FULL_AFTER:
-            facts.full_after.append((e.t_s, e.heap_after_mb, e.heap_committed_mb))
+    def merge(self, other: Tally) -> None:
+        """Add ``other``'s events to this tally."""
+        self.count += other.count
+        self.total_ms += other.total_ms
+        self.timed = self.timed or other.timed
+        if other.worst_ms is not None:
+            self.worst_ms = other.worst_ms if self.worst_ms is None else max(self.worst_ms, other.worst_ms)
+        for v in (other.first_t_s, other.last_t_s):
+            if v is not None:
+                self.first_t_s = v if self.first_t_s is None else min(self.first_t_s, v)
+                self.last_t_s = v if self.last_t_s is None else max(self.last_t_s, v)
 
 
 @dataclass
@@ -180,6 +127,17 @@ class LineFacts:
     workers_max: int | None = None
     time_limit: Tally = field(default_factory=Tally)
     time_limit_line: str | None = None
+    physical_mb: float | None = None  # the machine's memory, from the log's header
+    metaspace_max_mb: float | None = None  # -XX:MaxMetaspaceSize, when the header states it
+    pause_goal_ms: float | None = None  # -XX:MaxGCPauseMillis, when the header states it
+    oops_off_line: str | None = None
+    large_pages: Tally = field(default_factory=Tally)
+    large_pages_line: str | None = None
+    oom: Tally = field(default_factory=Tally)
+    oom_line: str | None = None
+    serial_old: Tally = field(default_factory=Tally)  # [PSOldGen: ...] records
+    serial_old_line: str | None = None
+    warnings: list[str] = field(default_factory=list)  # [warning] and [error] lines (MAX_WARNINGS)
 
 
 @dataclass(frozen=True)
@@ -208,32 +166,80 @@ def _uptime(line: str) -> float | None:
     return _f(m.group(1)) if m else None
 
 
-def scan_lines(paths: Sequence[Path], rule: CpuRule) -> LineFacts:
-    """One pass over the raw text for the facts the events do not carry."""
-    facts = LineFacts()
-    for path in paths:
-        for chunk in iter_chunks(path):
-            if "real=" in chunk or "Real=" in chunk:
-                _cpu(facts.cpu, chunk, rule)
-            if "Safepoint \"" in chunk or "threads were stopped" in chunk:
-                _safepoints(facts.safepoints, chunk)
-            if "workers of" in chunk:
-                pairs = _WORKERS.findall(chunk)  # (used, of) per collection phase: keep the largest
-                if pairs:
-                    facts.workers = max(facts.workers or 0, max(int(n) for n, _ in pairs))
-                    facts.workers_max = max(facts.workers_max or 0, max(int(m) for _, m in pairs))
-            if "GC time" in chunk or "overhead limit" in chunk:
-                for m in _TIME_LIMIT.finditer(chunk):
-                    line = line_of(chunk, m.start())
-                    facts.time_limit.add(_uptime(line), None)
-                    facts.time_limit_line = facts.time_limit_line or line
-    return facts
+def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
+    """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here);
+    ``header``: the chunk may hold start-up lines (the first chunks of a file)."""
+    if "real=" in chunk or "Real=" in chunk:
+        _cpu(facts.cpu, chunk, rule)
+    if "Safepoint \"" in chunk or "threads were stopped" in chunk:
+        _safepoints(facts.safepoints, chunk)
+    if "workers of" in chunk:
+        pairs = _WORKERS.findall(chunk)  # (used, of) per collection phase: keep the largest
+        if pairs:
+            facts.workers = max(facts.workers or 0, max(int(n) for n, _ in pairs))
+            facts.workers_max = max(facts.workers_max or 0, max(int(m) for _, m in pairs))
+    if "GC time" in chunk or "overhead limit" in chunk:
+        for m in _TIME_LIMIT.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.time_limit.add(_uptime(line), None)
+            facts.time_limit_line = facts.time_limit_line or line
+    if "PSOldGen: " in chunk:
+        for m in _PS_OLD.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.serial_old.add(_uptime(line), None)
+            facts.serial_old_line = facts.serial_old_line or line
+    if ("[warning" in chunk or "[error" in chunk) and len(facts.warnings) < MAX_WARNINGS:
+        facts.warnings.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
+        del facts.warnings[MAX_WARNINGS:]
+    if "OutOfMemoryError" in chunk:
+        for m in _OOM.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.oom.add(_uptime(line), None)
+            facts.oom_line = facts.oom_line or line
+    if header:
+        _header(facts, chunk)
+
+
+def _header(facts: LineFacts, chunk: str) -> None:
+    """Facts a JVM prints at start-up: memory, flags, compressed oops, large pages."""
+    if "emory" in chunk:
+        _memory(facts, chunk)
+    if "arge page" in chunk or "argePages" in chunk:
+        for m in _LARGE_PAGES.finditer(chunk):
+            line = line_of(chunk, m.start())
+            facts.large_pages.add(_uptime(line), None)
+            facts.large_pages_line = facts.large_pages_line or line
+    if "MaxGCPauseMillis" in chunk or "Pause Time Goal" in chunk or "MaxMetaspaceSize" in chunk:
+        for m in _FLAG_VALUE.finditer(chunk):
+            if m["k"] == "MaxGCPauseMillis" and facts.pause_goal_ms is None:
+                facts.pause_goal_ms = float(m["v"])
+            elif m["k"] == "MaxMetaspaceSize" and facts.metaspace_max_mb is None:
+                facts.metaspace_max_mb = int(m["v"]) / (1 << 20)
+        gm = _PAUSE_GOAL_UNIFIED.search(chunk)
+        if gm is not None and facts.pause_goal_ms is None:
+            facts.pause_goal_ms = float(gm["v"])
+    if facts.oops_off_line is None and ("CompressedOops" in chunk or "Compressed Oops" in chunk):
+        om = _OOPS_OFF.search(chunk)
+        if om is not None:
+            facts.oops_off_line = line_of(chunk, om.start())
+
+
+def _memory(facts: LineFacts, chunk: str) -> None:
+    if facts.physical_mb is not None:
+        return
+    m = _PHYSICAL_LEGACY.search(chunk)
+    if m is not None:
+        facts.physical_mb = int(m["k"]) / 1024
+        return
+    u = _PHYSICAL_UNIFIED.search(chunk)
+    if u is not None:
+        facts.physical_mb = float(u["v"]) * _UNIT_MB[u["u"]]
 
 
 def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
     for rx in (_TIMES_LEGACY, _TIMES_UNIFIED):
         for m in rx.finditer(chunk):
-            user, sys_, real = _f(m["u"]), _f(m["s"]), _f(m["r"])
+            real = _f(m["r"])
             if rx is _TIMES_LEGACY:
                 line = line_of(chunk, m.start())
                 if "CMS-concurrent" in line or "concurrent-" in line:  # a concurrent phase runs beside the app
@@ -243,6 +249,7 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             cpu.pauses += 1
             if real < rule.min_real_s:
                 continue
+            user, sys_ = _f(m["u"]), _f(m["s"])
             used = user + sys_
             t = None
             if used * rule.starved_factor < real:
@@ -289,35 +296,3 @@ def _safepoints(sp: SafepointFacts, chunk: str) -> None:
             sp.reach.add(_uptime(line), reach_ms)
             if reach_ms > sp.worst_reach_ms:
                 sp.worst_reach_ms, sp.worst_line = reach_ms, line
-
-
-def find_examples(paths: Sequence[Path], wanted: dict[str, re.Pattern[str]]) -> dict[str, list[str]]:
-    """Up to EXAMPLES lines per key whose pattern matches; stops reading once all are found."""
-    found: dict[str, list[str]] = {k: [] for k in wanted}
-    if not wanted:
-        return found
-    for chunk in _chunks(paths):
-        for key, rx in wanted.items():
-            have = found[key]
-            if len(have) >= EXAMPLES:
-                continue
-            for m in rx.finditer(chunk):
-                line = line_of(chunk, m.start()).rstrip()
-                if line not in have:
-                    have.append(line)
-                if len(have) >= EXAMPLES:
-                    break
-        if all(len(v) >= EXAMPLES for v in found.values()):
-            break
-    return found
-
-
-def _chunks(paths: Sequence[Path]) -> Iterator[str]:
-    for path in paths:
-        yield from iter_chunks(path)
-
-
-def log_events(paths: Sequence[Path]) -> Iterator[GcEvent]:
-    """The events of a log's files in order (a rotated set: file after file)."""
-    for path in paths:
-        yield from iter_events(path)

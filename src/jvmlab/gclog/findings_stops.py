@@ -9,13 +9,12 @@ from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog.findings_context import PARALLEL, Context
 from jvmlab.gclog.findings_model import WARN, Evidence, Finding
+from jvmlab.gclog.findings_scan import CPU_MIN_REAL_S, CPU_STARVED_FACTOR, Tally
 
 LONG_SAFEPOINT_SHARE = 0.2  # time to safepoint, or non-GC operations, above 20% of stopped time
 LONG_SAFEPOINT_MIN_STOPPED_MS = 100.0  # below that the application was hardly stopped at all
 LONG_SAFEPOINT_MIN_SPAN_PCT = 1.0  # and the slow part must cost 1% of the log's span to matter
 LONG_TTSP_MS = 100.0  # one wait this long for threads to stop is a latency problem by itself
-CPU_MIN_REAL_S = 0.05  # CPU times are printed in 10-ms steps: shorter pauses give no usable ratio
-CPU_STARVED_FACTOR = 2.0  # real more than twice user+sys: the GC threads ran under half the pause
 CPU_MIN_PAUSES = 3  # one or two slow pauses can be a hiccup; three are a pattern
 
 
@@ -24,9 +23,17 @@ def safepoint_finding(ctx: Context) -> Finding | None:
     if sp.count == 0 or sp.total_ms < LONG_SAFEPOINT_MIN_STOPPED_MS:
         return None
     reach_share = sp.reach.total_ms / sp.total_ms if sp.reach_known else 0.0
-    non_gc_share = sp.non_gc.total_ms / sp.total_ms if sp.ops_known else 0.0
+    non_gc = sp.non_gc
+    ops_known = sp.ops_known
+    if not ops_known and ctx.s.pauses_logged and ctx.s.pauses.count:
+        # JDK 8 "Total time for which application threads were stopped" lines name no operation:
+        # what is not GC pause time was stopped for something else (the pauses are safepoints too)
+        non_gc = Tally(sp.count, max(0.0, sp.total_ms - ctx.s.pauses.total), None, ctx.s.figures.first_t,
+                       ctx.s.figures.last_t, True)
+        ops_known = True
+    non_gc_share = non_gc.total_ms / sp.total_ms if ops_known else 0.0
     worst = sp.reach.worst_ms or 0.0
-    slow_ms = max(sp.reach.total_ms if sp.reach_known else 0.0, sp.non_gc.total_ms if sp.ops_known else 0.0)
+    slow_ms = max(sp.reach.total_ms if sp.reach_known else 0.0, non_gc.total_ms if ops_known else 0.0)
     span_ms = 1000.0 * (ctx.s.span_s or 0.0)
     costly = span_ms > 0 and 100.0 * slow_ms / span_ms >= LONG_SAFEPOINT_MIN_SPAN_PCT
     if worst < LONG_TTSP_MS and not (max(reach_share, non_gc_share) > LONG_SAFEPOINT_SHARE and costly):
@@ -38,12 +45,16 @@ def safepoint_finding(ctx: Context) -> Finding | None:
     if sp.ops_known and sp.non_gc.count:
         ops = ", ".join(f"{n}x {op}" for op, n in sorted(sp.non_gc_ops.items(), key=lambda kv: -kv[1])[:5])
         parts.append(f"non-GC operations took {100 * non_gc_share:.0f}% ({ops})")
+    elif ops_known and non_gc.total_ms > 0:
+        parts.append(f"{100 * non_gc_share:.0f}% of the {sp.total_ms:.0f} ms stopped was not GC pauses "
+                     f"({sp.count} stops; the log names no operation: -Xlog:safepoint or "
+                     f"-XX:+PrintSafepointStatistics name them)")
     slow_reach = reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS
     # JDK 8 only (a legacy log): JDK 10+ poll in counted loops by default.
     fixes = [fx.counted_loop_safepoints()] if slow_reach and ctx.s.format == detect.LEGACY else []
     if any("Bias" in op for op in sp.non_gc_ops):
         fixes.append(fx.no_biased_locking())
-    tally = sp.non_gc if non_gc_share > reach_share else sp.reach
+    tally = non_gc if non_gc_share > reach_share else sp.reach
     return Finding("long-safepoint", WARN, "safepoints beyond GC stop the application",
                    "; ".join(parts) + f" (threshold {100 * LONG_SAFEPOINT_SHARE:.0f}%, or one wait of "
                    f"{LONG_TTSP_MS:.0f} ms; the slow part is "

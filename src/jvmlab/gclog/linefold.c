@@ -25,6 +25,7 @@
 #define GC0S 4096
 #define WINDOW (256L << 10) /* unified_scan._HEADER_WINDOW */
 #define NONE NAN
+#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a cycle), t, dur, before, after, committed, gid, 0 */
 
 typedef long long i64;
 /* what: 0 a pause name (returns its packed kind, cause, failure, collector), 1 a cause, 2 a
@@ -74,7 +75,8 @@ typedef struct {
     double cause_total[CAUSES], cause_max[CAUSES];
     i64 fail_count[CAUSES];
     double fail_total[CAUSES], fail_max[CAUSES];
-    i64 n_durs; /* durations written by the last call */
+    i64 n_durs; /* event records (REC doubles each) written by the last call */
+    i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
 } fold_t;
 
@@ -418,8 +420,24 @@ static void fold_at(fold_t *s, double t) {
 }
 
 /* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
+static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, double dur, double before,
+                  double after, double committed, i64 gid) {
+    if ((s->n_durs + 1) * REC > durs_cap)
+        return 0;
+    double *r = durs + s->n_durs++ * REC;
+    r[0] = code;
+    r[1] = t;
+    r[2] = dur;
+    r[3] = before;
+    r[4] = after;
+    r[5] = committed;
+    r[6] = (double)gid;
+    r[7] = 0.0;
+    return 1;
+}
+
 static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *e,
-                          classify_fn classify) {
+                          classify_fn classify, double *durs, i64 durs_cap) {
     const char *p = e, *cause = w + 20; /* after "Garbage Collection (" */
     double zdur = NONE, b = NONE, a = NONE, v;
     if (e - w < 21 || w[19] != '(')
@@ -493,12 +511,16 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
     }
     /* figures.add and summary.add of a CYCLE event */
     fold_at(s, t);
+    double code = -1.0;
     if (cause_end > cause) {
         i64 c = lookup(&s->causes, 1, cause, cause_end, classify);
         if (c < 0 || (c = s->causes.val[c]) >= CAUSES)
             return 0;
         bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
+        code = -2.0 - (double)c;
     }
+    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid))
+        return 0;
     if (has(before) || has(after)) {
         s->committed_max = pymax(s->committed_max, committed);
         s->used_max = pymax(pymax(pymax(s->used_max, before), after), peak);
@@ -640,7 +662,7 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (conc)
         return concurrent(s, deco, deco_end, w, e, classify);
     if (zcoll)
-        return zgc_collection(s, deco, deco_end, gid, w, e, classify);
+        return zgc_collection(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (heap)
         return zgc_heap(s, gid, w, e, (s->chunk_no << 32) | (i64)(w - in));
     if (gen) {
@@ -739,9 +761,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
         s->collector = (info >> 19) & 0xf;
     if (s->collector < 1 || s->collector > 3)
         return 0; /* cycles made of phases, or G1/...: the Python parser's */
-    if (s->n_durs >= durs_cap)
+    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid))
         return 0;
-    durs[s->n_durs++] = dur;
     fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya);
     return 1;
 #undef STARTS
@@ -800,12 +821,23 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
 
 long jvmlab_fold_size(void) { return (long)sizeof(fold_t); }
 
+/* 1 if the findings read this GC-id line (gclog.findings_fold, findings_scan): CPU times, worker
+ * counts, the GC time limit, G1's region lines, or a warning/error level in its decorators. */
+static int side_line(const char *p, const char *deco_end, const char *msg, const char *end) {
+    size_t left = (size_t)(end - msg);
+    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0) ||
+        (left >= 8 && memcmp(msg, "GC time ", 8) == 0) || (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0))
+        return 1; /* "Eden regions: " names G1 in a log without its header */
+    return memmem(p, (size_t)(deco_end - p), "[warning", 8) != NULL || memmem(p, (size_t)(deco_end - p), "[error", 6) != NULL;
+}
+
 long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *durs, long durs_cap,
-                       classify_fn classify) {
+                       classify_fn classify, char *side) {
     const char *p = in, *stop = in + n, *first_gc = NULL;
     i64 *plain_at = s->plain_at, *plain_end = s->plain_end, *gc0 = s->gc0;
     long n_plain = 0, n_gc0 = 0;
     s->n_durs = 0;
+    s->side_len = 0;
     s->chunk_no++;
     if (n >= (1L << 31) || !c_locale || memchr(in, '\r', (size_t)n))
         return -1;
@@ -834,6 +866,8 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 return -1;
             plain_at[n_plain] = p - in;
             plain_end[n_plain++] = (nl ? nl + 1 : stop) - in;
+            memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p)); /* every plain line: few */
+            s->side_len += (nl ? nl + 1 : stop) - p;
         } else {
             if (first_gc == NULL)
                 first_gc = gc;
@@ -858,6 +892,10 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 if (deco_end[-1] == ']' &&
                     !event_line(s, in, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
                     return -1;
+                if (side_line(p, deco_end, d + 2, end)) {
+                    memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p));
+                    s->side_len += (nl ? nl + 1 : stop) - p;
+                }
             } else if (d < end && *d == ')') {
                 return -1;
             }

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from jvmlab.gclog import events as ev
 from jvmlab.gclog import linescan
 from jvmlab.gclog.events import GcEvent
 from jvmlab.gclog.figures import type_label
+from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
@@ -41,7 +42,8 @@ _COLLECTOR_NAMES = {1: "Parallel", 2: "Serial", 3: "ZGC"}
 _COLLECTOR_CODES = {None: 0, "Parallel": 1, "Serial": 2, "ZGC": 3}
 _SETTINGS = ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb")  # linefold.c's setting_mb order
 _CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)  # as figures.py
-_MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the durations of one block
+_MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the event records of one block
+_REC = 8  # doubles per event record (linefold.c's REC)
 
 _D, _I = ctypes.c_double, ctypes.c_longlong
 
@@ -78,7 +80,7 @@ class _State(ctypes.Structure):
         *((n, _D) for n in ("lp_t", "lp_dur", "lp_before", "lp_after", "lp_committed", "lp_yb", "lp_ya")),
         ("cause_count", _I * _CAUSES), ("cause_total", _D * _CAUSES), ("cause_max", _D * _CAUSES),
         ("fail_count", _I * _CAUSES), ("fail_total", _D * _CAUSES), ("fail_max", _D * _CAUSES),
-        ("n_durs", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
+        ("n_durs", _I), ("side_len", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
     ]
 
 
@@ -107,7 +109,7 @@ def _native() -> tuple[Any, Any] | None:
     init.argtypes = [ctypes.POINTER(_State)]
     fold.restype = ctypes.c_long
     fold.argtypes = [ctypes.POINTER(_State), ctypes.c_char_p, ctypes.c_long, ctypes.c_char_p,
-                     ctypes.POINTER(_D), ctypes.c_long, _CLASSIFY]
+                     ctypes.POINTER(_D), ctypes.c_long, _CLASSIFY, ctypes.c_char_p]
     return init, fold
 
 
@@ -119,16 +121,19 @@ class _Folder:
     """One log's C state, the pause names and causes it has met, and the ``keep`` function
     that iter_chunks calls with each raw block."""
 
-    def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None]) -> None:
+    def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None], facts: LogFold) -> None:
         self.state = _State()
         init(ctypes.byref(self.state))
         self._fold = fold
         self._add = add_duration
+        self._facts = facts
         self.words: list[tuple[str, str, str | None]] = []  # per name index: (what, kind, cause)
+        self._events: list[tuple[str, str, str | None, str | None]] = []  # per name index: name, kind, cause, failure
         self.causes: list[str] = []
         self.failures: list[str] = []
         self.phases: list[str] = []
         self._out = ctypes.create_string_buffer(0)
+        self._side = ctypes.create_string_buffer(0)
         self._durs = (_D * 0)()
         self._classify = _CLASSIFY(self._classify_name)  # kept referenced while C may call it
 
@@ -164,6 +169,7 @@ class _Folder:
             info |= int("(Young)" in what or "(Old)" in what) << 23
             info |= int(caused) << 25
             self.words.append((what, kind, cause))
+            self._events.append(("Pause " + what, kind, cause, failure))
             return info
         except Exception:  # noqa: BLE001 - any surprise: let the Python parser read the log
             return -1
@@ -171,15 +177,34 @@ class _Folder:
     def keep(self, block: bytes, length: int) -> bytes:
         if len(self._out) < length:
             self._out = ctypes.create_string_buffer(length)
-            self._durs = (_D * (length // _MIN_LINE_BYTES + 16))()
+            self._side = ctypes.create_string_buffer(length)
+            self._durs = (_D * (_REC * (length // _MIN_LINE_BYTES + 16)))()
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
-                             self._classify)
+                             self._classify, self._side)
         if written < 0:
             raise _Decline
-        add = self._add
-        for value in self._durs[: self.state.n_durs]:
-            add(value)
+        # the findings read the lines the folder set aside for them (it gives up on a \r), and
+        # look up their example lines in the raw block
+        self._facts.text(ctypes.string_at(self._side, self.state.side_len).decode("ascii"), (block, length))
+        self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * self.state.n_durs].tolist())
         return ctypes.string_at(self._out, written)
+
+    def _records(self, recs: Sequence[float]) -> None:
+        """The pauses' durations into the sketch, every pause and cycle into the findings' fold."""
+        add, collection, names, causes = self._add, self._facts.collection, self._events, self.causes
+        pause, cycle = ev.PAUSE, ev.CYCLE
+        for i in range(0, len(recs), _REC):
+            code, t, dur, before, after, committed, gid = recs[i: i + 7]
+            # NaN (not given) becomes None: NaN != NaN
+            if code >= 0:
+                name, kind, cause, failure = names[int(code)]
+                add(dur)
+                collection(pause, kind, name, cause, failure, t, dur, before if before == before else None,
+                           after if after == after else None, committed if committed == committed else None, int(gid))
+            else:
+                collection(cycle, "concurrent", "Garbage Collection", causes[int(-code) - 2] if code <= -2 else None,
+                           None, t, dur if dur == dur else None, before if before == before else None,
+                           after if after == after else None, committed if committed == committed else None, int(gid))
 
     def finish(self, summary: LogSummary, parser: UnifiedParser) -> None:
         """Move the folded figures into ``summary`` and the clock and collector into ``parser``."""
@@ -245,7 +270,7 @@ def fold(paths: list[Path], summary: LogSummary, parser: UnifiedParser) -> bool:
     native = _native()
     if native is None:
         return False
-    folder = _Folder(*native, summary.pauses.add)
+    folder = _Folder(*native, summary.pauses.add, summary.fold)
     try:
         for item in parser.parse(c for p in paths for c in iter_chunks(p, keep=folder.keep)):
             if isinstance(item, GcEvent):
@@ -254,4 +279,5 @@ def fold(paths: list[Path], summary: LogSummary, parser: UnifiedParser) -> bool:
     except _Decline:
         return False
     folder.finish(summary, parser)
+    summary.fold.finish()
     return True

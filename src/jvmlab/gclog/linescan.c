@@ -9,7 +9,9 @@
  *     parser looks for header lines and JVM restarts),
  *   - lines with a ']' after "GC(" (a decorator block inside the line: lines run together),
  *   - lines where ") " follows "GC(" and precedes (after spaces) one of the words below
- *     ("Pause " and "Concurrent " only on lines ending in a duration).
+ *     ("Pause " and "Concurrent " only on lines ending in a duration; "User=", "Using ",
+ *     "GC time " and the block's first "Eden regions: " for the findings, which read the
+ *     same text).
  * Returns the number of bytes written; `out` must hold `n` bytes.
  */
 #define _GNU_SOURCE
@@ -22,7 +24,10 @@ static const struct { const char *text; unsigned len; int timed; } WORDS[] = {
     W("Minor Collection "), W("Major Collection "), W("PSYoungGen: "), W("DefNew: "), W("ParNew: "),
     W("To-space exhausted"), W("Capacity: "), W("Used: "), W("Min Capacity: "), W("Max Capacity: "),
     W("Soft Max Capacity: "),
+    W("User="), W("Using "), W("GC time "), /* CPU times, workers, GC time limit: the findings' facts */
+    W("Eden regions: "), /* G1's: names the collector of a log without its header (first per block) */
 };
+#define EDEN (sizeof WORDS / sizeof WORDS[0]) /* event_after's answer for "Eden regions: " (the last word) */
 
 /* 1 if the line [w, end) ends (before its newline and trailing blanks) with a digit and
  * "ms" or "s", as the parser's pattern for pause and concurrent-phase end lines requires
@@ -40,9 +45,10 @@ static int ends_timed(const char *w, const char *end) {
     return end > w && end[-1] >= '0' && end[-1] <= '9';
 }
 
-/* 1 if a ") " after `p` (inside the line ending at `end`) is followed by an event word,
- * or closes "GC(0". One memchr pass per line; the words are told apart by first letter. */
-static int event_after(const char *line, const char *p, const char *end) {
+/* Non-zero if a ") " after `p` (inside the line ending at `end`) is followed by an event word
+ * (its index + 1), or closes "GC(0" (1). One memchr pass per line; the words are told apart by
+ * first letter. */
+static unsigned event_after(const char *line, const char *p, const char *end) {
     while ((p = memchr(p, ')', (size_t)(end - p))) != NULL) {
         if (p + 1 < end && p[1] == ' ') {
             if (p - line >= 4 && memcmp(p - 4, "GC(0", 4) == 0)
@@ -54,7 +60,7 @@ static int event_after(const char *line, const char *p, const char *end) {
                 size_t len = WORDS[i].len;
                 if (*w == WORDS[i].text[0] && (size_t)(end - w) >= len && memcmp(w, WORDS[i].text, len) == 0
                     && (!WORDS[i].timed || ends_timed(w + len, end)))
-                    return 1;
+                    return i + 1;
             }
         }
         p++;
@@ -65,7 +71,7 @@ static int event_after(const char *line, const char *p, const char *end) {
 long jvmlab_gclog_filter(const char *in, long n, char *out) {
     const char *p = in, *stop = in + n;
     char *o = out;
-    int seen_gc = 0;
+    int seen_gc = 0, seen_eden = 0;
     while (p < stop) {
         const char *nl = memchr(p, '\n', (size_t)(stop - p));
         const char *end = nl ? nl + 1 : stop;
@@ -83,7 +89,12 @@ long jvmlab_gclog_filter(const char *in, long n, char *out) {
             } else {
                 /* a ']' after the id: a decorator block follows, e.g. two lines run together by a
                  * cut write; the parser may read a header or safepoint line there */
-                keep = event_after(p, gc + 3, end) || memchr(gc, ']', (size_t)(end - gc)) != NULL;
+                unsigned word = event_after(p, gc + 3, end);
+                if (word == EDEN) { /* only its presence is read: the first of a block is enough */
+                    word = !seen_eden;
+                    seen_eden = 1;
+                }
+                keep = word || memchr(gc, ']', (size_t)(end - gc)) != NULL;
             }
         }
         if (keep) {

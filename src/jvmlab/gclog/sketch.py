@@ -79,6 +79,16 @@ class PauseSketch:
                 return min(max(mid, self.min), self.max)
         return self.max
 
+    def count_above(self, limit_ms: float) -> int:
+        """How many values exceed ``limit_ms`` (exact; past EXACT_CAP within one bin's width)."""
+        if self._exact is not None:
+            return sum(1 for v in self._exact if v > limit_ms)
+        assert self._bins is not None
+        if limit_ms < _MIN_MS:
+            return self.count - self._bins[0]
+        first = min(_BINS - 1, int(math.log(limit_ms / _MIN_MS) / _LOG_RATIO) + 1)
+        return sum(self._bins[first + 1:]) + (self._bins[first] if self.min > limit_ms else 0)
+
     def quantiles(self, qs: tuple[float, ...]) -> list[float | None]:
         """Several quantiles with one sort."""
         if self._exact is not None and self.count:

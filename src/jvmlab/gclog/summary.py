@@ -17,6 +17,7 @@ from typing import Any
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.figures import Figures
+from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.sketch import PauseSketch
 
 
@@ -87,6 +88,8 @@ class LogSummary:
     unparsed_lines: int = 0
     unparsed_samples: list[str] = field(default_factory=list)
     percentiles_unmeasured: str | None = None  # why pause percentiles are not measured (metronome)
+    pause_goal_ms: float | None = None  # -XX:MaxGCPauseMillis of the invocation (the header's is in fold)
+    fold: LogFold = field(default_factory=LogFold)  # the findings' facts, folded in the same pass
     _last_heap_after: float | None = None
     _alloc_t0: float | None = None
     _alloc_t1: float | None = None
@@ -97,6 +100,7 @@ class LogSummary:
             self._info(item)
             return
         self.figures.add(item)
+        self.fold.event(item)
         if item.type == ev.PAUSE:
             self._pause(item)
         elif item.type == ev.CYCLE:

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from jvmlab import metrics as registry
 from jvmlab.gclog.findings import Finding, findings_of
 from jvmlab.gclog.findings_compare import APPEARS, DISAPPEARS, FindingChange
 
@@ -23,13 +24,13 @@ _CHANGE_STYLE = {APPEARS: "red", DISAPPEARS: "green"}
 
 
 def _ms(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
+    """A duration in the unit that fits it (ms, s, min, h, d: never 6.85e+03)."""
+    return registry.format_duration_ms(value)
 
 
 def _t(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}s"
+    """An uptime (s) in human units: a log of days says 4.8 d."""
+    return registry.format_duration_ms(None if value is None else value * 1000.0)
 
 
 def row(f: Finding) -> list[str]:
