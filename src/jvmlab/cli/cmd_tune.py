@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
     from jvmlab.tune.model import Trial
-    from jvmlab.tune.session import Session
+    from jvmlab.tune.tuning import Tuning
 
 
 @app.command("tune")
@@ -113,7 +113,7 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
     started = time.monotonic()
     measurer = _measurer(db, plan, exp_id, artifacts, client, err if not quiet else None)
 
-    def on_trial(trial: Trial, session: Session) -> None:
+    def on_trial(trial: Trial, session: Tuning) -> None:
         if not quiet:
             elapsed = time.monotonic() - started
             nodes = (f"  nodes {len(measurer.nodes)}, {measurer.measured / elapsed:.2f} inv/s"
@@ -126,12 +126,10 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
         with Heartbeat(progress):
             config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
                                                 measurer, progress, optuna_storage)
-    except KeyboardInterrupt:
-        db.set_status(exp_id, "interrupted")
+    except KeyboardInterrupt:  # the session marked the experiment interrupted
         spec = str(plan.spec_path) if plan.spec_path else None
         raise Interrupted(signal.SIGINT, resume_text(spec, db.url, len(db.invocations(exp_id)),
                                                      optuna_storage)) from None
-    db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
     if client is not None:
         typer.echo(_cluster_line(measurer, time.monotonic() - started))
