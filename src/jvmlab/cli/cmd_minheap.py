@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -84,7 +84,7 @@ def minheap(
     base = prepare(parsed, text, spec)
     db = open_store(store)
     console = Console(stderr=as_json)
-    out: dict = {}
+    out: dict[str, Any] = {}
     if sizes is not None:
         setup = flow.plan_sweep(base, levels_from_sizes([s for s in sizes.split(",") if s.strip()]),
                                 invocations=invocations)
@@ -157,7 +157,7 @@ def run_sweep(setup: SweepSetup, db: Store, metric: str, within: float, console:
     return result
 
 
-def study_json(study: MinHeapStudy) -> dict:
+def study_json(study: MinHeapStudy) -> dict[str, Any]:
     return {"experiment_id": study.experiment_id,
             "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in study.cells]}
 
@@ -171,7 +171,7 @@ def _duration(text: str | None) -> float | None:
         raise UserError(f"--timeout: {err}") from None
 
 
-def _emit(out: dict, as_json: bool) -> None:
+def _emit(out: dict[str, Any], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(out, indent=2, default=str))
 

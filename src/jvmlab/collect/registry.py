@@ -74,7 +74,8 @@ class CollectorEntry:
         if callable(self.build):
             return self.build
         module, _, attr = self.build.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        build: Builder = getattr(importlib.import_module(module), attr)
+        return build
 
 
 REGISTRY: dict[str, CollectorEntry] = {}

@@ -39,12 +39,12 @@ def lost_ms(doc: dict[str, Any]) -> float | None:
     """Pauses + allocation stalls + pacing: time application threads were held up."""
     if doc["pauses"]["total_ms"] is None:
         return None
-    return doc["pauses"]["total_ms"] + _stalls_ms(doc) + doc["pacing"]["total_ms"]
+    return float(doc["pauses"]["total_ms"] + _stalls_ms(doc) + doc["pacing"]["total_ms"])
 
 
 def _stalls_ms(doc: dict[str, Any]) -> float:
     """Allocation plus relocation stalls (older documents have no relocation key)."""
-    return doc["stalls"]["total_ms"] + (doc.get("relocation_stalls") or {}).get("total_ms", 0.0)
+    return float(doc["stalls"]["total_ms"] + (doc.get("relocation_stalls") or {}).get("total_ms", 0.0))
 
 
 def _lost(doc: dict[str, Any]) -> str:

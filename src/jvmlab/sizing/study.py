@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
@@ -50,7 +51,7 @@ class MinHeapRequest:
         return MinHeapRequestRecord(s.lower_bytes, s.upper_bytes, s.step_bytes, s.repeats, s.max_probes,
                                     self.fail_pattern, self.timeout_s)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.record().body()
 
 
