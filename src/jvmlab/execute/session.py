@@ -172,8 +172,9 @@ class Session:
         stored = store.experiment(experiment_id).run_options
         if self.options.resume:
             self.options = merge_stored(self.options, stored)
-        workdir = {"workdir": str(plan.workdir)} if plan.workdir is not None else {}
-        store.set_run_options(experiment_id, {**stored, **options_record(self.options), **workdir})
+        record = options_record(self.options, stored)
+        store.set_run_options(experiment_id, record.but(workdir=str(plan.workdir)) if plan.workdir is not None
+                              else record)
         return self.options
 
     def done(self) -> set[tuple[int, int]]:

@@ -90,9 +90,7 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
                          resume_hint=RESUME_HINT)
     session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
     search = _Search(session, request, pattern, on_probe, block_runner)
-    with session.opened():
-        stored = store.experiment(session.experiment_id).run_options
-        store.set_run_options(session.experiment_id, {**stored, "kind": "minheap", **request.to_json()})
+    with session.opened():  # the request is kept by the search's `minheap` document
         found = [search.cell_result(pc) for pc in session.plan.cells]
     return MinHeapStudy(session.experiment_id, tuple(found), search.replayed)
 

@@ -45,6 +45,7 @@ from jvmlab.model.documents.machine import (
     ServerNotesDocument,
     ServerStopDocument,
 )
+from jvmlab.model.documents.options import ImportedFrom, RunOptionsRecord
 from jvmlab.model.documents.sizing import (
     HeapLevel,
     HeapSweepDocument,
@@ -80,10 +81,12 @@ __all__ = [
     "ArchiveRecord", "ArchivesDocument", "CellIdentity", "CellIdentityDocument", "Document", "DocumentError",
     "FlagEffectDocument", "FlagEvidence", "GcAdviseDocument", "GcDocument", "GcFixLevelRecord", "HeapLevel",
     "HeapSweepDocument",
-    "ImportDocument", "JfrDocument", "JfrProfileDocument", "JmhDocument", "JmhScoreRecord", "JmhSecondaryRecord",
+    "ImportDocument", "ImportedFrom", "JfrDocument", "JfrProfileDocument", "JmhDocument", "JmhScoreRecord",
+    "JmhSecondaryRecord",
     "JsonObject", "JvmViewDocument", "JvmWarningsDocument", "LimitsDocument", "LoadHistogramDocument",
     "MinHeapCellRecord", "MinHeapDocument", "MinHeapRequestRecord", "MinHeapResult", "ProbeOutcome", "ProcDocument",
-    "ProgressDocument", "ProgressSegment", "ServerDocument", "ServerNotesDocument", "ServerStopDocument",
+    "ProgressDocument", "ProgressSegment", "RunOptionsRecord", "ServerDocument", "ServerNotesDocument",
+    "ServerStopDocument",
     "SpecChange", "SpecHistoryDocument", "Status",
     "TuneClusterDocument", "TuneDocument", "TunedConfig", "TunedConfirmation", "TunedObjective", "TunedTrial",
     "Verdict", "WarningGroup",
