@@ -70,6 +70,11 @@ class MinHeapStudy:
     cells: tuple[CellMinHeap, ...]
     resumed_probes: int
 
+    def to_json(self) -> dict[str, Any]:
+        """What `minheap --json` prints of the search."""
+        return {"experiment_id": self.experiment_id,
+                "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in self.cells]}
+
 
 ProbeObserver = Callable[[PreparedCell, ProbeOutcome], None]
 RESUME_HINT = "the same `jvmlab minheap` command with --resume"
