@@ -183,8 +183,6 @@ class CollectSettings:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_settings, (dict(self.values),))
 
-    def with_values(self, **changes: Value) -> CollectSettings:
-        return CollectSettings(**{**self.values, **changes})
 
     @classmethod
     def from_spec(cls, collect: Collect | Mapping[str, Value],

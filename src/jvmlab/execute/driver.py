@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from jvmlab.collect.base import Collector
 from jvmlab.execute.slots import SlotWork
@@ -39,55 +38,34 @@ class DriverCell:
     collectors: list[Collector]
 
 
-class Driver(Protocol):
-    """What the session asks a driver (see the module docstring)."""
-
-    failures_are_data: bool
-
-    def next_blocks(self) -> list[Slot] | None:
-        """The slots to run next (whole blocks, in order); None: the driver is done."""
-        ...
-
-    def cell(self, index: int) -> DriverCell | None:
-        """The cell a slot of ``index`` runs; None: the plan's cell of that index."""
-        ...
-
-    def folder(self, slot: Slot) -> str | None:
-        """The name of the slot's artifacts folder; None: the session's (``bK``/``wK``)."""
-        ...
-
-    def judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
-        """Read a result before it is stored (what it adds is stored with it)."""
-        ...
-
-    def observe(self, work: SlotWork, result: ProcessResult, collected: Collected) -> None:
-        """A slot was stored."""
-        ...
-
-
-class DriverBase:
-    """A driver's defaults: the plan's cells and folders, results stored as they are."""
+class Driver:
+    """What the session asks a driver (see the module docstring); these answers are the
+    defaults: no blocks, the plan's cells and folders, results stored as they are."""
 
     failures_are_data = False
 
     def next_blocks(self) -> list[Slot] | None:
+        """The slots to run next (whole blocks, in order); None: the driver is done."""
         return None
 
     def cell(self, index: int) -> DriverCell | None:
+        """The cell a slot of ``index`` runs; None: the plan's cell of that index."""
         return None
 
     def folder(self, slot: Slot) -> str | None:
+        """The name of the slot's artifacts folder; None: the session's (``bK``/``wK``)."""
         return None
 
     def judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
+        """Read a result before it is stored (what it adds is stored with it)."""
         return collected
 
     def observe(self, work: SlotWork, result: ProcessResult, collected: Collected) -> None:
-        return None
+        """A slot was stored."""
 
 
 @dataclass
-class FixedBlocks(DriverBase):
+class FixedBlocks(Driver):
     """The planned blocks, once (``pending``: the session's pending slots, asked when driven)."""
 
     pending: Callable[[], list[Slot]]
@@ -101,7 +79,7 @@ class FixedBlocks(DriverBase):
 
 
 @dataclass
-class SearchDriver(DriverBase):
+class SearchDriver(Driver):
     """A search that asks from inside its own loop: ``ask`` queues the slots it wants now; the
     session drives them and the results it observed are kept by (cell index, block) for the
     search to ``take``. Subclasses give cells, folders and judges."""

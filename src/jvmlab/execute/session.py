@@ -21,7 +21,7 @@ from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.blocks import LocalBlocks
-from jvmlab.execute.driver import Driver, DriverBase, FixedBlocks
+from jvmlab.execute.driver import Driver, FixedBlocks
 from jvmlab.execute.experiment import (
     Resumed,
     RunState,
@@ -110,7 +110,7 @@ class Session:
         self._state: RunState | None = None
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
-        self._driver: Driver = DriverBase()  # the driver being driven (execute/driver.py); set by drive()
+        self._driver: Driver = Driver()  # the driver being driven (execute/driver.py); set by drive()
 
     @property
     def state(self) -> RunState:

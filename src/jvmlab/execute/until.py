@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from jvmlab.execute.budget import Budget
-from jvmlab.execute.driver import DriverBase
+from jvmlab.execute.driver import Driver
 from jvmlab.execute.experiment import RunState
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, PrecisionCheck, RunObserver
@@ -91,7 +91,7 @@ class UntilSession(Protocol):
 
 
 @dataclass
-class Until(DriverBase):
+class Until(Driver):
     """``--until``: rounds of ``runner.width`` blocks until every comparison's CI is within the
     target or a rule above stops it (said as a hazard)."""
 

@@ -78,8 +78,6 @@ class ExperimentResults:
         """One value per successful invocation of ``cell`` (NaN when not measured), with blocks."""
         return cell_values(self.ok(cell), metric)
 
-    def cell_named(self, name: str) -> StoredCell | None:
-        return next((c for c in self.cells if c.name == name), None)
 
     def measured_blocks(self) -> int:
         """How many blocks had at least one successful measured invocation."""
