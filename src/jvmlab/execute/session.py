@@ -224,10 +224,8 @@ class Session:
             try:
                 yield state
             except KeyboardInterrupt:
-                self.busy_summary()
                 self.interrupted(2)
             except Interrupted as err:
-                self.busy_summary()
                 self.interrupted(err.signum)
             except RunnerLost as err:
                 self.mark_interrupted()
@@ -381,7 +379,7 @@ class Session:
 
     def interrupted(self, signum: int, why: str = "interrupted") -> None:
         """Mark the experiment interrupted and raise Interrupted with the command that continues it."""
-        self.store.set_status(self.experiment_id, "interrupted")
+        self.mark_interrupted()
         raise Interrupted(signum, f"{why}; {self.continue_hint()}")
 
     def continue_hint(self) -> str:
