@@ -145,16 +145,6 @@ def scale_for(value: float, unit: str) -> tuple[float, str]:
     return 1.0, unit
 
 
-def format_group(values: list[float | None], unit: str, sep: str) -> str:
-    """Several values in the scale of the first, the unit once: "70.4 ± 3.4 ms", "66.7–73.9 ms"."""
-    if not values or values[0] is None:
-        return "-"
-    divisor, suffix = scale_for(values[0], unit)
-    if unit == "share":
-        divisor, suffix = 0.01, "%"
-    parts = ["-" if v is None else _three_digits(v / divisor) for v in values]
-    return f"{sep.join(parts)} {suffix}".rstrip()
-
 
 def _three_digits(x: float) -> str:
     """About three significant digits, never in exponent form: 1021, 70.4, 3.43, 0.224."""

@@ -172,13 +172,15 @@ def test_overrides_round_trip_through_the_stored_run_options() -> None:
     """A resumed run repeats `--collect jfr=profile` as such (it once came back as two names,
     `jfr` and `jfr_settings`, and the second is not a collector)."""
     from jvmlab.execute.resume import merge_stored, options_record, resume_command
+    from jvmlab.model.documents import RunOptionsRecord
 
     given = registry.parse_overrides(["jfr=profile", "startup"], ["proc"])
     options = RunOptions(artifacts_root=Path("/tmp/a"), collect_overrides=given)
     record = options_record(options)
-    assert record["collect"] == ["jfr=profile", "startup"] and record["no_collect"] == ["proc"]
+    assert record.collect == ("jfr=profile", "startup") and record.no_collect == ("proc",)
     again = merge_stored(RunOptions(artifacts_root=Path("/tmp/a")), record)
     assert again.collect_overrides == given
     assert "--collect jfr=profile --collect startup --no-collect proc" in resume_command("s.toml", "lab.db", options)
-    old = merge_stored(RunOptions(artifacts_root=Path("/tmp/a")), {"collect": ["jfr", "jfr_settings"]})
+    old = merge_stored(RunOptions(artifacts_root=Path("/tmp/a")),
+                       RunOptionsRecord.from_json({"collect": ["jfr", "jfr_settings"]}))
     assert old.collect_overrides == {"jfr": True}

@@ -75,7 +75,7 @@ def test_interrupted_until_run_resumes_with_its_own_options(tmp_path: Path, jdk1
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     before = len(store.invocations(1, include_warmup=True))
     assert before == 41
-    assert store.experiment(1).run_options["until_pct"] == 1.5
+    assert store.experiment(1).run_options.until_pct == 1.5
     # the hint's command without options would still continue the --until run
     observer = Quiet()
     exp = _go(tmp_path, jdk17_home, FakeExecutor(seed=4), observer, resume=True)

@@ -67,3 +67,32 @@ def test_the_session_module_has_the_loop() -> None:
 def test_one_module_hands_slots_to_dask() -> None:
     dispatchers = sorted(name for name, tree in _modules().items() if _submits_slots(tree))
     assert dispatchers == ["jvmlab.cluster.dispatch"]
+
+
+def _session_writes(tree: ast.Module) -> set[str]:
+    """Fields of a session set from outside: ``session.X = ...``, ``session.X[k] = ...`` (also
+    through ``self.session`` or the dispatcher's ``self.ctx``)."""
+    def is_session(node: ast.expr) -> bool:
+        return ((isinstance(node, ast.Name) and node.id == "session")
+                or (isinstance(node, ast.Attribute) and node.attr in ("session", "ctx")))
+    found = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else [])
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and is_session(target.value):
+                found.add(target.attr)
+    return found
+
+
+def test_no_driver_sets_a_field_of_the_session() -> None:
+    """A driver plugs in through execute/driver.py (next blocks, cell, folder, judge, observe);
+    it never sets the session's fields (issue 42: minheap set five of them, the tuner popped
+    results out of one)."""
+    offenders = {name: sorted(found) for name, tree in _modules().items()
+                 if name != "jvmlab.execute.session" and (found := _session_writes(tree))}
+    assert not offenders, f"drivers set session fields: {offenders}; answer through the Driver protocol"
+    assert _session_writes(ast.parse("session.judge = f\nself.session.collectors[1] = []\n")) == {
+        "judge", "collectors"}, "the check itself can fail"

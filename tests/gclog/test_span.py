@@ -75,9 +75,9 @@ def test_paused_share_never_exceeds_the_span(tmp_path: Path) -> None:
 
 
 def test_terminal_says_where_the_span_starts(tmp_path: Path) -> None:
-    from jvmlab.report.gcrows import ROWS
+    from jvmlab.report.gcrows import ROWS, summary_of
 
-    doc = _doc(tmp_path, PARALLEL)
+    doc = summary_of(_doc(tmp_path, PARALLEL))  # the rows read the summary as a record
     cells = {label: cell(doc) for label, cell in ROWS}
     assert "from JVM start" in cells["gc.span_s"]
     assert "35.3% of span" in cells["gc.held_total_ms"]

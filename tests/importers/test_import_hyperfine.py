@@ -30,7 +30,7 @@ def test_a_cell_per_command_and_an_invocation_per_run(tmp_path: Path) -> None:
     summary = summarize(store, exp)
     assert summary.cells[0].stats["wall_s"].mean == pytest.approx(raw[0]["mean"])
     assert summary.cells[0].stats["user_s"].n == 0  # per-run CPU is not in the file: unknown, not 0
-    assert store.experiment(exp).run_options["block_order"] == "unknown"
+    assert store.experiment(exp).run_options.block_order == "unknown"
     kept = store.record(exp, ImportDocument)
     assert kept is not None and kept.sources["hyperfine"]["jdk17-version"]["user"] == raw[0]["user"]
 

@@ -41,7 +41,7 @@ def test_cells_are_jvm_configurations_and_invocations_are_forks(tmp_path: Path) 
 def test_unknown_block_order_is_stored_and_reported(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path / 'lab.db'}")
     exp = store_import(store, import_jmh(FILES))
-    assert store.experiment(exp).run_options["block_order"] == "unknown"
+    assert store.experiment(exp).run_options.block_order == "unknown"
     summary = summarize(store, exp, HELLO)
     (hazard,) = [h for h in summary.hazards if h.kind == IMPORTED]
     assert "block order" in hazard.detail

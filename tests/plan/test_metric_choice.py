@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_jvmlab
+from jvmlab.model.documents import RunOptionsRecord
 from jvmlab.plan.metric_choice import MetricChoice, choose_metric, remember_metric
 from jvmlab.report.summary import summarize
 from jvmlab.report.synthetic import SyntheticSpec, generate
@@ -20,19 +21,19 @@ def store(tmp_path: Path) -> SqlStore:
 
 
 def test_choice_order() -> None:
-    assert choose_metric({}, None) == MetricChoice("wall_s", choose_metric({}, None).reason)
-    assert "default" in choose_metric({}, None).reason
-    assert choose_metric({"metric": "ready_s"}, "user_s") == MetricChoice("user_s", "--metric given")
-    chosen = choose_metric({"metric": "ready_s", "metric_reason": "--metric given"}, None)
+    nothing = choose_metric(RunOptionsRecord(), None)
+    assert nothing.metric == "wall_s" and "default" in nothing.reason
+    assert choose_metric(RunOptionsRecord(metric="ready_s"), "user_s") == MetricChoice("user_s", "--metric given")
+    chosen = choose_metric(RunOptionsRecord(metric="ready_s", metric_reason="--metric given"), None)
     assert chosen.metric == "ready_s" and chosen.reason == "as the run was made: --metric given"
 
 
 def test_summary_uses_the_recorded_metric_and_merges_options(store: SqlStore) -> None:
     exp = generate(store, SyntheticSpec(invocations=4, failures=0))
-    store.set_run_options(exp, {"until": 0.02})
+    store.set_run_options(exp, RunOptionsRecord(until_pct=2.0))
     remember_metric(store, exp, MetricChoice("user_s", "scenario x: CPU time"))
-    assert store.experiment(exp).run_options == {"until": 0.02, "metric": "user_s",
-                                                 "metric_reason": "scenario x: CPU time"}
+    assert store.experiment(exp).run_options == RunOptionsRecord(until_pct=2.0, metric="user_s",
+                                                                 metric_reason="scenario x: CPU time")
     s = summarize(store, exp)
     assert s.metric == "user_s" and s.metric_reason == "as the run was made: scenario x: CPU time"
     doc = s.to_json()

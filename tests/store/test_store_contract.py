@@ -19,6 +19,7 @@ from jvmlab.model.documents import (
     HeapSweepDocument,
     LoadHistogramDocument,
     ProbeOutcome,
+    RunOptionsRecord,
     TuneClusterDocument,
     Verdict,
 )
@@ -237,9 +238,9 @@ def test_a_full_disk_is_reported_before_anything_runs(tmp_path: Path) -> None:
 
 def test_run_options_and_experiment_documents_round_trip(store: Store) -> None:
     exp, _cell = _experiment(store)
-    assert store.experiment(exp).run_options == {}
-    store.set_run_options(exp, {"metric": "ready_s", "until_pct": 2.0})
-    assert store.experiment(exp).run_options == {"metric": "ready_s", "until_pct": 2.0}
+    assert store.experiment(exp).run_options == RunOptionsRecord()
+    store.set_run_options(exp, RunOptionsRecord(metric="ready_s", until_pct=2.0))
+    assert store.experiment(exp).run_options == RunOptionsRecord(metric="ready_s", until_pct=2.0)
     assert store.record(exp, TuneClusterDocument) is None
     store.put_record(exp, TuneClusterDocument(2, ("a", "b")))
     store.put_record(exp, TuneClusterDocument(3, ("c",)))
@@ -281,15 +282,15 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute("insert into schema_version values (1, 0, 'initial schema')")
     db = SqlStore(f"sqlite:///{path}")
     try:
-        assert db.experiment(exp).name == "e" and db.experiment(exp).run_options == {}
-        db.set_run_options(exp, {"metric": "wall_s"})
+        assert db.experiment(exp).name == "e" and db.experiment(exp).run_options == RunOptionsRecord()
+        db.set_run_options(exp, RunOptionsRecord(metric="wall_s"))
         db.put_record(exp, TuneClusterDocument(1, ()))
-        assert db.experiment(exp).run_options == {"metric": "wall_s"}
+        assert db.experiment(exp).run_options == RunOptionsRecord(metric="wall_s")
     finally:
         db.close()
     with sqlite3.connect(path) as conn:
         versions = [r[0] for r in conn.execute("select version from schema_version order by version")]
-        assert versions == [1, 2, 3, 4, 5, 6, 7]
+        assert versions == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
@@ -370,5 +371,5 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
     engine = create_engine(url)
     with engine.connect() as conn:
         versions = [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))]
-        assert versions == [3, 4, 5, 6, 7]
+        assert versions == [3, 4, 5, 6, 7, 8]
     engine.dispose()

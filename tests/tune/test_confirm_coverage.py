@@ -10,9 +10,9 @@ from scipy import stats
 
 from jvmlab.tune.confirm import MIN_BLOCKS, confirm
 from jvmlab.tune.model import Config
-from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, sim_config, true_metrics
 from jvmlab.tune.stats import stein_blocks, stein_interval
+from jvmlab.tune.tuning import Tuning
 
 
 def test_the_winner_baseline_ci_covers_the_true_ratio_about_95_percent_of_the_time():
@@ -22,7 +22,7 @@ def test_the_winner_baseline_ci_covers_the_true_ratio_about_95_percent_of_the_ti
     truth = true_metrics(winner.flags)["wall_s"] / true_metrics(baseline.flags)["wall_s"]
     covered, widths, n = 0, [], 200
     for seed in range(n):
-        session = Session(cfg, SimMeasurer(seed), seed)
+        session = Tuning(cfg, SimMeasurer(seed), seed)
         session.block = 300  # as after a search: the confirmation's blocks are fresh ones
         got = confirm(session, "winner", winner, baseline, Config({}, "default", ()))
         lo, hi = got.against["baseline"][1]

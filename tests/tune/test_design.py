@@ -11,9 +11,9 @@ from jvmlab.tune.engine import ahead_at_the_end, make_config, tune
 from jvmlab.tune.identity import literal_key
 from jvmlab.tune.model import Trial
 from jvmlab.tune.racing import DECISIVE_RATIO, Incumbent, race
-from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, hold_config, hold_identity, hold_metrics, hold_optimum, sim_config
 from jvmlab.tune.space import Budget
+from jvmlab.tune.tuning import Tuning
 
 GRID_INVOCATIONS = 18 * 10  # the quick real bench's grid: 18 cells x 10 invocations
 
@@ -83,7 +83,7 @@ def test_a_twofold_better_candidate_is_promoted_without_waiting_for_the_drift_bl
     assert hold_metrics(serial.flags)["wall_s"] < DECISIVE_RATIO * hold_metrics(base.flags)["wall_s"]
     blocks = []
     for seed in range(20):
-        result = race(Session(cfg, SimMeasurer(seed, cv=0.05, drift=0.01, truth=hold_metrics), seed),
+        result = race(Tuning(cfg, SimMeasurer(seed, cv=0.05, drift=0.01, truth=hold_metrics), seed),
                       serial, Incumbent(base), Incumbent(base))
         assert result.state == "promoted"
         blocks.append(result.blocks)

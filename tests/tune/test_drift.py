@@ -8,8 +8,8 @@ import numpy as np
 from jvmlab.tune.drift import MIN_BLOCKS, block_drift
 from jvmlab.tune.model import Config
 from jvmlab.tune.racing import Incumbent, race
-from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, sim_config
+from jvmlab.tune.tuning import Tuning
 
 GOOD = ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=4")
 
@@ -56,7 +56,7 @@ def test_a_better_candidate_raced_while_the_machine_slows_down_is_not_promoted()
     outcomes = {"steady": [], "step": []}
     for seed in range(10):
         for kind, step in (("steady", None), ("step", (4, 1.4))):
-            session = Session(cfg, SimMeasurer(seed, drift=0.01, step=step), seed)
+            session = Tuning(cfg, SimMeasurer(seed, drift=0.01, step=step), seed)
             result = race(session, cand, Incumbent(base), Incumbent(base))
             outcomes[kind].append(result)
     assert sum(r.state == "promoted" for r in outcomes["steady"]) >= 9
@@ -75,7 +75,7 @@ def test_the_summary_names_a_drift_trial_and_why_it_was_not_promoted():
     cfg = sim_config()
     base = Config({}, "default", ())
     cand = Config({}, "default", GOOD)
-    session = Session(dataclasses.replace(cfg, guardrails=()), SimMeasurer(3, drift=0.01, step=(4, 1.4)), 3)
+    session = Tuning(dataclasses.replace(cfg, guardrails=()), SimMeasurer(3, drift=0.01, step=(4, 1.4)), 3)
     raced = race(session, cand, Incumbent(Config({}, "default", ("-XX:+UseSerialGC",))),
                  Incumbent(base))
     assert raced.state == "drift"

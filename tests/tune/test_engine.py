@@ -7,9 +7,9 @@ import pytest
 from jvmlab.tune.engine import tune
 from jvmlab.tune.model import Config
 from jvmlab.tune.racing import Incumbent, race
-from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, sim_config, true_metrics
 from jvmlab.tune.space import Budget
+from jvmlab.tune.tuning import Tuning
 
 
 def _cfg(seed=3, **budget):
@@ -33,7 +33,7 @@ def test_tuner_finds_a_much_better_config_and_confirms_it_with_a_ci_covering_the
 
 def test_a_clearly_worse_candidate_is_dropped_after_min_blocks():
     cfg = sim_config()
-    session = Session(cfg, SimMeasurer(1), 1)
+    session = Tuning(cfg, SimMeasurer(1), 1)
     good = Config({}, "default", ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=4"))
     bad = Config({}, "default", ("-XX:+UseSerialGC", "-Xmx256m"))
     result = race(session, bad, Incumbent(good), Incumbent(good))
@@ -118,7 +118,7 @@ def test_a_race_stopped_while_the_candidate_looks_better_is_undecided_not_not_be
     slower = Config({}, "default", ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=1"))
     states = []
     for seed in range(40):
-        result = race(Session(cfg, SimMeasurer(seed), seed), better, Incumbent(slower), Incumbent(slower))
+        result = race(Tuning(cfg, SimMeasurer(seed), seed), better, Incumbent(slower), Incumbent(slower))
         states.append(result.state)
         if result.state == "not-better":
             assert result.ratio is not None and result.ratio >= 1.0

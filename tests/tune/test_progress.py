@@ -38,13 +38,13 @@ def test_every_phase_writes_lines_with_what_it_does_and_an_eta():
 
 
 def test_the_confirmation_eta_counts_the_blocks_left_at_the_run_s_pace():
-    from jvmlab.tune.session import Session
+    from jvmlab.tune.tuning import Tuning
 
     class _Session:
         invocations = 0
         spent_wall_s = 0.0
         config = sim_config()
-        spent_share = Session.spent_share  # the real budget arithmetic on this stand-in's counts
+        spent_share = Tuning.spent_share  # the real budget arithmetic on this stand-in's counts
 
     session = _Session()
     progress = TuneProgress(session=session, started=100.0)

@@ -8,8 +8,8 @@ import dataclasses
 
 from jvmlab.tune.model import Config
 from jvmlab.tune.racing import Incumbent, race
-from jvmlab.tune.session import Session
 from jvmlab.tune.sim import SimMeasurer, sim_config, true_metrics
+from jvmlab.tune.tuning import Tuning
 
 BEST = ("-XX:+UseParallelGC", "-Xmx1536m", "-XX:ParallelGCThreads=4")
 RACES = 150
@@ -20,7 +20,7 @@ def _promoted(cand: tuple[str, ...], inc: tuple[str, ...]) -> tuple[float, float
     cfg = dataclasses.replace(sim_config(), guardrails=())
     promoted = blocks = 0
     for seed in range(RACES):
-        session = Session(cfg, SimMeasurer(seed), seed)
+        session = Tuning(cfg, SimMeasurer(seed), seed)
         incumbent = Incumbent(Config({}, "default", inc))
         result = race(session, Config({}, "default", cand), incumbent, Incumbent(incumbent.config))
         promoted += result.state == "promoted"

@@ -39,12 +39,14 @@ LEVEL = 0.95
 def resample_means(x: FloatArray, rng: np.random.Generator, n_boot: int) -> FloatArray:
     """Means of ``n_boot`` resamples with replacement of ``x`` (one row each)."""
     idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    return x[idx].mean(axis=1)
+    means: FloatArray = x[idx].mean(axis=1)
+    return means
 
 
 def jackknife_means(x: FloatArray) -> FloatArray:
     """Leave-one-out means in closed form (no n x n matrix)."""
-    return (x.sum() - x) / (x.size - 1)
+    means: FloatArray = (x.sum() - x) / (x.size - 1)
+    return means
 
 
 def acceleration(jackknife_groups: Sequence[FloatArray]) -> float:
@@ -65,7 +67,7 @@ def acceleration(jackknife_groups: Sequence[FloatArray]) -> float:
         den += float(np.sum(u**2)) / n**2
     if den <= 0.0 or not np.isfinite(den) or not np.isfinite(num):
         return 0.0
-    return num / (6.0 * den**1.5)
+    return float(num / (6.0 * den**1.5))
 
 
 def bca_interval(theta_hat: float, boot: FloatArray, accel: float,

@@ -141,9 +141,11 @@ def between_label_var(labels: Sequence[LabelStats]) -> float:
 def _weights(labels: Sequence[LabelStats], tau2: float) -> np.ndarray:
     v = np.array([(s.var_of_mean or 0.0) + tau2 for s in labels])
     if not np.any(v > 0):
-        return np.ones(len(labels))
+        ones: np.ndarray = np.ones(len(labels))
+        return ones
     floor = np.min(v[v > 0]) * 1e-6  # a zero-variance label (identical runs) weighs much, not infinitely
-    return 1.0 / np.maximum(v, floor)
+    weights: np.ndarray = 1.0 / np.maximum(v, floor)
+    return weights
 
 
 def split_statistics(x: np.ndarray, w: np.ndarray, min_labels: int = MIN_LABELS) -> np.ndarray:
@@ -164,7 +166,8 @@ def split_statistics(x: np.ndarray, w: np.ndarray, min_labels: int = MIN_LABELS)
     within = total_ss - sl * sl / wl - sr * sr / wr
     phi = np.maximum(within / max(n - 2, 1), 1.0)
     diff = sl / wl - sr / wr
-    return diff * diff / (phi * (1.0 / wl + 1.0 / wr))
+    squared: np.ndarray = diff * diff / (phi * (1.0 / wl + 1.0 / wr))
+    return squared
 
 
 def permutation_count(n_labels: int) -> int:

@@ -57,12 +57,6 @@ def _paired_difference(s: BlockSums, idx: np.ndarray | slice) -> np.ndarray:
     return np.asarray(cell - base, dtype=float)
 
 
-def swapped_differences(s: BlockSums, flips: np.ndarray, shift: float = 0.0) -> FloatArray:
-    """mean(cell - shift) - mean(base) over the common blocks after swapping the labels of the
-    blocks flagged in each row of ``flips`` (a row of no swaps: the observed difference less
-    ``shift``)."""
-    return _differences(SwapProducts.of(s, flips), shift)
-
 
 def _differences(products: SwapProducts, shift: float = 0.0) -> FloatArray:
     csum, cn, bsum, bn = products.sums(shift=shift)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
+from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s
 
@@ -84,7 +84,7 @@ def minheap(
     base = prepare(parsed, text, spec)
     db = open_store(store)
     console = Console(stderr=as_json)
-    out: dict = {}
+    out: dict[str, Any] = {}
     if sizes is not None:
         setup = flow.plan_sweep(base, levels_from_sizes([s for s in sizes.split(",") if s.strip()]),
                                 invocations=invocations)
@@ -92,7 +92,7 @@ def minheap(
     else:
         request = MinHeapRequest(settings, fail_pattern, timeout_s)
         study = search(base, db, request, resume=resume, console=console, cluster=cluster)
-        out["minheap"] = study_json(study)
+        out["minheap"] = study.to_json()
         if not sweep:
             _emit(out, as_json)
             return
@@ -114,9 +114,9 @@ def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, cons
     the interval table."""
     import time
 
+    from jvmlab.cli.running import search_plan
     from jvmlab.report.heapsweep import minheap_table
     from jvmlab.sizing.eta import ProbeEta
-    from jvmlab.sizing.study import run_min_heap
 
     eta = ProbeEta(request.settings, len(base.cells), time.monotonic())
 
@@ -126,15 +126,7 @@ def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, cons
                       + (f" ({outcome.reason[:100]})" if outcome.reason else "")
                       + f" [{eta.line(pc.cell.index, time.monotonic())}]", highlight=False, markup=False)
 
-    artifacts = default_artifacts(db.url) / "minheap"
-    if cluster is None:
-        study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe)
-    else:
-        from jvmlab.cluster.run import on_cluster
-
-        with on_cluster(cluster, base, db, "minheap --cluster") as runner:
-            study = run_min_heap(base, db, request, artifacts, resume=resume, on_probe=on_probe,
-                                 block_runner=runner)
+    study = search_plan(base, db, request, resume=resume, on_probe=on_probe, cluster=cluster)
     if study.resumed_probes:
         console.print(f"resumed: {study.resumed_probes} stored probe(s) replayed")
     minheap_table([(c.cell_name, c.result) for c in study.cells], console)
@@ -157,11 +149,6 @@ def run_sweep(setup: SweepSetup, db: Store, metric: str, within: float, console:
     return result
 
 
-def study_json(study: MinHeapStudy) -> dict:
-    return {"experiment_id": study.experiment_id,
-            "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in study.cells]}
-
-
 def _duration(text: str | None) -> float | None:
     if text is None:
         return None
@@ -171,7 +158,7 @@ def _duration(text: str | None) -> float | None:
         raise UserError(f"--timeout: {err}") from None
 
 
-def _emit(out: dict, as_json: bool) -> None:
+def _emit(out: dict[str, Any], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(out, indent=2, default=str))
 
@@ -215,7 +202,7 @@ def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
     paragraph = size.verdict(rows, sweep, cpu_summary, cpu_note, jdks[0])
     typer.echo(f"\nVerdict (size): {paragraph}\n", err=as_json)
     if as_json:
-        typer.echo(json.dumps({"minheap": study_json(study), "sweep": sweep.to_json(), "verdict": paragraph},
+        typer.echo(json.dumps({"minheap": study.to_json(), "sweep": sweep.to_json(), "verdict": paragraph},
                               indent=2, default=str))
 
 
@@ -250,7 +237,7 @@ def heapsweep(
     if swept is None:
         study = load_min_heap(db, exp_id)
         minheap_table([(c.cell_name, c.result) for c in study.cells], console)
-        _emit({"minheap": study_json(study)}, as_json)
+        _emit({"minheap": study.to_json()}, as_json)
         return
     result = load_sweep(db, exp_id, metric, within / 100.0)
     sweep_table(result, console)

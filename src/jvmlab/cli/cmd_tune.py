@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
     from jvmlab.tune.model import Trial
-    from jvmlab.tune.session import Session
+    from jvmlab.tune.tuning import Tuning
 
 
 @app.command("tune")
@@ -102,18 +102,25 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
                  client: Any = None, optuna_storage: str | None = None) -> None:
     """Run (or replay and continue) the tuning, live progress on stderr, summary on stdout;
     with a Dask ``client`` the invocations run on the cluster's nodes."""
-    from jvmlab.execute.windows import default_executor
+    from jvmlab.cli.running import tune_plan
     from jvmlab.model.documents import TuneDocument
     from jvmlab.report.tune_html import write_tune_html
-    from jvmlab.tune.flow import run_tune
     from jvmlab.tune.progress import Heartbeat, TuneProgress
     from jvmlab.tune.summary import progress_line, resume_text, summary_text
 
     err = Console(stderr=True)
     started = time.monotonic()
-    measurer = _measurer(db, plan, exp_id, artifacts, client, err if not quiet else None)
+    measurer: Any = None
 
-    def on_trial(trial: Trial, session: Session) -> None:
+    def on_measurer(given: Any) -> None:
+        nonlocal measurer
+        measurer = given
+        if client is not None and not quiet:
+            refused = f", {len(given.refused)} refused" if given.refused else ""
+            err.print(f"cluster: {len(given.nodes)} node(s) accepted{refused}; {given.width} block(s) at a time",
+                      highlight=False)
+
+    def on_trial(trial: Trial, session: Tuning) -> None:
         if not quiet:
             elapsed = time.monotonic() - started
             nodes = (f"  nodes {len(measurer.nodes)}, {measurer.measured / elapsed:.2f} inv/s"
@@ -124,31 +131,19 @@ def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path
     try:
         # a line at least every 10 s in every phase, TTY or not; the session runs the spec's hooks
         with Heartbeat(progress):
-            config, result, measurer = run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial,
-                                                measurer, progress, optuna_storage)
-    except KeyboardInterrupt:
-        db.set_status(exp_id, "interrupted")
+            config, result, measurer = tune_plan(plan, db, exp_id, artifacts, client=client,
+                                                 on_measurer=on_measurer, on_trial=on_trial, progress=progress,
+                                                 optuna_storage=optuna_storage)
+    except KeyboardInterrupt:  # the session marked the experiment interrupted
         spec = str(plan.spec_path) if plan.spec_path else None
         raise Interrupted(signal.SIGINT, resume_text(spec, db.url, len(db.invocations(exp_id)),
                                                      optuna_storage)) from None
-    db.set_status(exp_id, "done", finished=True)
     typer.echo(summary_text(config, result, exp_id, measurer.replayed))
     if client is not None:
         typer.echo(_cluster_line(measurer, time.monotonic() - started))
     if html is not None:
         write_tune_html(html, db.record(exp_id, TuneDocument), plan.spec.name or "tune")
         typer.echo(f"HTML report: {html}")
-
-
-def _measurer(db: Store, plan: Plan, exp_id: int, artifacts: Path, client: Any, err: Console | None) -> Any:
-    from jvmlab.tune.cluster_measure import ClusterMeasurer, measurer_for
-
-    measurer = measurer_for(db, plan, exp_id, artifacts, client)
-    if isinstance(measurer, ClusterMeasurer) and err is not None:
-        refused = f", {len(measurer.refused)} refused" if measurer.refused else ""
-        err.print(f"cluster: {len(measurer.nodes)} node(s) accepted{refused}; {measurer.width} block(s) at a time",
-                  highlight=False)
-    return measurer
 
 
 def _cluster_line(measurer: Any, elapsed_s: float) -> str:

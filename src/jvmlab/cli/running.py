@@ -1,5 +1,8 @@
 """Running a prepared plan from the CLI: the one place a command hands a plan to the session
-(`run`, `demo`, `heapsweep`, `demo size`, `gc advise`), with a progress bar, then the report."""
+and its driver, chosen here on this machine or a Dask cluster: fixed blocks and `--until`
+(`run`, `demo`, `heapsweep`, `demo size`, `gc advise`: :func:`run_plan`, with a progress bar,
+then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search_plan`) and
+the tuner (`tune`, `demo tune`, `gc advise`'s tuning: :func:`tune_plan`)."""
 
 from __future__ import annotations
 
@@ -17,14 +20,23 @@ from jvmlab.cli.storeargs import default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from contextlib import AbstractContextManager
 
     from jvmlab.execute.protocols import PrecisionCheck
     from jvmlab.model.stored import SeriesTag
-    from jvmlab.plan.prepare import Plan
+    from jvmlab.plan.prepare import Plan, PreparedCell
     from jvmlab.plan.revisions import RevisionSet
+    from jvmlab.sizing.minheap import ProbeOutcome
+    from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
     from jvmlab.spec.model import Spec
     from jvmlab.store.protocol import Store
+    from jvmlab.tune.engine import TuneResult
+    from jvmlab.tune.jvm import JvmMeasurer
+    from jvmlab.tune.model import Trial
+    from jvmlab.tune.progress import TuneProgress
+    from jvmlab.tune.space import TuneConfig
+    from jvmlab.tune.tuning import Tuning
 
 
 def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resume: bool = False,
@@ -109,6 +121,8 @@ def _fail_on_empty(cells: list[tuple[str, int, int]]) -> None:
     typer.echo(f"jvmlab: error: no successful invocation in {said}: see the failure reasons above; exit "
                f"{EXIT_NO_SUCCESS} (-i/--ignore-failure: exit 0, failures are data)", err=True)
     raise typer.Exit(EXIT_NO_SUCCESS)
+
+
 def revisions_of(spec: Spec, spec_path: Path | None, artifacts: Path | None, store_value: str | None,
                  repo: Path | None = None) -> AbstractContextManager[RevisionSet | None]:
     """A spec's ``[revisions]`` checked out and built (None without them); the worktrees are
@@ -130,6 +144,38 @@ def _checked_out(spec: Spec, spec_path: Path | None, artifacts: Path | None, sto
     with checked_out(spec.revisions, spec_dir, root, repo, lambda line: typer.echo(f"jvmlab: {line}", err=True)) \
             as revisions:
         yield revisions
+
+
+def search_plan(plan: Plan, db: Store, request: MinHeapRequest, *, resume: bool,
+                on_probe: Callable[[PreparedCell, ProbeOutcome], None], cluster: str | None = None) -> MinHeapStudy:
+    """Hand a minimum-heap search to the session: its probes on this machine, or on a Dask
+    cluster's nodes with ``cluster``."""
+    from jvmlab.sizing.study import run_min_heap
+
+    artifacts = default_artifacts(db.url) / "minheap"
+    if cluster is None:
+        return run_min_heap(plan, db, request, artifacts, resume=resume, on_probe=on_probe)
+    from jvmlab.cluster.run import on_cluster
+
+    with on_cluster(cluster, plan, db, "minheap --cluster") as runner:
+        return run_min_heap(plan, db, request, artifacts, resume=resume, on_probe=on_probe, block_runner=runner)
+
+
+def tune_plan(plan: Plan, db: Store, exp_id: int, artifacts: Path, *, client: object = None,
+              on_measurer: Callable[[JvmMeasurer], None] = lambda _m: None,
+              on_trial: Callable[[Trial, Tuning], None] | None = None, progress: TuneProgress | None = None,
+              optuna_storage: str | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
+    """Hand a tuning plan to the session: its measurer drives it on this machine, or on a Dask
+    ``client``'s nodes (a local resume of a run started on a cluster keeps its block numbering).
+    ``on_measurer``: told the measurer before the first trial (the cluster's nodes)."""
+    from jvmlab.execute.windows import default_executor
+    from jvmlab.tune.cluster_measure import measurer_for
+    from jvmlab.tune.flow import run_tune
+
+    measurer = measurer_for(db, plan, exp_id, artifacts, client)
+    if measurer is not None:
+        on_measurer(measurer)
+    return run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer, progress, optuna_storage)
 
 
 def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:

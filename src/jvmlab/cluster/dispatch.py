@@ -439,7 +439,7 @@ class Dispatcher:
         tell(busy, len(self.nodes) - busy, self.completed / elapsed if elapsed > 0 else None)
 
 
-def _all_pending(futures: list) -> bool:
+def _all_pending(futures: list[Any]) -> bool:
     return all(f.status == "pending" for f in futures)
 
 
@@ -468,7 +468,8 @@ def _error_of(future: Any) -> BaseException | None:
     """The task's exception; a cancelled future (the scheduler lost) raises it instead of
     returning it, and that is the answer too."""
     try:
-        return future.exception()
+        err: BaseException | None = future.exception()
+        return err
     except (KeyboardInterrupt, SystemExit):  # Ctrl-C while asking: the session's to handle
         raise
     except BaseException as err:  # noqa: BLE001 - FutureCancelledError, asyncio's CancelledError

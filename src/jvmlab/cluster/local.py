@@ -49,9 +49,10 @@ def start_local_cluster(workers: int, port: int = 0, processes: bool = True) -> 
     from distributed import LocalCluster
 
     with dask.config.set(NODE_CONFIG), _workers_ignore_sigint():
-        return LocalCluster(n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
-                            scheduler_port=port, dashboard_address=None, processes=processes,
-                            protocol="tcp", silence_logs=logging.ERROR)
+        return LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=workers, threads_per_worker=1, resources={"jvm": 1}, host="127.0.0.1",
+            scheduler_port=port, dashboard_address=None, processes=processes,
+            protocol="tcp", silence_logs=logging.ERROR)
 
 
 @contextmanager

@@ -30,7 +30,7 @@ def connect(address: str) -> Any:
         raise UserError("--cluster needs Dask: pip install 'jvmlab[cluster]'") from None
     quiet_client_logs()  # a lost scheduler is jvmlab's one line, not Dask's tracebacks
     try:
-        return Client(address, timeout="10s")
+        return Client(address, timeout="10s")  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError) as err:
         raise UserError(f"cannot reach the Dask scheduler at {address}: {err}; start one with "
                         f"`dask scheduler` or `jvmlab cluster local`") from None

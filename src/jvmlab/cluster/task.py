@@ -18,7 +18,7 @@ from jvmlab.collect.setup import build_collectors
 from jvmlab.execute.load import LoadWatch
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
-from jvmlab.model.probe import ProbeContext
+from jvmlab.model.probe import Probe, ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class ProbeRecipe:
     jmh: bool
     ctx: ProbeContext
 
-    def probes(self) -> list:
+    def probes(self) -> list[Probe]:
         collectors = build_collectors(self.settings, self.progress_regex, self.progress_mode, jmh=self.jmh)
         return [c.probe(self.ctx) for c in collectors]
 

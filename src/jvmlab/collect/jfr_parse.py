@@ -106,7 +106,8 @@ def print_json(tool: Path, recording: Path, timeout_s: float = PRINT_TIMEOUT_S) 
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ValueError(f"jfr print failed: {reason[-1] if reason else f'exit {done.returncode}'}")
     try:
-        return json.loads(done.stdout)
+        parsed: dict[str, Any] = json.loads(done.stdout)
+        return parsed
     except json.JSONDecodeError as err:
         raise ValueError(f"jfr print wrote no JSON: {err}") from None
 

@@ -74,7 +74,8 @@ class CollectorEntry:
         if callable(self.build):
             return self.build
         module, _, attr = self.build.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        build: Builder = getattr(importlib.import_module(module), attr)
+        return build
 
 
 REGISTRY: dict[str, CollectorEntry] = {}
@@ -182,8 +183,6 @@ class CollectSettings:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_settings, (dict(self.values),))
 
-    def with_values(self, **changes: Value) -> CollectSettings:
-        return CollectSettings(**{**self.values, **changes})
 
     @classmethod
     def from_spec(cls, collect: Collect | Mapping[str, Value],

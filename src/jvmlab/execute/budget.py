@@ -30,6 +30,15 @@ class Budget:
     failures: int = 0
     stopped_cells: set[int] = field(default_factory=set)
     told: bool = False  # the failure limit was said
+    # spent, for a driver that counts its own (the tuner: replayed invocations count, and wall
+    # time is their summed wall time, so a resume replays the same decisions)
+    used_invocations: int = 0
+    used_wall_s: float = 0.0
+
+    def charge(self, wall_s: float = 0.0) -> None:
+        """One invocation spent (measured or replayed), ``wall_s`` of its wall time."""
+        self.used_invocations += 1
+        self.used_wall_s += wall_s
 
     def record(self, cell_index: int, ok: bool) -> str | None:
         """Count one outcome; return why a limit was just reached, else None."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
@@ -38,7 +39,7 @@ class RunState:
 
     experiment_id: int
     cell_ids: dict[int, int]  # plan cell index -> stored cell id
-    fingerprint: dict
+    fingerprint: dict[str, Any]
     budget: Budget
     measured: int = 0
     environment: Environment | None = None

@@ -131,7 +131,8 @@ class _Launch:
             self.origin.set(got.t_start)
         return got
 
-    def _outcome(self, reports: list, readers: list[StreamReader], started_at: float) -> ProcessResult:
+    def _outcome(self, reports: list[launcher.Started | launcher.Ended | int], readers: list[StreamReader],
+                 started_at: float) -> ProcessResult:
         plan = self.plan
         failed = next((r for r in reports if isinstance(r, int)), None)
         ended = next((r for r in reports if isinstance(r, launcher.Ended)), None)

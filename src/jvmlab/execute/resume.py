@@ -11,40 +11,37 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import Any
 
 from jvmlab.collect.registry import from_record, override_args
 from jvmlab.execute.options import RunOptions
+from jvmlab.model.documents import RunOptionsRecord
 
 DEFAULT_METRIC = "wall_s"
 
 
-def options_record(options: RunOptions) -> dict[str, Any]:
-    """The run options worth remembering, under the store's key names."""
-    return {
-        "until_pct": round(options.until_rel * 100, 6) if options.until_rel is not None else None,
-        "max_invocations": options.max_invocations,
-        "budget_s": options.budget_s,
-        "collect": override_args(options.collect_overrides)[0],  # e.g. ["jfr=profile", "startup"]
-        "no_collect": override_args(options.collect_overrides)[1],
-        "metric": options.metric or DEFAULT_METRIC,
-    }
+def options_record(options: RunOptions, stored: RunOptionsRecord | None = None) -> RunOptionsRecord:
+    """The run options worth remembering, over what was ``stored`` (the metric's reason, the
+    working directory and an import's source stay)."""
+    enable, disable = override_args(options.collect_overrides)  # e.g. ["jfr=profile", "startup"]
+    return (stored or RunOptionsRecord()).but(
+        until_pct=round(options.until_rel * 100, 6) if options.until_rel is not None else None,
+        max_invocations=options.max_invocations, budget_s=options.budget_s,
+        collect=tuple(enable), no_collect=tuple(disable), metric=options.metric or DEFAULT_METRIC)
 
 
-def merge_stored(options: RunOptions, stored: dict[str, Any]) -> RunOptions:
+def merge_stored(options: RunOptions, stored: RunOptionsRecord) -> RunOptions:
     """Options for a resumed run: what this command line gave, else what the start gave."""
-    until_pct = stored.get("until_pct")
+    until_pct = stored.until_pct
     overrides = dict(options.collect_overrides)
     if not overrides:
-        overrides = from_record(stored.get("collect") or [], stored.get("no_collect") or [])
+        overrides = from_record(list(stored.collect), list(stored.no_collect))
     return replace(
         options,
         until_rel=options.until_rel if options.until_rel is not None else (
             until_pct / 100.0 if until_pct is not None else None),
-        max_invocations=options.max_invocations if options.max_invocations is not None else stored.get(
-            "max_invocations"),
-        budget_s=options.budget_s if options.budget_s is not None else stored.get("budget_s"),
-        metric=options.metric or stored.get("metric") or DEFAULT_METRIC,
+        max_invocations=options.max_invocations if options.max_invocations is not None else stored.max_invocations,
+        budget_s=options.budget_s if options.budget_s is not None else stored.budget_s,
+        metric=options.metric or stored.metric or DEFAULT_METRIC,
         collect_overrides=overrides,
     )
 

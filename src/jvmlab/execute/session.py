@@ -13,7 +13,7 @@ tuner's races (``tune/``), the minimum-heap bisection (``sizing/``).
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -21,6 +21,7 @@ from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.errors import Interrupted, UserError
 from jvmlab.execute.blocks import LocalBlocks
+from jvmlab.execute.driver import Driver, FixedBlocks
 from jvmlab.execute.experiment import (
     Resumed,
     RunState,
@@ -44,7 +45,7 @@ from jvmlab.execute.slots import (
     logs_class_loads,
     slot_artifacts,
 )
-from jvmlab.execute.until import added_block_cap, stop_reason
+from jvmlab.execute.until import Until
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
@@ -54,8 +55,8 @@ from jvmlab.model.documents import CellIdentityDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
 from jvmlab.plan.grow import Growth
-from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, remember_metric
-from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
+from jvmlab.plan.metric_choice import MetricChoice, remember_metric
+from jvmlab.plan.prepare import Plan, archive_document
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 
@@ -116,12 +117,7 @@ class Session:
         self._state: RunState | None = None
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
-        # A driver's own reading of each result before it is stored (minheap: the probe's verdict).
-        self.judge: Callable[[SlotWork, ProcessResult, Collected], Collected] | None = None
-        self.failures_are_data = False  # minheap: a failing probe is an answer, not a budget failure
-        self.recorded: dict[tuple[int, int], tuple[ProcessResult, Collected]] = {}  # (cell, block): for drivers
-        self.variants: dict[int, PreparedCell] = {}  # the cell a driver runs in place of the plan's (minheap)
-        self.slot_folder: Callable[[Slot], str] | None = None  # a driver's name for a slot's folder (minheap)
+        self._driver: Driver = Driver()  # the driver being driven (execute/driver.py); set by drive()
 
     @property
     def state(self) -> RunState:
@@ -183,8 +179,9 @@ class Session:
         stored = store.experiment(experiment_id).run_options
         if self.options.resume:
             self.options = merge_stored(self.options, stored)
-        workdir = {"workdir": str(plan.workdir)} if plan.workdir is not None else {}
-        store.set_run_options(experiment_id, {**stored, **options_record(self.options), **workdir})
+        record = options_record(self.options, stored)
+        store.set_run_options(experiment_id, record.but(workdir=str(plan.workdir)) if plan.workdir is not None
+                              else record)
         return self.options
 
     def done(self) -> set[tuple[int, int]]:
@@ -209,10 +206,20 @@ class Session:
             slots = self.pending()
             done = len(self.done())
             self.observer.planned(state.experiment_id, len(slots) + done, done, self.options.until_rel is not None)
-            blocks.run_blocks(slots)
+            self.drive(FixedBlocks(lambda: slots), blocks)
             if self.options.until_rel is not None and self.precision_check is not None:
-                self.run_until(blocks, self.next_block(), self.precision_check)
+                self.drive(Until(self, blocks, self.precision_check), blocks)
         return state.experiment_id
+
+    def drive(self, driver: Driver, runner: BlockRunner) -> None:
+        """The loop: ask the driver for its next blocks and run them through ``runner`` until it
+        says stop; each slot's cell, folder and reading are the driver's (execute/driver.py)."""
+        outer, self._driver = self._driver, driver
+        try:
+            while (slots := driver.next_blocks()) is not None:
+                runner.run_blocks(slots)
+        finally:
+            self._driver = outer
 
     @contextmanager
     def opened(self) -> Iterator[RunState]:
@@ -224,14 +231,11 @@ class Session:
             try:
                 yield state
             except KeyboardInterrupt:
-                self.busy_summary()
                 self.interrupted(2)
             except Interrupted as err:
-                self.busy_summary()
                 self.interrupted(err.signum)
             except RunnerLost as err:
-                self.busy_summary()
-                self.store.set_status(state.experiment_id, "interrupted")
+                self.mark_interrupted()
                 raise UserError(f"{err}; {self.continue_hint()} and --cluster ADDRESS of a running "
                                 f"cluster") from None
             self.finish()
@@ -267,39 +271,6 @@ class Session:
         finally:
             if environment is not None:
                 environment.teardown()
-
-    def run_until(self, runner: BlockRunner, first_block: int, check: PrecisionCheck) -> int:
-        """``--until``: add rounds of ``runner.width`` blocks until every comparison's CI is within
-        the target or a rule of :mod:`jvmlab.execute.until` stops it; return the blocks added."""
-        options, state, plan, observer = self.options, self.state, self.plan, self.observer
-        target = options.until_rel or 0.0
-        metric = options.metric or DEFAULT_METRIC
-        cap = added_block_cap(plan.shape.invocations)
-        words = runner.ci_words
-        block, added = first_block, 0
-        while not (precision := check(self.store, state.experiment_id, metric, target)):
-            stop = stop_reason(plan, state.budget, self.out_of_budget(), added, cap, runner.more_hint)
-            if stop is not None:
-                why, hint = stop
-                observer.extended(0, why)
-                self.warn(Hazard(hazards.PRECISION_NOT_REACHED,
-                                 f"stopped before every {words} was within {target:.1%}: {why}", hint=hint))
-                return added
-            width = min(max(1, runner.width), cap - added)
-            slots = [s for b in range(block, block + width) for s in plan.shape.block(len(plan.cells), b)]
-            remaining = getattr(precision, "remaining_per_cell", None)
-            estimate = f"; about {remaining} more per cell expected" if remaining else ""
-            span = f"block {block + 1}" if width == 1 else f"blocks {block + 1}-{block + width}"
-            observer.extended(len(slots), f"{span} for a {words} within {target:.1%}{estimate}")
-            before = state.measured
-            runner.run_blocks(slots)
-            block, added = block + width, added + width
-            if state.measured == before and not self.out_of_budget():
-                # Nothing could run (every slot was skipped): another block would not either.
-                self.warn(Hazard(hazards.PRECISION_NOT_REACHED, f"stopped before every {words} was "
-                                 f"within {target:.1%}: blocks up to {block} measured nothing"))
-                return added
-        return added
 
     def store_documents(self) -> None:
         """How each cell's archive was made, and the metric chosen with its reason."""
@@ -352,39 +323,35 @@ class Session:
         result, collected = finish_probes(work, result, collected, env_hazards)
         self.record_slot(work, result, collected)
 
-    def use_cell(self, pc: PreparedCell, cell_id: int, collectors: list[Collector]) -> None:
-        """A driver's cell (the tuner's configuration), stored as ``cell_id``: its slots run as
-        ``Slot(pc.cell.index, ...)`` with these collectors."""
-        self.state.cell_ids[pc.cell.index] = cell_id
-        self.variants[pc.cell.index] = pc
-        self.collectors[pc.cell.index] = collectors
-
     # -- one slot (public: a block runner runs the middle part elsewhere) ----------------
     def prepare_slot(self, slot: Slot) -> SlotWork:
-        pc = self.variants.get(slot.cell_index) or self.plan.cells[slot.cell_index]
+        own = self._driver.cell(slot.cell_index)
+        pc = own.cell if own is not None else self.plan.cells[slot.cell_index]
         artifacts = slot_artifacts(self.options.artifacts_root, self.experiment_id, pc.cell.index, slot)
-        if self.slot_folder is not None:
-            artifacts = artifacts.with_name(self.slot_folder(slot))
-        return build_slot(pc, slot, self.collectors[pc.cell.index], artifacts,
-                          logs_class_loads([*self.plan.cells, *self.variants.values()]))
+        if (folder := self._driver.folder(slot)) is not None:
+            artifacts = artifacts.with_name(folder)
+        class_log = logs_class_loads([*self.plan.cells, *([own.cell] if own is not None else [])])
+        return build_slot(pc, slot, own.collectors if own is not None else self.collectors[pc.cell.index], artifacts,
+                          class_log)
 
     def record_slot(self, work: SlotWork, result: ProcessResult, collected: Collected,
                     node: str | None = None, host: str | None = None) -> None:
         """Store one finished slot (one transaction), count it, tell the observer and the budget.
         ``node``/``host``: the Dask worker and the machine that ran it (default: this machine)."""
         state = self.state
-        pc, slot = work.cell, work.slot
-        if self.judge is not None:
-            collected = self.judge(work, result, collected)
-        self.store.record_invocation(state.experiment_id, state.cell_ids[pc.cell.index], block=slot.block,
+        pc, slot, driver = work.cell, work.slot, self._driver
+        collected = driver.judge(work, result, collected)
+        own = driver.cell(pc.cell.index)
+        cell_id = own.cell_id if own is not None else state.cell_ids[pc.cell.index]
+        self.store.record_invocation(state.experiment_id, cell_id, block=slot.block,
                                      position=slot.position, result=result, collected=collected, argv=work.argv,
                                      artifacts_dir=str(work.artifacts), node=node,
                                      host=host if host is not None or node is not None else _HOSTNAME)
         if not slot.warmup:
             state.measured += 1
-        self.recorded[(pc.cell.index, slot.block)] = (result, collected)
+        driver.observe(work, result, collected)
         self.observer.finished(pc, slot, result)
-        why = state.budget.record(pc.cell.index, result.status == Status.OK or self.failures_are_data)
+        why = state.budget.record(pc.cell.index, result.status == Status.OK or driver.failures_are_data)
         if why:
             self.warn(Hazard(hazards.FAILURE_BUDGET, f"{pc.cell.name}: {why}",
                       hint=f"last failure: {result.reason}", cell=pc.cell.name))
@@ -420,9 +387,14 @@ class Session:
         self.store.add_hazard(self.experiment_id, hazard)
         self.observer.warn(hazard)
 
+    def mark_interrupted(self) -> None:
+        """The experiment stopped before its driver was done: the busy blocks said, the status stored."""
+        self.busy_summary()
+        self.store.set_status(self.experiment_id, "interrupted")
+
     def interrupted(self, signum: int, why: str = "interrupted") -> None:
         """Mark the experiment interrupted and raise Interrupted with the command that continues it."""
-        self.store.set_status(self.experiment_id, "interrupted")
+        self.mark_interrupted()
         raise Interrupted(signum, f"{why}; {self.continue_hint()}")
 
     def continue_hint(self) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from jvmlab.collect.base import Collector
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
-from jvmlab.model.probe import ProbeContext
+from jvmlab.model.probe import Probe, ProbeContext
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
 from jvmlab.plan.prepare import PreparedCell
 from jvmlab.plan.schedule import Slot
@@ -25,7 +25,7 @@ class SlotWork:
     cell: PreparedCell
     slot: Slot
     invocation: InvocationPlan
-    probes: list
+    probes: list[Probe]
     argv: list[str]
     artifacts: Path
     ctx: ProbeContext | None = None  # what the probes were made from (a node makes its own)

@@ -5,14 +5,26 @@ locally, one per accepted node on a cluster, so no node idles) until every compa
 is within the target, the budget (--max-invocations, --budget) is spent, the failure budget
 makes the target unreachable, or a hard cap on added blocks is reached (no endless loop).
 
-The rule reads only CI widths (never significance), so it cannot chase a p-value. The loop
-is ``Session.run_until``; this module holds its rules.
+The rule reads only CI widths (never significance), so it cannot chase a p-value. It is a
+driver of the session (:class:`Until`, driven by ``Session.drive``) with its rules here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Protocol
+
 from jvmlab.execute.budget import Budget
+from jvmlab.execute.driver import Driver
+from jvmlab.execute.experiment import RunState
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.protocols import BlockRunner, PrecisionCheck, RunObserver
+from jvmlab.model import hazards
+from jvmlab.model.hazards import Hazard
+from jvmlab.plan.metric_choice import DEFAULT_METRIC
 from jvmlab.plan.prepare import Plan
+from jvmlab.plan.schedule import Slot
+from jvmlab.store.protocol import Store
 
 MAX_ADDED_FACTOR = 10  # without a budget, at most 10 x the planned blocks are added
 MIN_ADDED_BLOCKS = 20
@@ -58,3 +70,65 @@ def unreachable(plan: Plan, budget: Budget) -> str | None:
     verb = "was" if len(dead) == 1 else "were"
     return (f"no comparison can reach it while {names} {verb} stopped by the failure budget "
             f"(its comparison with the baseline can never be made)")
+
+
+class UntilSession(Protocol):
+    """What ``--until`` reads of the session (it sets nothing there)."""
+
+    store: Store
+    plan: Plan
+    options: RunOptions
+    observer: RunObserver
+
+    @property
+    def state(self) -> RunState: ...
+
+    def out_of_budget(self, inflight: int = 0) -> bool: ...
+
+    def warn(self, hazard: Hazard) -> None: ...
+
+    def next_block(self) -> int: ...
+
+
+@dataclass
+class Until(Driver):
+    """``--until``: rounds of ``runner.width`` blocks until every comparison's CI is within the
+    target or a rule above stops it (said as a hazard)."""
+
+    session: UntilSession
+    runner: BlockRunner
+    check: PrecisionCheck
+    block: int = -1  # the next block to add
+    added: int = 0
+    measured_before: int | None = None  # measured slots before the last round
+
+    def next_blocks(self) -> list[Slot] | None:
+        session, runner = self.session, self.runner
+        state, plan, target = session.state, session.plan, session.options.until_rel or 0.0
+        words, cap = runner.ci_words, added_block_cap(plan.shape.invocations)
+        if self.block < 0:
+            self.block = session.next_block()
+        if self.measured_before == state.measured and not session.out_of_budget():
+            # Nothing could run (every slot was skipped): another block would not either.
+            session.warn(Hazard(hazards.PRECISION_NOT_REACHED, f"stopped before every {words} was "
+                                f"within {target:.1%}: blocks up to {self.block} measured nothing"))
+            return None
+        precision = self.check(session.store, state.experiment_id, session.options.metric or DEFAULT_METRIC, target)
+        if precision:
+            return None
+        stop = stop_reason(plan, state.budget, session.out_of_budget(), self.added, cap, runner.more_hint)
+        if stop is not None:
+            why, hint = stop
+            session.observer.extended(0, why)
+            session.warn(Hazard(hazards.PRECISION_NOT_REACHED,
+                                f"stopped before every {words} was within {target:.1%}: {why}", hint=hint))
+            return None
+        width, block = min(max(1, runner.width), cap - self.added), self.block
+        slots = [s for b in range(block, block + width) for s in plan.shape.block(len(plan.cells), b)]
+        remaining = getattr(precision, "remaining_per_cell", None)
+        estimate = f"; about {remaining} more per cell expected" if remaining else ""
+        span = f"block {block + 1}" if width == 1 else f"blocks {block + 1}-{block + width}"
+        session.observer.extended(len(slots), f"{span} for a {words} within {target:.1%}{estimate}")
+        self.measured_before = state.measured
+        self.block, self.added = block + width, self.added + width
+        return slots

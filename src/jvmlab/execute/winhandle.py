@@ -30,7 +30,7 @@ class FILETIME(ctypes.Structure):
 
 
 def _seconds(ft: FILETIME) -> float:
-    return ((ft.dwHighDateTime << 32) | ft.dwLowDateTime) / _100NS_PER_S
+    return float(((ft.dwHighDateTime << 32) | ft.dwLowDateTime) / _100NS_PER_S)
 
 
 def counters_from_structs(mem: PROCESS_MEMORY_COUNTERS, kernel: FILETIME,

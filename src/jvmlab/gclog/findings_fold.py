@@ -79,8 +79,8 @@ class EventFacts:
     full_runs: int = 0  # runs of CONSECUTIVE_FULL_MIN or more
     low_freed: Tally = field(default_factory=Tally)  # non-requested full collections that freed little
     full_with_heap: int = 0  # non-requested full collections with heap before and after
-    live_t: array = field(default_factory=lambda: array("d"))
-    live_mb: array = field(default_factory=lambda: array("d"))
+    live_t: array[float] = field(default_factory=lambda: array("d"))
+    live_mb: array[float] = field(default_factory=lambda: array("d"))
     live_stride: int = 1
     events: int = 0
 

@@ -8,7 +8,6 @@ by the chunk size whatever the file size. Bytes that are not UTF-8 are replaced,
 from __future__ import annotations
 
 import gzip
-import io
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -111,6 +110,3 @@ def iter_lines(path: Path) -> Iterator[str]:
         yield from lines
 
 
-def text_stream(text: str) -> io.StringIO:
-    """Wrap a string for tests that feed a log without a file."""
-    return io.StringIO(text)

@@ -76,7 +76,7 @@ class PauseSketch:
                     return max(self.min, 0.0)
                 # Geometric middle of the bin, clamped to the exact extremes.
                 mid = _MIN_MS * RATIO ** (idx - 0.5)
-                return min(max(mid, self.min), self.max)
+                return float(min(max(mid, self.min), self.max))
         return self.max
 
     def count_above(self, limit_ms: float) -> int:

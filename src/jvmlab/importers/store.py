@@ -9,7 +9,7 @@ from jvmlab import __version__
 from jvmlab.errors import UserError
 from jvmlab.importers.model import ImportedExperiment, ImportedRun
 from jvmlab.model.collected import Collected
-from jvmlab.model.documents import ImportDocument
+from jvmlab.model.documents import ImportDocument, ImportedFrom, RunOptionsRecord
 from jvmlab.model.hazards import IMPORTED, Hazard
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.stored import SeriesTag
@@ -43,11 +43,11 @@ def store_import(store: Store, imported: ImportedExperiment, baseline: str | Non
     store.add_hazard(exp_id, Hazard(IMPORTED, f"imported from {imported.source} results "
                                     f"({', '.join(imported.files)}); unknown: " + "; ".join(unknown),
                                     "run it with jvmlab (randomized blocks, measured from the child) to know these"))
-    options: dict[str, object] = {"imported": {"source": imported.source, "files": list(imported.files)},
-                                  "block_order": "unknown", "unknown": unknown}
-    if imported.metric is not None:  # read back by plan.metric_choice.choose_metric, as a run's choice is
-        options.update(metric=imported.metric, metric_reason=imported.metric_reason)
-    store.set_run_options(exp_id, options)
+    # the metric is read back by plan.metric_choice.choose_metric, as a run's choice is
+    store.set_run_options(exp_id, RunOptionsRecord(
+        metric=imported.metric, metric_reason=imported.metric_reason if imported.metric is not None else None,
+        imported=ImportedFrom(imported.source, tuple(imported.files)), block_order="unknown",
+        unknown=tuple(unknown)))
     store.put_record(exp_id, ImportDocument(dict(imported.documents)))
     if series is not None:
         store.set_series(exp_id, series, imported.name)

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from jvmlab.errors import UserError
 from jvmlab.machine import archives, limits, pagecache, thp, tmpfs
+from jvmlab.machine.archive_run import Archive, RunContext, real_flags
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
@@ -80,7 +81,7 @@ def machine_only(plan: Plan) -> list[str]:
     return out
 
 
-def run_context(plan: Plan, cell: PreparedCell | None = None) -> archives.RunContext:
+def run_context(plan: Plan, cell: PreparedCell | None = None) -> RunContext:
     """Training runs start like measured runs: the cell's invocation template (cwd, env, timeout);
     without a cell, the first cell's, minus its own variables (the workload's environment)."""
     pc = cell or plan.cells[0]
@@ -90,7 +91,7 @@ def run_context(plan: Plan, cell: PreparedCell | None = None) -> archives.RunCon
     if cell is None:
         template = replace(template, env=dict(plan.spec.workload.env))
     env = template.process_env(pc.jdk.home if cell is not None else None)
-    return archives.RunContext(cwd=template.cwd, env=env, timeout_s=template.timeout_s)
+    return RunContext(cwd=template.cwd, env=env, timeout_s=template.timeout_s)
 
 
 class MachineEnvironment:
@@ -100,7 +101,7 @@ class MachineEnvironment:
         self.artifacts_root = Path(artifacts_root)
         self.keep_copies = False
         self.copies: dict[Path, tmpfs.TmpfsCopy] = {}  # source home -> copy
-        self.archives: dict[int, archives.Archive] = {}  # cell index -> archive
+        self.archives: dict[int, Archive] = {}  # cell index -> archive
         self.files: dict[int, list[Path]] = {}  # cell index -> files its JVM reads
         self.on_tmpfs: dict[Path, bool] = {}
         self.last_eviction: pagecache.EvictionReport | None = None
@@ -202,7 +203,7 @@ class MachineEnvironment:
                                 f"pass a writable --artifacts folder") from None
             archive = archives.make_archive(pc, kind, path, run_context(plan, pc))
             self.archives[pc.cell.index] = archive
-            flags = (*archives.real_flags(pc), *archive.flags)  # the typed preparation becomes real flags
+            flags = (*real_flags(pc), *archive.flags)  # the typed preparation becomes real flags
             out.append(replace(pc, flags=flags, archive=archive.record))
         return out
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jvmlab.model.documents.options import RunOptionsRecord
+
 
 @dataclass(frozen=True)
 class StoredExperiment:
@@ -21,7 +23,7 @@ class StoredExperiment:
     baseline_cell: int | None
     command_line: str | None
     artifacts_dir: str | None
-    run_options: dict[str, Any] = field(default_factory=dict)
+    run_options: RunOptionsRecord = field(default_factory=RunOptionsRecord)  # how it was run
     # schema v4: the series this experiment is a point of, its label there and its place
     series: str | None = None
     label: str | None = None

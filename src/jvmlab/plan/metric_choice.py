@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from jvmlab.model.documents import RunOptionsRecord
+
 DEFAULT_METRIC = "wall_s"
 DEFAULT_REASON = "default (no --metric given and none recorded for this run)"
 GIVEN_REASON = "--metric given"
@@ -25,9 +27,8 @@ class MetricChoice:
 
 def remember_metric(store: Any, experiment_id: int, choice: MetricChoice) -> None:
     """Merge ``metric`` and ``metric_reason`` into the experiment's run options."""
-    options = dict(store.experiment(experiment_id).run_options)
-    options.update(metric=choice.metric, metric_reason=choice.reason)
-    store.set_run_options(experiment_id, options)
+    options = store.experiment(experiment_id).run_options
+    store.set_run_options(experiment_id, options.but(metric=choice.metric, metric_reason=choice.reason))
 
 
 def run_metric_reason(metric: str, given: bool) -> str:
@@ -35,12 +36,12 @@ def run_metric_reason(metric: str, given: bool) -> str:
     return GIVEN_REASON if given else f"default of `jvmlab run` ({metric})"
 
 
-def choose_metric(run_options: dict[str, Any], given: str | None) -> MetricChoice:
+def choose_metric(run_options: RunOptionsRecord, given: str | None) -> MetricChoice:
     """``--metric`` when given; else what the run recorded; else the default ``wall_s``."""
     if given is not None:
         return MetricChoice(given, GIVEN_REASON)
-    recorded = run_options.get("metric")
-    if isinstance(recorded, str) and recorded:
-        why = run_options.get("metric_reason") or "recorded"
+    recorded = run_options.metric
+    if recorded:
+        why = run_options.metric_reason or "recorded"
         return MetricChoice(recorded, f"as the run was made: {why}")
     return MetricChoice(DEFAULT_METRIC, DEFAULT_REASON)

@@ -31,8 +31,8 @@ def _nice_step(span: float, target: int) -> float:
     power = 10 ** math.floor(math.log10(raw))
     for mult in (1, 2, 2.5, 5, 10):
         if mult * power >= raw:
-            return mult * power
-    return 10 * power
+            return float(mult * power)
+    return float(10 * power)
 
 
 def _label(value: float, step: float) -> str:

@@ -46,7 +46,8 @@ def plotly_js() -> str:
     """plotly.min.js from the installed plotly package (inlined once per file)."""
     from plotly.offline import get_plotlyjs
 
-    return get_plotlyjs().replace("</script", "<\\/script")
+    js: str = get_plotlyjs()
+    return js.replace("</script", "<\\/script")
 
 
 @lru_cache(maxsize=1)

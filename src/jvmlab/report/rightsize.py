@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -126,7 +127,7 @@ def render_rightsize(doc: RightsizeDocument, experiment_id: int, console: Consol
     console.print(f"rightsize (experiment {experiment_id}): {conclusion(doc)}", highlight=False, markup=False)
 
 
-def candidate_json(c: CandidateRecord) -> dict:
+def candidate_json(c: CandidateRecord) -> dict[str, Any]:
     return {"cpus": c.cpus, "memory_bytes": c.memory_bytes, "verdict": c.verdict, "phase": c.phase,
             "cost": c.cost, "metric": {f.metric: f.mean for f in c.goals},
             "ci95": {f.metric: list(f.ci95) if f.ci95 is not None else None for f in c.goals},
@@ -136,7 +137,7 @@ def candidate_json(c: CandidateRecord) -> dict:
             "goals": [f.body() for f in c.goals]}
 
 
-def rightsize_json(doc: RightsizeDocument, experiment_id: int) -> dict:
+def rightsize_json(doc: RightsizeDocument, experiment_id: int) -> dict[str, Any]:
     chosen = doc.chosen_candidate
     return {"experiment_id": experiment_id, "goals": [g.body() for g in doc.request.goals],
             "weights": {"cpu": doc.request.cpu_weight, "memory_gib": doc.request.memory_weight},

@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,7 @@ def _result(status: Status, started_at: float, wall_s: float, rng: np.random.Gen
                          stdout_tail=stdout, stderr_tail=stderr)
 
 
-def generate(store: Store, spec: SyntheticSpec = SyntheticSpec(), fingerprint: dict | None = None) -> int:
+def generate(store: Store, spec: SyntheticSpec = SyntheticSpec(), fingerprint: dict[str, Any] | None = None) -> int:
     """Write one experiment; returns its id. Runs in seconds for hundreds of invocations."""
     rng = np.random.default_rng(spec.seed)
     text = _spec_text(spec)

@@ -95,7 +95,7 @@ def series_metrics(store: Store, series: str, wanted: Sequence[str],
                    newest: StoredExperiment) -> tuple[list[str], dict[str, str]]:
     """The metrics to look at (given, else the newest run's metric) with their units; globs
     (``jmh.*``) expand over what the series stored. A UserError names what exists."""
-    names = list(wanted) or [str(newest.run_options.get("metric") or DEFAULT_METRIC)]
+    names = list(wanted) or [newest.run_options.metric or DEFAULT_METRIC]
     units = {m: registry.get(m).unit for m in PROCESS_METRICS if m in registry.REGISTRY}
     if any(n not in PROCESS_METRICS for n in names):
         units.update(store.series_metric_units(series))

@@ -129,9 +129,10 @@ def verdict(summary: Summary) -> ScenarioVerdict:
     return ScenarioVerdict(title, header, tuple(rows), _conclusion(workload, best))
 
 
-def _conclusion(workload: str, deltas: list) -> str:
+def _conclusion(workload: str, deltas: list[tuple[Estimate, str, str]]) -> str:
     """The largest clear saving, and what sharing off costs."""
-    saving = [(d.value[0], level, jvm) for d, level, jvm in deltas if d.clear and d.value[0] < 0]
+    saving = [(d.value[0], level, jvm) for d, level, jvm in deltas
+              if d.clear and d.value is not None and d.value[0] < 0]
     if not saving:
         return f"No sharing level clearly sped up the startup of {workload}."
     ms, level, jvm = min(saving)

@@ -21,6 +21,7 @@ from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
+    from jvmlab.results import CellResult
 
 GCS = ["G1", "Parallel", "ZGC", "Shenandoah"]
 METRIC = "progress.steady_rate"
@@ -84,13 +85,14 @@ def verdict(summary: Summary, unit: str = "chunks/s", metric: str | None = None)
     what = ("steady-state throughput (after warm-up)" if metric == METRIC else "mean throughput over the whole run"
             + (" (no run reached a steady state: run longer)" if fell_back else ""))
     title = f"Collectors ranked by {what}, {unit}, 95% CI; higher is better"
-    by_jvm: dict[str, list] = {}
+    by_jvm: dict[str, list[CellResult]] = {}
     for cs in summary.cells:
         if mean_ci(cs, metric) is not None:
             by_jvm.setdefault(cs.cell.jvm, []).append(cs)
     if not by_jvm:
         return empty(title, "gc: no collector reported throughput (progress lines), so no ranking can be given.")
-    rows, leads = [], []
+    rows: list[tuple[str, ...]] = []
+    leads: list[tuple[str, str | None, list[tuple[str, Estimate]]]] = []
     for jvm, cells in by_jvm.items():
         ranked = sorted(cells, key=lambda c: -_mean(c, metric))
         behind: list[tuple[str, Estimate]] = []  # each collector against the leader: the figures of its row
@@ -107,7 +109,8 @@ def verdict(summary: Summary, unit: str = "chunks/s", metric: str | None = None)
     return ScenarioVerdict(title, header, tuple(rows), _conclusion(leads, by_jvm))
 
 
-def _conclusion(leads: list, by_jvm: dict) -> str:
+def _conclusion(leads: list[tuple[str, str | None, list[tuple[str, Estimate]]]],
+                by_jvm: dict[str, list[CellResult]]) -> str:
     if not leads:
         jvm, cells = next(iter(by_jvm.items()))
         return f"Only {cells[0].cell.levels.get('gc')} ran on {jvm}: nothing to rank."

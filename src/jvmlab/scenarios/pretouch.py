@@ -100,6 +100,6 @@ def verdict(summary: Summary) -> ScenarioVerdict:
     return ScenarioVerdict(title, header, tuple(rows), conclusion)
 
 
-def _order(levels: dict[str, str]) -> tuple:
+def _order(levels: dict[str, str]) -> tuple[str, str, str, float]:
     """Rows by JDK, collector, THP, then heap size in GB (not as text: 4g after 1g, 512m first)."""
     return (levels.get("jvm", ""), levels.get("gc", ""), levels.get("thp", ""), heap_gb(levels.get("heap", "h0g")))

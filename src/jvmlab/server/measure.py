@@ -14,6 +14,7 @@ from jvmlab.model.documents import LoadHistogramDocument
 from jvmlab.model.hazards import Hazard
 from jvmlab.server.clients import ClientRun
 from jvmlab.server.histogram import SUB, Histogram
+from jvmlab.server.parsers import ClientReport
 
 KEPT_UP = 0.95  # an open-loop server answering less than this share of the rate asked fell behind (wrk2's rule)
 FELL_BEHIND = ("the server fell behind the fixed rate asked (it answered less than 95% of it): its latencies are "
@@ -22,7 +23,7 @@ FELL_BEHIND = ("the server fell behind the fixed rate asked (it answered less th
 _PCT_NAMES = {50.0: "latency_p50_ms", 90.0: "latency_p90_ms", 99.0: "latency_p99_ms", 99.9: "latency_p999_ms"}
 
 
-def load_metrics(reports: list, runs: list[ClientRun], measured_s: float) -> Collected:
+def load_metrics(reports: list[ClientReport], runs: list[ClientRun], measured_s: float) -> Collected:
     """Combine what the measured phases' clients reported (``reports``: ClientReport);
     ``measured_s``: the measured phases' durations added (clients of a phase run side by side)."""
     out = Collected()

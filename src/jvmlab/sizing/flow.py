@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError
-from jvmlab.model.documents import HeapSweepDocument
+from jvmlab.model.documents import HeapLevel, HeapSweepDocument
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.sizing.minheap import Status
 from jvmlab.sizing.study import MinHeapStudy
-from jvmlab.sizing.sweep import HeapLevel, levels_from_multiples, sweep_toml
+from jvmlab.sizing.sweep import levels_from_multiples, sweep_toml
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.protocol import Store
 

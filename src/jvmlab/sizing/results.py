@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.metrics import MetricRegistry
-from jvmlab.model.documents import HeapSweepDocument
+from jvmlab.model.documents import HeapLevel, HeapSweepDocument
 from jvmlab.results import load_experiment
 from jvmlab.sizing.sweep import (
     HEAP_FACTOR,
     Curve,
     CurvePoint,
-    HeapLevel,
     KneeComparison,
     KneeEstimate,
     compare_knees,
@@ -49,7 +49,7 @@ class SweepResult:
             return None
         return compare_knees(found[a], found[b], self.within)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"experiment_id": self.experiment_id, "levels": [lv.to_json() for lv in self.levels],
                 "reference_bytes": self.reference_bytes, "within": self.within, "time_metric": self.time_metric,
                 "knees": {s: (p.level if p else None) for s, p in self.knees().items()},

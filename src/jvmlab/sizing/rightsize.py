@@ -11,11 +11,11 @@ Every invocation is stored the moment it finishes and the ``rightsize`` document
 search's state) is rewritten after each decided size, so a search stopped anywhere resumes
 with ``--resume`` by replaying the stored invocations.
 
-Its surface toward the session, kept small so it ports to a driver protocol: it builds the
-session (with an environment whose CPU-limited groups weigh the most), runs inside
-``Session.opened()``, sets ``failures_are_data``, hands one slot at a time to the session's
-block runner (``LocalBlocks``) and reads back what the store holds (``state.cell_ids``,
-``store.invocations``); it stores its own document with ``store.put_record``.
+It is a search driver of the session (``execute/driver.py``): it builds the session (with an
+environment whose CPU-limited groups weigh the most), runs inside ``Session.opened()``, asks
+one slot at a time of its ``_SizeDriver`` (a failing JVM is data: that size's answer), which the
+session drives through its block runner (``LocalBlocks``), and reads back what the store holds
+(``state.cell_ids``, ``store.invocations``); it stores its own document with ``store.put_record``.
 """
 
 from __future__ import annotations
@@ -30,13 +30,16 @@ from jvmlab import metrics as registry
 from jvmlab.analyze.goalbound import GoalCheck, GoalVerdict, check_goal
 from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
+from jvmlab.execute.driver import SearchDriver
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import Executor, RunObserver, SilentObserver
 from jvmlab.execute.server import wrap_server
 from jvmlab.execute.session import Session
+from jvmlab.execute.slots import SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.cgroup import V1_MAX_SHARES
 from jvmlab.machine.environment import MachineEnvironment, build_environment
+from jvmlab.model.collected import Collected
 from jvmlab.model.documents import (
     CandidateRecord,
     GoalFigures,
@@ -44,6 +47,7 @@ from jvmlab.model.documents import (
     RightsizeDocument,
     RightsizeRequestRecord,
 )
+from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import SeriesTag, StoredInvocation
 from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
@@ -116,13 +120,19 @@ def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts
     session = Session(store, plan, options, observer or SilentObserver(), executor, grows=False,
                       environment=environment)
     search = _Search(session, request, on_candidate)
-    with session.opened():
-        stored = store.experiment(session.experiment_id).run_options
-        # nested: the request's keys (its per-size max_invocations) are not the session's options
-        store.set_run_options(session.experiment_id, {**stored, "kind": "rightsize",
-                                                      "rightsize": request.record().body()})
+    with session.opened():  # the request is kept by the search's `rightsize` document
         document = search.run()
     return RightsizeRun(session.experiment_id, document)
+
+
+class _SizeDriver(SearchDriver):
+    """The session's driver of the search: one slot at a time, as :class:`_Search` asks; a JVM
+    dying at a size is that size's answer, not a failure the budget counts."""
+
+    failures_are_data = True
+
+    def observe(self, work: SlotWork, result: ProcessResult, collected: Collected) -> None:
+        """Nothing kept: the search reads each size's invocations back from the store."""
 
 
 class _Search:
@@ -131,9 +141,9 @@ class _Search:
     def __init__(self, session: Session, request: RightsizeRequest, on_candidate: StepObserver) -> None:
         self.session, self.request, self.on_candidate = session, request, on_candidate
         self.blocks = LocalBlocks(session)
+        self.driver = _SizeDriver()
         self.grid = request.grid()
         self.looks = request.looks()
-        session.failures_are_data = True  # a JVM dying at a size is that size's answer
 
     def cells(self) -> dict[tuple[Size, int | None], PreparedCell]:
         return {cell_key(pc): pc for pc in self.session.plan.cells}
@@ -184,7 +194,8 @@ class _Search:
                               else None if verdict is not SizeVerdict.UNDECIDED
                               else f"the 95% bounds still hold the goal after {n} invocations (the cap)")
                     return self.candidate(pc, size, phase, verdict, rows, checks, reason), False
-            self.blocks.run_blocks([Slot(pc.cell.index, n, 0)])
+            self.driver.ask([Slot(pc.cell.index, n, 0)])
+            self.session.drive(self.driver, self.blocks)
             if len(self.stored(pc)) == n:  # the session's budget stopped it
                 checks = [self.check(goal, rows) for goal in self.request.goals]
                 return self.candidate(pc, size, phase, SizeVerdict.UNDECIDED, rows, checks,

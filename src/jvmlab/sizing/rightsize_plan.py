@@ -11,6 +11,7 @@ as they are.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.plan.advise import one_cell
@@ -47,7 +48,7 @@ def rightsize_plan(base: Plan, cpus: Sequence[float], memory: Sequence[str], jvm
     spec = base.spec
     pc = base.cells[0]
     spec = one_cell(spec, pc.cell.jvm, dict(pc.cell.levels))
-    factors: dict = {}
+    factors: dict[str, Any] = {}
     if jvm_sizing == "auto":
         kept = [f for f in spec.workload.jvm_args if not f.startswith(HEAP_FLAGS)]
         spec = spec.model_copy(update={"workload": spec.workload.model_copy(update={"jvm_args": kept})})

@@ -14,9 +14,11 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
+from jvmlab.execute.driver import DriverCell, SearchDriver
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
 from jvmlab.execute.session import Session, SlotWork
@@ -49,7 +51,7 @@ class MinHeapRequest:
         return MinHeapRequestRecord(s.lower_bytes, s.upper_bytes, s.step_bytes, s.repeats, s.max_probes,
                                     self.fail_pattern, self.timeout_s)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.record().body()
 
 
@@ -67,6 +69,11 @@ class MinHeapStudy:
     experiment_id: int
     cells: tuple[CellMinHeap, ...]
     resumed_probes: int
+
+    def to_json(self) -> dict[str, Any]:
+        """What `minheap --json` prints of the search."""
+        return {"experiment_id": self.experiment_id,
+                "cells": [{"cell": c.cell_name, "levels": c.levels, **c.result.to_json()} for c in self.cells]}
 
 
 ProbeObserver = Callable[[PreparedCell, ProbeOutcome], None]
@@ -88,40 +95,48 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
                          resume_hint=RESUME_HINT)
     session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
     search = _Search(session, request, pattern, on_probe, block_runner)
-    with session.opened():
-        stored = store.experiment(session.experiment_id).run_options
-        store.set_run_options(session.experiment_id, {**stored, "kind": "minheap", **request.to_json()})
-        found = [search.cell(pc) for pc in session.plan.cells]
+    with session.opened():  # the request is kept by the search's `minheap` document
+        found = [search.cell_result(pc) for pc in session.plan.cells]
     return MinHeapStudy(session.experiment_id, tuple(found), search.replayed)
 
 
-class _Search:
-    """The bisection of each cell, run through the session: one slot per probe (block = the
-    probe's number in its cell), read by the session's ``judge`` before it is stored."""
+class _Search(SearchDriver):
+    """The bisection of each cell, a search driver of the session: one slot per probe (block =
+    the probe's number in its cell), the cell at the probe's heap, read by ``judge`` before it
+    is stored."""
+
+    failures_are_data = True  # a probe too small to run is the answer, not a failure
 
     def __init__(self, session: Session, request: MinHeapRequest, pattern: BoundedPattern | None,
                  on_probe: ProbeObserver, block_runner: Callable[[Session], BlockRunner]) -> None:
+        super().__init__()
         self.session, self.request, self.pattern, self.on_probe = session, request, pattern, on_probe
         self.blocks = block_runner(session)
         self.heap = 0
+        self.probed: DriverCell | None = None  # the cell at the heap being probed
         self.outcome: ProbeOutcome | None = None
         self.replayed = 0
         self.doc = MinHeapDocument(request.record(), {})
-        session.judge = self._judge
-        session.slot_folder = lambda slot: f"p{slot.block + 1:03d}-{self.heap >> 20}m"  # probe 1 at -Xmx64m: p001-64m
-        session.failures_are_data = True  # a probe too small to run is the answer, not a failure
 
-    def cell(self, pc: PreparedCell) -> CellMinHeap:
+    def cell(self, index: int) -> DriverCell | None:
+        return self.probed if self.probed is not None and self.probed.cell.cell.index == index else None
+
+    def folder(self, slot: Slot) -> str:
+        return f"p{slot.block + 1:03d}-{self.heap >> 20}m"  # probe 1 at -Xmx64m: p001-64m
+
+    def cell_result(self, pc: PreparedCell) -> CellMinHeap:
         session = self.session
-        session.collectors[pc.cell.index] = []  # a probe runs bare: its verdict is the whole answer
+        cell_id = session.state.cell_ids[pc.cell.index]
         stored = self._stored(pc)
         count = len(stored)
 
         def probe(heap_bytes: int) -> ProbeOutcome:
             nonlocal count
             self.heap, self.outcome = heap_bytes, None
-            session.variants[pc.cell.index] = heap_cell(pc, heap_bytes, self.request.timeout_s)
-            self.blocks.run_blocks([Slot(pc.cell.index, count, count)])
+            # a probe runs bare (no collectors): its verdict is the whole answer
+            self.probed = DriverCell(heap_cell(pc, heap_bytes, self.request.timeout_s), cell_id, [])
+            self.ask([Slot(pc.cell.index, count, count)])
+            session.drive(self, self.blocks)
             count += 1
             outcome = self._take()
             self.on_probe(pc, outcome)
@@ -138,11 +153,12 @@ class _Search:
     def _take(self) -> ProbeOutcome:
         """The outcome the judge just read (the slot ran: nothing stops a probe)."""
         outcome, self.outcome = self.outcome, None
+        self.results.clear()
         if outcome is None:
             raise RuntimeError("a minimum-heap probe was not run")
         return outcome
 
-    def _judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
+    def judge(self, work: SlotWork, result: ProcessResult, collected: Collected) -> Collected:
         self.outcome = outcome_of(result, self.heap, self.pattern)
         collected.metrics["minheap.heap_bytes"] = float(self.heap)
         collected.documents[ProbeOutcome.KIND] = self.outcome.to_json()

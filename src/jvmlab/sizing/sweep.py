@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +137,7 @@ class KneeEstimate:
     resolved: bool
     reason: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"level": self.point.level if self.point else None, "low_bytes": self.low_bytes,
                 "high_bytes": self.high_bytes, "resolved": self.resolved, "reason": self.reason}
 

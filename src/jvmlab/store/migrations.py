@@ -18,8 +18,9 @@ from jvmlab.model.documents import (
     TYPED_AFTER_V5,
     Document,
     DocumentError,
+    RunOptionsRecord,
 )
-from jvmlab.store.schema import document, experiment_document, metadata, node, schema_version
+from jvmlab.store.schema import document, experiment, experiment_document, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -34,6 +35,8 @@ MIGRATIONS: list[Migration] = [
     (6, "invocation.host: the host each invocation ran on", lambda conn: _v6(conn)),
     (7, "invocation documents typed after v5: progress, jfr, proc, server, limits, flag_effect ...",
      lambda conn: _v7(conn)),
+    (8, "experiment run options: a typed, versioned record (a minimum-heap search's kind and request dropped)",
+     lambda conn: _v8(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -72,6 +75,21 @@ def _v7(conn: Connection) -> None:
     it, as v5 did for the others (a store that was at v4 had them rewritten by v5 already: the
     rewrite of a current document is the same document)."""
     _rewrite(conn, document, "invocation_id", {cls.KIND: cls for cls in TYPED_AFTER_V5})
+
+
+def _v8(conn: Connection) -> None:
+    """Every experiment's run options rewritten through their record (``RunOptionsRecord``):
+    version 2 written, what is not an option (``"kind": "minheap"`` and the search's request,
+    kept by its ``minheap`` document) dropped; options it cannot read are left as they were."""
+    rows = conn.execute(select(experiment.c.id, experiment.c.run_options_json)
+                        .where(experiment.c.run_options_json.is_not(None))).all()
+    for experiment_id, options_json in rows:
+        try:
+            body = RunOptionsRecord.from_json(json.loads(options_json)).to_json()
+        except (DocumentError, ValueError):
+            continue
+        conn.execute(update(experiment).where(experiment.c.id == experiment_id)
+                     .values(run_options_json=json.dumps(body, sort_keys=True)))
 
 
 def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:

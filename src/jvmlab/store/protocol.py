@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from jvmlab.model.collected import Collected
-from jvmlab.model.documents import Document
+from jvmlab.model.documents import Document, RunOptionsRecord
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
@@ -46,7 +46,7 @@ class Store(Protocol):
 
     def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None: ...
 
-    def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None: ...
+    def set_run_options(self, experiment_id: int, options: RunOptionsRecord) -> None: ...
 
     def put_record(self, experiment_id: int, record: Document) -> None:
         """Store (or replace) the experiment's document of ``record.KIND`` (model/documents)."""

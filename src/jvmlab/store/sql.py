@@ -19,7 +19,7 @@ from sqlalchemy.exc import (
 
 from jvmlab.errors import UserError
 from jvmlab.model.collected import Collected
-from jvmlab.model.documents import Document, DocumentError
+from jvmlab.model.documents import Document, DocumentError, RunOptionsRecord
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
@@ -106,11 +106,11 @@ class SqlStore:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
         status_set(self, experiment_id, status)
 
-    def set_run_options(self, experiment_id: int, options: dict[str, Any]) -> None:
+    def set_run_options(self, experiment_id: int, options: RunOptionsRecord) -> None:
         """Record how the run was started (metric, --until, budget, ...), replacing what was there."""
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
-                         .values(run_options_json=json.dumps(options, sort_keys=True)))
+                         .values(run_options_json=json.dumps(options.to_json(), sort_keys=True)))
 
     def set_spec(self, experiment_id: int, spec_text: str, spec_hash: str) -> None:
         """An experiment that grew cells now stands for the grown spec (resume finds it by hash)."""
@@ -438,7 +438,8 @@ def _experiment(r: Any) -> StoredExperiment:
         fingerprint=json.loads(r.fingerprint_json), created_at=r.created_at, finished_at=r.finished_at,
         status=r.status, seed=r.seed, baseline_cell=r.baseline_cell, command_line=r.command_line,
         artifacts_dir=r.artifacts_dir,
-        run_options=json.loads(r.run_options_json) if r.run_options_json else {},
+        run_options=(RunOptionsRecord.from_json(json.loads(r.run_options_json)) if r.run_options_json
+                     else RunOptionsRecord()),
         series=r.series, label=r.label, label_order=r.label_order)
 
 

@@ -1,7 +1,7 @@
 """`jvmlab tune --cluster`: the tuner's blocks run through the session's Dask block runner
 (``cluster.dispatch.Dispatcher``, the one dispatcher, as `run --cluster`).
 
-The tuner asks for whole blocks (`Session.blocks`): a race block is the candidate and the
+The tuner asks for whole blocks (`Tuning.blocks`): a race block is the candidate and the
 incumbent in their seeded order, and it runs whole on ONE node, so that node's offset cancels
 in the block's paired ratio. With ``width`` nodes, that many blocks of a race run at once on
 different nodes (the speed-up); blocks a decided race no longer needs are stored, unused.
@@ -10,7 +10,7 @@ experiment, so `--resume` on any number of nodes numbers the blocks the same way
 measures nothing twice.
 
 Everything else is the local measurer's (``JvmMeasurer``): the store as the only memory, one
-cell per configuration, the flag checks, the collectors, the session. Nodes are checked, lost
+cell per configuration, the flag checks, the collectors, the session and its driver. Nodes are checked, lost
 slots re-queued, busy nodes named and a cluster without usable nodes for ``node_wait_s``
 stopped with one line by the dispatcher; its hazards (stored, typed) are the tuner's notes.
 """
@@ -24,19 +24,14 @@ from typing import Any
 from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.errors import UserError
+from jvmlab.execute.protocols import BlockRunner
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.documents import TuneClusterDocument
-from jvmlab.model.process import Status
-from jvmlab.plan.prepare import Plan
-from jvmlab.plan.schedule import Slot
+from jvmlab.plan.prepare import Plan, PreparedCell
 from jvmlab.store.protocol import Store
-from jvmlab.tune.jvm import JvmMeasurer, metrics_of_result
-from jvmlab.tune.model import Metrics
+from jvmlab.tune.jvm import JvmMeasurer
 
 NODE_WAIT_S = 60.0  # no accepted node for this long: stop with one line (no loop waits forever)
-
-Entry = tuple[str, tuple[str, ...]]  # (jvm, flags) at one position of a block
-
 
 def stored_width(store: Store, experiment_id: int) -> int:
     """The width a tuning run was started with (1: started locally)."""
@@ -74,8 +69,6 @@ class ClusterMeasurer(JvmMeasurer):
                  executor: Any = None, node_wait_s: float = NODE_WAIT_S) -> None:
         super().__init__(plan, store, experiment_id, artifacts, None)
         self.dispatcher = Dispatcher(client, self.open(), executor, node_wait_s=node_wait_s)
-        self.rounds = 0  # rounds of blocks sent to the nodes (blocks / rounds: the parallelism used)
-        self.blocks_run = 0
         self.dispatcher.refresh()
         if not self.nodes:
             raise UserError(f"no usable node on the cluster ({self.dispatcher.refusals()})")
@@ -95,61 +88,12 @@ class ClusterMeasurer(JvmMeasurer):
         """Summed time nodes ran slots (the speed-up's numerator)."""
         return sum(t.on_node_s or 0.0 for t in self.dispatcher.timings)
 
-    # -- the measurer interface ------------------------------------------------------------
-    def block_hazards(self) -> list[str]:
-        """What the dispatcher said since the last block (refusals, losses, busy nodes)."""
-        out, self.notes[:] = list(self.notes), []
-        return out
+    def runner(self) -> BlockRunner:
+        """The Dask dispatcher: each block whole on one node, ``width`` blocks at a time."""
+        return self.dispatcher
 
-    def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
-        return self._run({block: {position: (jvm, flags)}})[(block, position)]
-
-    def measure_blocks(self, blocks: dict[int, list[Entry]]) -> dict[int, list[Metrics | str]]:
-        """Each block's configurations in their order -> their results, blocks in parallel on nodes."""
-        got = self._run({b: dict(enumerate(entries)) for b, entries in blocks.items()})
-        return {b: [got[(b, pos)] for pos in range(len(entries))] for b, entries in blocks.items()}
-
-    def _run(self, wanted: dict[int, dict[int, Entry]]) -> dict[tuple[int, int], Metrics | str]:
-        """One round: what is stored is replayed, the rest runs through the dispatcher."""
-        out: dict[tuple[int, int], Metrics | str] = {}
-        todo: list[list[Slot]] = []
-        keys: dict[tuple[int, int], tuple[int, int, str]] = {}  # (cell id, block) -> (block, position, key)
-        for b, entries in wanted.items():
-            slots = []
-            for pos, (jvm, flags) in entries.items():
-                key = (b, pos, f"{jvm}|{' '.join(flags)}")
-                if key in self.history:
-                    self.replayed += 1
-                    out[(b, pos)] = self.history[key]
-                    continue
-                cell_id = self._use(jvm, flags)
-                slots.append(Slot(cell_id, b, pos))
-                keys[(cell_id, b)] = key
-            if slots:
-                todo.append(slots)
-        if todo:
-            self.rounds += 1
-            self.blocks_run += len(todo)
-            self.dispatcher.run(todo)
-        session = self.open()
-        for (cell_id, b), key in keys.items():
-            result, collected = session.recorded.pop((cell_id, b), (None, None))
-            got: Metrics | str = ("not run: the budget stopped it" if result is None or collected is None
-                                  else result.reason or str(result.status) if result.status != Status.OK
-                                  or result.measures is None else metrics_of_result(result, collected))
-            self.measured += result is not None
-            self.history[key] = out[(key[0], key[1])] = got
-        return out
-
-    def _use(self, jvm: str, flags: tuple[str, ...]) -> int:
-        """The configuration's cell, registered with the session (the plan's cell for this JDK
-        with the trial's flags); its stored id is the slot's cell index."""
-        run_flags = self.flags_to_run(jvm, flags)
-        pc = self._cell(jvm)
-        cell_id = self._cell_id(f"{jvm}|{' '.join(flags)}", jvm, pc, flags, run_flags)
-        cell = replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags)
-        self.open().use_cell(cell, cell_id, self._collectors(pc))
-        return cell_id
+    def _prepared(self, key: str, pc: PreparedCell, cell_id: int, run_flags: tuple[str, ...]) -> PreparedCell:
+        return replace(pc, cell=replace(pc.cell, index=cell_id, flags=run_flags), flags=run_flags)
 
     def _width(self) -> int:
         """Blocks at a time: the nodes accepted when the run started, kept for every resume (a run

@@ -19,13 +19,13 @@ from jvmlab import metrics
 from jvmlab.report.verdicts import change_phrase, verb
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.progress import TuneProgress
-from jvmlab.tune.session import Session
 from jvmlab.tune.stats import bootstrap_ratio, log_value, stein_blocks, stein_interval
+from jvmlab.tune.tuning import Tuning
 
 MIN_BLOCKS = 10  # Stein's first stage: the spread measured here fixes the blocks needed
 
 
-def confirm(session: Session, label: str, winner: Config, baseline: Config, defaults: Config,
+def confirm(session: Tuning, label: str, winner: Config, baseline: Config, defaults: Config,
             progress: TuneProgress | None = None) -> Confirmation:
     cfg = session.config
     if winner.key == baseline.key:  # the baseline stayed best: nothing else to confirm
@@ -64,7 +64,7 @@ def confirm(session: Session, label: str, winner: Config, baseline: Config, defa
     return _summarise(session, label, winner, blocks, logs)
 
 
-def _summarise(session: Session, label: str, winner: Config, blocks: int,
+def _summarise(session: Tuning, label: str, winner: Config, blocks: int,
                logs: dict[str, dict[str, list[float]]]) -> Confirmation:
     out = Confirmation(label, winner, blocks)
     for name, per_metric in logs.items():

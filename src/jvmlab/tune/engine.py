@@ -33,9 +33,9 @@ from jvmlab.tune.model import Config, Confirmation, Measurer, Trial
 from jvmlab.tune.progress import TuneProgress
 from jvmlab.tune.racing import Incumbent, RaceResult, guard, race
 from jvmlab.tune.sampler import Sampler
-from jvmlab.tune.session import Session
 from jvmlab.tune.space import Param, TuneConfig, value_text
 from jvmlab.tune.stats import LOG_FLOOR, log_value
+from jvmlab.tune.tuning import Tuning
 
 MAX_REPEATS = 40  # proposals of already-tried configurations in a row: the space is exhausted
 
@@ -61,13 +61,13 @@ def make_config(config: TuneConfig, values: dict[str, Any], default_jvm: str) ->
 
 
 def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_kind: str = "tpe",
-         on_trial: Callable[[Trial, Session], None] | None = None, do_confirm: bool = True,
+         on_trial: Callable[[Trial, Tuning], None] | None = None, do_confirm: bool = True,
          identity: Callable[[Config], str] | None = None, storage: str | None = None,
          study_name: str | None = None, progress: TuneProgress | None = None) -> TuneResult:
     """``identity``: when two configurations are the same JVM (default: their effective flags on
     the measurer's JDKs, tune/identity.py); ``storage``: an Optuna RDB URL that keeps the study;
     ``progress``: told each phase, for the live lines (tune/progress.py)."""
-    session = Session(config, measurer, config.seed)
+    session = Tuning(config, measurer, config.seed)
     progress = progress or TuneProgress()
     progress.session = session
     same = identity or for_measurer(measurer)
@@ -188,7 +188,7 @@ def ahead_at_the_end(trials: list[Trial], minimize: bool) -> Trial | None:
     return min(ahead, key=lambda t: (t.ratio or 0.0) if minimize else -(t.ratio or 0.0))
 
 
-def _search_spent(session: Session, trials_done: int, reserve: int) -> bool:
+def _search_spent(session: Tuning, trials_done: int, reserve: int) -> bool:
     """The search's share of the budget is spent: ``reserve`` trials (and their invocations,
     min_blocks paired blocks each) are kept for the combined candidates, so a search race is
     begun only when its min_blocks fit before them."""
@@ -201,7 +201,7 @@ def _search_spent(session: Session, trials_done: int, reserve: int) -> bool:
             or (b.wall_s is not None and session.spent_wall_s + reserve * per_trial * mean_wall >= b.wall_s))
 
 
-def race_share(session: Session, reserve_trials: int) -> int | None:
+def race_share(session: Tuning, reserve_trials: int) -> int | None:
     """The blocks one search race may take of an invocation budget: half of what is left after
     the ``reserve_trials`` kept for the combined candidates (min_blocks paired blocks each), but
     never fewer than the drift check's blocks (a promotion needs them) while they fit. Without
@@ -288,7 +288,7 @@ def _ci_of(inc: Incumbent, metric: str) -> tuple[float, float] | None:
     return (float(math.exp(vals.mean() - half)), float(math.exp(vals.mean() + half)))
 
 
-def _one_trial(session: Session, number: int, cfg: Config, inc: Incumbent,
+def _one_trial(session: Tuning, number: int, cfg: Config, inc: Incumbent,
                base: Incumbent, reserve: int = 0) -> tuple[Trial, dict[str, list[float]]]:
     """The trial and the candidate's samples (what a promoted candidate starts with)."""
     if (why := session.rejected(cfg)) is not None:
@@ -304,7 +304,7 @@ def _one_trial(session: Session, number: int, cfg: Config, inc: Incumbent,
     return trial, result.samples
 
 
-def _paired_with_baseline(session: Session, number: int, cfg: Config, base: Incumbent) -> Trial:
+def _paired_with_baseline(session: Tuning, number: int, cfg: Config, base: Incumbent) -> Trial:
     """Several objectives: min_blocks paired blocks against the baseline, a ratio per objective."""
     objs = session.config.objectives
     logs: dict[str, list[float]] = {o.metric: [] for o in objs}

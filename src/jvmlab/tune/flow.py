@@ -20,9 +20,9 @@ from jvmlab.tune.engine import TuneResult, tune
 from jvmlab.tune.jvm import JvmMeasurer
 from jvmlab.tune.model import Config, FlagJudge, Trial
 from jvmlab.tune.progress import TuneProgress
-from jvmlab.tune.session import Session as TuneSession
 from jvmlab.tune.sources import check_measured
 from jvmlab.tune.space import TuneConfig, parse_tune
+from jvmlab.tune.tuning import Tuning
 
 
 def read_config(plan: Plan) -> TuneConfig:
@@ -77,7 +77,7 @@ def open_experiment(plan: Plan, store: Store, artifacts: Path, resume: bool, com
 
 
 def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
-             on_trial: Callable[[Trial, TuneSession], None] | None = None,
+             on_trial: Callable[[Trial, Tuning], None] | None = None,
              measurer: JvmMeasurer | None = None, progress: TuneProgress | None = None,
              optuna_storage: str | None = None) -> tuple[TuneConfig, TuneResult, JvmMeasurer]:
     """``measurer``: another way to run the invocations (tune --cluster); default: this machine.
@@ -91,4 +91,5 @@ def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, exec
                       storage=optuna_storage, study_name=f"jvmlab-{experiment_id}")
     result.hazards.extend(measurer.late_hazards())  # the teardown's: the hooks' cleanups run there
     store.put_record(experiment_id, result_document(config, result, measurer.run_flags()))
+    measurer.finish()  # the session stores the status (done)
     return config, result, measurer

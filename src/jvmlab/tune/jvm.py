@@ -6,7 +6,9 @@ back and an invocation already stored for (block, position, configuration) is re
 instead of run again. Flags are checked once per distinct JDK + flags with the same check
 `run` uses; a refusal or a failed launch is an infeasible trial, never a crash.
 
-A trial's invocation goes through the runner's slot path (``execute.slots``): the cell's
+The tuner is a search driver of the session (``execute/driver.py``): its blocks go through
+the session's block runner (this machine: ``LocalBlocks``, the machine checked between blocks
+by the session) and each slot is built from the cell's
 invocation template (cwd, environment, timeout, ready regex, output cap) and the collectors
 the spec switches on, so a GC log, the /proc sampler or the workload's own metrics are
 measured and stored as in `run`, and any of them can be an objective or a guardrail. The
@@ -22,13 +24,12 @@ from typing import Any
 from jvmlab.collect.base import Collector
 from jvmlab.collect.registry import CollectSettings, build_collectors
 from jvmlab.errors import UserError
-from jvmlab.execute.load import LoadWatch, busy_text
+from jvmlab.execute.blocks import LocalBlocks
+from jvmlab.execute.driver import DriverCell, SearchDriver
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import SilentObserver
-from jvmlab.execute.session import BUSY_HINT, Session
+from jvmlab.execute.protocols import BlockRunner, SilentObserver
+from jvmlab.execute.session import Session
 from jvmlab.jdk.flags import check_flags
-from jvmlab.machine.fingerprint import changes, fingerprint
-from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
 from jvmlab.model.process import ProcessResult, Status
@@ -89,8 +90,27 @@ class FlagChecker:
         return self.checked.get((jvm, flags), flags)
 
 
+Entry = tuple[str, tuple[str, ...]]  # (jvm, flags) at one position of a block
+
+
+class _Trials(SearchDriver):
+    """The tuner as a driver of the session: each configuration a cell of its own (its stored id
+    is its slot's cell index); a failing configuration is an infeasible trial, not a stop."""
+
+    failures_are_data = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[int, DriverCell] = {}
+
+    def cell(self, index: int) -> DriverCell | None:
+        return self.cells.get(index)
+
+
 class JvmMeasurer(FlagChecker):
-    """Runs one configuration of the plan's workload as a fresh JVM (``executor.run``)."""
+    """Runs the tuner's blocks as fresh JVMs through the session's block runner (this machine:
+    ``LocalBlocks``, the machine checked between blocks by the session; ``ClusterMeasurer``:
+    the Dask dispatcher)."""
 
     def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any) -> None:
         super().__init__(plan)
@@ -104,16 +124,16 @@ class JvmMeasurer(FlagChecker):
         for inv in store.invocations(experiment_id):
             key = (inv.block, inv.position, by_id.get(inv.cell_id, ""))
             self.history[key] = _metrics_of(inv) if inv.status == str(Status.OK) else (inv.reason or inv.status)
-        self.fingerprint = store.experiment(experiment_id).fingerprint
-        self.said: set[str] = set()
         self.replayed = 0
         self.measured = 0
+        self.rounds = 0  # rounds of blocks run (blocks / rounds: the parallelism used on a cluster)
+        self.blocks_run = 0
         self.settings = CollectSettings.from_spec(plan.shape.collect)
         self.collectors: dict[str, list[Collector]] = {}
-        self.watch = LoadWatch()
-        self.watch.start()
         self.trial_cells = TrialCells(plan, artifacts)
         self.session: Session | None = None
+        self.ended: Session | None = None  # the session after close: finish() stores its status
+        self.trials = _Trials()
         self.notes: list[str] = []  # the session's hazards (stored, typed), as the tuner's words
 
     def open(self) -> Session:
@@ -125,7 +145,6 @@ class JvmMeasurer(FlagChecker):
             session = Session(self.store, self.trial_cells.base(), options, _Notes(self.notes), self.executor,
                               grows=False, own_cells=False, experiment_id=self.exp,
                               environment=self.trial_cells.make_environment())
-            session.failures_are_data = True  # a failing configuration is an infeasible trial, not a stop
             try:
                 session.begin()
             except BaseException:
@@ -134,19 +153,32 @@ class JvmMeasurer(FlagChecker):
             self.session = session
         return self.session
 
+    def runner(self) -> BlockRunner:
+        """Who runs the blocks: this machine, one slot at a time, checked between blocks."""
+        return LocalBlocks(self.open())
+
     def close(self, interrupted: bool = False) -> None:
-        """Tear the environment down and store how each configuration's archive was made."""
+        """Tear the environment down and store how each configuration's archive was made; the
+        session marks an interrupted run as such (a finished one: :meth:`finish`)."""
         session, self.session = self.session, None
         if session is None:
             return
+        self.ended = session
         try:
             archives = self.trial_cells.archives()
             if archives is not None:
                 self.store.put_record(self.exp, archives)
             if interrupted:
-                self.store.set_status(self.exp, "interrupted")
+                session.mark_interrupted()
+            else:
+                session.busy_summary()
         finally:
             session.teardown()
+
+    def finish(self) -> None:
+        """The tuning run is done and its document stored: the session stores its status."""
+        if self.ended is not None:
+            self.ended.finish()
 
     def late_hazards(self) -> list[str]:
         """The session's warnings since the last block, read without opening it again: after
@@ -167,46 +199,69 @@ class JvmMeasurer(FlagChecker):
         self.close(interrupted=kind is not None)
 
     def block_hazards(self) -> list[str]:
-        """Busy (other processes' CPU share in the block) and fingerprint changes since the
-        experiment started (a JDK upgraded or THP switched mid-run), each change said once:
-        typed hazards stored with the experiment by the session, and the session's other
-        warnings since the last block, as the tuner's words."""
-        session = self.open()
-        shares = self.watch.shares()
-        self.watch.start()
-        if shares.busy:
-            session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: {busy_text(shares, 'the block')}",
-                                hint=BUSY_HINT))
-        for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
-            if change not in self.said:
-                self.said.add(change)
-                session.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"machine changed: {change}",
-                                    hint="results before and after the change are not comparable"))
-        out, self.notes[:] = list(self.notes), []
-        return out
+        """What the session said since the last block (busy blocks, a changed machine, the
+        dispatcher's refusals and losses): typed hazards it stored, as the tuner's words."""
+        return self.late_hazards()
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
+        return self._run({block: {position: (jvm, flags)}})[(block, position)]
+
+    def measure_blocks(self, blocks: dict[int, list[Entry]]) -> dict[int, list[Metrics | str]]:
+        """Each block's configurations in their order -> their results (on a cluster: blocks in
+        parallel on nodes)."""
+        got = self._run({b: dict(enumerate(entries)) for b, entries in blocks.items()})
+        return {b: [got[(b, pos)] for pos in range(len(entries))] for b, entries in blocks.items()}
+
+    def _run(self, wanted: dict[int, dict[int, Entry]]) -> dict[tuple[int, int], Metrics | str]:
+        """One round: what is stored is replayed, the rest is driven through the session."""
+        out: dict[tuple[int, int], Metrics | str] = {}
+        todo: list[Slot] = []
+        keys: dict[tuple[int, int], tuple[int, int, str]] = {}  # (cell id, block) -> (block, position, key)
+        for b, entries in wanted.items():
+            for pos, (jvm, flags) in entries.items():
+                key = (b, pos, f"{jvm}|{' '.join(flags)}")
+                if key in self.history:
+                    self.replayed += 1
+                    out[(b, pos)] = self.history[key]
+                    continue
+                cell_id = self._use(jvm, flags)
+                if isinstance(cell_id, str):  # the configuration cannot be prepared (its archive)
+                    out[(b, pos)] = cell_id
+                    continue
+                todo.append(Slot(cell_id, b, pos))
+                keys[(cell_id, b)] = key
+        if todo:
+            self.rounds += 1
+            self.blocks_run += len({s.block for s in todo})
+            self.trials.ask(todo)
+            session = self.open()
+            session.drive(self.trials, self.runner())
+        for (cell_id, b), key in keys.items():
+            ran = self.trials.take(cell_id, b)
+            got: Metrics | str = ("not run: the budget stopped it" if ran is None
+                                  else ran[0].reason or str(ran[0].status) if ran[0].status != Status.OK
+                                  or ran[0].measures is None else metrics_of_result(*ran))
+            self.measured += ran is not None
+            self.history[key] = out[(key[0], key[1])] = got
+        return out
+
+    def _use(self, jvm: str, flags: tuple[str, ...]) -> int | str:
+        """The configuration's cell, given to the session by the tuner's driver: the plan's cell
+        for this JDK with the trial's flags; its stored id is the slot's cell index."""
         key = f"{jvm}|{' '.join(flags)}"
-        if (block, position, key) in self.history:
-            self.replayed += 1
-            return self.history[(block, position, key)]
         run_flags = self.flags_to_run(jvm, flags)
         pc = self._cell(jvm)
         cell_id = self._cell_id(key, jvm, pc, flags, run_flags)
-        # The configuration as a prepared cell: the plan's cell for this JDK (template, launch)
-        # with the trial's flags, inside the session's environment (tmpfs copy, limits, its
-        # archive made once); its slot is built, run and finished exactly as `run` does it.
-        cell = self.trial_cells.cell(key, pc, cell_id, self.names[key], run_flags)
+        cell = self._prepared(key, pc, cell_id, run_flags)
         if isinstance(cell, str):
             return cell
-        session = self.open()
-        session.use_cell(cell, cell_id, self._collectors(pc))
-        session.run_one(Slot(cell_id, block, position))  # built, run and stored as `run` does it
-        result, collected = session.recorded.pop((cell_id, block))
-        self.measured += 1
-        if result.status != Status.OK or result.measures is None:
-            return result.reason or str(result.status)
-        return metrics_of_result(result, collected)
+        self.trials.cells[cell_id] = DriverCell(cell, cell_id, self._collectors(pc))
+        return cell_id
+
+    def _prepared(self, key: str, pc: PreparedCell, cell_id: int, run_flags: tuple[str, ...]) -> PreparedCell | str:
+        """The configuration as a prepared cell: the plan's cell for this JDK with the trial's
+        flags, inside the session's environment (tmpfs copy, limits, its archive made once)."""
+        return self.trial_cells.cell(key, pc, cell_id, self.names[key], run_flags)
 
     def _collectors(self, pc: PreparedCell) -> list[Collector]:
         """The collectors the spec switches on, built once per JDK cell (as the runner does)."""

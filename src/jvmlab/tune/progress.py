@@ -25,7 +25,7 @@ class TuneProgress:
     write: Callable[[str], None] | None = None
     phase: str = "starting"
     detail: str = ""
-    session: Any = None  # tune.session.Session (kept loose: the session's shape is changing)
+    session: Any = None  # tune.tuning.Tuning (or a stand-in with its counts)
     blocks_max: int | None = None  # how many blocks this phase may take (None: unknown)
     width: int = 1  # configurations per block
     phase_invocations: int = 0  # the session's count when the phase began

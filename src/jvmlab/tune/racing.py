@@ -20,8 +20,8 @@ import numpy as np
 
 from jvmlab.tune.drift import MIN_BLOCKS, block_drift
 from jvmlab.tune.model import Config, Metrics
-from jvmlab.tune.session import Session
 from jvmlab.tune.stats import LOG_FLOOR, log_value, t_interval
+from jvmlab.tune.tuning import Tuning
 
 # The interval a promotion needs. The race looks after every block from min_blocks on (up to
 # max_blocks - min_blocks + 1 looks), so a 95% interval at each look promotes a candidate no
@@ -68,7 +68,7 @@ class RaceResult:
     samples: dict[str, list[float]] = field(default_factory=dict)
 
 
-def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent,
+def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
          block_cap: int | None = None) -> RaceResult:
     """Race ``cand`` against ``inc``; incumbent samples taken here are added to ``inc``.
 
@@ -119,7 +119,7 @@ def race(session: Session, cand: Config, inc: Incumbent, baseline: Incumbent,
     return result if result.state == "drift" else guard(session, result, baseline)
 
 
-def _checked(session: Session, result: RaceResult, pair: tuple[list[float], list[float]]) -> RaceResult:
+def _checked(session: Tuning, result: RaceResult, pair: tuple[list[float], list[float]]) -> RaceResult:
     """The drift check over the race's blocks: a promotion measured during drift becomes
     ``drift`` (not promoted); any other outcome keeps its state and says so in its reason."""
     found = block_drift(*pair)
@@ -142,7 +142,7 @@ def _result(state: str, diffs: list[float], samples: dict[str, list[float]], sig
                       means, samples=samples)
 
 
-def guard(session: Session, result: RaceResult, baseline: Incumbent) -> RaceResult:
+def guard(session: Tuning, result: RaceResult, baseline: Incumbent) -> RaceResult:
     for g in session.config.guardrails:
         value = result.means.get(g.metric)
         base = float(np.mean(baseline.samples[g.metric])) if baseline.samples.get(g.metric) else None

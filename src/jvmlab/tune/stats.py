@@ -56,7 +56,7 @@ def stein_blocks(first: Sequence[float], target_half_log: float, conf: float = Z
     if d.size < 2:
         raise ValueError("Stein's rule needs a first stage of 2 or more blocks")
     t = stats.t.ppf(0.5 + conf / 2, d.size - 1)
-    return max(int(d.size), math.ceil((t * d.std(ddof=1) / target_half_log) ** 2))
+    return max(int(d.size), math.ceil(float((t * d.std(ddof=1) / target_half_log) ** 2)))
 
 
 def stein_interval(diffs: Sequence[float], first_n: int, conf: float = Z_CONF) -> tuple[float, float]:

@@ -8,8 +8,8 @@ from jvmlab import metrics
 from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
 from jvmlab.tune.model import Trial
-from jvmlab.tune.session import Session
 from jvmlab.tune.space import TuneConfig, grid_size
+from jvmlab.tune.tuning import Tuning
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -30,7 +30,7 @@ def space_line(config: TuneConfig) -> str:
             f"{' '.join(config.baseline_flags) or '(JDK defaults)'}")
 
 
-def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
+def progress_line(trial: Trial, session: Tuning, elapsed_s: float) -> str:
     """``trial 7 promoted  best 1.234 s (95% CI 1.21 ... 1.26)  53 invocations  ETA 3m``."""
     obj = session.config.objectives[0].metric
     best = _fmt(obj, trial.best_after)
@@ -39,7 +39,7 @@ def progress_line(trial: Trial, session: Session, elapsed_s: float) -> str:
             f" ETA {_eta(session, trial.number + 1, elapsed_s)}")
 
 
-def _eta(session: Session, trials: int, elapsed_s: float) -> str:
+def _eta(session: Tuning, trials: int, elapsed_s: float) -> str:
     done = session.spent_share(trials)
     if done <= 0:
         return "?"

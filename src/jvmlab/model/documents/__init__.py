@@ -33,7 +33,7 @@ from jvmlab.model.documents.experiment import (
     SpecHistoryDocument,
     WarningGroup,
 )
-from jvmlab.model.documents.gc import GcDocument
+from jvmlab.model.documents.gc import GcDocument, GcStat, GcSummary
 from jvmlab.model.documents.invocation import JmhDocument, JmhScoreRecord, JmhSecondaryRecord, LoadHistogramDocument
 from jvmlab.model.documents.machine import (
     FlagEffectDocument,
@@ -45,6 +45,7 @@ from jvmlab.model.documents.machine import (
     ServerNotesDocument,
     ServerStopDocument,
 )
+from jvmlab.model.documents.options import ImportedFrom, RunOptionsRecord
 from jvmlab.model.documents.revisions import RevisionRecord, RevisionsDocument
 from jvmlab.model.documents.rightsize import (
     CandidateRecord,
@@ -102,11 +103,14 @@ __all__ = [
     "GcAdviseDocument",
     "GcDocument",
     "GcFixLevelRecord",
+    "GcStat",
+    "GcSummary",
     "GoalFigures",
     "GoalRecord",
     "HeapLevel",
     "HeapSweepDocument",
     "ImportDocument",
+    "ImportedFrom",
     "JfrDocument",
     "JfrProfileDocument",
     "JmhDocument",
@@ -129,6 +133,7 @@ __all__ = [
     "RevisionsDocument",
     "RightsizeDocument",
     "RightsizeRequestRecord",
+    "RunOptionsRecord",
     "ServerDocument",
     "ServerNotesDocument",
     "ServerStopDocument",

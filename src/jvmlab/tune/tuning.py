@@ -1,5 +1,6 @@
 """What a tuning run shares between racing and confirmation: the measurer, the block
-counter, the seeded order within blocks and the budget spent so far.
+counter, the seeded order within blocks and the budget (the one ``execute.budget.Budget``,
+with [tune.budget]'s limits and what was spent).
 
 Every invocation goes through ``run``: the block number and position identify it, so a
 resumed run finds what was measured before in the store (the measurer's history) and
@@ -20,17 +21,31 @@ from jvmlab.tune.space import TuneConfig
 
 
 @dataclass
-class Session:
+class Tuning:
+    """One tuning run's state; its invocations go through the measurer (the session's driver)."""
+
     config: TuneConfig
     measurer: Measurer
     seed: int
     block: int = 0  # the block being looked at (hazards name it)
     reserved: int = 0  # the last block number handed out (a parallel measurer runs ahead)
-    invocations: int = 0
     started: float = field(default_factory=time.monotonic)
-    spent_wall_s: float = 0.0  # summed invocation wall time: replays the same on resume
+    budget: Budget = field(default_factory=Budget)  # [tune.budget]'s limits (set from config) and its counts
     hazards: list[str] = field(default_factory=list)
     rejections: dict[str, str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        b = self.config.budget
+        self.budget = Budget(invocations=b.invocations, wall_s=b.wall_s, trials=b.trials)
+
+    @property
+    def invocations(self) -> int:
+        return self.budget.used_invocations
+
+    @property
+    def spent_wall_s(self) -> float:
+        """Summed invocation wall time: replays the same on resume."""
+        return self.budget.used_wall_s
 
     def rng(self, block: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, block])
@@ -68,9 +83,7 @@ class Session:
             results: list[Metrics | str] = [""] * len(configs)
             for got, i in zip(got_all[b], order, strict=True):
                 results[i] = got = self._missing(got)
-                self.invocations += 1
-                if isinstance(got, dict):
-                    self.spent_wall_s += got.get("wall_s", 0.0)
+                self.budget.charge(got.get("wall_s", 0.0) if isinstance(got, dict) else 0.0)
             self.hazards.extend(f"block {b}: {h}" for h in self.measurer.block_hazards())
             out.append(results)
         return out
@@ -84,11 +97,9 @@ class Session:
         return f"objective {lost[0]} not measured in this invocation" if lost else got
 
     def out_of_budget(self, trials_done: int, reserve: int = 0) -> bool:
-        """The session's one budget type (``execute.budget.Budget``) with [tune.budget]'s limits;
-        wall time is the invocations' summed wall time, so a resume replays the same decisions."""
-        b = self.config.budget
-        budget = Budget(invocations=b.invocations, wall_s=b.wall_s, trials=b.trials)
-        return budget.spent(self.invocations + reserve, trials_done, self.spent_wall_s)
+        """The one budget type (``execute.budget.Budget``) with [tune.budget]'s limits; wall time
+        is the invocations' summed wall time, so a resume replays the same decisions."""
+        return self.budget.spent(self.invocations + reserve, trials_done, self.spent_wall_s)
 
     def spent_share(self, trials_done: int) -> float:
         """How much of [tune.budget] is spent (0 to 1; the largest share of its limits): what
