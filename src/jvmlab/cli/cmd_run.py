@@ -236,6 +236,8 @@ def _names_a_file(argument: str) -> bool:
     """A folder or a readable, non-executable file is a spec whatever its name (``spec.txt``):
     ``load_spec`` then says what is wrong with it; an executable (``./bench.sh``) is a command."""
     path = Path(argument)
+    if path.exists() and not path.is_dir() and not path.is_file():
+        return True  # a FIFO or a device: load_spec refuses it in one line
     return path.is_dir() or (path.is_file() and not os.access(path, os.X_OK))
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, hide_passwords
 from jvmlab.execute.budget import Budget
 from jvmlab.execute.options import RunOptions
 from jvmlab.machine.environment import Environment
@@ -70,7 +70,7 @@ def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExp
         found = same_file[-1] if same_file else None
     if found is None:
         raise UserError("nothing to resume: no experiment of this spec in the store "
-                        f"{store.url}; run it without --resume")
+                        f"{hide_passwords(store.url)}; run it without --resume")
     return found
 
 

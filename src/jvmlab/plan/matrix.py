@@ -6,7 +6,7 @@ import itertools
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.spec.model import Spec
+from jvmlab.spec.model import Spec, check_cells
 
 JVM_FACTOR = "jvm"
 ENV_FACTORS = ("jdk_location", "page_cache", "cpus", "memory")
@@ -58,6 +58,7 @@ def factor_levels(spec: Spec) -> dict[str, list[str]]:
 def expand(spec: Spec) -> list[Cell]:
     """JVMs x every factor, minus exclude rules, plus include rules, in a stable order."""
     factors = factor_levels(spec)
+    check_cells({name: len(levels) for name, levels in factors.items()})
     for rule in spec.matrix.exclude + spec.matrix.include:
         _check_rule(rule, factors)
     combos: list[dict[str, str]] = []

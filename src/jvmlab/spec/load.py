@@ -9,18 +9,20 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from jvmlab.errors import UserError, did_you_mean
+from jvmlab.files import MAX_SPEC_BYTES, json_refusal, read_bounded
 from jvmlab.spec.model import Spec
 from jvmlab.spec.tune import PARAM_KINDS
 
 
 def load_spec(path: Path) -> tuple[Spec, str]:
     """Return the validated spec and its exact text (stored with the experiment)."""
+    if not path.exists():
+        raise UserError(f"{path}: no such spec file")
+    data = read_bounded(path, "spec", MAX_SPEC_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such spec file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"{path}: cannot read spec: {err}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: cannot read spec: not UTF-8 text (byte {err.start})") from None
     return parse_spec(text, str(path)), text
 
 
@@ -30,6 +32,8 @@ def parse_spec(text: str, origin: str = "spec") -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise UserError(f"{origin}: invalid TOML: {err}") from None
+    except (RecursionError, ValueError) as err:  # nested too deep; an integer of over 4300 digits
+        raise UserError(f"{origin}: invalid TOML: {json_refusal(err)}") from None
     try:
         return Spec.model_validate(data)
     except ValidationError as err:

@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 from jvmlab.spec.flags import Flags
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
@@ -25,6 +26,22 @@ from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 RESERVED_FACTORS = {"jvm"}
+# The most cells a matrix (or a one-liner's scan) may have: each cell is at least a few fresh
+# JVMs per block, so beyond this a run would take days; refused before any expansion.
+MAX_CELLS = 1000
+
+
+def check_cells(counts: dict[str, int], what: str = "the matrix") -> int:
+    """The product of the level counts, refused in one line naming it when above MAX_CELLS
+    (``the matrix has jvm (2) x gc (300) x heap (300) = 180000 cells``). Counts only: nothing is expanded."""
+    total = 1
+    for n in counts.values():
+        total *= max(n, 0)
+    if total > MAX_CELLS:
+        product = " x ".join(f"{name} ({n})" for name, n in counts.items() if n != 1)
+        raise UserError(f"{what} has {product} = {total} cells, more than the {MAX_CELLS} jvmlab runs (each a few "
+                        f"fresh JVMs per block); split it into several experiments")
+    return total
 
 
 

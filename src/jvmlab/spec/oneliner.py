@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.spec.model import FACTOR_NAME
+from jvmlab.spec.model import FACTOR_NAME, check_cells
 
 JAVA_NAMES = ("java", "java.exe")
 CMD_FACTOR = "cmd"
@@ -167,9 +167,13 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
 def _expand(one: OneLiner) -> list[_Parsed]:
     """Every command with every combination of the scan values, taken apart."""
     params: list[tuple[str, tuple[str, ...]]] = list(one.lists)
+    counts = {"commands": len(one.commands), **{f"-L {name}": len(values) for name, values in one.lists}}
     for name, low, high, step in one.ranges:
         if step <= 0 or high < low:
             raise UserError(f"-P {name} {low} {high}: give MIN <= MAX (and a step above 0)")
+        counts[f"-P {name}"] = len(range(low, high + 1, step))  # counted, not made
+    check_cells({**counts, "--jvm": max(len(one.jvms), 1), "--flags": max(len(one.flags), 1)}, "the one-liner")
+    for name, low, high, step in one.ranges:
         params.append((name, tuple(str(v) for v in range(low, high + 1, step))))
     names = [name for name, _ in params]
     if len(set(names)) != len(names):

@@ -17,7 +17,7 @@ from sqlalchemy.exc import (
     OperationalError,
 )
 
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, hide_passwords
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import Document, DocumentError
 from jvmlab.model.hazards import Hazard
@@ -69,15 +69,16 @@ class SqlStore:
         try:
             self.engine: Engine = create_engine(url, future=True)
         except (ImportError, NoSuchModuleError, ArgumentError) as err:
-            raise UserError(f"cannot use store {url}: {err}; give an SQLite path or an SQLAlchemy URL "
-                            f"whose driver is installed (PostgreSQL: pip install 'jvmlab[postgres]')") from None
+            raise UserError(f"cannot use store {shown_url(url)}: {hide_passwords(str(err))}; give an SQLite path "
+                            f"or an SQLAlchemy URL whose driver is installed (PostgreSQL: pip install "
+                            f"'jvmlab[postgres]')") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             with self.engine.connect() as conn:
                 upgrade(conn, url)
         except OperationalError as err:
-            raise UserError(f"cannot open store {url}: {err.orig}") from None
+            raise UserError(f"cannot open store {shown_url(url)}: {hide_passwords(str(err.orig))}") from None
         except DatabaseError as err:  # e.g. a log file given as --store
             raise UserError(_not_a_database(url, self.engine.dialect.name, err)) from None
 
@@ -415,7 +416,7 @@ def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:
     if dialect == "sqlite":
         return (f"store {url.removeprefix('sqlite:///')} is not an SQLite database ({err.orig}); "
                 f"pass another --store (a new file name makes a new store)")
-    return f"cannot open store {url}: {err.orig}"
+    return f"cannot open store {shown_url(url)}: {hide_passwords(str(err.orig))}"
 
 
 def _decoded(kind: type[D], body_json: str, where: str) -> D:
