@@ -229,7 +229,7 @@ from jvmlab.spec.tune import TuneSection  # noqa: E402  ([tune], docs/tuning.md)
 
 
 class Spec(_Strict):
-    name: str | None = None
+    name: Annotated[str, Field(max_length=200)] | None = None  # the store's column holds 200
     description: str | None = None
     workload: Workload
     jvms: dict[str, str] = Field(default_factory=lambda: {"default": "default"})
