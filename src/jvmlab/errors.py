@@ -30,6 +30,10 @@ class StoreError(UserError):
         self.detail = detail
 
 
+class StoreLost(StoreError):
+    """The store's file was deleted or replaced under a running command: nothing to resume in it."""
+
+
 class Interrupted(Exception):
     """The user (or the system) asked jvmlab to stop; measured data is already stored."""
 

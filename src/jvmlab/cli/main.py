@@ -34,7 +34,7 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_tune,
 )
 from jvmlab.cli.apps import app
-from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, UserError, hide_passwords, resume_line
+from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, StoreLost, UserError, hide_passwords, resume_line
 
 RESUMABLE = ("run", "tune", "minheap")  # commands whose --resume continues a stopped experiment
 _STARTED = [0.0]  # when main() began (time.monotonic()): it marks only its own command's experiments
@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if debug and err.detail:
             print(hide_passwords(err.detail), file=sys.stderr)
         unfinished = _unfinished([])
-        _say(f"jvmlab: error: {err}{unfinished}{_resume_hint(args)}")
+        _say(f"jvmlab: error: {err}{unfinished}{'' if isinstance(err, StoreLost) else _resume_hint(args)}")
         code = err.exit_code
     except UserError as err:
         _say(f"jvmlab: error: {err}{_unfinished(args)}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import CursorResult, Engine, create_engine, event, func, select, update
@@ -32,6 +33,7 @@ from jvmlab.model.stored import (
 )
 from jvmlab.store import schema as t
 from jvmlab.store.failures import guard, opened, shown_url, status_set
+from jvmlab.store.identity import watch_file
 from jvmlab.store.migrations import upgrade
 
 D = TypeVar("D", bound=Document)
@@ -81,6 +83,8 @@ class SqlStore:
             raise UserError(f"cannot open store {shown_url(url)}: {hide_passwords(str(err.orig))}") from None
         except DatabaseError as err:  # e.g. a log file given as --store
             raise UserError(_not_a_database(url, self.engine.dialect.name, err)) from None
+        if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (None, "", ":memory:"):
+            watch_file(self.engine, Path(str(self.engine.url.database)).absolute())
 
     def close(self) -> None:
         self.engine.dispose()
