@@ -89,7 +89,7 @@ def _usage_error(err: TyperException) -> int:
 
 def _continue_with(args: list[str]) -> str | None:
     """The command that continues a stopped ``run``, ``tune`` or ``minheap``: the same, with --resume."""
-    if not args or args[0] not in RESUMABLE:
+    if not args or (args[0] not in RESUMABLE and args[:2] != ["gc", "advise"]):
         return None
     again = [a for a in args if a != "--debug"]
     return resume_line("jvmlab " + shlex.join(again if "--resume" in again else [*again, "--resume"]))

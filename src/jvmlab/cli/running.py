@@ -24,7 +24,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
              max_invocations: int | None = None, metric: str | None = None, artifacts: Path | None = None,
              overrides: dict[str, bool | int | str] | None = None, quiet: bool = False,
              metric_reason: str = "", cluster: str | None = None, artifacts_url: str | None = None,
-             series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False) -> int:
+             series: SeriesTag | None = None, db: Store | None = None, report_on_stderr: bool = False,
+             resume_hint: str | None = None) -> int:
     """Run a prepared plan with a progress bar, then print the report (or JSON). ``db``: a store
     the caller has open already; ``report_on_stderr``: the report goes to stderr and nothing to
     stdout (a command that prints its own document there, e.g. `heapsweep --json`)."""
@@ -44,7 +45,7 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
         artifacts_root=artifacts_root, resume=resume,
         command_line=provenance_command_line(), collect_overrides=overrides or {},
         until_rel=until_rel, max_invocations=max_invocations, budget_s=budget_s, metric=metric,
-        metric_reason=metric_reason, series=series)
+        metric_reason=metric_reason, series=series, resume_hint=resume_hint)
     err_console = Console(stderr=True)
     with ProgressObserver(err_console, quiet=quiet or (not err_console.is_terminal and as_json)) as observer:
         if cluster is not None:
