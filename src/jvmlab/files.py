@@ -84,7 +84,7 @@ def json_refusal(err: Exception) -> str:
     """Why ``json.loads`` (or ``tomllib``) gave up other than on syntax, as a phrase: arrays nested past the
     recursion limit, or an integer of more digits than Python converts (4300)."""
     if isinstance(err, RecursionError):
-        return "arrays or objects nested too deep"
+        return "nested too deep (past the recursion limit)"
     text = str(err)
     if "digits" in text:  # "Exceeds the limit (4300 digits) for integer string conversion ..."
         return "an integer of more than 4300 digits"

@@ -32,7 +32,7 @@ from jvmlab.model.stored import (
     StoredInvocation,
 )
 from jvmlab.store import schema as t
-from jvmlab.store.failures import guard, opened, shown_url, status_set
+from jvmlab.store.failures import first_line, guard, opened, shown_url, status_set
 from jvmlab.store.identity import watch_file
 from jvmlab.store.migrations import upgrade
 
@@ -80,7 +80,7 @@ class SqlStore:
             with self.engine.connect() as conn:
                 upgrade(conn, url)
         except OperationalError as err:
-            raise UserError(f"cannot open store {shown_url(url)}: {hide_passwords(str(err.orig))}") from None
+            raise UserError(f"cannot open store {shown_url(url)}: {hide_passwords(first_line(err))}") from None
         except DatabaseError as err:  # e.g. a log file given as --store
             raise UserError(_not_a_database(url, self.engine.dialect.name, err)) from None
         if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (None, "", ":memory:"):
@@ -420,7 +420,7 @@ def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:
     if dialect == "sqlite":
         return (f"store {url.removeprefix('sqlite:///')} is not an SQLite database ({err.orig}); "
                 f"pass another --store (a new file name makes a new store)")
-    return f"cannot open store {shown_url(url)}: {hide_passwords(str(err.orig))}"
+    return f"cannot open store {shown_url(url)}: {hide_passwords(first_line(err))}"
 
 
 def _decoded(kind: type[D], body_json: str, where: str) -> D:
