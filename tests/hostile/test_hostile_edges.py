@@ -186,6 +186,8 @@ def test_a_password_in_the_store_url_is_never_printed(tmp_path: Path, pg_server:
     assert "s3cret" not in err, err
     last = _lines(err)[-1]
     assert f"--store {url.replace(':s3cret', '')}" in last and _fault("postgres-password-resume") in last, last
+    (exp,) = open_store(url).experiments()
+    assert "s3cret" not in exp.command_line and "postgres:***@" in exp.command_line  # shown by `report`
 
 
 def test_a_one_liner_takes_every_l_and_p(tmp_path: Path) -> None:

@@ -105,10 +105,12 @@ def _chunks_of(stream: BinaryIO, chunk_bytes: int, keep: Keep) -> Iterator[str]:
 def _read(stream: BinaryIO, size: int) -> tuple[bytes, BaseException | None]:
     """Up to ``size`` bytes, in pieces, so that a truncated archive gives what came before its
     end (one read of the whole size would lose it) and the error."""
-    pieces, got = [], 0
+    pieces: list[bytes] = []
+    got = 0
+    step = size if isinstance(stream, io.BufferedReader) else PIECE_BYTES  # a plain file: one read
     while got < size:
         try:
-            piece = stream.read(min(PIECE_BYTES, size - got))
+            piece = stream.read(min(step, size - got))
         except (OSError, EOFError, zipfile.BadZipFile) as exc:
             return b"".join(pieces), exc
         if not piece:
