@@ -109,16 +109,9 @@ def test_hook_and_workload_output_reach_the_terminal_escaped(tmp_path: Path) -> 
     assert inv.reason is not None and "\x1b" not in inv.reason and "\\x1b[31mHOOK" in inv.reason
 
 
-_SLOW_SPEC = """
-[workload]
-command = ["sh", "-c", "sleep 1; exec \\"$@\\"", "sh", "{java}", "{jvm_args}", "-version"]
-[run]
-invocations = 3
-warmup = 0
-[collect]
-proc = false
-flag_effect = false
-"""
+# java -version a second late, so a run of 9 lasts long enough to be stopped midway
+_SLOW_SPEC = ('[workload]\ncommand = ["sh", "-c", "sleep 1; exec \\"$@\\"", "sh", "{java}", "{jvm_args}", '
+              '"-version"]\n[run]\ninvocations = 3\nwarmup = 0\n[collect]\nproc = false\nflag_effect = false\n')
 
 
 def _explicit_gc_log(path: Path) -> Path:
