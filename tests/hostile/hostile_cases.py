@@ -166,6 +166,8 @@ ISSUE_45: tuple[Hostile, ...] = (
             "--label: 201 characters; give at most 200", _spec("")),
     _check("spec-name-over-200", "name: String should have at most 200 characters",
            {"spec.toml": f'name = "{"n" * 201}"\n[workload]\ncommand = ["true"]\n'}),
+    _check("jvm-name-over-200", "has 201 characters: give at most 200",
+           {"spec.toml": f'[workload]\ncommand = ["true"]\n[jvms]\n{"j" * 201} = "default"\n'}),
     _check("tune-when-cycle", "the when conditions a -> b -> a form a cycle",
            _spec(_TUNE.format(extra="", param='when = { b = true }\n[tune.params.b]\ntype = "bool"\n'
                               'flag = "-XX:+UseNUMA"\nwhen = { a = true }'), _JAVA)),

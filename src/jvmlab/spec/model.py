@@ -258,6 +258,8 @@ class Spec(_Strict):
         for name in value:
             if not FACTOR_NAME.match(name):
                 raise ValueError(f"JVM name {name!r} must be letters, digits, _ . -")
+            if len(name) > 200:  # the store's column
+                raise ValueError(f"JVM name {name[:20]}... has {len(name)} characters: give at most 200")
         return value
 
     @field_validator("factors")
