@@ -46,8 +46,6 @@ def open_store(value: str | None, must_exist: bool = False) -> Store:
     url = store_url(value)
     if url.startswith("sqlite:///"):
         path = Path(url.removeprefix("sqlite:///"))
-        if must_exist and path.exists():
-            check_regular(path, "store")
         if must_exist and not path.exists():
             raise UserError(f"no store at {path}; run an experiment first or pass --store")
         _check_writable(path)
