@@ -7,6 +7,7 @@ stderr and exit code 2. Anything else is a bug and shows a traceback only with `
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 EXIT_USAGE = 2
@@ -30,6 +31,10 @@ class StoreError(UserError):
         self.detail = detail
 
 
+class StoreLost(StoreError):
+    """The store's file was deleted or replaced under a running command: nothing to resume in it."""
+
+
 class Interrupted(Exception):
     """The user (or the system) asked jvmlab to stop; measured data is already stored."""
 
@@ -42,3 +47,29 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ' (did you mean X?)' for the closest choice, or '' when nothing is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# scheme://USER:PASSWORD@ in a URL (a store, --optuna-storage, a cluster address): the password
+# is everything from the first ':' after the user to the last '@' before the host.
+_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s'\"]*):[^\s'\"]*@")
+PASSWORD_NOTE = ("the password is not shown: put it back in the URL, or let the driver read it from "
+                 "PGPASSWORD or ~/.pgpass")
+
+
+def hide_passwords(text: str) -> str:
+    """Every ``scheme://USER:PASSWORD@`` in ``text`` as ``scheme://USER:***@``: no message,
+    error or printed command of jvmlab shows a password."""
+    return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)
+
+
+def without_passwords(command: str) -> tuple[str, bool]:
+    """A command to copy, with each URL's password left out (``scheme://USER@``: the driver
+    then reads it from PGPASSWORD or ~/.pgpass), and whether one was left out."""
+    stripped = _PASSWORD.sub(lambda m: f"{m.group('head')}@", command)
+    return stripped, stripped != command
+
+
+def resume_line(command: str) -> str:
+    """A command that continues a run, as printed: without any password, saying so."""
+    stripped, hidden = without_passwords(command)
+    return f"{stripped} ({PASSWORD_NOTE})" if hidden else stripped

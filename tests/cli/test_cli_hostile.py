@@ -65,7 +65,7 @@ def test_bad_spec_is_one_line_exit_2_and_stores_nothing(spec: Path, tmp_path: Pa
     (["run", "{spec}", "--store", "{tmp}/no/such/folder/lab.db"], "does not exist"),
     (["run", "{spec}", "--store", "{tmp}"], "is a folder"),
     (["run", "{tmp}/missing.toml"], "no such spec file"),
-    (["run", "{tmp}"], "cannot read spec"),
+    (["run", "{tmp}"], "not a regular file (a folder)"),
     (["check", "{tmp}/missing.toml"], "no such spec file"),
     (["run", "{spec}", "--resume", "--store", "{tmp}/fresh.db"], "nothing to resume"),
     (["report", "99", "--store", "{tmp}/empty.db"], "no store at"),

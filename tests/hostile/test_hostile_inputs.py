@@ -3,12 +3,13 @@ never an internal error, a traceback or a silent acceptance; docs/hostile.md lis
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
 
 import pytest
-from hostile_cases import FAULTS, INPUTS, Hostile
+from hostile_cases import FAULTS, INPUTS, Fifo, Hostile
 
 from jvmlab.cli.main import main
 
@@ -36,11 +37,14 @@ def test_the_table_ids_are_unique_and_it_only_grows() -> None:
     assert len(INPUTS) >= 44 and len(FAULTS) >= 8
 
 
+@pytest.mark.timeout(120)  # a FIFO read or a matrix expanded would hang: fail, not wait 10 minutes
 @pytest.mark.parametrize("case", INPUTS, ids=[c.id for c in INPUTS])
 def test_hostile_input(case: Hostile, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for name, content in case.files.items():
         target = tmp_path / name
-        if isinstance(content, bytes):
+        if isinstance(content, Fifo):
+            os.mkfifo(target)
+        elif isinstance(content, bytes):
             target.write_bytes(content)
         else:
             target.write_text(content, encoding="utf-8")
@@ -51,7 +55,8 @@ def test_hostile_input(case: Hostile, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "Traceback" not in out + err and "internal error" not in err
     assert len(lines) == 1, err
     assert lines[0].startswith("jvmlab: error: "), lines[0]
-    assert case.fragment in lines[0], lines[0]
+    assert case.fragment.replace("{tmp}", str(tmp_path)) in lines[0], lines[0]
+    assert not case.absent or case.absent not in out + err
     assert _experiments(tmp_path / "lab.db") == 0, "nothing may be stored"
     assert not (tmp_path / "out.html").exists()
 

@@ -16,7 +16,8 @@ app.add_typer(cluster_app, name="cluster")
 
 @cluster_app.command("local")
 def local(workers: int = typer.Option(2, "--workers", "-n", min=1, max=64, help="Workers (nodes) to start."),
-          port: int = typer.Option(8786, "--port", help="Scheduler port on 127.0.0.1.")) -> None:
+          port: int = typer.Option(8786, "--port", min=0, max=65535,
+                                   help="Scheduler port on 127.0.0.1 (0: any free one).")) -> None:
     """Start a scheduler and N quiet single-thread workers (one `jvm` slot each) on 127.0.0.1; Ctrl-C stops them."""
     try:
         import distributed  # noqa: F401

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from jvmlab.spec.model import Spec
 
 DEFAULT_UNTIL = "5%"
+# The derived spec is made again from the same log and spec, so the same command continues it.
+RESUME_HINT = "the same `jvmlab gc advise` command with --resume"
 DEFAULT_RUNS_PER_CELL = 10  # the budget --until gets per cell when --max-invocations is not given
 
 
@@ -47,6 +49,7 @@ def advise(
     store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the advice as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the interrupted advice run of this log and spec."),
 ) -> None:
     """Try each finding's candidate flags on the spec's workload: did the finding go away, at what cost?"""
     from jvmlab.cli.cmd_run import parse_until
@@ -67,17 +70,17 @@ def advise(
         derived = derive.tune_spec(cell_spec, levels, {"objective": metric or "wall_s",
                                                        "budget": {"trials": trials, "invocations": budget}})
         plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
-        _tune_derived(plan, store, quiet)
+        _tune_derived(plan, store, quiet, resume)
         return
     derived = derive.advise_spec(cell_spec, levels, invocations)
     plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
     budget = max_invocations or DEFAULT_RUNS_PER_CELL * len(plan.cells)
-    exp_id, run_json = run_derived(plan, store, until_rel, budget, metric, quiet, as_json)
+    exp_id, run_json = run_derived(plan, store, until_rel, budget, metric, quiet, as_json, resume)
     _report(store, exp_id, levels, fixable, metric, as_json, run_json, label)
 
 
 def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invocations: int,
-                metric: str | None, quiet: bool, as_json: bool) -> tuple[int, Any]:
+                metric: str | None, quiet: bool, as_json: bool, resume: bool = False) -> tuple[int, Any]:
     """Run the derived spec exactly as `jvmlab run` runs a spec (the gc collector on): the one
     call into the run loop. Returns the experiment id and, with ``as_json``, run's JSON."""
     from jvmlab.cli.running import run_plan
@@ -85,7 +88,8 @@ def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invo
 
     options: dict[str, Any] = {"store_value": store, "until_rel": until_rel, "max_invocations": max_invocations,
                                "metric": metric, "overrides": {"gc": True}, "quiet": quiet,
-                               "metric_reason": run_metric_reason(metric or "wall_s", given=metric is not None)}
+                               "metric_reason": run_metric_reason(metric or "wall_s", given=metric is not None),
+                               "resume": resume, "resume_hint": RESUME_HINT}
     if not as_json:
         return run_plan(plan, **options), None
     out = io.StringIO()
@@ -94,7 +98,7 @@ def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invo
     return exp_id, json.loads(out.getvalue())
 
 
-def _tune_derived(plan: Plan, store: str | None, quiet: bool) -> None:
+def _tune_derived(plan: Plan, store: str | None, quiet: bool, resume: bool) -> None:
     from jvmlab.cli.cmd_tune import _experiment, run_and_show
     from jvmlab.cli.storeargs import default_artifacts
     from jvmlab.store import open_store, store_url
@@ -105,7 +109,7 @@ def _tune_derived(plan: Plan, store: str | None, quiet: bool) -> None:
     check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
     db = open_store(store)
     artifacts = default_artifacts(store_url(store)).absolute()
-    run_and_show(db, plan, _experiment(db, plan, artifacts, resume=False), artifacts, None, quiet)
+    run_and_show(db, plan, _experiment(db, plan, artifacts, resume=resume), artifacts, None, quiet)
 
 
 def _report(store: str | None, exp_id: int, levels: list[Any], fixable: list[Finding], metric: str | None,

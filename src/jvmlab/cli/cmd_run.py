@@ -14,6 +14,7 @@ from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gat
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
 from jvmlab.cli.running import revisions_of, run_plan
+from jvmlab.cli.scanargs import ScanCommand, scans
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.collect.registry import cli_help as collect_help
 from jvmlab.errors import UserError
@@ -137,8 +138,9 @@ def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool 
     return parse_overrides(enable, disable)
 
 
-@app.command()
+@app.command(cls=ScanCommand)
 def run(
+    ctx: typer.Context,
     spec: list[str] = typer.Argument(..., help="A spec file (TOML), or one or more commands as hyperfine takes "
                                           "them: 'java -XX:+UseG1GC -jar app.jar' 'java -XX:+UseParallelGC -jar "
                                           "app.jar' (one cell per command; docs/oneliners.md)."),
@@ -176,9 +178,10 @@ def run(
     names: list[str] = typer.Option([], "-n", "--name", help="One-liner: a cell name per command ({NAME} of a "
                                     "scan filled in). Default: what differs between the commands."),
     parameter_list: tuple[str, str] | None = typer.Option(None, "-L", "--parameter-list", help="One-liner: NAME "
-                                                          "V1,V2,...: one command per value, {NAME} replaced."),
+                                                          "V1,V2,...: one command per value, {NAME} replaced "
+                                                          "(repeatable: every combination)."),
     parameter_scan: tuple[str, int, int] | None = typer.Option(None, "-P", "--parameter-scan", help="One-liner: "
-                                                               "NAME MIN MAX: integers, {NAME} replaced."),
+                                                               "NAME MIN MAX: integers, {NAME} replaced (repeatable)."),
     parameter_step: int = typer.Option(1, "-D", "--parameter-step-size", min=1, help="With -P: the step."),
     jvm: list[str] = typer.Option([], "--jvm", help="One-liner: NAME=SELECTOR (as in \\[jvms]); the command's java "
                                   "is replaced by each JDK's."),
@@ -221,8 +224,9 @@ def run(
 
     tag = series_tag(label, label_from, series, order, Path.cwd())
     check_inconclusive(inconclusive)
-    one = one_liner(spec, names, parameter_list, parameter_scan, parameter_step, jvm, flags, invocations, warmup,
-                     hook, revisions, build)
+    del parameter_list, parameter_scan  # in help only: ScanCommand takes every -L and -P (scans)
+    one = one_liner(spec, names, *scans(ctx), parameter_step, jvm, flags, invocations, warmup, hook, revisions,
+                    build)
     if one is None:
         if save_spec is not None:
             raise UserError("--save-spec turns a one-liner into a spec; this is a spec already")
@@ -246,8 +250,8 @@ def run(
                                   to_stderr=as_json, inconclusive=inconclusive))
 
 
-def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, str] | None,
-              parameter_scan: tuple[str, int, int] | None, step: int, jvm: list[str], flags: list[str],
+def one_liner(targets: list[str], names: list[str], parameter_list: list[tuple[str, str]],
+              parameter_scan: list[tuple[str, int, int]], step: int, jvm: list[str], flags: list[str],
               invocations: int | None, warmup: int | None, hooks: list[str], revisions: str | None = None,
               build: str | None = None) -> OneLiner | None:
     """The one-liner the arguments describe, or None for a spec file (a ``.toml`` argument)."""
@@ -268,8 +272,8 @@ def one_liner(targets: list[str], names: list[str], parameter_list: tuple[str, s
     bad = [k for k, _ in kinds if k not in HOOK_KINDS]
     if bad:
         raise UserError(f"--hook {bad[0]}=...: the kinds are {', '.join(HOOK_KINDS)}")
-    lists = ((parameter_list[0], tuple(v for v in parameter_list[1].split(",") if v)),) if parameter_list else ()
-    ranges = ((parameter_scan[0], parameter_scan[1], parameter_scan[2], step),) if parameter_scan else ()
+    lists = tuple((name, tuple(v for v in values.split(",") if v)) for name, values in parameter_list)
+    ranges = tuple((name, low, high, step) for name, low, high in parameter_scan)
     revs = tuple(r.strip() for r in (revisions or "").split(",") if r.strip())
     if revisions is not None and not revs:
         raise UserError("--revisions: give revisions separated by commas, e.g. main,HEAD")
@@ -282,7 +286,12 @@ def _names_a_file(argument: str) -> bool:
     """A folder or a readable, non-executable file is a spec whatever its name (``spec.txt``):
     ``load_spec`` then says what is wrong with it; an executable (``./bench.sh``) is a command."""
     path = Path(argument)
-    return path.is_dir() or (path.is_file() and not os.access(path, os.X_OK))
+    try:
+        if path.exists() and not path.is_dir() and not path.is_file():
+            return True  # a FIFO or a device: load_spec refuses it in one line
+        return path.is_dir() or (path.is_file() and not os.access(path, os.X_OK))
+    except (OSError, ValueError):  # too long for a file name, or a NUL in it: a command
+        return False
 
 
 def _one_liner_spec(one: OneLiner, save_spec: Path | None, artifacts: Path | None,

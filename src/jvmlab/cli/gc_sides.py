@@ -30,6 +30,7 @@ class Side:
 
 
 def _from_paths(label: str, files: list[Path]) -> Side:
+    from jvmlab.files import check_regular
     from jvmlab.gclog import analyze_paths
     from jvmlab.gclog.detect import detect_format
     from jvmlab.gclog.points import log_name
@@ -37,6 +38,7 @@ def _from_paths(label: str, files: list[Path]) -> Side:
     readable: list[Path] = []
     skipped: list[str] = []
     for f in files:
+        check_regular(f, "GC log")  # said as such, not as "no GC log found"
         try:
             detect_format(f)
             readable.append(f)
@@ -135,7 +137,7 @@ def resolve(arg: str, store: str | None) -> Side:
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         return _from_paths(arg, files)
-    if path.is_file():
+    if path.exists():  # a file (a FIFO or a device is refused by the reader, in one line)
         return _from_paths(arg, [path])
     m = _EXPERIMENT.match(arg)
     if m is not None:

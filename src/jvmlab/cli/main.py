@@ -37,7 +37,7 @@ from jvmlab.cli import (  # noqa: F401  # noqa: F401
     cmd_tune,
 )
 from jvmlab.cli.apps import app
-from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, UserError
+from jvmlab.errors import EXIT_SIGINT, Interrupted, StoreError, StoreLost, UserError, hide_passwords, resume_line
 
 RESUMABLE = ("run", "tune", "minheap", "rightsize")  # commands whose --resume continues a stopped experiment
 _STARTED = [0.0]  # when main() began (time.monotonic()): it marks only its own command's experiments
@@ -106,16 +106,16 @@ def _usage_error(err: TyperException) -> int:
     message = " ".join(err.format_message().split())
     from jvmlab.cli.hyperfine import hint
 
-    print(f"jvmlab: error: {message}{hint(getattr(err, 'option_name', None))}{where}", file=sys.stderr)
+    _say(f"jvmlab: error: {message}{hint(getattr(err, 'option_name', None))}{where}")
     return err.exit_code
 
 
 def _continue_with(args: list[str]) -> str | None:
     """The command that continues a stopped ``run``, ``tune`` or ``minheap``: the same, with --resume."""
-    if not args or args[0] not in RESUMABLE:
+    if not args or (args[0] not in RESUMABLE and args[:2] != ["gc", "advise"]):
         return None
     again = [a for a in args if a != "--debug"]
-    return "jvmlab " + shlex.join(again if "--resume" in again else [*again, "--resume"])
+    return resume_line("jvmlab " + shlex.join(again if "--resume" in again else [*again, "--resume"]))
 
 
 def _resume_hint(args: list[str]) -> str:
@@ -158,15 +158,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = _usage_error(err)
     except StoreError as err:
         if debug and err.detail:
-            print(err.detail, file=sys.stderr)
+            print(hide_passwords(err.detail), file=sys.stderr)
         unfinished = _unfinished([])
-        print(f"jvmlab: error: {err}{unfinished}{_resume_hint(args)}", file=sys.stderr)
+        _say(f"jvmlab: error: {err}{unfinished}{'' if isinstance(err, StoreLost) else _resume_hint(args)}")
         code = err.exit_code
     except UserError as err:
-        print(f"jvmlab: error: {err}{_unfinished(args)}", file=sys.stderr)
+        _say(f"jvmlab: error: {err}{_unfinished(args)}")
         code = err.exit_code
     except Interrupted as err:
-        print(f"jvmlab: {err}{_unfinished(args)}", file=sys.stderr)
+        _say(f"jvmlab: {err}{_unfinished(args)}")
         code = 128 + err.signum
     except KeyboardInterrupt:
         code = _interrupted(args, "interrupted")
@@ -177,8 +177,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if debug:
             raise
         first = (str(err).strip().splitlines() or [""])[0]  # one line, whatever the exception's text
-        print(f"jvmlab: internal error: {type(err).__name__}: {first} (rerun with --debug for a traceback)"
-              f"{unfinished}", file=sys.stderr)
+        _say(f"jvmlab: internal error: {type(err).__name__}: {first} (rerun with --debug for a traceback)"
+              f"{unfinished}")
         code = 1
     if code == EXIT_SIGINT and _has_unfinished():  # typer turns a Ctrl-C it sees into a quiet exit 130
         code = _interrupted(args, "interrupted")
@@ -187,6 +187,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         mark_unfinished(_STARTED[0])
     sys.exit(code)
+
+
+def _say(text: str) -> None:
+    """One line of the boundary on stderr, never with a password in it."""
+    print(hide_passwords(text), file=sys.stderr)
 
 
 def _has_unfinished() -> bool:
@@ -200,5 +205,5 @@ def _has_unfinished() -> bool:
 def _interrupted(args: list[str], what: str) -> int:
     """Ctrl-C that no command turned into :class:`Interrupted`: say what is stored and how to
     continue (exit 130, as a shell reports SIGINT)."""
-    print(f"jvmlab: {what}{_unfinished(args)}", file=sys.stderr)
+    _say(f"jvmlab: {what}{_unfinished(args)}")
     return EXIT_SIGINT

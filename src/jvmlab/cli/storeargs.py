@@ -11,12 +11,15 @@ import shlex
 import sys
 from pathlib import Path
 
+from jvmlab.errors import hide_passwords
+
 STORE_HELP = "Store URL (SQLAlchemy) or SQLite file path. Default: ./jvmlab.db or $JVMLAB_STORE."
 
 
 def provenance_command_line() -> str:
-    """How jvmlab was started, with the folder it was started in (relative paths depend on it)."""
-    return f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}"
+    """How jvmlab was started, with the folder it was started in (relative paths depend on it);
+    stored with the experiment and shown by `report`, so without any password."""
+    return hide_passwords(f"cd {shlex.quote(os.getcwd())} && {shlex.join(['jvmlab', *sys.argv[1:]])}")
 
 
 def default_artifacts(url: str) -> Path:

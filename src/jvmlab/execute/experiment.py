@@ -17,7 +17,7 @@ from typing import Any
 
 from jvmlab import __version__
 from jvmlab.collect.setup import CollectSettings, build_collectors
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, hide_passwords
 from jvmlab.execute.budget import Budget
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.slots import logs_class_loads
@@ -71,8 +71,9 @@ def find_experiment(plan: Plan, store: Store, by_file: bool = True) -> StoredExp
         same_file = [e for e in store.experiments() if e.spec_path == str(plan.spec_path)]
         found = same_file[-1] if same_file else None
     if found is None:
+        changed = _what_changed(plan, store.experiments())
         raise UserError("nothing to resume: no experiment of this spec in the store "
-                        f"{store.url}{_what_changed(plan, store.experiments())}; run it without --resume")
+                        f"{hide_passwords(store.url)}{changed}; run it without --resume")
     return found
 
 

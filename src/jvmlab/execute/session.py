@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from jvmlab.collect.base import Collector
 from jvmlab.collect.setup import CollectSettings, build_collectors
-from jvmlab.errors import Interrupted, UserError
+from jvmlab.errors import Interrupted, UserError, hide_passwords, resume_line
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import Driver, FixedBlocks
 from jvmlab.execute.experiment import (
@@ -401,4 +401,5 @@ class Session:
         """What is stored and the command that continues it."""
         spec_arg = str(self.plan.spec_path) if self.plan.spec_path else "SPEC"
         command = self.options.resume_hint or resume_command(spec_arg, self.store.url, self.options)
-        return f"{self.state.measured} measured invocations are stored in {self.store.url}; continue with: {command}"
+        return (f"{self.state.measured} measured invocations are stored in {hide_passwords(self.store.url)}; "
+                f"continue with: {resume_line(command)}")

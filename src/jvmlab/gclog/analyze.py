@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.files import check_regular
 from jvmlab.gclog import detect, linefold, linescan
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.findings_fold import LogFold
@@ -74,8 +75,9 @@ def analyze_paths(paths: list[Path]) -> list[LogSummary]:
         path = Path(raw)
         if path.is_dir():
             raise UserError(f"{path}: is a folder; pass the GC log files in it (e.g. {path}/gc*.log)")
-        if not path.is_file():
+        if not path.exists():
             raise UserError(f"{path}: no such file; check the path")
+        check_regular(path, "GC log")
         heads[path] = read_head(path)
         formats[path] = detect.detect_format(path, heads[path])
     summaries = []

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
+from jvmlab.files import MAX_JSON_BYTES, json_refusal, read_bounded
 from jvmlab.importers.model import ImportedCell, ImportedExperiment, ImportedRun
 
 UNKNOWN = (
@@ -31,33 +32,39 @@ JVMLAB_EXPORT = "jvmlab"  # `exported_by` of `jvmlab export --format hyperfine` 
 def _load(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """The file's results, and whether jvmlab wrote it (its cells then keep their names)."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except OSError as err:
-        raise UserError(f"cannot read {path}: {err.strerror}") from None
+        data = json.loads(read_bounded(path, "hyperfine result", MAX_JSON_BYTES).decode("utf-8"))
     except UnicodeDecodeError as err:
         raise UserError(f"{path}: not UTF-8 text (byte {err.start}); is it a binary file? "
                         f"Give hyperfine's --export-json file") from None
     except json.JSONDecodeError as err:
         raise UserError(f"{path}: not JSON ({err.msg} at line {err.lineno}); write it with --export-json") from None
+    except (RecursionError, ValueError) as err:  # nested too deep; an integer of over 4300 digits
+        raise UserError(f"{path}: not hyperfine's JSON ({json_refusal(err)}); write it with --export-json") from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or not all(isinstance(r, dict) and "command" in r for r in results):
         raise UserError(f"{path}: not a hyperfine --export-json file (expected {{\"results\": [...]}})")
     return results, data.get("exported_by") == JVMLAB_EXPORT
 
 
+MAX_TIME_S = 604800.0  # a run of a week: beyond, the number is not a measured time
+EXIT_CODES = (-(1 << 31), (1 << 31) - 1)  # hyperfine's exit codes are 32-bit
+MAX_BYTES = (1 << 63) - 1  # what a store's integer column holds
+
+
 def _finite(where: str, key: str, value: Any, what: str) -> float:
-    """A finite number >= 0 (JSON's strings, null, booleans, NaN and negatives refused)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise UserError(f"{where}: {key} is {json.dumps(value)}, not {what} (a finite number >= 0); "
-                        f"nothing was imported")
+    """A finite number from 0 to a week (JSON's strings, null, booleans, NaN, negatives and
+    absurd sizes such as 1e308 refused)."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
+            or value > MAX_TIME_S):
+        raise UserError(f"{where}: {key} is {json.dumps(value)}, not {what} (a finite number from 0 to "
+                        f"{MAX_TIME_S:g}); nothing was imported")
     return float(value)
 
 
-def _whole(where: str, key: str, value: Any, what: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-        bound = f" >= {minimum}" if minimum is not None else ""
-        raise UserError(f"{where}: {key} is {json.dumps(value)}, not {what} (a whole number{bound}); "
-                        f"nothing was imported")
+def _whole(where: str, key: str, value: Any, what: str, bounds: tuple[int, int]) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not bounds[0] <= value <= bounds[1]:
+        raise UserError(f"{where}: {key} is {json.dumps(value)[:40]}, not {what} (a whole number from {bounds[0]} "
+                        f"to {bounds[1]}); nothing was imported")
     return value
 
 
@@ -101,6 +108,10 @@ def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExpe
             walls = [_finite(where, f"times[{k}]", t, "a wall time in seconds") for k, t in enumerate(times)]
             codes = _optional_list(where, "exit_codes", result.get("exit_codes"))
             memory = _optional_list(where, "memory_usage_byte", result.get("memory_usage_byte"))
+            for key, values in (("exit_codes", codes), ("memory_usage_byte", memory)):
+                if len(values) > len(walls):
+                    raise UserError(f"{where}: {len(values)} {key} for {len(walls)} times: one per run; nothing "
+                                    f"was imported")
             index = len(cells)
             cells.append(ImportedCell(cell_name, jvm, {}, levels=levels))
             for k, wall in enumerate(walls):
@@ -108,11 +119,12 @@ def import_hyperfine(paths: list[Path], name: str | None = None) -> ImportedExpe
                 rss = memory[k] if k < len(memory) else None
                 runs.append(ImportedRun(
                     cell=index, wall_s=wall,
-                    exit_code=None if code is None else _whole(where, f"exit_codes[{k}]", code, "an exit code"),
+                    exit_code=None if code is None else _whole(where, f"exit_codes[{k}]", code, "an exit code",
+                                                               EXIT_CODES),
                     max_rss_bytes=None if rss is None else _whole(where, f"memory_usage_byte[{k}]", rss,
-                                                                   "a size in bytes", minimum=0)))
+                                                                   "a size in bytes", (0, MAX_BYTES))))
             means[cell_name] = {k: result.get(k) for k in ("mean", "stddev", "median", "user", "system", "min", "max")}
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in paths)).hexdigest()
+    digest = hashlib.sha256(b"".join(read_bounded(p, "import", MAX_JSON_BYTES) for p in paths)).hexdigest()
     started = min(p.stat().st_mtime for p in paths)
     return ImportedExperiment("hyperfine", name or f"hyperfine import: {', '.join(p.name for p in paths)}",
                               tuple(str(p.resolve()) for p in paths), digest, tuple(cells), tuple(runs), UNKNOWN,

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.files import MAX_JSON_BYTES, read_bounded
 from jvmlab.importers.model import ImportedCell, ImportedExperiment, ImportedRun
 from jvmlab.workloads.jmh import JmhBenchmark, read_results
 
@@ -43,7 +44,7 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
     if not paths:
         raise UserError("give at least one JMH JSON result file")
     per_file = [(p, read_results(p)) for p in paths]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in paths)).hexdigest()
+    digest = hashlib.sha256(b"".join(read_bounded(p, "import", MAX_JSON_BYTES) for p in paths)).hexdigest()
     configs: list[tuple[str, tuple[str, str, tuple[str, ...]]]] = []  # (file, config), in order
     for path, entries in per_file:
         if not entries:
@@ -52,6 +53,10 @@ def import_jmh(paths: list[Path], name: str | None = None) -> ImportedExperiment
             if e.score is None or not e.fork_scores:
                 raise UserError(f"{path}: benchmark {e.benchmark!r} has no finite score (JMH wrote NaN: it failed "
                                 f"or measured nothing); nothing was imported")
+            if e.score < 0 or min(e.fork_scores) < 0:
+                value = e.score if e.score < 0 else min(e.fork_scores)
+                raise UserError(f"{path}: benchmark {e.benchmark!r} has a negative score ({value:g} {e.unit}): JMH "
+                                f"never writes one; nothing was imported")
         for e in entries:
             key = (str(path), _config(e))
             if key not in configs:

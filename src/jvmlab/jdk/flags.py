@@ -94,8 +94,11 @@ def check_many(
         except UserError as exc:
             return exc
 
-    with ThreadPoolExecutor(max_workers=CHECK_WORKERS) as pool:
+    pool = ThreadPoolExecutor(max_workers=CHECK_WORKERS)
+    try:
         outcomes = list(pool.map(one, items))
+    finally:  # stopped (Ctrl-C, SIGTERM): the checks not started are dropped, not waited for
+        pool.shutdown(wait=False, cancel_futures=True)
     for outcome in outcomes:
         if isinstance(outcome, UserError):
             raise outcome

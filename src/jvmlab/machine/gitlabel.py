@@ -7,6 +7,7 @@ commit's own.
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -61,4 +62,13 @@ def series_tag(label: str | None, label_from: str | None, series: str | None, or
         return None
     if series is not None and not series.strip():
         raise UserError("--series: give a non-empty series name")
+    if order is not None and not math.isfinite(order):
+        raise UserError(f"--order {order}: give a finite number (its place in the series)")
+    for option, value in (("--label", text), ("--series", series)):
+        if value is not None and (len(value.strip()) > LABEL_CHARS or "\x00" in value):
+            raise UserError(f"{option}: {len(value.strip())} characters{' with a NUL byte' if chr(0) in value else ''};"
+                            f" give at most {LABEL_CHARS} (the store's column), without NUL")
     return SeriesTag(text, series.strip() if series else None, order)
+
+
+LABEL_CHARS = 200  # the store's series and label columns (store/schema.py): checked before anything runs

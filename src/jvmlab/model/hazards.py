@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from jvmlab.model.process import printable
+
 
 @dataclass(frozen=True)
 class Hazard:
@@ -18,6 +20,10 @@ class Hazard:
     detail: str
     hint: str = ""
     cell: str | None = None
+
+    def __post_init__(self) -> None:  # a detail may quote a workload's output: shown, not obeyed
+        object.__setattr__(self, "detail", printable(self.detail))
+        object.__setattr__(self, "hint", printable(self.hint))
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}

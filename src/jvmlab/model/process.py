@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from jvmlab.model.hooks import InvocationHooks
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and newline as an escape (``\\x1b``), so that
+    output of a workload or a hook quoted in a message cannot move the cursor, clear the screen,
+    retitle the window or ring the bell of the terminal it is printed on."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class Status(StrEnum):
@@ -73,3 +83,9 @@ class ProcessResult:
     stderr_tail: str = ""
     output_truncated: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A reason quotes the workload's or a hook's own output, and it is printed to a terminal:
+        # its control characters (an escape sequence, a bell, a carriage return) are shown, not obeyed.
+        if self.reason is not None:
+            object.__setattr__(self, "reason", printable(self.reason))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.spec.model import Spec
+from jvmlab.spec.model import Spec, check_cells
 
 JVM_FACTOR = "jvm"
 REVISION_FACTOR = "revision"  # the [revisions] factor (plan/revisions.py)
@@ -64,6 +64,7 @@ def expand(spec: Spec, revisions: Sequence[str] = ()) -> list[Cell]:
     """JVMs x every factor, minus exclude rules, plus include rules, in a stable order
     (``revisions``: the levels of the ``revision`` factor, plan/revisions.py)."""
     factors = factor_levels(spec, revisions)
+    check_cells({name: len(levels) for name, levels in factors.items()})
     for rule in spec.matrix.exclude + spec.matrix.include:
         _check_rule(rule, factors)
     combos: list[dict[str, str]] = []

@@ -158,7 +158,8 @@ def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagChe
     distinct: dict[tuple[str, tuple[str, ...]], JdkInfo] = {}
     for cell in cells:
         distinct.setdefault((cell.jvm, _real_flags(cell)), jvms[cell.jvm])
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
         futures = {key: pool.submit(check_flags, jdk, list(key[1])) for key, jdk in distinct.items()}
         results: dict[tuple[str, tuple[str, ...]], FlagCheck] = {}
         for key, future in futures.items():
@@ -166,6 +167,8 @@ def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagChe
                 results[key] = future.result()
             except UserError as err:
                 raise UserError(f"JVM {key[0]!r}: {err}") from None
+    finally:  # stopped (an error, Ctrl-C, SIGTERM): the checks not started are dropped, not waited for
+        pool.shutdown(wait=False, cancel_futures=True)
     return {cell.index: results[(cell.jvm, _real_flags(cell))] for cell in cells}
 
 

@@ -24,7 +24,7 @@ from scipy import special
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import ALPHA, MIN_LABELS, Segmentation, segment
-from jvmlab.errors import UserError, did_you_mean
+from jvmlab.errors import UserError, did_you_mean, hide_passwords
 from jvmlab.model.stored import PROCESS_METRICS, StoredExperiment
 from jvmlab.store.protocol import Store
 
@@ -117,7 +117,7 @@ def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: 
         known = store.series_names()
         hint = (f"series here: {', '.join(sorted(known)[:12])}" if known else
                 "no series yet: run a spec with --label LABEL (or --label-from git)")
-        raise UserError(f"no series {series!r} in {store.url}{did_you_mean(series, known)}; {hint}")
+        raise UserError(f"no series {series!r} in {hide_passwords(store.url)}{did_you_mean(series, known)}; {hint}")
     labels = ordered_labels(experiments)
     chosen, units = series_metrics(store, series, metrics, experiments[-1])
     position = {exp_id: i for i, lab in enumerate(labels) for exp_id in lab.experiment_ids}

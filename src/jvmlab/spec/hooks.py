@@ -9,14 +9,19 @@ or a table ``{ command = ..., shell = ..., timeout = ... }``. A string in a tabl
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from jvmlab.errors import did_you_mean
 from jvmlab.spec.durations import parse_duration_s
 
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 HOOK_KINDS = ("setup", "before_each", "after_each", "cleanup")
+PLACEHOLDERS = ("java", "cell", "invocation_dir")  # filled per invocation (model/hooks.py)
+# ``{name}`` as jvmlab writes a placeholder; not ``${name}``, a shell's variable in a shell hook
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z][a-z_]*)\}")
 
 
 class Hook(BaseModel):
@@ -39,6 +44,13 @@ class Hook(BaseModel):
                 raise ValueError("a hook's shell string is empty")
         elif not self.command or not self.command[0]:
             raise ValueError("a hook's command must be a non-empty argv list")
+        words = [self.command] if isinstance(self.command, str) else self.command
+        for word in words:
+            for m in _PLACEHOLDER.finditer(word):
+                if m.group(1) not in PLACEHOLDERS:
+                    raise ValueError(f"hook {word!r}: unknown placeholder {{{m.group(1)}}}"
+                                     f"{did_you_mean(m.group(1), PLACEHOLDERS)}; a hook knows "
+                                     f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}")
         return self
 
 

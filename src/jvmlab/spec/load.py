@@ -9,18 +9,20 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from jvmlab.errors import UserError, did_you_mean
+from jvmlab.files import MAX_SPEC_BYTES, json_refusal, read_bounded
 from jvmlab.spec.model import Spec
 from jvmlab.spec.tune import PARAM_KINDS
 
 
 def load_spec(path: Path) -> tuple[Spec, str]:
     """Return the validated spec and its exact text (stored with the experiment)."""
+    if not path.exists():
+        raise UserError(f"{path}: no such spec file")
+    data = read_bounded(path, "spec", MAX_SPEC_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such spec file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"{path}: cannot read spec: {err}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: cannot read spec: not UTF-8 text (byte {err.start})") from None
     return parse_spec(text, str(path)), text
 
 
@@ -30,10 +32,40 @@ def parse_spec(text: str, origin: str = "spec") -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise UserError(f"{origin}: invalid TOML: {err}") from None
+    except (RecursionError, ValueError) as err:  # nested too deep; an integer of over 4300 digits
+        raise UserError(f"{origin}: invalid TOML: {json_refusal(err)}") from None
+    where = _nul_at(data)
+    if where is not None:
+        head, _, rest = where.partition(".")
+        shown = f"[{head}] {rest}" if rest else where
+        raise UserError(f"{origin}: {shown} holds a NUL byte (\\u0000): no command, argument, flag or variable "
+                        f"can carry one")
     try:
         return Spec.model_validate(data)
     except ValidationError as err:
         raise UserError(f"{origin}: {describe_error(err, Spec)}") from None
+
+
+def _nul_at(value: Any, at: str = "") -> str | None:
+    """Where the first NUL byte is in parsed TOML (``[workload] command[1]``), None if nowhere.
+    The OS cannot pass one in an argument, a variable or a path: found late, it was an
+    internal error after the experiment was opened."""
+    if isinstance(value, str):
+        return at if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{at}.{key}" if at else str(key)
+            if "\x00" in str(key):
+                return name
+            found = _nul_at(item, name)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for k, item in enumerate(value):
+            found = _nul_at(item, f"{at}[{k}]")
+            if found is not None:
+                return found
+    return None
 
 
 def describe_error(err: ValidationError, root: type[BaseModel], at: tuple[str, ...] = ()) -> str:

@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 from jvmlab.spec.flags import Flags
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
@@ -28,6 +29,22 @@ FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 # "TieredStopAtLevel=1", a scan's value "1"); the cell name still reads "jvm factor=level".
 LEVEL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=-]*$")
 RESERVED_FACTORS = {"jvm", "revision"}  # "revision": the [revisions] factor
+# The most cells a matrix (or a one-liner's scan) may have: each cell is at least a few fresh
+# JVMs per block, so beyond this a run would take days; refused before any expansion.
+MAX_CELLS = 1000
+
+
+def check_cells(counts: dict[str, int], what: str = "the matrix") -> int:
+    """The product of the level counts, refused in one line naming it when above MAX_CELLS
+    (``the matrix has jvm (2) x gc (300) x heap (300) = 180000 cells``). Counts only: nothing is expanded."""
+    total = 1
+    for n in counts.values():
+        total *= max(n, 0)
+    if total > MAX_CELLS:
+        product = " x ".join(f"{name} ({n})" for name, n in counts.items() if n != 1)
+        raise UserError(f"{what} has {product} = {total} cells, more than the {MAX_CELLS} jvmlab runs (each a few "
+                        f"fresh JVMs per block); split it into several experiments")
+    return total
 
 
 
@@ -228,7 +245,7 @@ from jvmlab.spec.tune import TuneSection  # noqa: E402  ([tune], docs/tuning.md)
 
 
 class Spec(_Strict):
-    name: str | None = None
+    name: Annotated[str, Field(max_length=200)] | None = None  # the store's column holds 200
     description: str | None = None
     workload: Workload
     jvms: dict[str, str] = Field(default_factory=lambda: {"default": "default"})
@@ -258,6 +275,8 @@ class Spec(_Strict):
         for name in value:
             if not FACTOR_NAME.match(name):
                 raise ValueError(f"JVM name {name!r} must be letters, digits, _ . -")
+            if len(name) > 200:  # the store's column
+                raise ValueError(f"JVM name {name[:20]}... has {len(name)} characters: give at most 200")
         return value
 
     @field_validator("factors")

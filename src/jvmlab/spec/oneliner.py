@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.spec.model import FACTOR_NAME, LEVEL_NAME
+from jvmlab.spec.model import FACTOR_NAME, LEVEL_NAME, check_cells
 
 JAVA_NAMES = ("java", "java.exe")
 CMD_FACTOR = "cmd"
@@ -130,12 +130,24 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
     absolute paths, for a spec kept among jvmlab's own files)."""
     if not one.commands:
         raise UserError("give a spec file (.toml) or at least one command")
+    _check_text(one)
     spec_dir = spec_dir or base_dir
+    for option, pairs in (("--jvm", one.jvms), ("--flags", one.flags)):
+        names = [name for name, _ in pairs]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None:
+            raise UserError(f"{option} {twice}=... is given twice: give each name once")
     if one.revisions:  # the paths mean the folder typed in, inside each revision's worktree
         spec_dir, absolute = base_dir, False
     elif one.build is not None:
         raise UserError("--build goes with --revisions: it builds each revision")
     parsed = _expand(one)
+    kinds = {p.java is None for p in parsed}
+    if len(kinds) > 1:
+        java = next(p.text for p in parsed if p.java is not None)
+        other = next(p.text for p in parsed if p.java is None)
+        raise UserError(f"{java!r} is a java command and {other!r} is not: a one-liner compares one program's "
+                        f"JDKs, flags or arguments; write a spec for more")
     if (one.jvms or one.flags) and any(p.java is None and "{java}" not in p.text for p in parsed):
         raise UserError("--jvm and --flags go with a java command (`java ... -jar app.jar`), or one with "
                         "{java} and {jvm_args} in it")
@@ -178,12 +190,32 @@ def oneliner_toml(one: OneLiner, base_dir: Path, spec_dir: Path | None = None, a
     return out.text()
 
 
+def _check_text(one: OneLiner) -> None:
+    """Every word given is text a spec can hold: UTF-8 (a word of other bytes reaches Python
+    as surrogates, which no file can store) and without a NUL byte."""
+    words = [*one.commands, *one.names, *(v for pair in (*one.jvms, *one.flags, *one.hooks) for v in pair),
+             *(n for n, _ in one.lists), *(v for _, values in one.lists for v in values)]
+    for word in words:
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError as err:
+            shown = word.encode("utf-8", "surrogateescape")[:60].decode("ascii", "backslashreplace")
+            byte = word[err.start].encode("utf-8", "surrogateescape")[0]
+            raise UserError(f"'{shown}' is not UTF-8 text (byte 0x{byte:02x}); give commands as UTF-8") from None
+        if "\x00" in word:
+            raise UserError(f"{word[:60]!r} holds a NUL byte: no command or argument can carry one")
+
+
 def _expand(one: OneLiner) -> list[_Parsed]:
     """Every command with every combination of the scan values, taken apart."""
     params: list[tuple[str, tuple[str, ...]]] = list(one.lists)
+    counts = {"commands": len(one.commands), **{f"-L {name}": len(values) for name, values in one.lists}}
     for name, low, high, step in one.ranges:
         if step <= 0 or high < low:
             raise UserError(f"-P {name} {low} {high}: give MIN <= MAX (and a step above 0)")
+        counts[f"-P {name}"] = len(range(low, high + 1, step))  # counted, not made
+    check_cells({**counts, "--jvm": max(len(one.jvms), 1), "--flags": max(len(one.flags), 1)}, "the one-liner")
+    for name, low, high, step in one.ranges:
         params.append((name, tuple(str(v) for v in range(low, high + 1, step))))
     names = [name for name, _ in params]
     if len(set(names)) != len(names):
@@ -309,9 +341,17 @@ def _workload(out: _Toml, parsed: list[_Parsed], one: OneLiner, base_dir: Path, 
         out.key("cwd", str(base_dir) if absolute else os.path.relpath(base_dir, spec_dir))
     for kind, command in one.hooks:
         try:
-            out.key(kind, shlex.split(command))
+            words = shlex.split(command)
         except ValueError as err:
             raise UserError(f"cannot split the {kind} command {command!r}: {err}") from None
+        shell = next((w for w in words if w in SHELL_WORDS), None)
+        if shell is not None:
+            raise UserError(f"--hook {kind}={command!r} has {shell!r}, which needs a shell: jvmlab runs a hook "
+                            f"without one; give one command per hook, or write a spec with a shell hook "
+                            f"({kind} = {{ command = \"...\", shell = true }})")
+        if not words:
+            raise UserError(f"--hook {kind}= is empty: give a command")
+        out.key(kind, words)
 
 
 def _moved(path: str, base_dir: Path, spec_dir: Path, absolute: bool) -> str:

@@ -197,7 +197,7 @@ class TuneSection(_Strict):
     params: dict[str, Param]
     budget: TuneBudget
     baseline: FlagList = Field(default_factory=list)
-    seed: Annotated[StrictInt, Field(ge=0)] = 1
+    seed: Annotated[StrictInt, Field(ge=0, le=2**32 - 1)] = 1  # numpy and Optuna seeds are 32-bit
     min_blocks: Annotated[StrictInt, Field(ge=2, le=1000)] = 3
     max_blocks: Annotated[StrictInt, Field(ge=2, le=1000)] = 30
     confirm_max_blocks: Annotated[StrictInt, Field(ge=2, le=1000)] = 40
@@ -254,8 +254,36 @@ class TuneSection(_Strict):
                 if other == name or other not in self.params:
                     raise ValueError(f"[tune.params.{name}] when: unknown parameter {other!r}"
                                      f" (parameters: {', '.join(n for n in self.params if n != name)})")
+        cycle = _when_cycle({name: list(param.when) for name, param in self.params.items()})
+        if cycle:
+            raise ValueError(f"the when conditions {' -> '.join(cycle)} form a cycle: each waits for the other, "
+                             f"so none is ever tried; make one of them unconditional")
         return self
 
     def table(self) -> dict[str, Any]:
         """The section as plain TOML-shaped data (what ``jvmlab.tune.space`` reads)."""
         return self.model_dump(exclude_none=True)
+
+
+def _when_cycle(depends: dict[str, list[str]]) -> list[str]:
+    """A cycle of ``when`` conditions (``a -> b -> a``), or [] when there is none."""
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(name: str, path: list[str]) -> list[str]:
+        state[name] = 1
+        for other in depends.get(name, []):
+            if state.get(other) == 1:
+                return [*path[path.index(other):], other]
+            if other not in state:
+                found = walk(other, [*path, other])
+                if found:
+                    return found
+        state[name] = 2
+        return []
+
+    for start in depends:
+        if start not in state:
+            found = walk(start, [start])
+            if found:
+                return found
+    return []

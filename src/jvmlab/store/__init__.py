@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.files import check_regular
 from jvmlab.store.protocol import Store
 from jvmlab.store.sql import SqlStore
 
@@ -25,6 +26,10 @@ def store_url(value: str | None) -> str:
     value = value or os.environ.get("JVMLAB_STORE") or DEFAULT_URL
     if "://" not in value:
         value = f"sqlite:///{Path(value).expanduser()}"
+    if value.split("://", 1)[0].split("+", 1)[0] == "sqlite" and value.partition("?")[0].rstrip("/") in (
+            "sqlite:", *(f"{value.split('://', 1)[0]}:{s}" for s in ("", "//:memory:", "///:memory:"))):
+        raise UserError(f"--store {value}: an in-memory database; what is measured would be lost when jvmlab "
+                        f"exits: give a file (--store lab.db)")
     return value
 
 
@@ -56,6 +61,7 @@ def _check_writable(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise UserError(f"store {path} is a folder; give a file name such as {path / 'jvmlab.db'}")
+    check_regular(path, "store")  # a FIFO would block the open, a device read forever
     if path.exists():
         _check_sqlite_header(path)
         if not os.access(path, os.W_OK):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import CursorResult, Engine, create_engine, event, func, select, update
@@ -17,7 +18,7 @@ from sqlalchemy.exc import (
     OperationalError,
 )
 
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, hide_passwords
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import Document, DocumentError, RunOptionsRecord
 from jvmlab.model.hazards import Hazard
@@ -31,7 +32,8 @@ from jvmlab.model.stored import (
     StoredInvocation,
 )
 from jvmlab.store import schema as t
-from jvmlab.store.failures import guard, opened, shown_url, status_set
+from jvmlab.store.failures import first_line, guard, opened, shown_url, status_set
+from jvmlab.store.identity import watch_file
 from jvmlab.store.migrations import upgrade
 
 D = TypeVar("D", bound=Document)
@@ -69,17 +71,20 @@ class SqlStore:
         try:
             self.engine: Engine = create_engine(url, future=True)
         except (ImportError, NoSuchModuleError, ArgumentError) as err:
-            raise UserError(f"cannot use store {url}: {err}; give an SQLite path or an SQLAlchemy URL "
-                            f"whose driver is installed (PostgreSQL: pip install 'jvmlab[postgres]')") from None
+            raise UserError(f"cannot use store {shown_url(url)}: {hide_passwords(str(err))}; give an SQLite path "
+                            f"or an SQLAlchemy URL whose driver is installed (PostgreSQL: pip install "
+                            f"'jvmlab[postgres]')") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             with self.engine.connect() as conn:
                 upgrade(conn, url)
         except OperationalError as err:
-            raise UserError(f"cannot open store {url}: {err.orig}") from None
+            raise UserError(f"cannot open store {shown_url(url)}: {hide_passwords(first_line(err))}") from None
         except DatabaseError as err:  # e.g. a log file given as --store
             raise UserError(_not_a_database(url, self.engine.dialect.name, err)) from None
+        if self.engine.dialect.name == "sqlite" and self.engine.url.database not in (None, "", ":memory:"):
+            watch_file(self.engine, Path(str(self.engine.url.database)).absolute())
 
     def close(self) -> None:
         self.engine.dispose()
@@ -415,7 +420,7 @@ def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:
     if dialect == "sqlite":
         return (f"store {url.removeprefix('sqlite:///')} is not an SQLite database ({err.orig}); "
                 f"pass another --store (a new file name makes a new store)")
-    return f"cannot open store {url}: {err.orig}"
+    return f"cannot open store {shown_url(url)}: {hide_passwords(first_line(err))}"
 
 
 def _decoded(kind: type[D], body_json: str, where: str) -> D:

@@ -123,12 +123,13 @@ def open_storage(url: str, study_name: str | None) -> optuna.storages.BaseStorag
     of the same experiment replaces its study rather than adding the same trials twice)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jvmlab.errors import UserError
+    from jvmlab.errors import UserError, hide_passwords
 
     try:
         storage = optuna.storages.RDBStorage(url)
     except (ImportError, ValueError, SQLAlchemyError, optuna.exceptions.OptunaError) as err:
-        raise UserError(f"--optuna-storage {url!r}: cannot open: {str(err).strip().splitlines()[0]}") from None
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise UserError(hide_passwords(f"--optuna-storage {url!r}: cannot open: {first}")) from None
     if study_name is not None:
         try:
             optuna.delete_study(study_name=study_name, storage=storage)

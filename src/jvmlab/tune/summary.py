@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from jvmlab import metrics
+from jvmlab.errors import hide_passwords, resume_line
 from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
 from jvmlab.tune.model import Trial
@@ -94,9 +95,9 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
 def resume_text(spec: str | None, store_url: str, stored: int, optuna_storage: str | None = None) -> str:
     """What Ctrl-C leaves: what is stored and the command that continues the run exactly."""
     if spec is None:  # the built-in demo spec: nothing to name on a command line
-        return f"interrupted; {stored} measured invocations are stored in {store_url}"
+        return f"interrupted; {stored} measured invocations are stored in {hide_passwords(store_url)}"
     argv = ["jvmlab", "tune", spec, "--resume", "--store", store_url]
     if optuna_storage:
         argv += ["--optuna-storage", optuna_storage]
-    return (f"interrupted; {stored} measured invocations are stored in {store_url}; "
-            f"continue with: {shlex.join(argv)}")
+    return (f"interrupted; {stored} measured invocations are stored in {hide_passwords(store_url)}; "
+            f"continue with: {resume_line(shlex.join(argv))}")

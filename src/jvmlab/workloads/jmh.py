@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jvmlab.errors import UserError
+from jvmlab.files import MAX_JSON_BYTES, json_refusal, read_bounded
 from jvmlab.metrics import JMH_PREFIX
 from jvmlab.model.documents import JmhScoreRecord, JmhSecondaryRecord
 
@@ -123,6 +124,8 @@ def parse_results(text: str, source: str) -> list[JmhBenchmark]:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise UserError(f"{source}: not JSON ({err.msg} at line {err.lineno}); write it with -rf json") from None
+    except (RecursionError, ValueError) as err:  # nested too deep; an integer of over 4300 digits
+        raise UserError(f"{source}: not JMH's JSON ({json_refusal(err)}); write it with -rf json") from None
     if not isinstance(data, list) or not all(isinstance(e, dict) and "benchmark" in e for e in data):
         raise UserError(f"{source}: not a JMH JSON result (expected a list of benchmark entries)")
     entries = []
@@ -137,9 +140,7 @@ def parse_results(text: str, source: str) -> list[JmhBenchmark]:
 
 def read_results(path: Path) -> list[JmhBenchmark]:
     try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as err:
-        raise UserError(f"cannot read {path}: {err.strerror}") from None
+        text = read_bounded(path, "JMH result", MAX_JSON_BYTES).decode("utf-8")
     except UnicodeDecodeError as err:
         raise UserError(f"{path}: not UTF-8 text (byte {err.start}); is it a binary file? "
                         f"Give JMH's -rf json result") from None
