@@ -41,6 +41,7 @@ from jvmlab.execute.until import added_block_cap, stop_reason
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import CellIdentityDocument
@@ -381,14 +382,22 @@ class Session:
         shares = load.shares()
         if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
-            self.store.add_hazard(state.experiment_id, Hazard(hazards.BUSY_MACHINE,
-                                  busy_text(shares, block_label(block)), hint=BUSY_HINT))
+            self.store.add_hazard(state.experiment_id, Hazard(
+                hazards.BUSY_MACHINE, busy_text(shares, block_label(block)), hint=BUSY_HINT,
+                load=shares.machine_load(block, self._block_run_delay(block))))
             state.busy_shares.append(shares.taken)
         now = fingerprint(self.plan.jdk_homes)
         for change in changes(state.fingerprint, now):
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",
                       hint="results before and after the change are not comparable; rerun the experiment"))
         state.fingerprint = now
+
+    def _block_run_delay(self, block: int) -> float | None:
+        """The mean run-queue delay per invocation of the block's measured processes (None:
+        not measured, e.g. the /proc sampler off or a kernel without schedstat)."""
+        delays = [d for (_, b), (_, collected) in self.recorded.items() if b == block
+                  for d in [collected.metrics.get(RUN_DELAY)] if d is not None]
+        return sum(delays) / len(delays) if delays else None
 
     def busy_summary(self) -> None:
         """One line for all busy blocks of this session instead of one line per block."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jvmlab.model.hazards import MachineLoad
+
 
 @dataclass(frozen=True)
 class StoredExperiment:
@@ -107,3 +109,4 @@ class StoredHazard:
     hint: str | None
     cell: str | None
     invocation_id: int | None
+    load: MachineLoad | None = None  # a busy machine's numbers (schema v8)

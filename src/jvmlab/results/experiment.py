@@ -13,7 +13,7 @@ from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import CellStats, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.errors import UserError
-from jvmlab.metrics import never_negative
+from jvmlab.metrics import RUN_DELAY, never_negative
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
@@ -93,7 +93,8 @@ def analyze_experiment(results: ExperimentResults, metric: str | None = None, se
         lower_is_better=results.metrics.get(choice.metric).lower_is_better,
         factors={c.name: {f: _levels(c)[f] for f in varying} for c in cells} if len(varying) >= 2 else None,
         seed=seed, busy=results.busy_blocks, n_blocks=results.measured_blocks(), statistics=statistics,
-        positive=never_negative(choice.metric, results.metrics))
+        positive=never_negative(choice.metric, results.metrics),
+        delays={c.name: results.values(c, RUN_DELAY) for c in cells} if results.busy_blocks else None)
     comparison = within_node_verdicts(results, comparison, choice.metric,  # a cluster run: node as a block
                                       results.metrics.get(choice.metric).lower_is_better)
     cell_results = tuple(_cell_result(results, c, choice.metric, comparison.analysis, seed) for c in cells)

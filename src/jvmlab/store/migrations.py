@@ -6,6 +6,7 @@ newer one is refused with a message, never touched.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ from jvmlab.model.documents import (
     Document,
     DocumentError,
 )
-from jvmlab.store.schema import document, experiment_document, metadata, node, schema_version
+from jvmlab.store.schema import document, experiment_document, hazard, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -34,6 +35,10 @@ MIGRATIONS: list[Migration] = [
     (6, "invocation.host: the host each invocation ran on", lambda conn: _v6(conn)),
     (7, "invocation documents typed after v5: progress, jfr, proc, server, limits, flag_effect ...",
      lambda conn: _v7(conn)),
+    # NOTE for the merge: issue 42 adds a migration too; whichever lands second takes the next
+    # number (this one is independent of it: hazard columns only).
+    (8, "hazard.block, other_share, steal_share, run_delay_s, node: a busy machine's numbers",
+     lambda conn: _v8(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -72,6 +77,34 @@ def _v7(conn: Connection) -> None:
     it, as v5 did for the others (a store that was at v4 had them rewritten by v5 already: the
     rewrite of a current document is the same document)."""
     _rewrite(conn, document, "invocation_id", {cls.KIND: cls for cls in TYPED_AFTER_V5})
+
+
+# The words busy-machine rows were stored with before v8: "[node N busy: ]other processes used
+# 40% of the CPU during block 3 (steal 5%)" ("the warm-up"; older stores wrote "block -1").
+# Read here once, by the migration; nothing after v8 reads a number out of a hazard's words.
+_OLD_BUSY_ROW = re.compile(r"(?:node (?P<node>\S+) busy: )?(?:machine busy: )?other processes used (?P<pct>\d+)% "
+                           r"of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+)|the block)"
+                           r"(?: \(steal (?P<steal>\d+)%\))?")
+
+
+def _v8(conn: Connection) -> None:
+    """The busy-machine hazard's numbers as columns; the rows stored before as words get them
+    from their words, once, here."""
+    have = {c["name"] for c in inspect(conn).get_columns("hazard")}
+    for column, kind in (("block", "INTEGER"), ("other_share", "FLOAT"), ("steal_share", "FLOAT"),
+                         ("run_delay_s", "FLOAT"), ("node", "VARCHAR(200)")):
+        if column not in have:
+            conn.execute(text(f"ALTER TABLE hazard ADD COLUMN {column} {kind}"))
+    rows = conn.execute(select(hazard.c.id, hazard.c.detail).where(hazard.c.kind == "busy-machine")).all()
+    for row_id, detail in rows:
+        m = _OLD_BUSY_ROW.search(detail or "")
+        if m is None:
+            continue
+        block = -1 if m["warmup"] else int(m["block"]) - 1 if m["block"] is not None else None
+        block = -1 if block is not None and block < -1 else block
+        conn.execute(update(hazard).where(hazard.c.id == row_id).values(
+            block=block, other_share=int(m["pct"]) / 100.0,
+            steal_share=None if m["steal"] is None else int(m["steal"]) / 100.0, node=m["node"]))
 
 
 def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:

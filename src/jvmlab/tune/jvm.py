@@ -176,7 +176,7 @@ class JvmMeasurer(FlagChecker):
         self.watch.start()
         if shares.busy:
             session.warn(Hazard(hazards.BUSY_MACHINE, f"machine busy: {busy_text(shares, 'the block')}",
-                                hint=BUSY_HINT))
+                                hint=BUSY_HINT, load=shares.machine_load(None)))
         for change in changes(self.fingerprint, fingerprint(self.plan.jdk_homes)):
             if change not in self.said:
                 self.said.add(change)
