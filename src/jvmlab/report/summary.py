@@ -20,13 +20,15 @@ from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import heavy_tail_hazards, small_sample_hazards
-from jvmlab.report.verdicts import disturbance_note, disturbance_text, verdict
+from jvmlab.report.verdicts import beside_text, disturbance_note, disturbance_text, verdict
 from jvmlab.results import (
     CellResult,
     CellsComparison,
+    ComparedCell,
     ExperimentAnalysis,
     ExperimentResults,
     TimelineSelection,
+    VerdictKind,
     analyze_experiment,
     load_experiment,
 )
@@ -75,13 +77,27 @@ def summary_of(done: ExperimentAnalysis) -> Summary:
     metric = results.metrics.get(done.metric)
     verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance),
                                 note=disturbance_note(c.disturbance, c.comparison.significant))
-                for c in done.comparison.compared}
+                + _beside(done, c) for c in done.comparison.compared}
     return Summary(experiment=results.experiment, metric=done.metric, baseline=results.baseline, cells=done.cells,
                    analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis)
                    + heavy_tail_hazards(analysis),
                    units=dict(results.units), warmup_classes=done.warmup_classes,
                    invocations=results.invocations, archives=results.archives, metric_reason=done.metric_reason,
                    metrics=results.metrics, results=results, comparison=done.comparison)
+
+
+def _beside(done: ExperimentAnalysis, compared: ComparedCell) -> str:
+    """"; wall_s: disturbed; cpu_s +42.9% (...): called; hint ..." when contention left the
+    compared metric undecided (withheld, or not significant while CPU time is) and CPU time
+    was compared beside it."""
+    beside = done.comparison.beside
+    other = beside.of(compared.cell) if beside is not None else None
+    if beside is None or other is None:
+        return ""
+    if compared.kind is not VerdictKind.DISTURBED and not other.comparison.significant:
+        return ""
+    metrics = done.results.metrics
+    return "; " + beside_text(metrics.get(done.metric), other.comparison, metrics.get(beside.analysis.metric))
 
 
 def _moments(stats: CellStats) -> dict[str, float | None]:

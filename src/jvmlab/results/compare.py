@@ -113,6 +113,9 @@ class CellsComparison:
     analysis: MetricAnalysis
     compared: tuple[ComparedCell, ...]
     pooled: tuple[Comparison, ...] = ()  # a run on 2+ nodes: nodes ignored (its verdicts are within node)
+    # CPU time's comparisons, when a contended metric was left undecided on a busy machine (its verdict
+    # is said beside: the one model, jvmlab.analyze.interference)
+    beside: CellsComparison | None = None
 
     def of(self, cell: str) -> ComparedCell | None:
         return next((c for c in self.compared if c.cell == cell), None)
