@@ -98,6 +98,8 @@ class GateCondition:
 
     def decide(self, comparison: Comparison, lower_is_better: bool = True) -> GateDecision:
         """This condition on one comparison (:func:`decide`)."""
+        if comparison.machine_changed_s is not None:  # the two sides ran under different contention
+            return GateDecision(GateOutcome.INCONCLUSIVE, None)
         return decide(self.limit_for(lower_is_better), self.bad_when_higher(lower_is_better), comparison.ratio,
                       comparison.ci95, comparison.significant, min(comparison.n_cell, comparison.n_baseline))
 

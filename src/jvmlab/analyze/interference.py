@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special
 
-from jvmlab.analyze.model import Clean, Interval
+from jvmlab.analyze.model import Clean, Comparison, Interval
 
 MAX_SHARE = 0.9  # a recorded share above this is taken as 90%: a factor of at most 10x per block
 QUIET_BLOCKS_ENOUGH = 8  # the paired comparison's own minimum of blocks (compare.MIN_PAIRED_BLOCKS)
@@ -246,3 +246,26 @@ def machine_changed(delay_before_s: float | None, delay_after_s: float | None, w
     share = moved / wall_s
     change = abs(ratio - 1.0) if ratio is not None else 0.0
     return share > DELAY_FLOOR and moved > DELAY_RELATIVE * max(delay_before_s, delay_after_s) and share > change / 2
+
+
+def across_runs(comparison: Comparison, delay_before_s: float | None = None, delay_after_s: float | None = None,
+                wall_s: float | None = None, sd_log: float = BETWEEN_RUN_PRIOR) -> Comparison:
+    """A comparison of two runs (ratio after / before) judged as the one model says: the
+    between-run spread widens its interval (:func:`between_runs`; significant only if the wider
+    interval still excludes 1), and on a contended metric whose two sides ran under different
+    contention (:func:`machine_changed`) it is not significant and carries both delays
+    (``machine_changed_s``): "inconclusive: the machine changed", never a call."""
+    if comparison.ratio is None or comparison.ci95 is None or comparison.ratio <= 0 or min(comparison.ci95) <= 0:
+        return comparison
+    ci = between_runs(comparison.ratio, comparison.ci95, sd_log)
+    # the p-value that goes with the wider interval (normal on the log scale), never below the test's own
+    se = (math.log(ci[1]) - math.log(ci[0])) / (2 * 1.959964)
+    p_between = float(2.0 * special.ndtr(-abs(math.log(comparison.ratio)) / se)) if se > 0 else 1.0
+    p = None if comparison.p_value is None else max(comparison.p_value, p_between)
+    significant = comparison.significant and not (ci[0] <= 1.0 <= ci[1])
+    changed = None
+    if contention_moves(comparison.metric) and machine_changed(delay_before_s, delay_after_s, wall_s,
+                                                                comparison.ratio):
+        assert delay_before_s is not None and delay_after_s is not None
+        changed, significant, p = (delay_before_s, delay_after_s), False, 1.0
+    return replace(comparison, ci95=ci, p_value=p, significant=significant, machine_changed_s=changed)

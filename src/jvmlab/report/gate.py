@@ -18,6 +18,7 @@ from jvmlab.analyze.gate import (
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.notation import sentence_ci
+from jvmlab.report.verdicts import machine_changed_text
 from jvmlab.results import ExperimentResults
 
 
@@ -52,6 +53,8 @@ def _check_text(check: GateCheck) -> str:
 def _decide_text(check: GateCheck) -> str:
     """"about 48 blocks per cell would decide it (now 20)", or why no number can be given."""
     c = check.comparison
+    if c.machine_changed_s is not None:
+        return machine_changed_text(c.machine_changed_s)
     if c.ratio is None or c.ci95 is None:
         return "too few values for an interval"
     blocks = check.decision.blocks_to_decide

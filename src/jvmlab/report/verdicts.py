@@ -104,6 +104,13 @@ def _delay(d: Disturbance) -> str:
     return f"run-queue delay {d.delay_s:.2g} s per run" if d.delay_s is not None else "run-queue delay not measured"
 
 
+def machine_changed_text(delays_s: tuple[float, float], where: str | None = None) -> str:
+    """"inconclusive: the machine changed at v8 (run-queue delay 0.9 -> 0.1 s per run)"."""
+    at = f" at {where}" if where else ""
+    return (f"inconclusive: the machine changed{at} (run-queue delay {delays_s[0]:.2g} -> {delays_s[1]:.2g} s "
+            f"per run); rerun both sides under the same load, or compare --metric cpu_s")
+
+
 def _at_equal_delay(a: DelayAdjusted) -> str:
     return f"{(a.ratio - 1.0) * 100.0:+.1f}% ({_signed_ci(a.ci95)})"
 
@@ -206,6 +213,8 @@ def _sentence(comparison: Comparison, metric: Metric, label: str | None, baselin
         return (f"{subject}: not enough data to compare {metric.name} "
                 f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
     phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
+    if kind is VerdictKind.INCONCLUSIVE and comparison.machine_changed_s is not None:
+        return f"{subject}: {machine_changed_text(comparison.machine_changed_s, base)}"
     if kind is VerdictKind.INCONCLUSIVE:
         # Too few invocations for the test to reach significance, although the interval
         # already excludes "no difference" (typical below ~6 invocations per cell): say both.

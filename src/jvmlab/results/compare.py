@@ -28,6 +28,7 @@ from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.interference import (
     QUIET_BLOCKS_ENOUGH,
     DelayAdjusted,
+    across_runs,
     block_loads,
     busy_margin,
     clears,
@@ -131,6 +132,8 @@ def verdict_kind(comparison: Comparison, lower_is_better: bool, disturbed: bool 
     that the comparison's interval does not clear)."""
     if comparison.ratio is None or comparison.ci95 is None:
         return VerdictKind.NOT_ENOUGH_DATA
+    if comparison.machine_changed_s is not None:  # the two runs' contention differed: no call either way
+        return VerdictKind.INCONCLUSIVE
     if not comparison.significant:
         return VerdictKind.INCONCLUSIVE if ci_excludes_one(comparison.ci95) else VerdictKind.NO_CLEAR_DIFFERENCE
     if disturbed:
@@ -296,12 +299,34 @@ def compare_family(pairs: Sequence[tuple[str, CellData, str, CellData, str]], se
     return adjust(raw)
 
 
+@dataclass(frozen=True)
+class RunContention:
+    """One cell's contention in two runs: mean run-queue delay per invocation in A and in B
+    (None: not measured), and its mean wall time (the run's length the delays are set against)."""
+
+    delay_a_s: float | None
+    delay_b_s: float | None
+    wall_s: float | None
+
+
 def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str, label_a: str,
-                   seed: int) -> tuple[Comparison, ...]:
+                   seed: int, contention: Mapping[str, RunContention] | None = None) -> tuple[Comparison, ...]:
     """The same cell in two experiments (name, values in A, values in B): ratio B/A,
-    unpaired (blocks of two runs were not measured side by side), Holm-corrected together."""
-    return compare_family([(name, b, f"{name} in {label_a}", a, metric) for name, a, b in pairs], seed,
-                          "compare-exp")
+    unpaired (blocks of two runs were not measured side by side), judged across runs by the
+    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread, and
+    each run's stored contention), then Holm-corrected together."""
+    raw = [compare(name, clean(b), f"{name} in {label_a}", clean(a), metric, rng_for(seed, metric, name, "compare-exp"))
+           for name, a, b in pairs]
+    judged = []
+    for comp, (name, _, _) in zip(raw, pairs, strict=True):
+        c = (contention or {}).get(name)
+        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s) if c else across_runs(comp))
+    return _keep_unchanged(adjust(judged))
+
+
+def _keep_unchanged(family: Sequence[Comparison]) -> tuple[Comparison, ...]:
+    """After the correction: a comparison whose sides ran under different contention stays uncalled."""
+    return tuple(replace(c, significant=False) if c.machine_changed_s is not None else c for c in family)
 
 
 Interval3 = tuple[float, float, float]  # estimate, low, high (NaN bounds: no interval)
