@@ -98,8 +98,6 @@ class GateCondition:
 
     def decide(self, comparison: Comparison, lower_is_better: bool = True) -> GateDecision:
         """This condition on one comparison (:func:`decide`)."""
-        if comparison.machine_changed_s is not None:  # the two sides ran under different contention
-            return GateDecision(GateOutcome.INCONCLUSIVE, None)
         return decide(self.limit_for(lower_is_better), self.bad_when_higher(lower_is_better), comparison.ratio,
                       comparison.ci95, comparison.significant, min(comparison.n_cell, comparison.n_baseline))
 
@@ -113,7 +111,7 @@ def decide(limit: float, bad_when_higher: bool, ratio: float | None, ci95: Inter
     CI on the good side of it (touching allowed); else inconclusive."""
     if ratio is None or ci95 is None:
         return GateDecision(GateOutcome.INCONCLUSIVE, None)
-    low, high = ci95
+    low, high = ci95  # a comparison whose two runs' contention differed is not significant: it cannot fail
     beyond = low > limit if bad_when_higher else high < limit
     if significant and beyond:
         return GateDecision(GateOutcome.FAIL)

@@ -253,8 +253,10 @@ def across_runs(comparison: Comparison, delay_before_s: float | None = None, del
     """A comparison of two runs (ratio after / before) judged as the one model says: the
     between-run spread widens its interval (:func:`between_runs`; significant only if the wider
     interval still excludes 1), and on a contended metric whose two sides ran under different
-    contention (:func:`machine_changed`) it is not significant and carries both delays
-    (``machine_changed_s``): "inconclusive: the machine changed", never a call."""
+    contention (:func:`machine_changed`) it is not significant, carries both delays
+    (``machine_changed_s``: "inconclusive: the machine changed", never a call) and its
+    interval widens by the factor the delay change could explain, ``1 + |delay change| / wall``
+    (so a gate can still pass a threshold no such change could reach, and never fails)."""
     if comparison.ratio is None or comparison.ci95 is None or comparison.ratio <= 0 or min(comparison.ci95) <= 0:
         return comparison
     ci = between_runs(comparison.ratio, comparison.ci95, sd_log)
@@ -266,6 +268,9 @@ def across_runs(comparison: Comparison, delay_before_s: float | None = None, del
     changed = None
     if contention_moves(comparison.metric) and machine_changed(delay_before_s, delay_after_s, wall_s,
                                                                 comparison.ratio):
-        assert delay_before_s is not None and delay_after_s is not None
+        assert delay_before_s is not None and delay_after_s is not None and wall_s is not None
         changed, significant, p = (delay_before_s, delay_after_s), False, 1.0
+        # the most the delay change could move the run either way (every second of it on the wall)
+        margin = 1.0 + abs(delay_after_s - delay_before_s) / wall_s
+        ci = (ci[0] / margin, ci[1] * margin)
     return replace(comparison, ci95=ci, p_value=p, significant=significant, machine_changed_s=changed)

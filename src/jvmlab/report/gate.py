@@ -53,10 +53,10 @@ def _check_text(check: GateCheck) -> str:
 def _decide_text(check: GateCheck) -> str:
     """"about 48 blocks per cell would decide it (now 20)", or why no number can be given."""
     c = check.comparison
-    if c.machine_changed_s is not None:
-        return machine_changed_text(c.machine_changed_s)
     if c.ratio is None or c.ci95 is None:
         return "too few values for an interval"
+    if c.machine_changed_s is not None:
+        return machine_changed_text(c.machine_changed_s)
     blocks = check.decision.blocks_to_decide
     if blocks is None:
         return "the estimate sits on the threshold: more blocks alone will not decide it"
