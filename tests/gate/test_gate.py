@@ -1,7 +1,8 @@
 """The CI gate on fake-executor experiments (real runner, store and flag checks; the fake
 executor makes the statistics deterministic): a 10% regression fails a 3% threshold; a 1% one
 and A/A pass a 10% threshold and are inconclusive at 3% (two runs' levels differ by about 2%
-beyond their invocations: the between-run prior of analyze.interference, issue 40). Plus the condition syntax and a seeded check of its false alarms."""
+beyond their invocations: the between-run prior of analyze.interference, issue 40). Plus the
+condition syntax and a seeded check of its false alarms."""
 
 from __future__ import annotations
 
