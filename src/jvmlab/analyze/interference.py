@@ -248,6 +248,12 @@ def machine_changed(delay_before_s: float | None, delay_after_s: float | None, w
     return share > DELAY_FLOOR and moved > DELAY_RELATIVE * max(delay_before_s, delay_after_s) and share > change / 2
 
 
+def machine_change_margin(delay_before_s: float, delay_after_s: float, wall_s: float) -> float:
+    """The most a change of run-queue delay could move a run either way, as a factor: every
+    second of it on the wall, ``1 + |delay change| / wall``."""
+    return 1.0 + abs(delay_after_s - delay_before_s) / wall_s if wall_s > 0 else math.inf
+
+
 def across_runs(comparison: Comparison, delay_before_s: float | None = None, delay_after_s: float | None = None,
                 wall_s: float | None = None, sd_log: float = BETWEEN_RUN_PRIOR) -> Comparison:
     """A comparison of two runs (ratio after / before) judged as the one model says: the
@@ -270,7 +276,6 @@ def across_runs(comparison: Comparison, delay_before_s: float | None = None, del
                                                                 comparison.ratio):
         assert delay_before_s is not None and delay_after_s is not None and wall_s is not None
         changed, significant, p = (delay_before_s, delay_after_s), False, 1.0
-        # the most the delay change could move the run either way (every second of it on the wall)
-        margin = 1.0 + abs(delay_after_s - delay_before_s) / wall_s
+        margin = machine_change_margin(delay_before_s, delay_after_s, wall_s)
         ci = (ci[0] / margin, ci[1] * margin)
     return replace(comparison, ci95=ci, p_value=p, significant=significant, machine_changed_s=changed)
