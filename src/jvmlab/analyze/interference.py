@@ -210,6 +210,18 @@ def delay_adjusted(cell: Clean, base: Clean, delay_cell: Clean, delay_base: Clea
                          delay, slope, n)
 
 
+def paired_blocks_adjusted(pairs: Sequence[tuple[float, float, float, float]]) -> DelayAdjusted | None:
+    """:func:`delay_adjusted` for callers that hold one invocation of each side per block
+    (the tuner's races and confirmation): ``(value_a, value_b, delay_a, delay_b)`` per block."""
+    if not pairs:
+        return None
+    blocks = np.arange(len(pairs), dtype=np.int64)
+    cols = np.array(pairs, dtype=float).T
+    idx = np.arange(len(pairs), dtype=np.int64)
+    cleaned = [Clean(col, blocks, idx, 0) for col in cols]
+    return delay_adjusted(*cleaned)
+
+
 # -- across runs ------------------------------------------------------------------------------
 
 # The spread of a run's level from run to run (log scale sd) when nothing measured it: two runs

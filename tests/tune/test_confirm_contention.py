@@ -1,0 +1,43 @@
+"""Issue 40 item 2: the tuner's confirmation judges as `run` does (the one model,
+analyze.interference): a wall-time difference the run-queue delay explains is said to be
+disturbed, not confirmed; one the delay does not explain stands."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from jvmlab.tune.confirm import _summarise
+from jvmlab.tune.model import Config
+from jvmlab.tune.session import Session
+from jvmlab.tune.sim import SimMeasurer, sim_config
+from jvmlab.tune.stats import log_value
+
+
+def _confirmation(extra_delay: float, work: float, seed: int = 5) -> str:
+    cfg = dataclasses.replace(sim_config(), guardrails=())
+    session = Session(cfg, SimMeasurer(seed), seed)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(14):
+        load = rng.uniform(0.2, 1.0)
+        d_w, d_b = load * rng.uniform(0.5, 1.5) + extra_delay, load * rng.uniform(0.5, 1.5)
+        w_w, w_b = work * rng.lognormal(0, 0.01) + d_w, 1.0 * rng.lognormal(0, 0.01) + d_b
+        rows.append((w_w, w_b, d_w, d_b))
+    metric = cfg.objectives[0].metric
+    assert metric == "wall_s"
+    logs = {"baseline": {metric: [log_value(a) - log_value(b) for a, b, _, _ in rows]}}
+    got = _summarise(session, "winner", Config({}, "default", ()), len(rows), logs, {"baseline": rows})
+    return got.verdicts["baseline"]
+
+
+def test_a_difference_the_delay_explains_is_disturbed_not_confirmed() -> None:
+    text = _confirmation(extra_delay=0.5, work=1.0)
+    assert "but disturbed: at equal run-queue delay" in text and "confirm on a quieter machine" in text
+
+
+def test_a_real_difference_under_the_same_load_is_confirmed() -> None:
+    text = _confirmation(extra_delay=0.0, work=math.e ** 0.4)
+    assert "slower" in text and "disturbed" not in text
