@@ -42,6 +42,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from aa_real import Silent
 from busy import load_at_start, warn_if_busy
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.session import run_experiment
@@ -67,14 +68,6 @@ CELLS = cells(BASE_WORK)
 WORK = {"w5": 0.05, "w10": 0.10, "w50": 0.50}
 LOADS = {"0": 0, "1x": 1, "2x": 2, "drop": 1}
 CALLED = (VerdictKind.BETTER, VerdictKind.WORSE)
-
-
-class Silent:
-    def planned(self, *a: object) -> None: ...
-    def starting(self, *a: object) -> None: ...
-    def finished(self, *a: object) -> None: ...
-    def warn(self, *a: object) -> None: ...
-    def extended(self, *a: object) -> None: ...
 
 
 class HalfwayStop(Silent):
