@@ -115,7 +115,7 @@ jdk17 = "{home}"
 [factors.arm]
 {levels}
 [matrix]
-baseline = {{ jvm = "jdk17", arm = "aa" }}
+baseline = {{ jvm = "jdk17", arm = "{next(iter(arms))}" }}
 [run]
 invocations = {blocks}
 warmup = 1
@@ -244,8 +244,8 @@ def main() -> int:
         for load in args.loads.split(","):
             print(f"load {load}: {repeats} experiment(s) of {len(CELLS)} cells x {blocks} blocks", flush=True)
             by_load[load] = run_load(load, home, classes, root, blocks, repeats, work)
+        print("\n" + table(by_load), flush=True)
         series = history_series(home, classes, root, 3 if args.quick else 5, work)
-    print("\n" + table(by_load))
     print(f"\nhistory (+50% work from v4; load on v0-v5, off from v6): CPU time: {series['cpu_s']}; "
           f"wall time: {series['wall_s']}")
     print(f"\n{time.time() - started:.0f} s; 1-minute load average at the start: {start_load:.1f} "
