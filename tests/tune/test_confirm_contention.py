@@ -41,3 +41,25 @@ def test_a_difference_the_delay_explains_is_disturbed_not_confirmed() -> None:
 def test_a_real_difference_under_the_same_load_is_confirmed() -> None:
     text = _confirmation(extra_delay=0.0, work=math.e ** 0.4)
     assert "slower" in text and "disturbed" not in text
+
+
+def test_a_race_won_by_less_waiting_is_not_promoted() -> None:
+    """The candidate's wall time is lower only because the load hit the incumbent's invocations
+    harder: the race's promotion is withheld (as `run` would withhold the verdict)."""
+    from jvmlab.tune.racing import RaceResult, _checked
+
+    cfg = dataclasses.replace(sim_config(), guardrails=())
+    session = Session(cfg, SimMeasurer(1), 1)
+    rng = np.random.default_rng(9)
+    rows = []
+    for _ in range(12):
+        load = rng.uniform(0.2, 1.0)
+        d_c, d_i = load * rng.uniform(0.5, 1.5), load * rng.uniform(0.5, 1.5) + 0.5
+        rows.append((1.0 * rng.lognormal(0, 0.01) + d_c, 1.0 * rng.lognormal(0, 0.01) + d_i, d_c, d_i))
+    ratios = [c / i for c, i, _, _ in rows]
+    promoted = RaceResult("promoted", len(rows), float(np.mean(ratios)), (min(ratios), max(ratios)), {})
+    pair = ([r[0] for r in rows], [r[1] for r in rows])
+    got = _checked(session, promoted, pair, rows, "wall_s")
+    assert got.state == "drift" and got.reason is not None and "at equal run-queue delay" in got.reason
+    fair = [(c, i, d, d) for c, i, d, _ in rows]
+    assert _checked(session, promoted, pair, fair, "wall_s").state == "promoted"  # no delay to explain it
