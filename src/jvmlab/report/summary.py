@@ -138,7 +138,9 @@ def _summary_json(s: Summary) -> dict[str, Any]:
             doc["disturbance"] = None if d is None else {
                 "margin": d.margin, "called": d.called, "method": d.method, "busy_blocks": d.busy_blocks,
                 "n_blocks": d.n_blocks, "quiet_blocks": d.quiet_blocks, "worst_share_pct": d.worst_share_pct,
-                "drift_cell": d.drift.cell if d.drift else None}
+                "drift_cell": d.drift.cell if d.drift else None, "run_delay_s": d.delay_s,
+                "at_equal_delay": None if d.adjusted is None else {
+                    "ratio": d.adjusted.ratio, "ci95": list(d.adjusted.ci95), "n_blocks": d.adjusted.n_blocks}}
         comparisons.append(doc)
     return {
         "schema": SCHEMA,
