@@ -132,7 +132,7 @@ def run_one(store: SqlStore, root: Path, text: str, series: SeriesTag | None = N
 
 
 def cell_mean(results: Any, name: str, metric: str) -> float | None:
-    cell = results.cell_named(name)
+    cell = next((c for c in results.cells if c.levels.get("arm") == name), None)
     values = [v for inv in results.ok(cell) if (v := inv.value(metric)) is not None] if cell else []
     return sum(values) / len(values) if values else None
 
@@ -166,7 +166,13 @@ def run_load(load: str, home: Path, classes: Path, root: Path, blocks: int, repe
         finally:
             if spinning is not None:
                 spinning.stop()
-        records.append(judge(store, exp))
+        record = judge(store, exp)
+        records.append(record)
+        kinds = {f"{cell} {metric}": f"{kind} {ratio:.3f}" if ratio else str(kind)
+                 for key, (kind, ratio, _) in ((k, v) for k, v in record.items() if isinstance(k, tuple))
+                 for cell, metric in [key] if metric == "wall_s" or cell in ("w50", "hold300")}
+        print(f"    delay per run (aa) {record.get('delay_s')}; " + "; ".join(f"{k}: {v}" for k, v in kinds.items()),
+              flush=True)
         store.close()
         print(f"  load {load}, run {k + 1}/{repeats} done", flush=True)
     return records
