@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.collected import Collected
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.model.stored import SeriesTag
@@ -26,8 +27,9 @@ def result(wall_s: float, status: Status = Status.OK) -> ProcessResult:
 
 def seed_series(store: Store, name: str, labels: Sequence[str], cells: Sequence[str], level: Level,
                 runs: int = 5, sd: float = 0.01, seed: int = 0, orders: Sequence[float | None] | None = None,
-                series: str | None = None) -> list[int]:
-    """One experiment per label, ``runs`` invocations per cell, wall_s ~ N(level, sd)."""
+                series: str | None = None, delay: Level | None = None) -> list[int]:
+    """One experiment per label, ``runs`` invocations per cell, wall_s ~ N(level, sd); with
+    ``delay``, each invocation's run-queue delay (``sched.run_delay_s``) for that label too."""
     rng = np.random.default_rng(seed)
     ids = []
     for i, label in enumerate(labels):
@@ -40,7 +42,8 @@ def seed_series(store: Store, name: str, labels: Sequence[str], cells: Sequence[
             for block in range(runs):
                 wall = float(level(i, cell) + rng.normal(0, sd))
                 store.record_invocation(exp, cell_id, block=block, position=k, result=result(wall),
-                                        collected=Collected(metrics={"workload.ops_s": 1.0 / wall}), argv=["java"],
+                                        collected=Collected(metrics={"workload.ops_s": 1.0 / wall, **(
+                                            {RUN_DELAY: delay(i, cell)} if delay else {})}), argv=["java"],
                                         artifacts_dir=None)
         store.set_series(exp, SeriesTag(label, series, orders[i] if orders else None), name)
         store.set_status(exp, "done", finished=True)

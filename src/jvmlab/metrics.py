@@ -14,6 +14,10 @@ from types import MappingProxyType
 
 from jvmlab.errors import UserError, did_you_mean
 
+RUN_DELAY = "sched.run_delay_s"  # the measured process's run-queue delay (schedstat): contention
+OTHER_SHARE = "sched.other_share"  # other processes' share of the machine's CPU during an invocation
+STEAL_SHARE = "sched.steal_share"  # the hypervisor's steal during an invocation
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -229,6 +233,14 @@ _METRICS: list[Metric] = [
     Metric("cpu.gc_share", "share", True, "share of CPU time in GC threads"),
     Metric("cpu.app_share", "share", False, "share of CPU time in application threads"),
     Metric("cpu.vm_share", "share", True, "share of CPU time in other VM threads"),
+    # Contention per invocation (the /proc sampler; docs/statistics.md "Busy machines"):
+    # the machine's state, not the configuration's doing, so no verdict of their own.
+    Metric(RUN_DELAY, "s", True, "run-queue delay: time the process's runnable threads waited for a CPU "
+           "(schedstat, summed over threads)", "run-queue delay", neutral=True),
+    Metric(OTHER_SHARE, "share", True, "other processes' share of the machine's CPUs during the invocation",
+           "others' CPU", neutral=True),
+    Metric(STEAL_SHARE, "share", True, "the hypervisor's steal, a share of the machine's CPUs, during the "
+           "invocation", "steal", neutral=True),
     # Progress collector.
     Metric("progress.steady_rate", "units/s", False, "steady-state throughput after warm-up"),
     Metric("progress.mean_rate", "units/s", False, "mean throughput over the whole run"),

@@ -73,11 +73,12 @@ def test_a_newest_label_alone_is_a_change_for_otava_and_a_tail_for_jvmlab() -> N
     assert otava_changes >= 27 and tails >= 27, (otava_changes, tails)
 
 
-def test_on_3_plus_3_labels_only_otava_can_find_the_step() -> None:
-    """Label permutations of 6 labels give p >= 1/10: jvmlab cannot call anything there."""
+def test_on_3_plus_3_labels_both_find_the_step() -> None:
+    """Label permutations of 6 labels give p >= 1/10, which cannot reach alpha: there jvmlab
+    takes the t-based split test (Bonferroni over the splits), as Otava does (issue 40)."""
     otava_found = ours_found = 0
     for seed in range(20):
         runs = _step(seed, 3, 3, 20, step=5.0)
         otava_found += 3 in _otava(runs)
         ours_found += bool(_ours(runs))
-    assert otava_found >= 18 and ours_found == 0, (otava_found, ours_found)
+    assert otava_found >= 18 and ours_found >= 18, (otava_found, ours_found)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.collect.proc import (
+    NO_SCHEDSTAT_WHY,
     ROLLUP_EVERY_S,
     SERIAL_GC_WHY,
     UNSEEN_WHY,
@@ -21,6 +22,7 @@ from jvmlab.collect.proc import (
     serial_gc,
     summarize,
 )
+from jvmlab.metrics import OTHER_SHARE, RUN_DELAY, STEAL_SHARE
 from jvmlab.model.documents import ProcDocument
 from jvmlab.model.hazards import METRIC_UNMEASURED
 from jvmlab.model.jdk import JdkInfo
@@ -61,7 +63,8 @@ def test_summarize_shares_and_peaks() -> None:
     assert out.timelines["cpu.app_s"].values[-1] == pytest.approx(0.6)
     assert out.timelines["mem.rss_bytes"].t_s[:2] == (0.11, 0.21)
     assert out.timelines["mem.pss_bytes"].t_s[:2] == (0.21, 0.41)
-    assert ProcDocument.from_json(out.documents["proc"]).body() == {"samples": 12, "rollup_samples": 6}
+    assert ProcDocument.from_json(out.documents["proc"]).body() == {  # samples without schedstat: said
+        "samples": 12, "rollup_samples": 6, "unmeasured": {RUN_DELAY: NO_SCHEDSTAT_WHY}}
 
 
 def test_too_few_samples_give_no_figure_but_a_reason() -> None:
@@ -300,3 +303,29 @@ def test_a_serial_gc_jvm_reports_no_gc_share_and_says_why(jdk17: JdkInfo, classe
     assert run.collected.documents["proc"]["unmeasured"]["cpu.gc_share"] in (SERIAL_GC_WHY,) or \
         run.collected.documents["proc"]["unmeasured"]["cpu.gc_share"].startswith(UNSEEN_WHY)
     assert any(h.kind == METRIC_UNMEASURED and "cpu.gc_share" in h.detail for h in run.collected.hazards)
+
+
+@pytest.mark.jvm
+@pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"), reason="needs a kernel with schedstat")
+def test_a_jvm_gets_its_run_queue_delay_and_the_machine_shares(jdk17: JdkInfo, classes: Path, tmp_path: Path,
+                                                               run_java) -> None:
+    """Issue 40 item 1: every invocation has its run-queue delay (schedstat, summed over its
+    threads) and the machine's other and steal shares while it ran. Only presence and sanity:
+    the values depend on the machine's load."""
+    run = run_java([ProcCollector(interval_ms=50)], jdk17, tmp_path, ["-XX:+UseSerialGC"],
+                   ["SpinThenSleep", "300", "300"], classpath=classes)
+    assert run.result.status == "ok", run.result.reason
+    out = run.collected
+    assert out.metrics[RUN_DELAY] is not None and out.metrics[RUN_DELAY] >= 0.0
+    assert 0.0 <= out.metrics[OTHER_SHARE] <= 1.0 and 0.0 <= out.metrics[STEAL_SHARE] <= 1.0
+    assert RUN_DELAY not in (out.documents["proc"].get("unmeasured") or {})
+
+
+def test_the_run_queue_delay_is_the_sum_over_threads_at_their_last_read() -> None:
+    samples = [ProcSample(0.1 * k, 100 << 20, None, None, {"jit": 0.0, "gc": 0.0, "vm": 0.0, "app": 0.1 * k},
+                          run_delay_s=0.02 * k) for k in range(1, 12)]
+    assert summarize(samples).metrics[RUN_DELAY] == pytest.approx(0.22)
+    no_schedstat = [ProcSample(s.t_s, s.rss_bytes, None, None, s.cpu_s) for s in samples]
+    out = summarize(no_schedstat)
+    assert RUN_DELAY not in out.metrics
+    assert out.documents["proc"]["unmeasured"][RUN_DELAY] == NO_SCHEDSTAT_WHY

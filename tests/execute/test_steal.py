@@ -19,7 +19,7 @@ def test_shares_split_other_processes_from_steal(monkeypatch: pytest.MonkeyPatch
     readings = iter([(100.0, 50.0), (102.0, 51.0)])  # busy +2 s, steal +1 s
     clock = iter([10.0, 12.0])
     own = iter([5.0, 5.4])  # jvmlab and its children used 0.4 s
-    monkeypatch.setattr(load, "_cpu_s", lambda: next(readings))
+    monkeypatch.setattr(load, "machine_cpu_s", lambda: next(readings))
     monkeypatch.setattr(load, "_own_cpu_s", lambda: next(own))
     monkeypatch.setattr(load.time, "monotonic", lambda: next(clock))
     monkeypatch.setattr(load.os, "cpu_count", lambda: 2)
@@ -35,14 +35,17 @@ def test_steal_alone_makes_a_block_busy() -> None:
     assert not BlockShares(None, None).busy
 
 
-def test_the_stored_row_carries_steal_and_reads_back() -> None:
-    text = busy_text(BlockShares(0.10, 0.40), "block 3")
+def test_the_stored_row_carries_steal_as_a_number() -> None:
+    shares = BlockShares(0.10, 0.40)
+    text = busy_text(shares, "block 3")
     assert text == "other processes used 10% of the CPU during block 3 (steal 40%)"
     assert busy_text(BlockShares(0.30, 0.001), "block 2") == "other processes used 30% of the CPU during block 2"
-    (row,) = busy_blocks([Hazard(BUSY_MACHINE, text)])
+    (row,) = busy_blocks([Hazard(BUSY_MACHINE, text, load=shares.machine_load(2))])
     assert (row.share_pct, row.steal_pct, row.block, row.warmup) == (10, 40, 2, False)
-    (old,) = busy_blocks([Hazard(BUSY_MACHINE, "other processes used 30% of the CPU during block 2")])
-    assert (old.share_pct, old.steal_pct) == (30, None)
+
+
+def _busy(shares: BlockShares, k: int) -> Hazard:
+    return Hazard(BUSY_MACHINE, busy_text(shares, f"block {k + 1}"), load=shares.machine_load(k))
 
 
 def _comparison(ratio: float, ci: tuple[float, float]) -> Comparison:
@@ -59,14 +62,12 @@ def _statistics(values, baseline, metric, factors=None, *, seed=0, positive=None
 def test_a_block_the_hypervisor_took_half_of_widens_the_margin_a_verdict_must_clear() -> None:
     """Six blocks with 10% other processes and 40% steal: each could have doubled a time, so a
     1.3x effect (CI 1.2-1.4x) is not called; with the steal left out (the old rows) it was."""
-    stolen = busy_blocks([Hazard(BUSY_MACHINE, busy_text(BlockShares(0.10, 0.40), f"block {k + 1}"))
-                          for k in range(6)])
+    stolen = busy_blocks([_busy(BlockShares(0.10, 0.40), k) for k in range(6)])
     result = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=stolen, n_blocks=6,
                            statistics=_statistics)
     assert result.of("c").kind is VerdictKind.DISTURBED
     assert result.of("c").disturbance.margin == pytest.approx(2.0)
-    quiet_steal = busy_blocks([Hazard(BUSY_MACHINE, busy_text(BlockShares(0.10, 0.0), f"block {k + 1}"))
-                               for k in range(6)])
+    quiet_steal = busy_blocks([_busy(BlockShares(0.10, 0.0), k) for k in range(6)])
     called = compare_cells({}, "base", "wall_s", lower_is_better=True, busy=quiet_steal, n_blocks=6,
                            statistics=_statistics)
     assert called.of("c").kind is VerdictKind.WORSE

@@ -1,6 +1,8 @@
 """The CI gate on fake-executor experiments (real runner, store and flag checks; the fake
-executor makes the statistics deterministic): a 10% regression fails, a 1% one passes a 3%
-threshold, A/A passes. Plus the condition syntax and a seeded check of its false alarms."""
+executor makes the statistics deterministic): a 10% regression fails a 3% threshold; a 1% one
+and A/A pass a 10% threshold and are inconclusive at 3% (two runs' levels differ by about 2%
+beyond their invocations: the between-run prior of analyze.interference, issue 40). Plus the
+condition syntax and a seeded check of its false alarms."""
 
 from __future__ import annotations
 
@@ -62,12 +64,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory, jdk17_home: Path) -> tuple[Pat
 pytestmark = pytest.mark.jvm
 
 
-@pytest.mark.parametrize(("new", "code"), [("plus10", 1), ("plus1", 0), ("aa", 0)])
-def test_the_gate_fails_only_on_a_real_regression_beyond_the_threshold(lab, new: str, code: int) -> None:
+@pytest.mark.parametrize(("new", "threshold", "code"),
+                         [("plus10", 3, 1), ("plus1", 3, 3), ("aa", 3, 3), ("plus1", 10, 0), ("aa", 10, 0)])
+def test_the_gate_fails_only_on_a_real_regression_beyond_the_threshold(lab, new: str, threshold: int,
+                                                                        code: int) -> None:
     tmp, ids = lab
     store = SqlStore(f"sqlite:///{tmp / 'lab.db'}")
     result = gate_experiments(load_experiment(store, ids["base"]), load_experiment(store, ids[new]),
-                              [parse_condition("wall_s > +3%")])
+                              [parse_condition(f"wall_s > +{threshold}%")])
     assert result.exit_code == code
     (check,) = result.checks
     if new == "plus10":
@@ -85,7 +89,7 @@ def test_cli_compare_exit_codes_and_summaries(lab) -> None:
     assert fail.stdout.count("\n") == 1 and fail.stdout.startswith("jvmlab gate: FAIL 1 of 1 checks: wall_s > +3%")
     assert "❌" in md.read_text() and "| **FAIL** |" in md.read_text()
     ok = run_jvmlab("compare", str(ids["base"]), str(ids["plus1"]), "--store", "lab.db",
-                    "--fail-if", "wall_s > +3%", cwd=tmp)
+                    "--fail-if", "wall_s > +10%", cwd=tmp)
     assert ok.returncode == 0 and ok.stdout.startswith("jvmlab gate: pass"), ok.stdout + ok.stderr
     bad = run_jvmlab("compare", "1", "2", "--store", "lab.db", "--fail-if", "wall_s >= 3", cwd=tmp)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fail-if" in bad.stderr

@@ -159,3 +159,32 @@ def test_a_newest_change_whose_interval_straddles_the_threshold_is_inconclusive(
     proc = run_jvmlab("history", "bench", "--store", "lab.db", "--fail-if", "wall_s > +3%", "--inconclusive",
                       "pass", cwd=tmp_path)
     assert proc.returncode == 0 and "jvmlab history gate: inconclusive" in proc.stdout, proc.stderr
+
+
+def test_a_load_that_stopped_between_labels_is_inconclusive_not_a_speed_up(store: Store) -> None:
+    """Issue 40 items 4 and 8: v06 adds 16.7% of work; at v08 the machine's load stops (run-queue
+    delay 0.9 -> 0.1 s per run; half of it on the wall). On wall time the newest change (v08,
+    about -25%) is the load, not the code: today "-25% from v08" and the gate passed the real
+    regression. Now: "inconclusive: the machine changed at v08", the gate exits 3; the v06 step,
+    under the same load on both sides, is still found."""
+    labels = [f"v{i:02d}" for i in range(12)]
+    seed_series(store, "busy", labels, ["c"], lambda i, c: (1.167 if i >= 6 else 1.0) + (0.45 if i < 8 else 0.05),
+                delay=lambda i, c: 0.9 if i < 8 else 0.1)
+    history = load_history(store, "busy")
+    (cell,) = history.cells
+    assert cell.segmentation is not None
+    assert [cell.label_at(c.index) for c in cell.segmentation.changes] == ["v06", "v08"]
+    assert [cell.label_at(m.index) for m in cell.machine_changes] == ["v08"]
+    line = summary_line(cell)
+    assert line.startswith("wall_s: inconclusive: the machine changed at v08 (run-queue delay 0.9 -> 0.1 s per run)")
+    gate = gate_history(history, [parse_condition("wall_s > +3%")])
+    assert gate.outcome == "inconclusive" and gate.exit_code == 3
+    assert not gate.result.failed and not gate.result.passed
+
+
+def test_the_terminal_says_how_many_older_labels_it_left_out(store: Store) -> None:
+    from jvmlab.report.history import RECENT_LABELS, render_text
+    seed_series(store, "long", LABELS, ["g1"], _step(9, 1.18))
+    lines: list[str] = []
+    render_text(load_history(store, "long"), lines.append)
+    assert f"({len(LABELS) - RECENT_LABELS} older label(s) left out; --json or --html has all)" in "\n".join(lines)

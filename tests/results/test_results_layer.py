@@ -18,6 +18,7 @@ from jvmlab import metrics
 from jvmlab.analyze import CellData, Comparison, MetricAnalysis
 from jvmlab.analyze.model import DriftResult
 from jvmlab.model import hazards as hz
+from jvmlab.model.hazards import MachineLoad
 from jvmlab.model.stored import StoredHazard
 from jvmlab.report.summary import summarize
 from jvmlab.report.synthetic import SyntheticSpec, generate
@@ -133,13 +134,14 @@ def test_ci_excludes_one_is_the_one_rule() -> None:
     assert not ci_excludes_one((0.99, 1.01)) and not ci_excludes_one((1.0, 1.1)) and not ci_excludes_one(None)
 
 
-def test_busy_rows_are_decoded_once_into_numbers() -> None:
-    rows = [StoredHazard(hz.BUSY_MACHINE, "other processes used 40% of the CPU during block 3", "hint", None, None),
-            StoredHazard(hz.BUSY_MACHINE, "other processes used 90% of the CPU during the warm-up", "", None, None),
-            StoredHazard(hz.BUSY_MACHINE, "other processes used 70% of the CPU during block -1", "", None, None),
+def test_busy_rows_are_read_from_their_numbers_never_their_words() -> None:
+    rows = [StoredHazard(hz.BUSY_MACHINE, "words that say 10%", "hint", None, None, MachineLoad(2, 0.4, 0.05, 0.3)),
+            StoredHazard(hz.BUSY_MACHINE, "other processes used 90% of the CPU during block 3", "", None, None,
+                         MachineLoad(-1, 0.9)),
             StoredHazard(hz.DRIFT, "unrelated", "", None, None)]
     decoded = busy_blocks(rows)
-    assert [(b.share_pct, b.warmup) for b in decoded] == [(40, False), (90, True), (70, True)]
+    assert [(b.share_pct, b.warmup, b.block, b.steal_pct, b.run_delay_s) for b in decoded] == [
+        (40, False, 2, 5, 0.3), (90, True, None, None, None)]
 
 
 def test_load_once_holds_everything_the_renderers_read(lab: tuple[SqlStore, int]) -> None:

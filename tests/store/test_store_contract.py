@@ -290,7 +290,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         db.close()
     with sqlite3.connect(path) as conn:
         versions = [r[0] for r in conn.execute("select version from schema_version order by version")]
-        assert versions == [1, 2, 3, 4, 5, 6, 7, 8]
+        assert versions == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
 def test_series_labels_round_trip_and_values_come_in_a_fixed_number_of_queries(store: Store) -> None:
@@ -371,5 +371,5 @@ def test_a_version_3_store_gains_the_series_columns_in_place(backend: str, reque
     engine = create_engine(url)
     with engine.connect() as conn:
         versions = [r[0] for r in conn.execute(text("SELECT version FROM schema_version ORDER BY version"))]
-        assert versions == [3, 4, 5, 6, 7, 8]
+        assert versions == [3, 4, 5, 6, 7, 8, 9]
     engine.dispose()

@@ -104,7 +104,7 @@ def test_a_v4_store_is_rewritten_in_place_and_reads_back_as_records(tmp_path: Pa
         assert f"experiment {minheap}" in str(err.value) and "malformed" in str(err.value)
     finally:
         db.close()
-    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5, 6, 7, 8]
+    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [4, 5, 6, 7, 8, 9]
     for exp, kind, body in _raw(path, "select experiment_id, kind, body_json from experiment_document"):
         stored = json.loads(body)
         if kind == "mystery" or (kind == "tune" and exp == minheap):
@@ -163,7 +163,7 @@ def test_a_v6_store_gets_the_documents_typed_after_v5_rewritten(tmp_path: Path) 
         assert db.documents([inv], "startup") == {inv: {"error": "unified logging needs HotSpot 9+"}}
     finally:
         db.close()
-    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [6, 7, 8]
+    assert [v for (v,) in _raw(path, "select version from schema_version order by version")] == [6, 7, 8, 9]
     stored = {kind: json.loads(body) for _inv, kind, body in _raw(path, "select invocation_id, kind, body_json "
                                                                          "from document")}
     assert stored.pop("startup") == {"error": "unified logging needs HotSpot 9+"}

@@ -52,6 +52,7 @@ EXCEEDANCES_TO_STOP = 10
 MIN_LABELS = 2
 WINDOW = 30
 PRIOR_DOF = 8.0  # how many runs' worth of trust the pooled within-label variance gets
+TAIL_PREVIOUS_P = 0.05  # the newest label "stands alone" only if it differs from the previous at this level
 
 
 @dataclass(frozen=True)
@@ -206,14 +207,35 @@ def _best_split(x: np.ndarray, w: np.ndarray, min_labels: int) -> tuple[int, flo
     return min_labels + j, float(t[j])
 
 
+def smallest_permutation_p(n: int) -> float:
+    """The smallest p a permutation of ``n`` whole labels can give the best split: the most
+    extreme arrangement and its mirror among the C(n, n/2) ways to fill a half-and-half split
+    (8 labels: 2/70 = 0.029, above ``ALPHA``: a 4+4 step could never be found that way)."""
+    return min(1.0, 2.0 / math.comb(n, n // 2)) if n >= 2 else 1.0
+
+
+def split_t_p(t2: float, n: int, min_labels: int = MIN_LABELS) -> float:
+    """The parametric p of the best split, for series too short for the permutation test to
+    reach ``alpha``: the squared weighted t against Student's t with n - 2 degrees of freedom,
+    two-sided, Bonferroni-corrected over the ``n - 2 min_labels + 1`` candidate splits (Otava's
+    t-test on a split, made conservative for having picked the best one)."""
+    splits = max(n - 2 * min_labels + 1, 1)
+    one = float(special.stdtr(max(n - 2, 1), -math.sqrt(max(t2, 0.0))))
+    return min(1.0, splits * 2.0 * one)
+
+
 def _test(x: np.ndarray, w: np.ndarray, rng: np.random.Generator, permutations: int | None,
-          min_labels: int, accept_below: float | None = None) -> tuple[int, float] | None:
-    """(split, p) of the best split of one segment; None when too short to split."""
+          min_labels: int, accept_below: float | None = None, alpha: float = ALPHA) -> tuple[int, float] | None:
+    """(split, p) of the best split of one segment; None when too short to split. The p is
+    the permutation test's, or the t-based one (:func:`split_t_p`) when no permutation of so few
+    labels can reach ``alpha`` (an attainable test)."""
     if x.size < 2 * min_labels or x.size < 3:
         return None
     k, t = _best_split(x, w, min_labels)
     if t == 0.0:
         return k, 1.0
+    if smallest_permutation_p(x.size) > alpha:
+        return k, split_t_p(t, x.size, min_labels)
     return k, permutation_p(x, w, t, rng, permutations, min_labels, accept_below)
 
 
@@ -233,10 +255,13 @@ def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutatio
     for cut in sorted(cuts):  # two windows may place one change a label apart: keep the first
         if not kept or cut - kept[-1] >= min_labels:
             kept.append(cut)
-    changes = _merge(kept, x, w, rng, alpha, permutations, min_labels, tested)
-    first = None if changes else _test(x, w, rng, permutations, min_labels)
-    return Segmentation(tuple(labels), tuple(changes), math.sqrt(tau2), first[1] if first else None,
-                        _tail(x, w, changes, alpha))
+    dropped: list[float] = []
+    changes = _merge(kept, x, w, rng, alpha, permutations, min_labels, tested, dropped)
+    # The p said for "no change" is the one that decided it: the last change the merge dropped,
+    # else the whole series' first test (never a re-run with other permutations).
+    first = tested.get((0, x.size))
+    p_none = None if changes else dropped[-1] if dropped else first[1] if first else None
+    return Segmentation(tuple(labels), tuple(changes), math.sqrt(tau2), p_none, _tail(x, w, changes, alpha))
 
 
 def _windows(n: int) -> list[tuple[int, int]]:
@@ -256,7 +281,7 @@ def _bisect(x: np.ndarray, w: np.ndarray, a: int, b: int, rng: np.random.Generat
     pending = [(a, b)]
     while pending:
         lo, hi = pending.pop()
-        found = _test(x[lo:hi], w[lo:hi], rng, permutations, min_labels, accept_below=alpha / 2)
+        found = _test(x[lo:hi], w[lo:hi], rng, permutations, min_labels, accept_below=alpha / 2, alpha=alpha)
         if found is not None:
             tested[(lo, hi)] = (lo + found[0], found[1])
         if found is not None and found[1] < alpha:
@@ -267,7 +292,8 @@ def _bisect(x: np.ndarray, w: np.ndarray, a: int, b: int, rng: np.random.Generat
 
 def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generator, alpha: float,
            permutations: int | None, min_labels: int,
-           tested: dict[tuple[int, int], tuple[int, float]] | None = None) -> list[Change]:
+           tested: dict[tuple[int, int], tuple[int, float]] | None = None,
+           dropped: list[float] | None = None) -> list[Change]:
     """Re-place each cut where the two segments beside it split best, re-test it there; drop
     the weakest above alpha, repeat."""
     while True:
@@ -282,12 +308,24 @@ def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generat
             if known is not None and known[0] == cut:  # the search tested this very split already
                 changes.append(_change(x, w, a, cut, b, known[1]))
                 continue
-            p = permutation_p(x[a:b], w[a:b], t, rng, permutations, min_labels) if t > 0 else 1.0
+            p = _split_p(x[a:b], w[a:b], t, rng, permutations, min_labels, alpha)
             changes.append(_change(x, w, a, cut, b, p))
         weakest = max(range(len(changes)), key=lambda i: changes[i].p_value, default=None)
         if weakest is None or changes[weakest].p_value < alpha:
             return changes
+        if dropped is not None:
+            dropped.append(changes[weakest].p_value)
         del cuts[weakest]
+
+
+def _split_p(x: np.ndarray, w: np.ndarray, t: float, rng: np.random.Generator, permutations: int | None,
+             min_labels: int, alpha: float) -> float:
+    """The p of a given split's statistic: permutation, or t-based when permutations cannot reach alpha."""
+    if t <= 0:
+        return 1.0
+    if smallest_permutation_p(x.size) > alpha:
+        return split_t_p(t, x.size, min_labels)
+    return permutation_p(x, w, t, rng, permutations, min_labels)
 
 
 def _ratio_interval(x: np.ndarray, w: np.ndarray, left: slice, right: slice
@@ -329,6 +367,11 @@ def _tail(x: np.ndarray, w: np.ndarray, changes: Sequence[Change],
     p = float(2 * special.ndtr(-abs(z)))
     if p >= alpha:
         return None
+    # "stands alone" only if the label before it differs from it too: a newest label that
+    # repeats the one before is the start of a segment, not an outlier (said as no change yet)
+    z_prev = (x[-1] - x[-2]) / math.sqrt(1.0 / w[-1] + 1.0 / w[-2])
+    if float(2 * special.ndtr(-abs(z_prev))) >= TAIL_PREVIOUS_P:
+        return None
     ratio = ci = None
     if m_rest > 0 and x[-1] > 0:
         ratio = float(x[-1] / m_rest)
@@ -347,4 +390,4 @@ def retest(seg: Segmentation, which: int, permutations: int, rng: np.random.Gene
     x = np.array([s.mean for s in seg.labels])[a:b]
     w = _weights(seg.labels, seg.tau ** 2)[a:b]
     t = float(split_statistics(x[None, :], w[None, :], min_labels)[0][change.index - a - min_labels])
-    return permutation_p(x, w, t, rng, permutations, min_labels) if t > 0 else 1.0
+    return _split_p(x, w, t, rng, permutations, min_labels, ALPHA)

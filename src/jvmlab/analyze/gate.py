@@ -111,7 +111,7 @@ def decide(limit: float, bad_when_higher: bool, ratio: float | None, ci95: Inter
     CI on the good side of it (touching allowed); else inconclusive."""
     if ratio is None or ci95 is None:
         return GateDecision(GateOutcome.INCONCLUSIVE, None)
-    low, high = ci95
+    low, high = ci95  # a comparison whose two runs' contention differed is not significant: it cannot fail
     beyond = low > limit if bad_when_higher else high < limit
     if significant and beyond:
         return GateDecision(GateOutcome.FAIL)

@@ -102,6 +102,9 @@ class Comparison:
     # "test-inversion" (paired: the inverted sign-flip test), "bca" (unpaired), or "t-small-n"
     # (marked) below RATIO_BCA_FROM_N per cell
     ci_kind: str | None = None
+    # (run-queue delay per invocation before, after) when the two sides of a comparison across runs
+    # ran under different contention (analyze.interference.machine_changed): no call either way
+    machine_changed_s: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

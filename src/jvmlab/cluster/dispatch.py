@@ -395,7 +395,8 @@ class Dispatcher:
             return
         self.busy_said.add((node, block))
         self.ctx.warn(Hazard(hazards.BUSY_MACHINE, f"node {node} busy: {busy_text(shares, block_label(block))}",
-                             hint="stop other work on that node, or rerun"))
+                             hint="stop other work on that node, or rerun",
+                             load=shares.machine_load(block, node=node)))
 
     def _time(self, work: SlotWork, node: str, outcome: NodeResult | None, future_key: Any) -> None:
         submitted = self.sent_at.pop(future_key, None)

@@ -55,6 +55,7 @@ from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
+from jvmlab.metrics import OTHER_SHARE, RUN_DELAY, STEAL_SHARE
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.documents import ProcDocument
@@ -98,6 +99,17 @@ def stretched_interval(interval_s: float, t_s: float) -> float:
     return max(interval_s, min(MAX_INTERVAL_S, t_s * STRETCH))
 
 
+def schedstat_supported() -> bool:
+    """The kernel keeps per-thread run-queue delays (``/proc/PID/task/TID/schedstat``,
+    CONFIG_SCHED_INFO)."""
+    return sys.platform.startswith("linux") and os.path.exists("/proc/self/schedstat")
+
+
+NO_SCHEDSTAT_WHY = "this kernel has no /proc/PID/schedstat (CONFIG_SCHED_INFO off), so no run-queue delay"
+RUN_DELAY_LOST = ("the run-queue delay of a thread after its last sample is lost (at most one interval per "
+                  "thread), and so is that of threads that started and ended between two samples")
+
+
 def proc_supported() -> bool:
     """True on Linux with ``smaps_rollup`` (kernel 4.14+)."""
     return sys.platform.startswith("linux") and os.path.exists("/proc/self/smaps_rollup")
@@ -116,6 +128,9 @@ class ProcSample:
     # threads the sampler has seen: what the per-thread figures miss is process_cpu_s - sum(cpu_s)
     process_cpu_s: float | None = None
     threads_seen: int = 0
+    # Run-queue delay (schedstat's second field) summed over every thread seen, each at its last
+    # read; None when the kernel has no schedstat.
+    run_delay_s: float | None = None
 
 
 def parse_stat(data: bytes) -> tuple[str, int] | None:
@@ -158,6 +173,7 @@ class _Process:
         self.rollup_fd: int | None = None
         self.stat_fd: int | None = None
         self.task_fds: dict[int, int] = {}
+        self.sched_fds: dict[int, int] = {}
         self.alive = True
 
     def status(self) -> tuple[int, int, int]:
@@ -209,6 +225,21 @@ class _Process:
                 self.task_fds.pop(tid, None)
             return None
 
+    def read_delay(self, tid: int) -> int | None:
+        """The thread's run-queue delay so far (ns, schedstat's second field); None when it
+        cannot be read (the thread ended, or no schedstat)."""
+        fd = self.sched_fds.get(tid)
+        try:
+            if fd is None:
+                fd = os.open(f"/proc/{self.pid}/task/{tid}/schedstat", os.O_RDONLY)
+                self.sched_fds[tid] = fd
+            return int(_pread(fd, 128).split()[1])
+        except (OSError, ValueError, IndexError):
+            if fd is not None:
+                _close(fd)
+                self.sched_fds.pop(tid, None)
+            return None
+
     def children(self) -> list[int]:
         kids: list[int] = []
         for tid in list(self.task_fds):
@@ -220,9 +251,10 @@ class _Process:
         return kids
 
     def close(self) -> None:
-        for fd in self.task_fds.values():
+        for fd in (*self.task_fds.values(), *self.sched_fds.values()):
             _close(fd)
         self.task_fds.clear()
+        self.sched_fds.clear()
         for own_fd in (self.rollup_fd, self.stat_fd):
             if own_fd is not None:
                 _close(own_fd)
@@ -236,6 +268,9 @@ class TreeSampler:
         self.processes: dict[int, _Process] = {pid: _Process(pid)}
         self.last_ticks: dict[tuple[int, int], tuple[str, int]] = {}  # (pid, tid) -> (group, ticks)
         self.retired = dict.fromkeys(GROUPS, 0)  # ticks of threads whose tid was reused
+        self.last_delay_ns: dict[tuple[int, int], int] = {}  # (pid, tid) -> run-queue delay at its last read
+        self.retired_delay_ns = 0  # delay of threads whose tid was reused
+        self.schedstat = schedstat_supported()
         self._last_tree: float | None = None
         # No smaps_rollup at the first sample: the process has just started (its PSS is a
         # fraction of what it will be) and the page walk (1-3 ms for a JVM) would compete
@@ -274,8 +309,9 @@ class TreeSampler:
             self._last_rollup = t_s
             self._rollup_rss = max(self._rollup_rss, rss)
         seen = len(self.last_ticks)
+        delay_s = (self.retired_delay_ns + sum(self.last_delay_ns.values())) / 1e9 if self.schedstat else None
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s(),
-                          process_ticks / _CLK_TCK if process_ticks else None, seen)
+                          process_ticks / _CLK_TCK if process_ticks else None, seen, delay_s)
 
     def _rollup_due(self, t_s: float, rss: int) -> bool:
         """Read smaps_rollup now? Not at the first sample nor within the budget's spacing; then
@@ -302,6 +338,13 @@ class TreeSampler:
         if previous is not None and ticks < previous[1]:  # tid reused by a new thread
             self.retired[previous[0]] += previous[1]
         self.last_ticks[key] = (thread_group(comm), ticks)
+        if self.schedstat:
+            delay = proc.read_delay(tid)
+            if delay is not None:
+                before = self.last_delay_ns.get(key)
+                if before is not None and delay < before:  # tid reused by a new thread
+                    self.retired_delay_ns += before
+                self.last_delay_ns[key] = delay
 
     def _grow_tree(self, all_processes: bool) -> None:
         """Find new children: of small processes (launchers, shells) at every sample, of
@@ -324,6 +367,59 @@ class TreeSampler:
             proc.close()
 
 
+def machine_cpu_s() -> tuple[float, float] | None:
+    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat's first line.
+    Busy excludes idle, iowait and steal: steal is time the hypervisor gave to another guest."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()[1:]
+        values = [int(v) for v in fields]
+    except (OSError, ValueError):
+        return None
+    if len(values) < 4:
+        return None
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    steal = values[7] if len(values) > 7 else 0
+    return (sum(values[:8]) - idle - steal) / _CLK_TCK, steal / _CLK_TCK
+
+
+def _self_cpu_s() -> float:
+    """jvmlab's own CPU (not its children's): taken out of what other processes used."""
+    t = os.times()
+    return t.user + t.system
+
+
+@dataclass
+class _MachineWatch:
+    """The machine's CPU around one invocation: what others and the hypervisor took while it ran."""
+
+    t0: float = 0.0
+    cpu0: tuple[float, float] | None = None
+    self0: float = 0.0
+    elapsed_s: float | None = None
+    cpu1: tuple[float, float] | None = None
+    self1: float = 0.0
+
+    def start(self) -> None:
+        self.t0, self.cpu0, self.self0 = time.monotonic(), machine_cpu_s(), _self_cpu_s()
+
+    def stop(self) -> None:
+        self.elapsed_s, self.cpu1, self.self1 = time.monotonic() - self.t0, machine_cpu_s(), _self_cpu_s()
+
+    def shares(self, child_cpu_s: float | None) -> tuple[float | None, float | None]:
+        """(other processes' share, steal share) of all CPUs while the child ran: the machine's
+        busy CPU less the child's own (wait4) and jvmlab's; None when not measurable (no
+        /proc/stat, the child's CPU unknown, or a run under 0.1 s: /proc/stat counts in ticks)."""
+        if self.cpu0 is None or self.cpu1 is None or self.elapsed_s is None or self.elapsed_s < 0.1:
+            return None, None
+        capacity = self.elapsed_s * (os.cpu_count() or 1)
+        steal = max(0.0, self.cpu1[1] - self.cpu0[1]) / capacity
+        if child_cpu_s is None:
+            return None, steal
+        other = (self.cpu1[0] - self.cpu0[0]) - child_cpu_s - (self.self1 - self.self0)
+        return min(1.0, max(0.0, other) / capacity), steal
+
+
 class ProcProbe(NullProbe):
     """Samples one invocation in a background thread between ``on_start`` and ``on_exit``."""
 
@@ -338,10 +434,12 @@ class ProcProbe(NullProbe):
         # Set: the loop takes no sample until it is cleared (bench/observer_effect.py compares
         # periods with and without sampling inside one JVM).
         self.paused = threading.Event()
+        self._machine = _MachineWatch()
 
     def on_start(self, pid: int) -> None:
         if not self.supported:
             return
+        self._machine.start()
         self._started_epoch = time.time()
         self._thread = threading.Thread(target=self._loop, args=(pid,), name="jvmlab-proc", daemon=True)
         self._thread.start()
@@ -364,6 +462,7 @@ class ProcProbe(NullProbe):
             sampler.close()
 
     def on_exit(self) -> None:
+        self._machine.stop()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -391,12 +490,17 @@ class ProcProbe(NullProbe):
             return Collected(documents={ProcDocument.KIND: none.to_json()})
         shift = (self._started_epoch or result.started_at) - result.started_at
         child_cpu_s = result.measures.cpu_s if result.measures else None
-        return summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s,
-                         gc_on_vm_thread=self.gc_on_vm_thread)
+        out = summarize(samples, max(0.0, shift), child_cpu_s=child_cpu_s, interval_s=self.interval_s,
+                        gc_on_vm_thread=self.gc_on_vm_thread)
+        other, steal = self._machine.shares(child_cpu_s)
+        for name, value in ((OTHER_SHARE, other), (STEAL_SHARE, steal)):
+            if value is not None:
+                out.metrics[name] = value
+        return out
 
 
 _SAMPLED_METRICS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon_huge_bytes",
-                    *_SHARE_METRICS.values())
+                    *_SHARE_METRICS.values(), RUN_DELAY)
 
 
 def _too_few(count: int, need: int, samples: list[ProcSample]) -> str | None:
@@ -443,6 +547,11 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
             unmeasured[name] = SERIAL_GC_WHY
         else:
             out.metrics[name] = samples[-1].cpu_s[group] / sum(samples[-1].cpu_s.values())
+    delay = samples[-1].run_delay_s
+    if delay is None:
+        unmeasured[RUN_DELAY] = NO_SCHEDSTAT_WHY
+    else:  # the last sample's sum, every thread at its last read (RUN_DELAY_LOST says what is not in it)
+        out.metrics[RUN_DELAY] = delay
     # Short runs (too few samples) are common and said in the document; these two are not.
     shown = {m: w for m, w in unmeasured.items()
              if m in ("cpu.gc_share", "cpu.jit_share") and (w == SERIAL_GC_WHY or w.startswith(UNSEEN_WHY))}

@@ -322,8 +322,10 @@ register(CollectorEntry("gc", "a GC log per invocation, summarised (docs/gclog.m
                                         "summary reads; two thirds of full's cost at each JVM's start) "
                                         "or full (`gc*`: everything)",
                                         choices=("light", "full")))))
-register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group (Linux)",
-                        "`mem.peak_*`, `cpu.*_share`", _B + "proc",
+register(CollectorEntry("proc", "/proc sampler: RSS, PSS, AnonHugePages, CPU per thread group, run-queue "
+                        "delay and the machine's other load (Linux)",
+                        "`mem.peak_*`, `cpu.*_share`, `sched.run_delay_s`, `sched.other_share`, `sched.steal_share`",
+                        _B + "proc",
                         options=(Option("proc_interval_ms", 100, "sampling interval in ms (5 to 60000)",
                                         minimum=5, maximum=60_000),)))
 register(CollectorEntry("progress", "throughput and warm-up from the workload's `progress` regex",

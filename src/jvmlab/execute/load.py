@@ -11,22 +11,10 @@ import os
 import time
 from dataclasses import dataclass
 
+from jvmlab.collect.proc import machine_cpu_s
+from jvmlab.model.hazards import MachineLoad
+
 BUSY_SHARE = 0.25
-
-
-def _cpu_s() -> tuple[float, float] | None:
-    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat's first line.
-    Busy excludes idle, iowait and steal: steal is time the hypervisor gave to another guest."""
-    try:
-        with open("/proc/stat", encoding="ascii") as stat:
-            fields = stat.readline().split()[1:]
-    except OSError:
-        return None
-    values = [int(v) for v in fields]
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    steal = values[7] if len(values) > 7 else 0
-    tick = os.sysconf("SC_CLK_TCK")
-    return (sum(values[:8]) - idle - steal) / tick, steal / tick
 
 
 def _own_cpu_s() -> float:
@@ -52,6 +40,11 @@ class BlockShares:
     def busy(self) -> bool:
         return self.taken > BUSY_SHARE
 
+    def machine_load(self, block: int | None, run_delay_s: float | None = None,
+                     node: str | None = None) -> MachineLoad:
+        """These shares as the typed numbers a busy-machine hazard stores."""
+        return MachineLoad(block, self.other, self.steal, run_delay_s, node)
+
 
 @dataclass
 class LoadWatch:
@@ -63,12 +56,12 @@ class LoadWatch:
 
     def start(self) -> None:
         self.started = time.monotonic()
-        self.cpu0 = _cpu_s()
+        self.cpu0 = machine_cpu_s()
         self.self0 = _own_cpu_s()
 
     def shares(self) -> BlockShares:
         """Other processes' and steal's shares of the machine's CPU since start()."""
-        cpu1 = _cpu_s()
+        cpu1 = machine_cpu_s()
         elapsed = time.monotonic() - self.started
         if self.cpu0 is None or cpu1 is None or elapsed < 0.5:
             return BlockShares(None, None)
@@ -80,7 +73,7 @@ class LoadWatch:
 
 
 def busy_text(shares: BlockShares, where: str) -> str:
-    """The stored words of a busy block, which ``results/load.py`` reads back:
-    "other processes used 40% of the CPU during block 3 (steal 5%)"."""
+    """The words of a busy block, for people: "other processes used 40% of the CPU during
+    block 3 (steal 5%)". Its numbers are stored beside them (:meth:`machine_load`)."""
     steal = f" (steal {shares.steal:.0%})" if shares.steal is not None and shares.steal >= 0.005 else ""
     return f"other processes used {shares.other or 0.0:.0%} of the CPU during {where}{steal}"

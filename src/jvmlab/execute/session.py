@@ -49,6 +49,7 @@ from jvmlab.execute.until import Until
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.environment import Environment, build_environment
 from jvmlab.machine.fingerprint import changes, fingerprint
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.model import hazards
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import CellIdentityDocument
@@ -118,6 +119,7 @@ class Session:
         self.collectors: dict[int, list[Collector]] = {}
         self.settings = CollectSettings.from_spec(plan.shape.collect, self.options.collect_overrides)
         self._driver: Driver = Driver()  # the driver being driven (execute/driver.py); set by drive()
+        self._run_delays: dict[int, list[float]] = {}  # block -> its invocations' run-queue delays (s)
 
     @property
     def state(self) -> RunState:
@@ -349,6 +351,8 @@ class Session:
                                      host=host if host is not None or node is not None else _HOSTNAME)
         if not slot.warmup:
             state.measured += 1
+        if (delay := collected.metrics.get(RUN_DELAY)) is not None:
+            self._run_delays.setdefault(slot.block, []).append(delay)
         driver.observe(work, result, collected)
         self.observer.finished(pc, slot, result)
         why = state.budget.record(pc.cell.index, result.status == Status.OK or driver.failures_are_data)
@@ -360,16 +364,24 @@ class Session:
     def between_blocks(self, load: LoadWatch, block: int) -> None:
         state = self.state
         shares = load.shares()
+        delay_s = self._block_run_delay(block)
         if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
-            self.store.add_hazard(state.experiment_id, Hazard(hazards.BUSY_MACHINE,
-                                  busy_text(shares, block_label(block)), hint=BUSY_HINT))
+            self.store.add_hazard(state.experiment_id, Hazard(
+                hazards.BUSY_MACHINE, busy_text(shares, block_label(block)), hint=BUSY_HINT,
+                load=shares.machine_load(block, delay_s)))
             state.busy_shares.append(shares.taken)
         now = fingerprint(self.plan.jdk_homes)
         for change in changes(state.fingerprint, now):
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",
                       hint="results before and after the change are not comparable; rerun the experiment"))
         state.fingerprint = now
+
+    def _block_run_delay(self, block: int) -> float | None:
+        """The mean run-queue delay per invocation of the block's measured processes (None:
+        not measured, e.g. the /proc sampler off or a kernel without schedstat)."""
+        delays = self._run_delays.pop(block, [])
+        return sum(delays) / len(delays) if delays else None
 
     def busy_summary(self) -> None:
         """One line for all busy blocks of this session instead of one line per block."""

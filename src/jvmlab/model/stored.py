@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jvmlab.model.documents.options import RunOptionsRecord
+from jvmlab.model.hazards import MachineLoad
 
 
 @dataclass(frozen=True)
@@ -109,3 +110,4 @@ class StoredHazard:
     hint: str | None
     cell: str | None
     invocation_id: int | None
+    load: MachineLoad | None = None  # a busy machine's numbers (schema v8)

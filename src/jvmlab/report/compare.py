@@ -17,13 +17,14 @@ from rich.text import Text
 from jvmlab.analyze import CellData, Comparison
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
-from jvmlab.metrics import DEFAULT, MetricRegistry
+from jvmlab.metrics import DEFAULT, RUN_DELAY, MetricRegistry
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredExperiment
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.verdicts import short_verdict, verdict
 from jvmlab.results import ExperimentResults, compare_across
+from jvmlab.results.compare import RunContention
 
 SCHEMA = "jvmlab.compare/1"
 
@@ -85,8 +86,12 @@ def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResul
         raise UserError(f"experiments {a_id} and {b_id} share no cell names (A: {', '.join(values_a) or '-'}; "
                         f"B: {', '.join(values_b) or '-'}); compare runs of the same spec")
     seed = a.seed if seed is None else seed
+    delays_a, delays_b = _values(results_a, RUN_DELAY), _values(results_b, RUN_DELAY)
+    walls = {name: _mean(_values(results_a, "wall_s")[name] + _values(results_b, "wall_s")[name]) for name in shared}
+    contention = {name: RunContention(_mean(delays_a.get(name, [])), _mean(delays_b.get(name, [])), walls[name])
+                  for name in shared}
     adjusted = compare_across([(name, CellData.of(values_a[name]), CellData.of(values_b[name])) for name in shared],
-                              metric, f"#{a_id}", seed)
+                              metric, f"#{a_id}", seed, contention)
     pairs = tuple(CellPair(name, comp, verdict(comp, m, label=f"{name}: #{b_id}", baseline_label=f"#{a_id}"),
                            _mean(values_a[name]), _mean(values_b[name]))
                   for name, comp in zip(shared, adjusted, strict=True))

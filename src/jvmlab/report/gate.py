@@ -18,6 +18,7 @@ from jvmlab.analyze.gate import (
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.notation import sentence_ci
+from jvmlab.report.verdicts import machine_changed_text
 from jvmlab.results import ExperimentResults
 
 
@@ -54,6 +55,8 @@ def _decide_text(check: GateCheck) -> str:
     c = check.comparison
     if c.ratio is None or c.ci95 is None:
         return "too few values for an interval"
+    if c.machine_changed_s is not None:
+        return machine_changed_text(c.machine_changed_s)
     blocks = check.decision.blocks_to_decide
     if blocks is None:
         return "the estimate sits on the threshold: more blocks alone will not decide it"

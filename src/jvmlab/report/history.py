@@ -11,6 +11,7 @@ from jvmlab import metrics as registry
 from jvmlab.analyze.changepoint import Change
 from jvmlab.report.notation import interval, pct_change_ci
 from jvmlab.report.notation import value as metric_value
+from jvmlab.report.verdicts import machine_changed_text
 from jvmlab.results.history import CellHistory, History
 from jvmlab.results.history_gate import HistoryGate
 
@@ -46,6 +47,11 @@ def summary_line(cell: CellHistory) -> str:
         p = f", p={seg.p_no_change:.2g}" if seg.p_no_change is not None else ""
         return f"{head}: no change across {n} labels{p}{tail}"
     last = seg.changes[-1]
+    changed = cell.machine_change_at(last.index)
+    if changed is not None:
+        at = cell.label_at(last.index)
+        delays = (changed.delay_before_s, changed.delay_after_s)
+        return f"{head}: {machine_changed_text(delays, at)} (seen: {change_text(last, at).split(' from ')[0]})"
     earlier = f" ({len(seg.changes)} changes in {n} labels)" if len(seg.changes) > 1 else ""
     since = "no change since" if not tail else tail.removeprefix("; ")
     return f"{head}: {change_text(last, cell.label_at(last.index))}{earlier}; {since}"
@@ -65,6 +71,8 @@ def render_text(history: History, echo: Any) -> None:
             after = metric_value(info, change.after_mean)
             echo(f"    change at {cell.label_at(change.index)}: {before} -> {after}, "
                  f"{change_text(change, cell.label_at(change.index)).split(' from ')[0]}, p={change.p_value:.2g}")
+        if len(cell.points) > RECENT_LABELS:
+            echo(f"    ({len(cell.points) - RECENT_LABELS} older label(s) left out; --json or --html has all)")
         for point in cell.points[-RECENT_LABELS:]:
             ci = interval(info, point.ci95[0], point.ci95[1], like=point.mean) if point.ci95 else "(one run)"
             echo(f"    {point.label:>16}  {metric_value(info, point.mean):>10}  {ci}  n={point.n_runs}")

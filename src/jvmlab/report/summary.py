@@ -20,13 +20,15 @@ from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import heavy_tail_hazards, small_sample_hazards
-from jvmlab.report.verdicts import disturbance_note, disturbance_text, verdict
+from jvmlab.report.verdicts import beside_text, disturbance_note, disturbance_text, verdict
 from jvmlab.results import (
     CellResult,
     CellsComparison,
+    ComparedCell,
     ExperimentAnalysis,
     ExperimentResults,
     TimelineSelection,
+    VerdictKind,
     analyze_experiment,
     load_experiment,
 )
@@ -75,13 +77,27 @@ def summary_of(done: ExperimentAnalysis) -> Summary:
     metric = results.metrics.get(done.metric)
     verdicts = {c.cell: verdict(c.comparison, metric, interference=disturbance_text(c.disturbance),
                                 note=disturbance_note(c.disturbance, c.comparison.significant))
-                for c in done.comparison.compared}
+                + _beside(done, c) for c in done.comparison.compared}
     return Summary(experiment=results.experiment, metric=done.metric, baseline=results.baseline, cells=done.cells,
                    analysis=analysis, verdicts=verdicts, hazards=done.hazards + small_sample_hazards(analysis)
                    + heavy_tail_hazards(analysis),
                    units=dict(results.units), warmup_classes=done.warmup_classes,
                    invocations=results.invocations, archives=results.archives, metric_reason=done.metric_reason,
                    metrics=results.metrics, results=results, comparison=done.comparison)
+
+
+def _beside(done: ExperimentAnalysis, compared: ComparedCell) -> str:
+    """"; wall_s: disturbed; cpu_s +42.9% (...): called; hint ..." when contention left the
+    compared metric undecided (withheld, or not significant while CPU time is) and CPU time
+    was compared beside it."""
+    beside = done.comparison.beside
+    other = beside.of(compared.cell) if beside is not None else None
+    if beside is None or other is None:
+        return ""
+    if compared.kind is not VerdictKind.DISTURBED and not other.comparison.significant:
+        return ""
+    metrics = done.results.metrics
+    return "; " + beside_text(metrics.get(done.metric), other.comparison, metrics.get(beside.analysis.metric))
 
 
 def _moments(stats: CellStats) -> dict[str, float | None]:
@@ -122,7 +138,9 @@ def _summary_json(s: Summary) -> dict[str, Any]:
             doc["disturbance"] = None if d is None else {
                 "margin": d.margin, "called": d.called, "method": d.method, "busy_blocks": d.busy_blocks,
                 "n_blocks": d.n_blocks, "quiet_blocks": d.quiet_blocks, "worst_share_pct": d.worst_share_pct,
-                "drift_cell": d.drift.cell if d.drift else None}
+                "drift_cell": d.drift.cell if d.drift else None, "run_delay_s": d.delay_s,
+                "at_equal_delay": None if d.adjusted is None else {
+                    "ratio": d.adjusted.ratio, "ci95": list(d.adjusted.ci95), "n_blocks": d.adjusted.n_blocks}}
         comparisons.append(doc)
     return {
         "schema": SCHEMA,

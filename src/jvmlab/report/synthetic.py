@@ -18,7 +18,7 @@ import numpy as np
 
 from jvmlab.model.collected import Collected, Timeline
 from jvmlab.model.documents import ProgressDocument
-from jvmlab.model.hazards import BUSY_MACHINE, Hazard
+from jvmlab.model.hazards import BUSY_MACHINE, Hazard, MachineLoad
 from jvmlab.model.process import ProcessMeasures, ProcessResult, Status
 from jvmlab.store.protocol import Store
 
@@ -145,6 +145,6 @@ def generate(store: Store, spec: SyntheticSpec = SyntheticSpec(), fingerprint: d
         store.record_invocation(exp_id, cell_id, block=spec.invocations + k, position=0, result=result,
                                 collected=Collected(), argv=argv, artifacts_dir=None)
     store.add_hazard(exp_id, Hazard(BUSY_MACHINE, "other processes used 40% of the CPU during block 1",
-                                    "stop other work on this machine, or rerun"))
+                                    "stop other work on this machine, or rerun", load=MachineLoad(0, 0.4)))
     store.set_status(exp_id, "done", finished=True)
     return exp_id

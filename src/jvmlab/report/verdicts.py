@@ -15,6 +15,7 @@ more/fewer.
 
 from __future__ import annotations
 
+from jvmlab.analyze.interference import DelayAdjusted, factor
 from jvmlab.analyze.model import Comparison, Effect, Interval
 from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
@@ -23,7 +24,15 @@ from jvmlab.report.notation import pct as _pct
 from jvmlab.report.notation import pct_change_ci as _signed_ci
 from jvmlab.report.notation import sentence_ci, times_ci
 from jvmlab.report.notation import times as _times
-from jvmlab.results.compare import QUIET_BLOCKS, Disturbance, VerdictKind, ci_excludes_one, verdict_kind
+from jvmlab.results.compare import (
+    QUIET_BLOCKS,
+    RUN_DELAY_COVARIATE,
+    UNMOVED,
+    Disturbance,
+    VerdictKind,
+    ci_excludes_one,
+    verdict_kind,
+)
 from jvmlab.results.node_verdicts import HIERARCHICAL
 
 LARGE_RATIO = 2.0
@@ -91,24 +100,47 @@ def _what_disturbed(d: Disturbance) -> str:
     return " and ".join(parts)
 
 
-def _margin_pct(d: Disturbance) -> str:
-    return f"±{_pct((d.margin - 1.0) * 100.0)}"
+def _margin_factor(d: Disturbance) -> str:
+    """A margin as the factor it is: "up to 6.6x", never "±560%" (a factor of 10 is +900% / -90%)."""
+    return f"up to {factor(d.margin):.3g}x"
+
+
+def _delay(d: Disturbance) -> str:
+    return f"run-queue delay {d.delay_s:.2g} s per run" if d.delay_s is not None else "run-queue delay not measured"
+
+
+def machine_changed_text(delays_s: tuple[float, float], where: str | None = None) -> str:
+    """"inconclusive: the machine changed at v8 (run-queue delay 0.9 -> 0.1 s per run)"."""
+    at = f" at {where}" if where else ""
+    return (f"inconclusive: the machine changed{at} (run-queue delay {delays_s[0]:.2g} -> {delays_s[1]:.2g} s "
+            f"per run); rerun both sides under the same load, or compare --metric cpu_s")
+
+
+def _at_equal_delay(a: DelayAdjusted) -> str:
+    return f"{(a.ratio - 1.0) * 100.0:+.1f}% ({_signed_ci(a.ci95)})"
 
 
 def disturbance_text(d: Disturbance | None) -> str | None:
     """Why a significant comparison is withheld, in words (None when it is not): what disturbed
-    the run and how much it could have moved the ratio."""
+    the run and how much it could have moved the ratio (the one model:
+    :mod:`jvmlab.analyze.interference`)."""
     if d is None or d.called:
         return None
+    if d.method == RUN_DELAY_COVARIATE and d.adjusted is not None:
+        a = d.adjusted
+        return (f"disturbed ({_delay(d)}; other processes were busy during {d.busy_blocks} of {d.n_blocks} "
+                f"blocks): at equal run-queue delay the change is {_at_equal_delay(a)}, which does not "
+                f"exclude none, so the delay could explain the difference")
     where = f" (comparisons on the {d.quiet_blocks} quiet blocks alone)" if d.method == QUIET_BLOCKS else ""
-    return (f"{_what_disturbed(d)}{where}, which could move the ratio by up to {_margin_pct(d)}, "
+    return (f"{_what_disturbed(d)}{where}, which could change the ratio by a factor {_margin_factor(d)}, "
             f"and the 95% CI does not clear that")
 
 
 def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | None:
     """How a comparison was made or called although the run was disturbed: on the quiet blocks
-    alone (said whatever the result), or called because its interval clears the margin (said
-    only of a ``significant`` comparison); None otherwise."""
+    alone (said whatever the result), at equal run-queue delay, by its own interval (a metric
+    contention barely moves), or because its interval clears the margin (said only of a
+    ``significant`` comparison); None otherwise."""
     if d is None or not d.called or (not significant and d.method != QUIET_BLOCKS):
         return None
     if d.method == QUIET_BLOCKS:
@@ -116,8 +148,24 @@ def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | N
             if d.drift is not None else ""
         return (f"on the {d.quiet_blocks} quiet blocks alone: other processes were busy during "
                 f"{d.busy_blocks} of {d.n_blocks} blocks, left out{drift}")
-    return (f"called although {_what_disturbed(d)}: the 95% CI clears the {_margin_pct(d)} "
+    if d.method == UNMOVED:
+        return (f"by its own interval: other processes were busy during {d.busy_blocks} of {d.n_blocks} blocks, "
+                f"which barely moves this metric")
+    if d.method == RUN_DELAY_COVARIATE:
+        at = f": at equal delay {_at_equal_delay(d.adjusted)}" if d.adjusted else ""
+        return f"called although other processes were busy ({_delay(d)}){at}"
+    return (f"called although {_what_disturbed(d)}: the 95% CI clears the factor {_margin_factor(d)} "
             f"that could produce")
+
+
+def beside_text(metric: Metric, other: Comparison, other_metric: Metric) -> str:
+    """The verdict on CPU time said beside a time that contention left undecided: "CPU time
+    +42.9% (95% CI +40.6% ... +45.1%): called; `--metric cpu_s` decides on a busy machine"."""
+    ci = _signed_ci(other.ci95) if other.ci95 is not None else "no CI"
+    pct = f"{(other.ratio - 1.0) * 100.0:+.1f}%" if other.ratio is not None else "-"
+    called = "called" if other.significant else "not called either"
+    return (f"{metric.name}: disturbed; {other_metric.name} {pct} ({ci}): {called}; "
+            f"hint: `--metric {other_metric.name}` decides on a busy machine")
 
 
 def change_phrase(ratio: float, ci: Interval, significant: bool, metric: Metric) -> str:
@@ -170,6 +218,8 @@ def _sentence(comparison: Comparison, metric: Metric, label: str | None, baselin
         return (f"{subject}: not enough data to compare {metric.name} "
                 f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
     phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
+    if kind is VerdictKind.INCONCLUSIVE and comparison.machine_changed_s is not None:
+        return f"{subject}: {machine_changed_text(comparison.machine_changed_s, base)}"
     if kind is VerdictKind.INCONCLUSIVE:
         # Too few invocations for the test to reach significance, although the interval
         # already excludes "no difference" (typical below ~6 invocations per cell): say both.

@@ -25,7 +25,17 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_paired, ratio_unpaired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.difference import mean_difference
-from jvmlab.analyze.interference import QUIET_BLOCKS_ENOUGH, block_loads, busy_margin, clears, drift_margin
+from jvmlab.analyze.interference import (
+    QUIET_BLOCKS_ENOUGH,
+    DelayAdjusted,
+    across_runs,
+    block_loads,
+    busy_margin,
+    clears,
+    contention_moves,
+    delay_adjusted,
+    drift_margin,
+)
 from jvmlab.analyze.model import CellData, Clean, Comparison, DriftResult, Interval, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.analyze.smallsample import T_SMALL_N
@@ -37,6 +47,8 @@ ALL_CELLS = "*"
 SECONDARY_RESAMPLES = 1000
 QUIET_BLOCKS = "quiet-blocks"  # Disturbance.method: the busy blocks left out, the quiet ones analysed
 MARGIN = "margin"  # Disturbance.method: called only when the CI clears what the interference could produce
+RUN_DELAY_COVARIATE = "run-queue-delay"  # Disturbance.method: the ratio at equal run-queue delay decides
+UNMOVED = "own-interval"  # Disturbance.method: a metric contention barely moves, judged by its own interval
 
 Statistics = Callable[..., MetricAnalysis]  # analyze_metric's signature; tests pass seeded fakes
 
@@ -58,8 +70,11 @@ class Disturbance:
 
     ``margin`` is the largest ratio (>= 1, the same either way) the interference could have
     produced (:mod:`jvmlab.analyze.interference`); ``called`` says the comparison's 95% CI
-    clears it, so the verdict stands. ``method`` is ``"margin"`` or ``"quiet-blocks"`` (the
-    busy blocks were left out and ``quiet_blocks`` quiet ones analysed alone)."""
+    clears it, so the verdict stands. ``method`` (:mod:`jvmlab.analyze.interference`) is
+    ``"own-interval"`` (a metric contention barely moves: CPU time, memory, counts),
+    ``"run-queue-delay"`` (the ratio at equal delay, ``adjusted``, decides), ``"quiet-blocks"``
+    (no delay measured: the busy blocks left out and ``quiet_blocks`` quiet ones analysed alone)
+    or ``"margin"`` (no delay measured, too few quiet blocks: the worst case)."""
 
     drift: DriftResult | None = None  # the drifting cell (this one or the baseline)
     busy_blocks: int = 0  # measured blocks with other processes busy
@@ -69,6 +84,8 @@ class Disturbance:
     called: bool = False
     method: str = MARGIN
     quiet_blocks: int = 0
+    delay_s: float | None = None  # mean run-queue delay per invocation (cell and baseline), when measured
+    adjusted: DelayAdjusted | None = None  # the ratio at equal run-queue delay (method run-queue-delay)
 
     @property
     def vetoes(self) -> bool:
@@ -97,6 +114,9 @@ class CellsComparison:
     analysis: MetricAnalysis
     compared: tuple[ComparedCell, ...]
     pooled: tuple[Comparison, ...] = ()  # a run on 2+ nodes: nodes ignored (its verdicts are within node)
+    # CPU time's comparisons, when a contended metric was left undecided on a busy machine (its verdict
+    # is said beside: the one model, jvmlab.analyze.interference)
+    beside: CellsComparison | None = None
 
     def of(self, cell: str) -> ComparedCell | None:
         return next((c for c in self.compared if c.cell == cell), None)
@@ -112,6 +132,8 @@ def verdict_kind(comparison: Comparison, lower_is_better: bool, disturbed: bool 
     that the comparison's interval does not clear)."""
     if comparison.ratio is None or comparison.ci95 is None:
         return VerdictKind.NOT_ENOUGH_DATA
+    if comparison.machine_changed_s is not None:  # the two runs' contention differed: no call either way
+        return VerdictKind.INCONCLUSIVE
     if not comparison.significant:
         return VerdictKind.INCONCLUSIVE if ci_excludes_one(comparison.ci95) else VerdictKind.NO_CLEAR_DIFFERENCE
     if disturbed:
@@ -125,22 +147,30 @@ def _measured_busy(busy: Sequence[BusyBlock]) -> dict[str, BusyBlock]:
 
 def disturbances(analysis: MetricAnalysis, busy: Sequence[BusyBlock], n_blocks: int,
                  values: Mapping[str, Clean] | None = None, *, method: str = MARGIN,
-                 quiet_blocks: int = 0) -> dict[str, Disturbance]:
-    """cell -> what disturbed its comparison and whether the comparison clears it: the busy
-    blocks' margin (each block's factor from its share of the CPU and, with ``values``, its own
-    spread; :mod:`jvmlab.analyze.interference`) times the drift margin of the cell or the
-    baseline (Spearman p < ``DRIFT_P``). ``method="quiet-blocks"``: the comparisons are on the
-    quiet blocks alone, so the busy blocks add no margin (they are reported, not counted)."""
+                 quiet_blocks: int = 0, delays: Mapping[str, Clean] | None = None) -> dict[str, Disturbance]:
+    """cell -> what disturbed its comparison and whether the comparison stands
+    (:mod:`jvmlab.analyze.interference`, the one model): the drift margin of the cell or the
+    baseline (Spearman p < ``DRIFT_P``) always; for busy blocks, nothing on a metric contention
+    barely moves (``method="own-interval"``), the ratio at equal run-queue delay when
+    ``delays`` (each cell's ``sched.run_delay_s``) were measured, else the busy blocks' margin
+    (each block's factor from its share of the CPU and, with ``values``, its own spread).
+    ``method="quiet-blocks"``: the comparisons are on the quiet blocks alone, so the busy
+    blocks add no margin (they are reported, not counted)."""
     drifting = {name: d for name, d in analysis.drift.items()
                 if d.p_value is not None and d.p_value < DRIFT_P and d.slope_rel_per_block is not None}
     measured = _measured_busy(busy)
     shares = [b.share_pct for b in measured.values() if b.share_pct is not None]
     worst = max(shares) if shares else None
+    moved = contention_moves(analysis.metric)
+    if measured and not moved:
+        method = UNMOVED
+    elif measured and delays and method == MARGIN:
+        method = RUN_DELAY_COVARIATE
     loads = block_loads(((b.block if b.block is not None else -1 - i,
                           None if b.share_pct is None else b.share_pct / 100.0,
                           None if b.steal_pct is None else b.steal_pct / 100.0)
                          for i, b in enumerate(measured.values())), values or {})
-    busy_m = 1.0 if method == QUIET_BLOCKS else busy_margin(loads, n_blocks)
+    busy_m = busy_margin(loads, n_blocks) if method == MARGIN else 1.0
     out: dict[str, Disturbance] = {}
     for comp in analysis.comparisons:
         candidates = [d for d in (drifting.get(comp.cell), drifting.get(analysis.baseline or "")) if d is not None]
@@ -151,10 +181,25 @@ def disturbances(analysis: MetricAnalysis, busy: Sequence[BusyBlock], n_blocks: 
         drift_m = 1.0 if d is None else drift_margin(own.slope_rel_per_block if own else None,
                                                      base.slope_rel_per_block if base else None, d.n_blocks)
         margin = busy_m * drift_m
+        called = margin <= 1.0 or clears(comp.ci95, margin)
+        adjusted, delay = None, None
+        if method == RUN_DELAY_COVARIATE and delays is not None:
+            adjusted, delay = _adjusted(comp.cell, analysis.baseline, values or {}, delays)
+            called = called and (adjusted is None or adjusted.confirms(comp.ci95))
         out[comp.cell] = Disturbance(drift=d, busy_blocks=len(measured), n_blocks=n_blocks, worst_share_pct=worst,
-                                     margin=margin, called=margin <= 1.0 or clears(comp.ci95, margin),
-                                     method=method, quiet_blocks=quiet_blocks)
+                                     margin=margin, called=called, method=method, quiet_blocks=quiet_blocks,
+                                     delay_s=delay, adjusted=adjusted)
     return out
+
+
+def _adjusted(cell: str, baseline: str | None, values: Mapping[str, Clean],
+              delays: Mapping[str, Clean]) -> tuple[DelayAdjusted | None, float | None]:
+    """The comparison at equal run-queue delay, and the mean delay per invocation of both cells."""
+    if baseline is None or not all(k in values and k in delays for k in (cell, baseline)):
+        return None, None
+    pooled = np.concatenate([delays[cell].values, delays[baseline].values])
+    delay = float(pooled.mean()) if pooled.size else None
+    return delay_adjusted(values[cell], values[baseline], delays[cell], delays[baseline]), delay
 
 
 def _quiet_values(values: Mapping[str, CellData], busy: Sequence[BusyBlock]) -> tuple[dict[str, CellData], int]:
@@ -178,22 +223,26 @@ def _quiet_values(values: Mapping[str, CellData], busy: Sequence[BusyBlock]) -> 
 def compare_cells(values: Mapping[str, CellData], baseline: str | None, metric: str, *,
                   lower_is_better: bool, factors: Mapping[str, Mapping[str, str]] | None = None,
                   seed: int = 0, busy: Sequence[BusyBlock] = (), n_blocks: int = 0,
-                  statistics: Statistics = analyze_metric, positive: bool | None = None) -> CellsComparison:
+                  statistics: Statistics = analyze_metric, positive: bool | None = None,
+                  delays: Mapping[str, CellData] | None = None) -> CellsComparison:
     """Every cell against ``baseline`` on ``metric``: statistics, then one typed verdict each.
 
     ``statistics`` is :func:`jvmlab.analyze.analyze_metric` (seeded by ``seed``); tests pass
     a fake returning a fixed :class:`MetricAnalysis`. ``positive``: the metric is never
     negative (None: the built-in registry's word).
 
-    A busy machine or a drift does not veto a verdict by itself: when other processes were
-    busy in some blocks and at least ``QUIET_BLOCKS_ENOUGH`` blocks were quiet, the
-    comparisons are made on the quiet blocks alone (the cells' descriptions keep every
-    block); otherwise each significant comparison is called only when its interval clears
+    A busy machine or a drift does not veto a verdict by itself (the one model:
+    :mod:`jvmlab.analyze.interference`): a metric contention barely moves (CPU time, memory,
+    counts) is judged by its own interval; a contended one by its ratio at equal run-queue
+    delay when ``delays`` (each cell's ``sched.run_delay_s``, parallel to ``values``) were
+    measured; without them, on the quiet blocks alone when at least ``QUIET_BLOCKS_ENOUGH``
+    were quiet (the cells' descriptions keep every block), else only when its interval clears
     what the interference could have produced (:func:`disturbances`). The
     :class:`Disturbance` says which was done."""
     analysis = statistics(values, baseline, metric, factors, seed=seed, positive=positive)
     method, quiet_n, judged = MARGIN, 0, analysis
-    if _measured_busy(busy):
+    have_delays = bool(delays) and all(np.isfinite(d.values).any() for d in (delays or {}).values())
+    if _measured_busy(busy) and contention_moves(metric) and not have_delays:
         quiet, quiet_n = _quiet_values(values, busy)
         if quiet_n >= QUIET_BLOCKS_ENOUGH:
             calm = statistics(quiet, baseline, metric, None, seed=seed, positive=positive)
@@ -203,7 +252,9 @@ def compare_cells(values: Mapping[str, CellData], baseline: str | None, metric: 
             judged = replace(analysis, drift=calm.drift)
             method = QUIET_BLOCKS
     cleaned = {name: clean(d) for name, d in values.items()}
-    disturbed = disturbances(judged, busy, n_blocks, cleaned, method=method, quiet_blocks=quiet_n)
+    delay_values = {name: clean(d) for name, d in (delays or {}).items()} if have_delays else None
+    disturbed = disturbances(judged, busy, n_blocks, cleaned, method=method, quiet_blocks=quiet_n,
+                             delays=delay_values)
     compared = []
     for c in analysis.comparisons:
         d = disturbed.get(c.cell)
@@ -248,12 +299,34 @@ def compare_family(pairs: Sequence[tuple[str, CellData, str, CellData, str]], se
     return adjust(raw)
 
 
+@dataclass(frozen=True)
+class RunContention:
+    """One cell's contention in two runs: mean run-queue delay per invocation in A and in B
+    (None: not measured), and its mean wall time (the run's length the delays are set against)."""
+
+    delay_a_s: float | None
+    delay_b_s: float | None
+    wall_s: float | None
+
+
 def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str, label_a: str,
-                   seed: int) -> tuple[Comparison, ...]:
+                   seed: int, contention: Mapping[str, RunContention] | None = None) -> tuple[Comparison, ...]:
     """The same cell in two experiments (name, values in A, values in B): ratio B/A,
-    unpaired (blocks of two runs were not measured side by side), Holm-corrected together."""
-    return compare_family([(name, b, f"{name} in {label_a}", a, metric) for name, a, b in pairs], seed,
-                          "compare-exp")
+    unpaired (blocks of two runs were not measured side by side), judged across runs by the
+    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread, and
+    each run's stored contention), then Holm-corrected together."""
+    raw = [compare(name, clean(b), f"{name} in {label_a}", clean(a), metric, rng_for(seed, metric, name, "compare-exp"))
+           for name, a, b in pairs]
+    judged = []
+    for comp, (name, _, _) in zip(raw, pairs, strict=True):
+        c = (contention or {}).get(name)
+        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s) if c else across_runs(comp))
+    return _keep_unchanged(adjust(judged))
+
+
+def _keep_unchanged(family: Sequence[Comparison]) -> tuple[Comparison, ...]:
+    """After the correction: a comparison whose sides ran under different contention stays uncalled."""
+    return tuple(replace(c, significant=False) if c.machine_changed_s is not None else c for c in family)
 
 
 Interval3 = tuple[float, float, float]  # estimate, low, high (NaN bounds: no interval)

@@ -6,18 +6,19 @@ The report words this (:mod:`jvmlab.report.summary`); scenarios, tune and sizing
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.describe import describe
+from jvmlab.analyze.interference import CPU_METRIC, contention_moves
 from jvmlab.analyze.model import CellStats, MetricAnalysis, clean
 from jvmlab.analyze.pipeline import analyze_metric
 from jvmlab.errors import UserError
-from jvmlab.metrics import never_negative
+from jvmlab.metrics import RUN_DELAY, never_negative
 from jvmlab.model import hazards as hz
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
 from jvmlab.plan.metric_choice import DEFAULT_METRIC, MetricChoice, choose_metric
-from jvmlab.results.compare import CellsComparison, Statistics, compare_cells
+from jvmlab.results.compare import CellsComparison, Statistics, VerdictKind, compare_cells
 from jvmlab.results.hazards import experiment_hazards
 from jvmlab.results.node_verdicts import within_node_verdicts
 from jvmlab.results.records import ExperimentResults
@@ -93,14 +94,31 @@ def analyze_experiment(results: ExperimentResults, metric: str | None = None, se
         lower_is_better=results.metrics.get(choice.metric).lower_is_better,
         factors={c.name: {f: _levels(c)[f] for f in varying} for c in cells} if len(varying) >= 2 else None,
         seed=seed, busy=results.busy_blocks, n_blocks=results.measured_blocks(), statistics=statistics,
-        positive=never_negative(choice.metric, results.metrics))
+        positive=never_negative(choice.metric, results.metrics),
+        delays={c.name: results.values(c, RUN_DELAY) for c in cells} if results.busy_blocks else None)
     comparison = within_node_verdicts(results, comparison, choice.metric,  # a cluster run: node as a block
                                       results.metrics.get(choice.metric).lower_is_better)
+    comparison = replace(comparison, beside=_beside(results, comparison, seed, statistics))
     cell_results = tuple(_cell_result(results, c, choice.metric, comparison.analysis, seed) for c in cells)
     hazards = experiment_hazards(results.hazards, results.busy_blocks, cell_results, comparison.analysis)
     return ExperimentAnalysis(results=results, metric=choice.metric, metric_reason=choice.reason,
                               cells=cell_results, comparison=comparison, hazards=hazards,
                               warmup_classes=warmup_classes(results))
+
+
+def _beside(results: ExperimentResults, comparison: CellsComparison, seed: int,
+            statistics: Statistics) -> CellsComparison | None:
+    """CPU time compared too, when contention left a contended metric undecided on a busy machine
+    (a significant comparison withheld, or none significant): its verdict is said beside."""
+    metric = comparison.analysis.metric
+    undecided = [c for c in comparison.compared if c.disturbance is not None and c.disturbance.busy_blocks
+                 and (c.kind is VerdictKind.DISTURBED or not c.comparison.significant)]
+    if metric == CPU_METRIC or not contention_moves(metric) or not undecided:
+        return None
+    cells = results.cells
+    return compare_cells({c.name: results.values(c, CPU_METRIC) for c in cells}, results.baseline, CPU_METRIC,
+                         lower_is_better=True, seed=seed, busy=results.busy_blocks,
+                         n_blocks=results.measured_blocks(), statistics=statistics, positive=True)
 
 
 def _cell_result(results: ExperimentResults, c: StoredCell, metric: str, analysis: MetricAnalysis,

@@ -16,7 +16,7 @@ import fnmatch
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from scipy import special
@@ -24,7 +24,9 @@ from scipy import special
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import ALPHA, MIN_LABELS, Segmentation, segment
+from jvmlab.analyze.interference import contention_moves, machine_change_margin, machine_changed
 from jvmlab.errors import UserError, did_you_mean, hide_passwords
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.stored import PROCESS_METRICS, StoredExperiment
 from jvmlab.store.protocol import Store
 
@@ -52,6 +54,18 @@ class LabelEstimate:
 
 
 @dataclass(frozen=True)
+class MachineChange:
+    """A change point whose two sides ran under different contention (the one model:
+    :func:`jvmlab.analyze.interference.machine_changed`): the mean run-queue delay per run
+    before and after it, and the factor that change could move a run by."""
+
+    index: int  # the change's first label
+    delay_before_s: float
+    delay_after_s: float
+    margin: float
+
+
+@dataclass(frozen=True)
 class CellHistory:
     """One cell and metric across the labels it was measured at."""
 
@@ -62,6 +76,11 @@ class CellHistory:
     points: tuple[LabelEstimate, ...]
     segmentation: Segmentation | None  # None: too few labels to look for a change
     reason: str | None = None  # why there is no segmentation
+    machine_changes: tuple[MachineChange, ...] = ()  # changes under different contention: not called
+    label_positions: tuple[int, ...] = ()  # each point's index in History.labels
+
+    def machine_change_at(self, index: int) -> MachineChange | None:
+        return next((m for m in self.machine_changes if m.index == index), None)
 
     def label_at(self, index: int) -> str:
         return self.points[index].label
@@ -137,7 +156,43 @@ def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: 
     seed = experiments[0].seed
     out = [_cell(series, cell, metric, units.get(metric, ""), labels, runs[(cell, metric)], seed, alpha)
            for cell in wanted for metric in chosen if (cell, metric) in runs]
+    if any(c.segmentation is not None and c.segmentation.changes and contention_moves(c.metric) for c in out):
+        out = _with_contention(store, series, position, out)
     return History(series, tuple(labels), tuple(chosen), tuple(out))
+
+
+def _with_contention(store: Store, series: str, position: dict[int, int],
+                     cells: list[CellHistory]) -> list[CellHistory]:
+    """Each change of a contended metric checked against the labels' stored run-queue delays
+    (one more query): a change whose two sides ran under different contention is marked."""
+    per_label: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for exp_id, cell, metric, value in store.series_values(series, [RUN_DELAY, "wall_s"]):
+        per_label[(cell, metric)][position[exp_id]].append(value)
+    out = []
+    for ch in cells:
+        seg = ch.segmentation
+        delays, walls = per_label.get((ch.cell, RUN_DELAY)), per_label.get((ch.cell, "wall_s"))
+        if seg is None or not seg.changes or not contention_moves(ch.metric) or not delays or not walls:
+            out.append(ch)
+            continue
+        marks = []
+        for i, change in enumerate(seg.changes):
+            a = seg.changes[i - 1].index if i else 0
+            b = seg.changes[i + 1].index if i + 1 < len(seg.changes) else len(seg.labels)
+            before = _pooled(delays, ch.label_positions[a:change.index])
+            after = _pooled(delays, ch.label_positions[change.index:b])
+            wall = _pooled(walls, ch.label_positions[a:b])
+            if not before or not after or not wall:
+                continue
+            d0, d1, w = math.fsum(before) / len(before), math.fsum(after) / len(after), math.fsum(wall) / len(wall)
+            if machine_changed(d0, d1, w, change.ratio):
+                marks.append(MachineChange(change.index, d0, d1, machine_change_margin(d0, d1, w)))
+        out.append(replace(ch, machine_changes=tuple(marks)) if marks else ch)
+    return out
+
+
+def _pooled(by_label: dict[int, list[float]], positions: Sequence[int]) -> list[float]:
+    return [v for p in positions for v in by_label.get(p, [])]
 
 
 def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[SeriesLabel],
@@ -147,10 +202,11 @@ def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[Serie
     info = registry.get(metric, unit)
     if len(present) < 2 * MIN_LABELS:
         return CellHistory(cell, metric, unit, info.lower_is_better, points, None,
-                           f"{len(present)} label(s): a change needs {MIN_LABELS}+ labels on each side")
+                           f"{len(present)} label(s): a change needs {MIN_LABELS}+ labels on each side",
+                           label_positions=tuple(present))
     seg = segment([by_label[i] for i in present], alpha=ALPHA if alpha is None else alpha,
                   rng=rng_for(seed, "history", series, cell, metric))
-    return CellHistory(cell, metric, unit, info.lower_is_better, points, seg)
+    return CellHistory(cell, metric, unit, info.lower_is_better, points, seg, label_positions=tuple(present))
 
 
 @lru_cache(maxsize=256)

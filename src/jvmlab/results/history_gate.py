@@ -10,6 +10,10 @@ the whole interval lies beyond the threshold) decides. One parser, one judge.
 - the newest label alone differs from the segment before it (:class:`~jvmlab.analyze.changepoint.Tail`):
   one label cannot tell a change from an outlier, so the check is ``inconclusive`` (exit 3,
   the compare gate's code; ``--inconclusive pass`` makes it 0) until the next label says which;
+- a newest change whose two sides ran under different contention (the labels' stored
+  run-queue delays, :func:`jvmlab.analyze.interference.machine_changed`) is never a call:
+  its interval widens by what the delay change could explain, so the check is inconclusive
+  (exit 3) unless even that wider interval lies on the good side of the threshold;
 - a newest change the compare gate itself cannot decide (its interval reaches past the
   threshold without being surely beyond it) is inconclusive for the same reason.
 
@@ -103,7 +107,12 @@ def _comparison(series: str, cell: CellHistory, permutations: int) -> Comparison
     before = cell.label_at(last.index - 1)
     after = cell.label_at(last.index)
     rel = (last.ratio - 1.0) * 100.0 if last.ratio is not None else None
+    ci, changed = last.ci95, cell.machine_change_at(last.index)
+    if changed is not None:  # the two sides ran under different contention: never a call (the one model)
+        p = 1.0
+        ci = (ci[0] / changed.margin, ci[1] * changed.margin) if ci is not None else None
     return Comparison(cell=cell.cell, baseline=f"{before} -> {after}", metric=cell.metric,
-                      ratio=last.ratio, ci95=last.ci95, rel_diff_pct=rel, p_value=p, p_adjusted=None,
+                      ratio=last.ratio, ci95=ci, rel_diff_pct=rel, p_value=p, p_adjusted=None,
                       significant=False, n_cell=last.after_labels, n_baseline=last.before_labels, paired=False,
-                      ci_kind="change-point")
+                      ci_kind="change-point",
+                      machine_changed_s=(changed.delay_before_s, changed.delay_after_s) if changed else None)

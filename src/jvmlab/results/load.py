@@ -1,13 +1,12 @@
 """Load one experiment from the store, once, into :class:`ExperimentResults`.
 
 This and the cli are the only places that read the store for reporting: renderers take the
-loaded results. Stored ``busy-machine`` rows are decoded here, once, into numbers
-(:class:`BusyBlock`), so no renderer reads a number back out of text.
+loaded results. Stored ``busy-machine`` rows carry their numbers as columns
+(:class:`jvmlab.model.hazards.MachineLoad`, schema v9): nothing here reads a number out of text.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,15 +15,11 @@ import numpy as np
 from jvmlab.metrics import DEFAULT
 from jvmlab.model import hazards as hz
 from jvmlab.model.documents import ArchiveRecord, ArchivesDocument, LoadHistogramDocument, ProgressDocument
+from jvmlab.model.hazards import MachineLoad
 from jvmlab.model.stored import StoredCell, StoredHazard, StoredInvocation
 from jvmlab.results.nodes import load_nodes
 from jvmlab.results.records import BusyBlock, ExperimentResults, RawSeries
 from jvmlab.store.protocol import Store
-
-# The runner's busy-machine row: "other processes used 40% of the CPU during block 3" (or
-# "during the warm-up"; older stores wrote "block -1" for a warm-up block).
-_BUSY_ROW = re.compile(r"used (?P<pct>\d+)% of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+))"
-                       r"(?: \(steal (?P<steal>\d+)%\))?")
 
 
 @dataclass(frozen=True)
@@ -65,17 +60,18 @@ def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
 
 
 def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock, ...]:
-    """The stored busy-machine rows as numbers (decoded once, where they are read)."""
+    """The stored busy-machine rows' numbers (schema v8 columns: :class:`MachineLoad`)."""
     out = []
     for h in stored:
         if h.kind != hz.BUSY_MACHINE:
             continue
-        m = _BUSY_ROW.search(h.detail)
-        warmup = m is not None and (m.group("warmup") is not None or int(m.group("block")) < 0)
-        block = int(m.group("block")) - 1 if m is not None and m.group("block") is not None else None
-        steal = int(m.group("steal")) if m is not None and m.group("steal") is not None else None
-        out.append(BusyBlock(int(m.group("pct")) if m else None, warmup, h.detail, getattr(h, "hint", None) or "",
-                             None if warmup else block, steal))
+        load: MachineLoad | None = getattr(h, "load", None)
+        if load is None:
+            load = MachineLoad(None, None)
+        out.append(BusyBlock(None if load.other_share is None else round(load.other_share * 100), load.warmup,
+                             h.detail, getattr(h, "hint", None) or "", None if load.warmup else load.block,
+                             None if load.steal_share is None else round(load.steal_share * 100),
+                             load.run_delay_s, load.node))
     return tuple(out)
 
 

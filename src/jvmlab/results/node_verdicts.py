@@ -17,7 +17,8 @@ from dataclasses import replace
 
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.hierarchical import HierarchicalRatio
-from jvmlab.analyze.model import Comparison
+from jvmlab.analyze.model import Comparison, clean
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.results.compare import ALL_CELLS, CellsComparison, ComparedCell, disturbances, verdict_kind
 from jvmlab.results.nodes import NodeAnalysis, analyze_nodes, within_node_drift
 from jvmlab.results.records import ExperimentResults
@@ -50,7 +51,12 @@ def within_node_verdicts(results: ExperimentResults, pooled: CellsComparison, me
     note = VERDICT_NOTE.format(nodes=count)
     stats = replace(pooled.analysis, comparisons=within, notes=(*pooled.analysis.notes, note),
                     drift=within_node_drift(results, metric))
-    disturbed = disturbances(stats, results.busy_blocks, results.measured_blocks())
+    # the one interference model, with each node's invocations' run-queue delays as its covariate
+    delays = {c.name: clean(results.values(c, RUN_DELAY)) for c in results.cells}
+    measured = all(d.values.size for d in delays.values())
+    values = {c.name: clean(results.values(c, metric)) for c in results.cells} if measured else None
+    disturbed = disturbances(stats, results.busy_blocks, results.measured_blocks(), values,
+                             delays=delays if measured else None)
     compared = []
     for new in within:
         d = disturbed.get(new.cell) or disturbed.get(ALL_CELLS)

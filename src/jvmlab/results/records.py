@@ -36,6 +36,8 @@ class BusyBlock:
     hint: str
     block: int | None = None
     steal_pct: int | None = None  # the hypervisor's steal in that block (None: not recorded)
+    run_delay_s: float | None = None  # mean run-queue delay per invocation in that block (None: not measured)
+    node: str | None = None  # the cluster node that was busy (None: this machine)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ newer one is refused with a message, never touched.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 
@@ -20,7 +21,7 @@ from jvmlab.model.documents import (
     DocumentError,
     RunOptionsRecord,
 )
-from jvmlab.store.schema import document, experiment, experiment_document, metadata, node, schema_version
+from jvmlab.store.schema import document, experiment, experiment_document, hazard, metadata, node, schema_version
 
 Migration = tuple[int, str, Callable[[Connection], None]]
 
@@ -37,6 +38,8 @@ MIGRATIONS: list[Migration] = [
      lambda conn: _v7(conn)),
     (8, "experiment run options: a typed, versioned record (a minimum-heap search's kind and request dropped)",
      lambda conn: _v8(conn)),
+    (9, "hazard.block, other_share, steal_share, run_delay_s, node: a busy machine's numbers",
+     lambda conn: _v9(conn)),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -90,6 +93,34 @@ def _v8(conn: Connection) -> None:
             continue
         conn.execute(update(experiment).where(experiment.c.id == experiment_id)
                      .values(run_options_json=json.dumps(body, sort_keys=True)))
+
+
+# The words busy-machine rows were stored with before v9: "[node N busy: ]other processes used
+# 40% of the CPU during block 3 (steal 5%)" ("the warm-up"; older stores wrote "block -1").
+# Read here once, by the migration; nothing after v9 reads a number out of a hazard's words.
+_OLD_BUSY_ROW = re.compile(r"(?:node (?P<node>\S+) busy: )?(?:machine busy: )?other processes used (?P<pct>\d+)% "
+                           r"of the CPU during (?:(?P<warmup>the warm-up)|block (?P<block>-?\d+)|the block)"
+                           r"(?: \(steal (?P<steal>\d+)%\))?")
+
+
+def _v9(conn: Connection) -> None:
+    """The busy-machine hazard's numbers as columns; the rows stored before as words get them
+    from their words, once, here."""
+    have = {c["name"] for c in inspect(conn).get_columns("hazard")}
+    for column, kind in (("block", "INTEGER"), ("other_share", "FLOAT"), ("steal_share", "FLOAT"),
+                         ("run_delay_s", "FLOAT"), ("node", "VARCHAR(200)")):
+        if column not in have:
+            conn.execute(text(f"ALTER TABLE hazard ADD COLUMN {column} {kind}"))
+    rows = conn.execute(select(hazard.c.id, hazard.c.detail).where(hazard.c.kind == "busy-machine")).all()
+    for row_id, detail in rows:
+        m = _OLD_BUSY_ROW.search(detail or "")
+        if m is None:
+            continue
+        block = -1 if m["warmup"] else int(m["block"]) - 1 if m["block"] is not None else None
+        block = -1 if block is not None and block < -1 else block
+        conn.execute(update(hazard).where(hazard.c.id == row_id).values(
+            block=block, other_share=int(m["pct"]) / 100.0,
+            steal_share=None if m["steal"] is None else int(m["steal"]) / 100.0, node=m["node"]))
 
 
 def _rewrite(conn: Connection, table: Table, owner: str, kinds: dict[str, type[Document]]) -> None:

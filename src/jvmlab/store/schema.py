@@ -141,6 +141,12 @@ hazard = Table(
     Column("kind", String(60), nullable=False),
     Column("detail", Text, nullable=False),
     Column("hint", Text),
+    # a busy machine's numbers (schema v8, model.hazards.MachineLoad): NULL for other kinds
+    Column("block", Integer),
+    Column("other_share", Float),
+    Column("steal_share", Float),
+    Column("run_delay_s", Float),
+    Column("node", String(200)),
 )
 Index("ix_hazard_experiment", hazard.c.experiment_id)
 

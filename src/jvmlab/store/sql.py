@@ -21,7 +21,7 @@ from sqlalchemy.exc import (
 from jvmlab.errors import UserError, hide_passwords
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import Document, DocumentError, RunOptionsRecord
-from jvmlab.model.hazards import Hazard
+from jvmlab.model.hazards import BUSY_MACHINE, Hazard, MachineLoad
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import (
     PROCESS_METRICS,
@@ -310,8 +310,8 @@ class SqlStore:
                 for k, v in collected.documents.items()]
         if docs:
             conn.execute(t.document.insert(), docs)
-        hazards = [dict(experiment_id=experiment_id, invocation_id=inv_id, cell=h.cell, kind=h.kind,
-                        detail=h.detail, hint=h.hint) for h in collected.hazards]
+        hazards = [dict(experiment_id=experiment_id, invocation_id=inv_id, cell=h.cell, kind=str(h.kind),
+                        detail=h.detail, hint=h.hint, **_load_columns(h.load)) for h in collected.hazards]
         if hazards:
             conn.execute(t.hazard.insert(), hazards)
 
@@ -406,13 +406,28 @@ class SqlStore:
     def add_hazard(self, experiment_id: int, hazard: Hazard) -> None:
         with self.engine.begin() as conn:
             conn.execute(t.hazard.insert().values(experiment_id=experiment_id, cell=hazard.cell,
-                                                  kind=hazard.kind, detail=hazard.detail, hint=hazard.hint))
+                                                  kind=str(hazard.kind), detail=hazard.detail, hint=hazard.hint,
+                                                  **_load_columns(hazard.load)))
 
     def hazards(self, experiment_id: int) -> list[StoredHazard]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(t.hazard).where(t.hazard.c.experiment_id == experiment_id)
                                 .order_by(t.hazard.c.id)).all()
-        return [StoredHazard(r.kind, r.detail, r.hint, r.cell, r.invocation_id) for r in rows]
+        return [StoredHazard(r.kind, r.detail, r.hint, r.cell, r.invocation_id, _load_of(r)) for r in rows]
+
+
+def _load_columns(load: MachineLoad | None) -> dict[str, Any]:
+    if load is None:
+        return {}
+    return {"block": load.block, "other_share": load.other_share, "steal_share": load.steal_share,
+            "run_delay_s": load.run_delay_s, "node": load.node}
+
+
+def _load_of(row: Any) -> MachineLoad | None:
+    """A busy machine's numbers from their columns (None for other kinds)."""
+    if row.kind != BUSY_MACHINE:
+        return None
+    return MachineLoad(row.block, row.other_share, row.steal_share, row.run_delay_s, row.node)
 
 
 def _not_a_database(url: str, dialect: str, err: DatabaseError) -> str:

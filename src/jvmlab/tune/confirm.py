@@ -16,6 +16,9 @@ import math
 import numpy as np
 
 from jvmlab import metrics
+from jvmlab.analyze.interference import contention_moves, paired_blocks_adjusted
+from jvmlab.metrics import RUN_DELAY
+from jvmlab.report.notation import pct_change_ci
 from jvmlab.report.verdicts import change_phrase, verb
 from jvmlab.tune.model import Config, Confirmation
 from jvmlab.tune.progress import TuneProgress
@@ -39,6 +42,7 @@ def confirm(session: Tuning, label: str, winner: Config, baseline: Config, defau
     progress.set(f"confirming the {label}", " ".join(winner.flags) or "JDK defaults",
                  blocks_max=cfg.confirm_max_blocks, width=len(configs))
     logs: dict[str, dict[str, list[float]]] = {name: {} for name in others}
+    contended: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in others}
     blocks, needed, primary = 0, 0, cfg.objectives[0].metric
     target_log = math.log1p(cfg.confirm_ci_pct / 100.0)
     for block_results in session.blocks(configs, cfg.confirm_max_blocks):
@@ -51,6 +55,8 @@ def confirm(session: Tuning, label: str, winner: Config, baseline: Config, defau
             for metric, value in results[0].items():
                 if metric in got:
                     logs[name].setdefault(metric, []).append(log_value(value) - log_value(got[metric]))
+            if all(m in r for r in (results[0], got) for m in (primary, RUN_DELAY)):
+                contended[name].append((results[0][primary], got[primary], results[0][RUN_DELAY], got[RUN_DELAY]))
         main = logs["baseline"].get(primary, [])
         if not needed and len(main) >= MIN_BLOCKS:
             needed = stein_blocks(main[:MIN_BLOCKS], target_log)
@@ -61,11 +67,12 @@ def confirm(session: Tuning, label: str, winner: Config, baseline: Config, defau
                     f"confirm_max_blocks stops it at {cfg.confirm_max_blocks}, so the CI is wider")
         if needed and len(main) >= needed:
             break
-    return _summarise(session, label, winner, blocks, logs)
+    return _summarise(session, label, winner, blocks, logs, contended)
 
 
 def _summarise(session: Tuning, label: str, winner: Config, blocks: int,
-               logs: dict[str, dict[str, list[float]]]) -> Confirmation:
+               logs: dict[str, dict[str, list[float]]],
+               contended: dict[str, list[tuple[float, float, float, float]]] | None = None) -> Confirmation:
     out = Confirmation(label, winner, blocks)
     for name, per_metric in logs.items():
         for i, obj in enumerate(session.config.objectives):
@@ -83,6 +90,13 @@ def _summarise(session: Tuning, label: str, winner: Config, blocks: int,
             measured = metrics.get(obj.metric)
             phrase = change_phrase(ratio, ci, significant, measured)  # "is 12% faster", "uses 37% less CPU time"
             out.verdicts[key] = f"{verb(measured)} {phrase}" if significant else phrase
+            if i == 0 and significant and contention_moves(obj.metric):  # the one model, as `run` judges
+                adjusted = paired_blocks_adjusted((contended or {}).get(name, []))
+                if adjusted is not None and not adjusted.confirms(ci):
+                    out.verdicts[key] += (f"; but disturbed: at equal run-queue delay "
+                                          f"({adjusted.delay_s:.2g} s per run) the change is "
+                                          f"{(adjusted.ratio - 1) * 100:+.1f}% ({pct_change_ci(adjusted.ci95)}), "
+                                          f"so the machine's load could explain it; confirm on a quieter machine")
         if name == "baseline":
             for metric, diffs in per_metric.items():
                 if metric not in {o.metric for o in session.config.objectives} and diffs:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jvmlab.analyze.interference import contention_moves, paired_blocks_adjusted
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.tune.drift import MIN_BLOCKS, block_drift
 from jvmlab.tune.model import Config, Metrics
 from jvmlab.tune.stats import LOG_FLOOR, log_value, t_interval
@@ -85,6 +87,7 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
     pair: tuple[list[float], list[float]] = ([], [])  # per-block objective: candidate, incumbent
     state = "not-better"  # the point estimate is not better: stopped without spending more
     cand_samples: dict[str, list[float]] = {}
+    contended: list[tuple[float, float, float, float]] = []  # candidate, incumbent: objective, run-queue delay
     for got_c, got_i in session.blocks([cand, inc.config], limit):
         if isinstance(got_c, str):
             return RaceResult("infeasible", len(diffs) + 1, None, None, {}, got_c)
@@ -96,6 +99,8 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
             cand_samples.setdefault(k, []).append(v)
         pair[0].append(got_c[obj.metric])
         pair[1].append(got_i[obj.metric])
+        if RUN_DELAY in got_c and RUN_DELAY in got_i:
+            contended.append((got_c[obj.metric], got_i[obj.metric], got_c[RUN_DELAY], got_i[RUN_DELAY]))
         diffs.append(sign * (log_value(got_c[obj.metric]) - log_value(got_i[obj.metric])))
         if len(diffs) < cfg.min_blocks:
             continue
@@ -105,7 +110,7 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
             if (len(diffs) < min(MIN_BLOCKS, limit) and upper > math.log(DECISIVE_RATIO)
                     and not session.out_of_budget(0, reserve=2)):
                 continue  # better: enough blocks for the drift check before promoting
-            promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair)
+            promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair, contended, obj.metric)
             return promoted if promoted.state == "drift" else guard(session, promoted, baseline)
         if np.mean(diffs) >= 0:
             break
@@ -119,10 +124,20 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
     return result if result.state == "drift" else guard(session, result, baseline)
 
 
-def _checked(session: Tuning, result: RaceResult, pair: tuple[list[float], list[float]]) -> RaceResult:
+def _checked(session: Tuning, result: RaceResult, pair: tuple[list[float], list[float]],
+             contended: list[tuple[float, float, float, float]] | None = None, metric: str = "") -> RaceResult:
     """The drift check over the race's blocks: a promotion measured during drift becomes
-    ``drift`` (not promoted); any other outcome keeps its state and says so in its reason."""
+    ``drift`` (not promoted); any other outcome keeps its state and says so in its reason. A
+    promotion on a contended metric that the run-queue delay explains (the one model,
+    :mod:`jvmlab.analyze.interference`, as `run` judges) is not promoted either."""
     found = block_drift(*pair)
+    if found is None and result.state == "promoted" and contended and contention_moves(metric):
+        adjusted = paired_blocks_adjusted(contended)
+        if adjusted is not None and not adjusted.confirms(result.ci):
+            why = (f"measured under contention: at equal run-queue delay ({adjusted.delay_s:.2g} s per run) "
+                   f"the ratio's 95% CI is {adjusted.ci95[0]:.3g}-{adjusted.ci95[1]:.3g}")
+            session.hazards.append(f"block {session.block}: {why}")
+            return RaceResult("drift", result.blocks, result.ratio, result.ci, result.means, why, result.samples)
     if found is None:
         return result
     session.hazards.append(f"block {session.block}: drift during a race: {found.text()}")

@@ -1,0 +1,264 @@
+"""Right answers on a busy machine (issue 40): real JVMs with effects known by construction,
+under a load this bench starts and stops, judged by jvmlab's one interference model.
+
+Cells of one experiment (``bench/java/BusyTruth.java``; randomized blocks, baseline ``aa``):
+``aa`` and ``aa2`` (A/A: the same command), ``w0`` (no work: the JVM's own start-up CPU, to
+build the CPU construction), ``w5``, ``w10``, ``w50`` (5, 10, 50% more loop iterations),
+``sleep100`` (a 100 ms sleep after the work), ``hold300`` (300 MiB held and touched).
+
+Loads (``python -c "while True: pass"`` processes this bench starts and kills by pid):
+``0`` (none), ``1x`` (one per core), ``2x`` (two per core), ``drop`` (one per core, stopped
+halfway through the experiment).
+
+Constructions: CPU time of ``wX`` over ``aa`` is ``(a + (1 + x)(c0 - a)) / c0``, ``c0`` the
+mean CPU time of ``aa`` and ``a`` that of ``w0`` (the work is the only difference); peak RSS of
+``hold300`` is called when its CI lies above 1; wall time's calls are counted (under load its
+ratio has no construction to cover). Each verdict is `jvmlab report`'s
+(:func:`jvmlab.results.analyze_experiment`, the one model of :mod:`jvmlab.analyze.interference`).
+
+A history series: 8 labels of one cell, +50% work from v4 on, the load on for v0-v5 and off
+from v6 on: `history` on CPU time must find v4; on wall time it must never call a wrong label
+(v6 may only be "inconclusive: the machine changed").
+
+Targets (docs/statistics.md "Busy machines"): A/A false calls <= 5% at every load; +50% called
+>= 90% on CPU time at every load and >= 80% on wall time at 1x; the 300 MB called every time;
+CPU CIs cover the construction >= 90%; history finds v4 >= 90% on CPU time, never a wrong label
+on wall time. ``--quick``: one experiment per load with 6 blocks, 150 M iterations, one series
+of 3 runs per label (a smoke run: the rates need ``--repeats 40``).
+
+    .venv/bin/python bench/busy_truth.py --quick
+    .venv/bin/python bench/busy_truth.py --repeats 40 --blocks 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from aa_real import Silent
+from busy import load_at_start, warn_if_busy
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.session import run_experiment
+from jvmlab.jdk import discover, select
+from jvmlab.model.stored import SeriesTag
+from jvmlab.plan.prepare import prepare
+from jvmlab.results import VerdictKind, analyze_experiment, load_experiment
+from jvmlab.results.history import load_history
+from jvmlab.spec.load import parse_spec
+from jvmlab.store.sql import SqlStore
+
+SOURCE = Path(__file__).resolve().parent / "java" / "BusyTruth.java"
+BASE_WORK = 400  # million iterations: about half a second of one core (--quick: 150)
+
+
+def cells(work: int) -> dict[str, list[str]]:
+    return {"aa": [], "aa2": [], "w0": ["--work", "0"], "w5": ["--work", str(work * 105 // 100)],
+            "w10": ["--work", str(work * 110 // 100)], "w50": ["--work", str(work * 150 // 100)],
+            "sleep100": ["--sleep-ms", "100"], "hold300": ["--hold-mb", "300"]}
+
+
+CELLS = cells(BASE_WORK)
+WORK = {"w5": 0.05, "w10": 0.10, "w50": 0.50}
+LOADS = {"0": 0, "1x": 1, "2x": 2, "drop": 1}
+CALLED = (VerdictKind.BETTER, VerdictKind.WORSE)
+
+
+class HalfwayStop(Silent):
+    """Stops a load once half of the experiment's invocations have finished (the load that drops mid-run)."""
+
+    def __init__(self, load: Load, total: int) -> None:
+        self.load, self.total, self.done = load, total, 0
+
+    def finished(self, *a: object) -> None:
+        self.done += 1
+        if self.done == self.total // 2:
+            self.load.stop()
+
+
+class Load:
+    """``per_core`` spinning processes per core, started now; ``stop`` kills them by pid."""
+
+    def __init__(self, per_core: int) -> None:
+        n = per_core * (os.cpu_count() or 1)
+        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait(timeout=10)
+        self.procs = []
+
+
+def compile_workload(home: Path, folder: Path) -> None:
+    subprocess.run([str(home / "bin" / "javac"), "-d", str(folder), str(SOURCE)], check=True, timeout=120)
+
+
+def spec_text(home: Path, classes: Path, arms: dict[str, list[str]], blocks: int, seed: int, name: str,
+              work: int = BASE_WORK) -> str:
+    levels = "\n".join(f'"{c}" = {{ flags = [], args = {args!r} }}'.replace("'", '"') for c, args in arms.items())
+    return f'''name = "{name}"
+[workload]
+main = "BusyTruth"
+classpath = ["{classes}"]
+args = ["--work", "{work}"]
+timeout = "120s"
+[jvms]
+jdk17 = "{home}"
+[factors.arm]
+{levels}
+[matrix]
+baseline = {{ jvm = "jdk17", arm = "{next(iter(arms))}" }}
+[run]
+invocations = {blocks}
+warmup = 1
+order = "random-blocks"
+seed = {seed}
+'''
+
+
+def run_one(store: SqlStore, root: Path, text: str, series: SeriesTag | None = None,
+            observer: Silent | None = None) -> int:
+    plan = prepare(parse_spec(text), text, None)
+    options = RunOptions(artifacts_root=root / "art", series=series)
+    return run_experiment(plan, store, options, observer or Silent())
+
+
+def cell_mean(results: Any, name: str, metric: str) -> float | None:
+    cell = next((c for c in results.cells if c.levels.get("arm") == name), None)
+    values = [v for inv in results.ok(cell) if (v := inv.value(metric)) is not None] if cell else []
+    return sum(values) / len(values) if values else None
+
+
+def judge(store: SqlStore, exp: int) -> dict[str, Any]:
+    """Each cell's verdict kind, ratio and CI on wall, CPU and RSS; the CPU constructions."""
+    results = load_experiment(store, exp, documents=False)
+    out: dict[str, Any] = {"delay_s": cell_mean(results, "aa", "sched.run_delay_s")}
+    for metric in ("wall_s", "cpu_s", "max_rss_bytes"):
+        done = analyze_experiment(results, metric)
+        for c in done.comparison.compared:
+            name = c.cell.split("arm=")[-1]
+            out[(name, metric)] = (c.kind, c.comparison.ratio, c.comparison.ci95)
+    c0, a = cell_mean(results, "aa", "cpu_s"), cell_mean(results, "w0", "cpu_s")
+    if c0 and a is not None:
+        out["construction"] = {cell: (a + (1 + x) * (c0 - a)) / c0 for cell, x in WORK.items()}
+    return out
+
+
+def run_load(load: str, home: Path, classes: Path, root: Path, blocks: int, repeats: int,
+             work: int) -> list[dict[str, Any]]:
+    records = []
+    for k in range(repeats):
+        store = SqlStore(f"sqlite:///{root / f'{load}-{k}.db'}")
+        spinning = Load(LOADS[load]) if LOADS[load] else None
+        arms = cells(work)
+        observer = HalfwayStop(spinning, (blocks + 1) * len(arms)) if load == "drop" and spinning else None
+        try:
+            exp = run_one(store, root / f"{load}-{k}", spec_text(home, classes, arms, blocks, 4000 + k,
+                                                                    f"busy_truth {load} {k}", work), None, observer)
+        finally:
+            if spinning is not None:
+                spinning.stop()
+        record = judge(store, exp)
+        records.append(record)
+        kinds = {f"{cell} {metric}": f"{kind} {ratio:.3f}" if ratio else str(kind)
+                 for key, (kind, ratio, _) in ((k, v) for k, v in record.items() if isinstance(k, tuple))
+                 for cell, metric in [key] if metric == "wall_s" or cell in ("w50", "hold300")}
+        print(f"    delay per run (aa) {record.get('delay_s')}; " + "; ".join(f"{k}: {v}" for k, v in kinds.items()),
+              flush=True)
+        store.close()
+        print(f"  load {load}, run {k + 1}/{repeats} done", flush=True)
+    return records
+
+
+def table(by_load: dict[str, list[dict[str, Any]]]) -> str:
+    rows = ["| load | runs | run-queue delay per run (aa) | A/A false calls wall / CPU | +5% CPU | +10% CPU | "
+            "+50% CPU / wall | +100 ms wall | 300 MB RSS | CPU CI covers construction |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for load, recs in by_load.items():
+        n = len(recs)
+
+        def called(cell: str, metric: str, recs: list[dict[str, Any]] = recs) -> int:
+            return sum(r.get((cell, metric), (None,))[0] in CALLED for r in recs)
+
+        covered = total = 0
+        for r in recs:
+            for cell, truth in (r.get("construction") or {}).items():
+                ci = r.get((cell, "cpu_s"), (None, None, None))[2]
+                if ci is not None:
+                    total += 1
+                    covered += ci[0] <= truth <= ci[1]
+        delays = [r["delay_s"] for r in recs if r.get("delay_s") is not None]
+        delay = f"{sum(delays) / len(delays):.2f} s" if delays else "-"
+        rows.append(f"| {load} | {n} | {delay} | {called('aa2', 'wall_s')}/{n} / {called('aa2', 'cpu_s')}/{n} | "
+                    f"{called('w5', 'cpu_s')}/{n} | {called('w10', 'cpu_s')}/{n} | "
+                    f"{called('w50', 'cpu_s')}/{n} / {called('w50', 'wall_s')}/{n} | "
+                    f"{called('sleep100', 'wall_s')}/{n} | {called('hold300', 'max_rss_bytes')}/{n} | "
+                    f"{covered}/{total} |")
+    return "\n".join(rows)
+
+
+def history_series(home: Path, classes: Path, root: Path, runs: int, base: int) -> dict[str, str]:
+    """8 labels, +50% work from v4, the load on for v0-v5: what history says on CPU and wall."""
+    store = SqlStore(f"sqlite:///{root / 'series.db'}")
+    try:
+        for i in range(8):
+            work = base * 3 // 2 if i >= 4 else base
+            spinning = Load(1) if i < 6 else None
+            try:
+                run_one(store, root / f"v{i}", spec_text(home, classes, {"app": ["--work", str(work)]}, runs, 5000 + i,
+                                                         "busy_truth series", base),
+                        SeriesTag(f"v{i}", "busy_truth", float(i)))
+            finally:
+                if spinning is not None:
+                    spinning.stop()
+        out = {}
+        for metric in ("cpu_s", "wall_s"):
+            (cell,) = load_history(store, "busy_truth", [metric]).cells
+            seg = cell.segmentation
+            changes = [cell.label_at(c.index) + (" (machine changed)" if cell.machine_change_at(c.index) else "")
+                       for c in (seg.changes if seg else ())]
+            out[metric] = ", ".join(changes) or "no change"
+        return out
+    finally:
+        store.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="one experiment per load, 8 blocks, one series")
+    parser.add_argument("--repeats", type=int, default=40, help="experiments per load (>= 40 for the rates)")
+    parser.add_argument("--blocks", type=int, default=12, help="blocks (invocations per cell) per experiment")
+    parser.add_argument("--loads", default=",".join(LOADS), help="which loads, comma-separated")
+    args = parser.parse_args()
+    repeats, blocks, work = (1, 6, 150) if args.quick else (args.repeats, args.blocks, BASE_WORK)
+    start_load = load_at_start()
+    home = select("17", discover()).home
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="busy_truth") as tmp:
+        root = Path(tmp)
+        classes = root / "classes"
+        compile_workload(home, classes)
+        by_load: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for load in args.loads.split(","):
+            print(f"load {load}: {repeats} experiment(s) of {len(CELLS)} cells x {blocks} blocks", flush=True)
+            by_load[load] = run_load(load, home, classes, root, blocks, repeats, work)
+        print("\n" + table(by_load), flush=True)
+        series = history_series(home, classes, root, 3 if args.quick else 5, work)
+    print(f"\nhistory (+50% work from v4; load on v0-v5, off from v6): CPU time: {series['cpu_s']}; "
+          f"wall time: {series['wall_s']}")
+    print(f"\n{time.time() - started:.0f} s; 1-minute load average at the start: {start_load:.1f} "
+          f"on {os.cpu_count()} CPUs")
+    warn_if_busy(start_load)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""Issue 40 item 2: the tuner's confirmation judges as `run` does (the one model,
+analyze.interference): a wall-time difference the run-queue delay explains is said to be
+disturbed, not confirmed; one the delay does not explain stands."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from jvmlab.tune.confirm import _summarise
+from jvmlab.tune.model import Config
+from jvmlab.tune.session import Session
+from jvmlab.tune.sim import SimMeasurer, sim_config
+from jvmlab.tune.stats import log_value
+
+
+def _confirmation(extra_delay: float, work: float, seed: int = 5) -> str:
+    cfg = dataclasses.replace(sim_config(), guardrails=())
+    session = Session(cfg, SimMeasurer(seed), seed)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(14):
+        load = rng.uniform(0.2, 1.0)
+        d_w, d_b = load * rng.uniform(0.5, 1.5) + extra_delay, load * rng.uniform(0.5, 1.5)
+        w_w, w_b = work * rng.lognormal(0, 0.01) + d_w, 1.0 * rng.lognormal(0, 0.01) + d_b
+        rows.append((w_w, w_b, d_w, d_b))
+    metric = cfg.objectives[0].metric
+    assert metric == "wall_s"
+    logs = {"baseline": {metric: [log_value(a) - log_value(b) for a, b, _, _ in rows]}}
+    got = _summarise(session, "winner", Config({}, "default", ()), len(rows), logs, {"baseline": rows})
+    return got.verdicts["baseline"]
+
+
+def test_a_difference_the_delay_explains_is_disturbed_not_confirmed() -> None:
+    text = _confirmation(extra_delay=0.5, work=1.0)
+    assert "but disturbed: at equal run-queue delay" in text and "confirm on a quieter machine" in text
+
+
+def test_a_real_difference_under_the_same_load_is_confirmed() -> None:
+    text = _confirmation(extra_delay=0.0, work=math.e ** 0.4)
+    assert "slower" in text and "disturbed" not in text
+
+
+def test_a_race_won_by_less_waiting_is_not_promoted() -> None:
+    """The candidate's wall time is lower only because the load hit the incumbent's invocations
+    harder: the race's promotion is withheld (as `run` would withhold the verdict)."""
+    from jvmlab.tune.racing import RaceResult, _checked
+
+    cfg = dataclasses.replace(sim_config(), guardrails=())
+    session = Session(cfg, SimMeasurer(1), 1)
+    rng = np.random.default_rng(9)
+    rows = []
+    for _ in range(12):
+        load = rng.uniform(0.2, 1.0)
+        d_c, d_i = load * rng.uniform(0.5, 1.5), load * rng.uniform(0.5, 1.5) + 0.5
+        rows.append((1.0 * rng.lognormal(0, 0.01) + d_c, 1.0 * rng.lognormal(0, 0.01) + d_i, d_c, d_i))
+    ratios = [c / i for c, i, _, _ in rows]
+    promoted = RaceResult("promoted", len(rows), float(np.mean(ratios)), (min(ratios), max(ratios)), {})
+    pair = ([r[0] for r in rows], [r[1] for r in rows])
+    got = _checked(session, promoted, pair, rows, "wall_s")
+    assert got.state == "drift" and got.reason is not None and "at equal run-queue delay" in got.reason
+    fair = [(c, i, d, d) for c, i, d, _ in rows]
+    assert _checked(session, promoted, pair, fair, "wall_s").state == "promoted"  # no delay to explain it
