@@ -126,13 +126,16 @@ def test_drift_turns_a_significant_result_into_not_called() -> None:
     assert "x drifted across blocks" in disturbed["x"]
     text = verdict(comp, registry.get("wall_s"), interference=disturbed["x"])
     assert "not called a difference: x drifted across blocks" in text
-    assert "could move the ratio by up to" in disturbed["x"]
-    busy = [type("H", (), {"kind": "busy-machine", "detail": f"other processes used 80% of the CPU during block {k}"})()
+    assert "could change the ratio by a factor up to" in disturbed["x"]
+    from jvmlab.model.hazards import MachineLoad
+
+    busy = [type("H", (), {"kind": "busy-machine", "detail": f"other processes used 80% of the CPU during block {k}",
+                           "load": MachineLoad(k - 1, 0.8)})()
             for k in range(1, 6)]
     said = interference(analysis, busy, 15)["x"]
     assert "other processes were busy during 5 of 15 blocks, up to 80% of the CPU" in said
-    warmup = type("H", (), {"kind": "busy-machine",
-                            "detail": "other processes used 90% of the CPU during the warm-up"})()
+    warmup = type("H", (), {"kind": "busy-machine", "detail": "other processes used 90% of the CPU during the warm-up",
+                            "load": MachineLoad(-1, 0.9)})()
     assert "busy" not in interference(analysis, [warmup], 15)["x"]  # warm-up blocks do not count
 
 

@@ -100,7 +100,7 @@ def test_hook_and_workload_output_reach_the_terminal_escaped(tmp_path: Path) -> 
     (tmp_path / "hook.sh").write_text("printf 'h\\033[31mHOOK\\033]0;title\\007\\033[2J\\n'; exit 4\n")
     (tmp_path / "spec.toml").write_text('[workload]\ncommand = ["true"]\nbefore_each = ["sh", "hook.sh"]\n'
                                         "[run]\ninvocations = 1\nwarmup = 0\n")
-    done = run_jvmlab("run", "spec.toml", "--store", "lab.db", cwd=tmp_path, timeout=120)
+    done = run_jvmlab("run", "spec.toml", "--store", "lab.db", "-i", cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout + done.stderr
     assert _fault("hook-output-control-chars") in done.stdout + done.stderr

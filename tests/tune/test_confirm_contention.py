@@ -11,7 +11,7 @@ import numpy as np
 
 from jvmlab.tune.confirm import _summarise
 from jvmlab.tune.model import Config
-from jvmlab.tune.session import Session
+from jvmlab.tune.tuning import Tuning as Session
 from jvmlab.tune.sim import SimMeasurer, sim_config
 from jvmlab.tune.stats import log_value
 

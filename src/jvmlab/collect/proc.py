@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
+from jvmlab.collect.cpustat import machine_cpu_s
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
 from jvmlab.metrics import OTHER_SHARE, RUN_DELAY, STEAL_SHARE
 from jvmlab.model import hazards
@@ -365,22 +366,6 @@ class TreeSampler:
     def close(self) -> None:
         for proc in self.processes.values():
             proc.close()
-
-
-def machine_cpu_s() -> tuple[float, float] | None:
-    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat's first line.
-    Busy excludes idle, iowait and steal: steal is time the hypervisor gave to another guest."""
-    try:
-        with open("/proc/stat", encoding="ascii") as stat:
-            fields = stat.readline().split()[1:]
-        values = [int(v) for v in fields]
-    except (OSError, ValueError):
-        return None
-    if len(values) < 4:
-        return None
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    steal = values[7] if len(values) > 7 else 0
-    return (sum(values[:8]) - idle - steal) / _CLK_TCK, steal / _CLK_TCK
 
 
 def _self_cpu_s() -> float:

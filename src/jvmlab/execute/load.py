@@ -11,7 +11,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from jvmlab.collect.proc import machine_cpu_s
+from jvmlab.collect.cpustat import machine_cpu_s
 from jvmlab.model.hazards import MachineLoad
 
 BUSY_SHARE = 0.25

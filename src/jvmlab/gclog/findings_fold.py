@@ -148,8 +148,11 @@ class LogFold:
         if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
             self.collector_hint = "G1"
 
-    def _example(self, key: str, name: str, gid: int | None) -> bool:
-        """Look up an example line of this kind of event; False once no more are wanted."""
+    def _example(self, key: str, name: str, gid: int | None, cause: str | None = None) -> bool:
+        """Look up an example line of this kind of event; False once no more are wanted.
+        ``cause``: the raw cause, looked up when the event's name is not a line of the log
+        (Shenandoah's cycle is named "Concurrent phases"; its "Trigger: ... (System.gc())" line
+        names the cause)."""
         have = self.examples.setdefault(key, [])
         if len(have) >= EXAMPLES or not name or self._misses.get(key, 0) >= EXAMPLE_MISSES:
             return False
@@ -159,6 +162,8 @@ class LogFold:
             texts = (self._raw,)
         for text, stop in texts:
             line = _line_with(text, stop, needle, gid is not None, have)
+            if line is None and cause:
+                line = _line_with(text, stop, cause, False, have)
             if line is not None:
                 have.append(line)
                 return True
@@ -201,7 +206,7 @@ class LogFold:
                 if raw_cause and label.endswith(f"({raw_cause})"):
                     label = label[: -len(raw_cause) - 2].rstrip()
                 served[label] = served.get(label, 0) + 1
-            self._example(_EXAMPLE_OF_CAUSE[cause], name, gid)
+            self._example(_EXAMPLE_OF_CAUSE[cause], name, gid, raw_cause)
         if failure:
             f.by_failure.setdefault(failure, Tally()).add(t, dur)
             self._example(f"failure:{failure.lower()}", name, gid)

@@ -60,7 +60,7 @@ def load_experiment(store: Store, experiment_id: int, *, documents: bool = True,
 
 
 def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock, ...]:
-    """The stored busy-machine rows' numbers (schema v8 columns: :class:`MachineLoad`)."""
+    """The stored busy-machine rows' numbers (schema v9 columns: :class:`MachineLoad`)."""
     out = []
     for h in stored:
         if h.kind != hz.BUSY_MACHINE:
