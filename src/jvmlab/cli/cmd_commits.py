@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from jvmlab.spec.model import Spec
 
 BUILD_HELP = ("Build command run in each revision's worktree (in the spec's folder there), e.g. "
-              "'./gradlew jar' (split as a shell would, never run by one unless --shell). Default: \\[revisions] build.")
+              "'./gradlew jar' (split as a shell would, never run by one unless --shell). "
+              "Default: \\[revisions] build.")
 REPO_HELP = "The git repository (default: \\[revisions] repo, else the repository of the spec's folder)."
 STEP_UNTIL = 0.01  # the session's --until seam carries a driver's stopping rule; the rule ignores the target
 
