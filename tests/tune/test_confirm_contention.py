@@ -11,9 +11,9 @@ import numpy as np
 
 from jvmlab.tune.confirm import _summarise
 from jvmlab.tune.model import Config
-from jvmlab.tune.tuning import Tuning as Session
 from jvmlab.tune.sim import SimMeasurer, sim_config
 from jvmlab.tune.stats import log_value
+from jvmlab.tune.tuning import Tuning as Session
 
 
 def _confirmation(extra_delay: float, work: float, seed: int = 5) -> str:
