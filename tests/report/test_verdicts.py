@@ -114,3 +114,14 @@ def test_the_table_mark_follows_the_same_rule_as_the_sentence() -> None:
     assert short_verdict(unsure, metric) == "inconclusive"
     assert "inconclusive" in verdict(unsure, metric)
     assert short_verdict(_c(1.02, (0.97, 1.08), False), metric) == "~"
+
+
+def test_cpu_time_beside_a_disturbed_time_is_called_only_when_its_interval_excludes_none() -> None:
+    """Seen in `./scripts/demo` at load 2x: a sign-flip p under 0.05 with a CI of -0.2% ... +35.6%
+    was printed "called"; the beside verdict needs the interval to exclude no change too."""
+    from jvmlab.report.verdicts import beside_text
+
+    on_edge = _c(1.158, (0.998, 1.356), True)
+    clear = _c(6.906, (5.714, 7.927), True)
+    assert "not called either" in beside_text(get("wall_s"), on_edge, get("cpu_s"))
+    assert "): called;" in beside_text(get("wall_s"), clear, get("cpu_s"))

@@ -20,7 +20,7 @@ from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_json, jmh_table  # JMH experiments: the benchmark x cell table
 from jvmlab.report.timelines import SELECTION
 from jvmlab.report.trust import heavy_tail_hazards, small_sample_hazards
-from jvmlab.report.verdicts import beside_text, disturbance_note, disturbance_text, verdict
+from jvmlab.report.verdicts import beside_called, beside_text, disturbance_note, disturbance_text, verdict
 from jvmlab.results import (
     CellResult,
     CellsComparison,
@@ -94,7 +94,9 @@ def _beside(done: ExperimentAnalysis, compared: ComparedCell) -> str:
     other = beside.of(compared.cell) if beside is not None else None
     if beside is None or other is None:
         return ""
-    if compared.kind is not VerdictKind.DISTURBED and not other.comparison.significant:
+    if compared.kind in (VerdictKind.BETTER, VerdictKind.WORSE):
+        return ""  # called (at equal run-queue delay, or by a CI that clears the margin): nothing to add
+    if compared.kind is not VerdictKind.DISTURBED and not beside_called(other.comparison):
         return ""
     metrics = done.results.metrics
     return "; " + beside_text(metrics.get(done.metric), other.comparison, metrics.get(beside.analysis.metric))

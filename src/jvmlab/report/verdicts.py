@@ -158,12 +158,20 @@ def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | N
             f"that could produce")
 
 
+def beside_called(other: Comparison) -> bool:
+    """CPU time beside a disturbed time is called when its test is significant and its 95% CI
+    excludes no change (a discrete sign-flip test can reach p < 0.05 with a bound on 1.0 itself:
+    "+15.8% (95% CI -0.2% ... +35.6%)" is not called)."""
+    ci = other.ci95
+    return bool(other.significant) and ci is not None and (ci[0] > 1.0 or ci[1] < 1.0)
+
+
 def beside_text(metric: Metric, other: Comparison, other_metric: Metric) -> str:
     """The verdict on CPU time said beside a time that contention left undecided: "CPU time
     +42.9% (95% CI +40.6% ... +45.1%): called; `--metric cpu_s` decides on a busy machine"."""
     ci = _signed_ci(other.ci95) if other.ci95 is not None else "no CI"
     pct = f"{(other.ratio - 1.0) * 100.0:+.1f}%" if other.ratio is not None else "-"
-    called = "called" if other.significant else "not called either"
+    called = "called" if beside_called(other) else "not called either"
     return (f"{metric.name}: disturbed; {other_metric.name} {pct} ({ci}): {called}; "
             f"hint: `--metric {other_metric.name}` decides on a busy machine")
 
