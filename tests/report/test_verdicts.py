@@ -116,12 +116,17 @@ def test_the_table_mark_follows_the_same_rule_as_the_sentence() -> None:
     assert short_verdict(_c(1.02, (0.97, 1.08), False), metric) == "~"
 
 
-def test_cpu_time_beside_a_disturbed_time_is_called_only_when_its_interval_excludes_none() -> None:
-    """Seen in `./scripts/demo` at load 2x: a sign-flip p under 0.05 with a CI of -0.2% ... +35.6%
-    was printed "called"; the beside verdict needs the interval to exclude no change too."""
+def test_cpu_time_beside_a_disturbed_time_is_called_by_the_rule_of_every_verdict() -> None:
+    """The verdict beside a disturbed time follows :func:`verdict_kind` (the corrected test
+    decides, as `test_disagreeing_test_and_interval_show_signed_interval` says for the main
+    verdict), and says "not called either" when the test is not significant."""
     from jvmlab.report.verdicts import beside_text
+    from jvmlab.results.compare import VerdictKind, verdict_kind
 
-    on_edge = _c(1.158, (0.998, 1.356), True)
-    clear = _c(6.906, (5.714, 7.927), True)
-    assert "not called either" in beside_text(get("wall_s"), on_edge, get("cpu_s"))
+    clear, edge, none = _c(6.906, (5.714, 7.927), True), _c(1.158, (0.998, 1.356), True), _c(1.05, (0.97, 1.1), False)
+    for comp in (clear, edge, none):
+        called = verdict_kind(comp, lower_is_better=True) in (VerdictKind.BETTER, VerdictKind.WORSE)
+        text = beside_text(get("wall_s"), comp, get("cpu_s"))
+        assert ("): called;" in text) == called and ("not called either" in text) == (not called)
+    assert "not called either" in beside_text(get("wall_s"), none, get("cpu_s"))
     assert "): called;" in beside_text(get("wall_s"), clear, get("cpu_s"))

@@ -159,11 +159,9 @@ def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | N
 
 
 def beside_called(other: Comparison) -> bool:
-    """CPU time beside a disturbed time is called when its test is significant and its 95% CI
-    excludes no change (a discrete sign-flip test can reach p < 0.05 with a bound on 1.0 itself:
-    "+15.8% (95% CI -0.2% ... +35.6%)" is not called)."""
-    ci = other.ci95
-    return bool(other.significant) and ci is not None and (ci[0] > 1.0 or ci[1] < 1.0)
+    """CPU time beside a disturbed time is called by the rule of every verdict
+    (:func:`verdict_kind`: the corrected test decides; an interval that disagrees is shown signed)."""
+    return verdict_kind(other, lower_is_better=True) in (VerdictKind.BETTER, VerdictKind.WORSE)
 
 
 def beside_text(metric: Metric, other: Comparison, other_metric: Metric) -> str:
