@@ -57,7 +57,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     template = plan.cells[0].template  # the hooks are the spec's: the same for every cell
     for line in template.describe_hooks() if template is not None else []:
         typer.echo(f"  hook {line}")
-    commands = _check_commands(plan)
+    from jvmlab.execute.experiment import check_commands
+
+    commands = check_commands(plan)
     for pc, command in zip(plan.cells, commands, strict=True):
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         flags = shlex.join(pc.flags) or "(no flags)"
@@ -73,33 +75,6 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")
-
-
-ARTIFACTS_SHOWN = Path("/ARTIFACTS")  # `check` has no store: the run's artifacts folder, by name
-
-
-def _check_commands(plan: Plan) -> list[list[str]]:
-    """Each cell's command line as `run` starts its first measured invocation (the collectors'
-    flags in it, their paths under ARTIFACTS), then what jvmlab added to the cell's own, marked."""
-    from jvmlab.collect.setup import CollectSettings
-    from jvmlab.execute.experiment import collector_flags
-    from jvmlab.execute.slots import logs_class_loads
-
-    settings = CollectSettings.from_spec(plan.shape.collect, {})
-    class_log = logs_class_loads(plan.cells)
-    out = []
-    for pc in plan.cells:
-        added = collector_flags(pc, settings, ARTIFACTS_SHOWN / "exp-N", class_log)
-        lines = [shlex.join(pc.argv([arg for _, args in added for arg in args]))]
-        lines += [f"+ added by jvmlab ({name}): {shlex.join(args)}" for name, args in added]
-        if pc.template is not None and pc.template.prepare is not None:
-            lines.append(f"+ added by jvmlab ({pc.template.prepare.kind}): the archive's flag, once a training "
-                         f"run has made it, before the first measured invocation")
-        out.append(lines)
-    if any(len(lines) > 1 for lines in out):
-        out[0].append(f"(+: not in the spec; {ARTIFACTS_SHOWN}: the run's artifacts folder, --artifacts; "
-                      f"`run --no-collect NAME` drops a collector's flags)")
-    return out
 
 
 def _check_tune(plan: Plan) -> str:

@@ -1,8 +1,9 @@
 """Running a prepared plan from the CLI: the one place a command hands a plan to the session
 and its driver, chosen here on this machine or a Dask cluster: fixed blocks and `--until`
 (`run`, `demo`, `heapsweep`, `demo size`, `gc advise`: :func:`run_plan`, with a progress bar,
-then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search_plan`) and
-the tuner (`tune`, `demo tune`, `gc advise`'s tuning: :func:`tune_plan`)."""
+then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search_plan`), the container-size search
+(`rightsize`: :func:`size_plan`) and the tuner (`tune`, `demo tune`, `gc advise`'s tuning:
+:func:`tune_plan`)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
 
-    from jvmlab.execute.protocols import PrecisionCheck
+    from jvmlab.execute.protocols import PrecisionCheck, RunObserver
+    from jvmlab.model.documents import CandidateRecord
     from jvmlab.model.stored import SeriesTag
     from jvmlab.plan.prepare import Plan, PreparedCell
     from jvmlab.plan.revisions import RevisionSet
     from jvmlab.sizing.minheap import ProbeOutcome
+    from jvmlab.sizing.rightsize import RightsizeRequest, RightsizeRun
     from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
     from jvmlab.spec.model import Spec
     from jvmlab.store.protocol import Store
@@ -176,6 +179,16 @@ def tune_plan(plan: Plan, db: Store, exp_id: int, artifacts: Path, *, client: ob
     if measurer is not None:
         on_measurer(measurer)
     return run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer, progress, optuna_storage)
+
+
+def size_plan(base: Plan, db: Store, request: RightsizeRequest, *, resume: bool,
+              on_candidate: Callable[[CandidateRecord], None], resume_hint: str, series: SeriesTag | None,
+              observer: RunObserver) -> RightsizeRun:
+    """Hand a container-size search to the session (on this machine: its cgroups are made here)."""
+    from jvmlab.sizing.rightsize import run_rightsize
+
+    return run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
+                         on_candidate=on_candidate, resume_hint=resume_hint, series=series, observer=observer)
 
 
 def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:
