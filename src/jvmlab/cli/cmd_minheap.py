@@ -12,8 +12,8 @@ from rich.console import Console
 
 from jvmlab.cli.apps import app
 from jvmlab.cli.storeargs import STORE_HELP
-from jvmlab.errors import UserError
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.errors import UserError, parse_option
+from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 
 if TYPE_CHECKING:
     from jvmlab.plan.prepare import Plan, PreparedCell
@@ -22,15 +22,6 @@ if TYPE_CHECKING:
     from jvmlab.sizing.results import SweepResult
     from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
     from jvmlab.store.protocol import Store
-
-
-def _size(option: str, text: str) -> int:
-    from jvmlab.spec.durations import parse_size_bytes
-
-    try:
-        return parse_size_bytes(text)
-    except ValueError as err:
-        raise UserError(f"{option}: {err}") from None
 
 
 @app.command()
@@ -71,15 +62,16 @@ def minheap(
     if html is not None and not sweep and sizes is None:  # the search alone has no plot: say so, write nothing
         raise UserError(f"--html {html}: the HTML report is the heap sweep's; add --sweep (or --sizes)")
     check_store_location(store)
-    settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
-                               repeats, max_probes)
+    lower_b, upper_b, step_b = (parse_option(o, v, parse_size_bytes)
+                                for o, v in (("--lower", lower), ("--upper", upper), ("--step", step)))
+    settings = MinHeapSettings(lower_b, upper_b, step_b, repeats, max_probes)
     try:
         settings.check()
     except ValueError as err:
         raise UserError(f"--lower/--upper/--step: {err}") from None
     ladder = parse_multiples(multiples)
     compile_pattern(fail_pattern)
-    timeout_s = _duration(timeout)
+    timeout_s = None if timeout is None else parse_option("--timeout", timeout, parse_duration_s)
     parsed, text = load_spec(spec)
     base = prepare(parsed, text, spec)
     db = open_store(store)
@@ -143,15 +135,6 @@ def run_sweep(setup: SweepSetup, db: Store, metric: str, within: float, console:
                     resume)
     sweep_table(result, console)
     return result
-
-
-def _duration(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return parse_duration_s(text)
-    except ValueError as err:
-        raise UserError(f"--timeout: {err}") from None
 
 
 def _emit(out: dict[str, Any], as_json: bool) -> None:

@@ -17,7 +17,7 @@ from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.scanargs import ScanCommand, scans
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.collect.registry import cli_help as collect_help
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, parse_option
 from jvmlab.spec.durations import parse_duration_s
 
 if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
@@ -185,7 +185,7 @@ def run(
     from jvmlab.store import check_store_location
 
     until_rel = parse_until(until)
-    budget_s = _budget(budget)
+    budget_s = None if budget is None else parse_option("--budget", budget, parse_duration_s)
     check_artifacts_url(artifacts_url, cluster)
     if metric is not None:
         registry.get(metric)
@@ -307,14 +307,6 @@ def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]
         open_store(store, must_exist=True).experiment(baseline)
     return conditions
 
-
-def _budget(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as err:
-        raise UserError(f"--budget: {err}") from None
 
 
 @app.command()

@@ -78,8 +78,7 @@ def _refuse_machine_only(plan: Plan) -> None:
 def _cluster_client(address: str | None, store_url: str) -> Any:
     if address is None:
         return None
-    from jvmlab.cluster.run import connect
-    from jvmlab.tune.cluster_measure import wait_for_workers
+    from jvmlab.cluster.run import connect, wait_for_workers
 
     client = connect(address)
     try:

@@ -7,7 +7,13 @@ quietly with 141 (128 + SIGPIPE), as ``yes | head -1`` does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from jvmlab.report.summary import Summary
+    from jvmlab.results.why import WhyRecords
 
 
 class PipeConsole(Console):
@@ -18,3 +24,26 @@ class PipeConsole(Console):
 
 def stdout_console() -> Console:
     return PipeConsole()
+
+
+def show_report(summary: Summary, why_records: WhyRecords, as_json: bool = False,
+                console: Console | None = None) -> None:
+    """An experiment's report: its JSON on stdout, or its tables and why part (on ``console``,
+    default stdout)."""
+    if as_json:
+        import json
+
+        import typer
+
+        from jvmlab.report.nodes import nodes_part
+        from jvmlab.report.why import why_json
+
+        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
+                              indent=2, default=str))
+        return
+    from jvmlab.report.terminal import render
+    from jvmlab.report.why import render_why
+
+    console = console or stdout_console()
+    render(summary, console)
+    render_why(summary, why_records, console)

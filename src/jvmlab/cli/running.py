@@ -7,7 +7,6 @@ then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from jvmlab.cli.console import stdout_console
+from jvmlab.cli.console import show_report
 from jvmlab.cli.storeargs import default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 
@@ -60,7 +59,6 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     from jvmlab.execute.options import RunOptions, ready_artifacts
     from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
-    from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.store import open_store, store_url
 
@@ -90,23 +88,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     summary = summarize(db, exp_id, metric)
     from jvmlab.results.why import load_why
 
-    why_records = load_why(db, exp_id, summary.invocations)
-    if report_on_stderr:
-        from jvmlab.report.why import render_why
-
-        render(summary, err_console)
-        render_why(summary, why_records, err_console)
-    elif as_json:
-        from jvmlab.report.nodes import nodes_part
-        from jvmlab.report.why import why_json
-
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
-                              indent=2, default=str))
-    else:
-        from jvmlab.report.why import render_why
-
-        render(summary, stdout_console())
-        render_why(summary, why_records, stdout_console())
+    show_report(summary, load_why(db, exp_id, summary.invocations), as_json and not report_on_stderr,
+                err_console if report_on_stderr else None)
     if fail_on_empty:
         _fail_on_empty([(cell.name, cell.n, cell.failures) for cell in summary.cells])
     return exp_id

@@ -28,7 +28,6 @@ from pathlib import Path
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.goalbound import GoalCheck, GoalVerdict, check_goal
-from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import SearchDriver
 from jvmlab.execute.options import RunOptions
@@ -286,10 +285,3 @@ def _hash(plan: Plan, request: RightsizeRequest) -> str:
     text = plan.spec_text + "\n#rightsize " + json.dumps(request.record().body(), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
-
-def load_rightsize(store: Store, experiment_id: int) -> RightsizeDocument:
-    """A stored search, read back (report, apply)."""
-    document = store.record(experiment_id, RightsizeDocument)
-    if document is None:
-        raise UserError(f"experiment {experiment_id} is not a rightsize search; run `jvmlab rightsize SPEC`")
-    return document

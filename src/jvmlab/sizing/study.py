@@ -16,12 +16,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, parse_option
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import DriverCell, SearchDriver
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
-from jvmlab.execute.session import Session, SlotWork
+from jvmlab.execute.session import Session
+from jvmlab.execute.slots import SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import MinHeapCellRecord, MinHeapDocument, MinHeapRequestRecord
@@ -200,8 +201,5 @@ def compile_pattern(pattern: str | None) -> BoundedPattern | None:
     any JVM starts."""
     if pattern is None:
         return None
-    try:
-        check_compiles(pattern)
-    except ValueError as err:
-        raise UserError(f"--fail-pattern: {err}") from None
+    parse_option("--fail-pattern", pattern, check_compiles)
     return BoundedPattern(pattern, what="--fail-pattern")
