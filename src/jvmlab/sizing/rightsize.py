@@ -20,8 +20,6 @@ session drives through its block runner (``LocalBlocks``), and reads back what t
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,7 +46,7 @@ from jvmlab.model.documents import (
 )
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import SeriesTag, StoredInvocation
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell, search_hash
 from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.goals import Goal
 from jvmlab.sizing.rightsize_plan import cell_key, rightsize_plan
@@ -105,7 +103,7 @@ def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts
     point in a series over time (`history`); ``observer``: told of each invocation (default: silent)."""
     plan = rightsize_plan(base, request.cpus, request.memory, request.jvm_sizing, request.heap_shares,
                           request.max_invocations)
-    plan = replace(plan, spec_hash=_hash(plan, request))
+    plan = replace(plan, spec_hash=search_hash(plan, "rightsize", request.record().body()))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab rightsize",
                          resume_hint=resume_hint, series=series)
     executor = executor or default_executor()
@@ -278,10 +276,4 @@ def search_document(request: RightsizeRequest, grid: Grid, measured: dict[Size, 
     chosen = next((i for i, c in enumerate(out) if best is not None
                    and (c.cpus, c.memory_bytes) == (best.cpus, best.memory_bytes)), None)
     return RightsizeDocument(request.record(), tuple(out), chosen, finished)
-
-
-def _hash(plan: Plan, request: RightsizeRequest) -> str:
-    """The spec and the search's settings: the same pair resumes, anything else is new."""
-    text = plan.spec_text + "\n#rightsize " + json.dumps(request.record().body(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
 

@@ -9,8 +9,6 @@ settings, each cell's probes and result) is derived from them and rewritten afte
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,7 +25,7 @@ from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import MinHeapCellRecord, MinHeapDocument, MinHeapRequestRecord
 from jvmlab.model.process import ProcessResult
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell, search_hash
 from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.minheap import (
     MinHeapResult,
@@ -91,7 +89,8 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
     ``block_runner``: who runs the probes (this machine; ``minheap --cluster``: a Dask node)."""
     pattern = compile_pattern(request.fail_pattern)
     name = f"minheap: {plan.spec.name or (plan.spec_path.stem if plan.spec_path else 'experiment')}"
-    searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}), spec_hash=_hash(plan, request))
+    searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}),
+                       spec_hash=search_hash(plan, "minheap", request.to_json()))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab minheap",
                          resume_hint=RESUME_HINT)
     session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
@@ -174,7 +173,6 @@ class _Search(SearchDriver):
         return [probes[i.id] for i in rows if i.id in probes]
 
 
-
 def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     """A stored search, read back (for reports and for planning a sweep)."""
     doc = store.record(experiment_id, MinHeapDocument)
@@ -188,12 +186,6 @@ def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
         cell = cells[idx]
         out.append(CellMinHeap(idx, cell.name, cell.levels, cell.jvm, entry.result))
     return MinHeapStudy(experiment_id, tuple(out), 0)
-
-
-def _hash(plan: Plan, request: MinHeapRequest) -> str:
-    """The spec and the search settings: the same pair resumes, anything else is new."""
-    text = plan.spec_text + "\n#minheap " + json.dumps(request.to_json(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def compile_pattern(pattern: str | None) -> BoundedPattern | None:
