@@ -1,8 +1,10 @@
-"""The stdout console of every command: a closed pipe is the reader's choice, not an error.
+"""The stdout console of every command, and an experiment's report on it.
 
-rich's own reaction to a closed pipe is ``SystemExit(1)``, which tells ``set -o pipefail``
-scripts that the report failed; here it becomes a BrokenPipeError that ``main`` ends
-quietly with 141 (128 + SIGPIPE), as ``yes | head -1`` does.
+A closed pipe is the reader's choice, not an error: rich's own reaction to it is
+``SystemExit(1)``, which tells ``set -o pipefail`` scripts that the report failed; the error
+boundary (``cli/main.py``, ``_closed_pipe_is_no_failure``) makes every rich console raise the
+BrokenPipeError it is instead, which ``main`` ends quietly with 141 (128 + SIGPIPE), as
+``yes | head -1`` does.
 """
 
 from __future__ import annotations
@@ -16,14 +18,8 @@ if TYPE_CHECKING:
     from jvmlab.results.why import WhyRecords
 
 
-class PipeConsole(Console):
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError
-
-
 def stdout_console() -> Console:
-    return PipeConsole()
+    return Console()
 
 
 def show_report(summary: Summary, why_records: WhyRecords, as_json: bool = False,
