@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 EXIT_USAGE = 2
 EXIT_NO_SUCCESS = 4  # `run`: a cell had no successful invocation (as hyperfine exits non-zero); -i keeps 0
 EXIT_SIGINT = 130
-EXIT_SIGTERM = 143
 
 
 class UserError(Exception):
@@ -73,3 +75,11 @@ def resume_line(command: str) -> str:
     """A command that continues a run, as printed: without any password, saying so."""
     stripped, hidden = without_passwords(command)
     return f"{stripped} ({PASSWORD_NOTE})" if hidden else stripped
+
+
+def parse_option(option: str, text: str, parse: Callable[[str], T]) -> T:
+    """``parse(text)``; its ValueError said as a UserError naming the option (``--budget: ...``)."""
+    try:
+        return parse(text)
+    except ValueError as err:
+        raise UserError(f"{option}: {err}") from None

@@ -150,13 +150,6 @@ def scale_for(value: float, unit: str) -> tuple[float, str]:
 
 
 
-def _three_digits(x: float) -> str:
-    """About three significant digits, never in exponent form: 1021, 70.4, 3.43, 0.224."""
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    decimals = max(0, 2 - math.floor(math.log10(abs(x))))
-    return f"{x:.{decimals}f}"
-
 
 def format_value(value: float, unit: str) -> str:
     """Format a number in a unit, picking a readable scale."""

@@ -14,7 +14,8 @@ from jvmlab.collect import registry
 from jvmlab.collect.base import NullProbe
 from jvmlab.collect.registry import BuildContext, CollectorEntry, CollectSettings, Option
 from jvmlab.errors import UserError
-from jvmlab.execute.session import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.session import run_experiment
 from jvmlab.model.collected import Collected
 from jvmlab.model.probe import ProbeContext
 from jvmlab.model.process import ProcessResult

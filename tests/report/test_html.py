@@ -14,7 +14,8 @@ from jvmlab.gclog import analyze_paths
 from jvmlab.report.html import render_html, write_gc_html, write_html
 from jvmlab.report.page import script_json
 from jvmlab.report.summary import summarize
-from jvmlab.report.timelines import downsample, pick_evenly
+from jvmlab.report.timelines import downsample
+from jvmlab.results.load import pick_evenly
 
 GCLOGS = Path(__file__).resolve().parents[1] / "data" / "gclogs"
 FIGURE_BLOCK = re.compile(r'<script type="application/json" data-plot="([^"]+)">(.*?)</script>', re.S)

@@ -14,7 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jvmlab.execute.session import RunOptions, run_experiment
+from jvmlab.execute.options import RunOptions
+from jvmlab.execute.session import run_experiment
 from jvmlab.execute.windows import PsutilExecutor
 from jvmlab.plan.prepare import prepare
 from jvmlab.server.control import GroupControl, TreeControl, control_for

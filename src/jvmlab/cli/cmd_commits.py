@@ -7,7 +7,6 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,34 +14,12 @@ from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive
 from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
-from jvmlab.errors import UserError
-
-if TYPE_CHECKING:
-    from jvmlab.spec.model import Spec
 
 BUILD_HELP = ("Build command run in each revision's worktree (in the spec's folder there), e.g. "
               "'./gradlew jar' (split as a shell would, never run by one unless --shell). "
               "Default: \\[revisions] build.")
 REPO_HELP = "The git repository (default: \\[revisions] repo, else the repository of the spec's folder)."
 STEP_UNTIL = 0.01  # the session's --until seam carries a driver's stopping rule; the rule ignores the target
-
-
-def _with_revisions(parsed: Spec, levels: dict[str, str], repo: Path | None, build: str | None,
-                    shell: bool) -> Spec:
-    """The spec with these revisions (and the command line's repository and build, if given)."""
-    from jvmlab.spec.revisions import Revisions
-
-    given = parsed.revisions
-    fields = given.model_dump() if given is not None else {}
-    fields.update(levels=levels)
-    if repo is not None:
-        fields.update(repo=str(repo.absolute()))
-    if build is not None:
-        fields.update(build=build, shell=shell)
-    try:
-        return parsed.model_copy(update={"revisions": Revisions(**fields)})
-    except ValueError as err:
-        raise UserError(f"revisions: {err}") from None
 
 
 @app.command()
@@ -73,7 +50,7 @@ def gate(
     build), 3 inconclusive."""
     from jvmlab.analyze.gate import parse_condition
     from jvmlab.cli.cmd_run import parse_until
-    from jvmlab.commits.gate import gate_revisions
+    from jvmlab.commits.gate import gate_revisions, with_revisions
     from jvmlab.plan.prepare import prepare
     from jvmlab.report.gate import summary_line, summary_markdown
     from jvmlab.report.page import write_text
@@ -84,7 +61,7 @@ def gate(
     check_inconclusive(inconclusive)
     until_rel = parse_until(until)
     parsed, text = load_spec(spec)
-    parsed = _with_revisions(parsed, {"base": base, "head": head}, repo, build, shell)
+    parsed = with_revisions(parsed, {"base": base, "head": head}, repo, build, shell)
     db = open_store(store)
     with revisions_of(parsed, spec, artifacts, store) as revisions:
         assert revisions is not None

@@ -20,8 +20,8 @@ def analyze(
                                                     "$JVMLAB_STORE)."),
 ) -> None:
     """Parse GC logs (unified -Xlog, JDK 8 PrintGCDetails, OpenJ9 XML) and summarise pauses."""
-    from jvmlab.cli.gc_sides import analyze_views
     from jvmlab.report.gcterm import render_gc
+    from jvmlab.results.gc_sides import analyze_views
 
     views = analyze_views(list(logs), store, with_series=html is not None)
     if html is not None:
@@ -45,10 +45,10 @@ def compare(
     seed: int = typer.Option(1, "--seed", help="Bootstrap seed (the same seed gives the same intervals)."),
 ) -> None:
     """Compare two GC logs or two sets of them metric by metric: B/A with bootstrap CIs and a verdict."""
-    from jvmlab.cli.gc_sides import resolve
     from jvmlab.gclog.compare import compare_sets, interval_note
     from jvmlab.gclog.findings_compare import compare_findings
     from jvmlab.report import gccompare
+    from jvmlab.results.gc_sides import resolve
 
     a = resolve(side_a, store)
     b = resolve(side_b, store)

@@ -18,12 +18,10 @@ import typer
 
 from jvmlab.cli.apps import gc_app
 from jvmlab.cli.storeargs import STORE_HELP
-from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
     from jvmlab.gclog.findings import Finding
     from jvmlab.plan.prepare import Plan
-    from jvmlab.spec.model import Spec
 
 DEFAULT_UNTIL = "5%"
 # The derived spec is made again from the same log and spec, so the same command continues it.
@@ -55,9 +53,10 @@ def advise(
     from jvmlab.cli.cmd_run import parse_until
     from jvmlab.plan import advise as derive
     from jvmlab.plan.prepare import prepare
+    from jvmlab.results.advise import advice_source
 
     until_rel = parse_until(until)
-    findings, cell_spec, text, spec_path, label = _source(log, spec, store)
+    findings, cell_spec, text, spec_path, label = advice_source(log, spec, store)
     fixable = [f for f in findings if f.fixes]
     if not fixable:
         listed = ", ".join(f.id for f in findings) or "none"
@@ -115,81 +114,13 @@ def _tune_derived(plan: Plan, store: str | None, quiet: bool, resume: bool) -> N
 def _report(store: str | None, exp_id: int, levels: list[Any], fixable: list[Finding], metric: str | None,
             as_json: bool, run_json: Any, label: str) -> None:
     from jvmlab.cli.console import stdout_console
-    from jvmlab.model.documents import GcAdviseDocument, GcFixLevelRecord
-    from jvmlab.report.gcadvise import build_advice, render
+    from jvmlab.report.gcadvise import advice_document, build_advice, render
     from jvmlab.store import open_store
 
     db = open_store(store)
     advice = build_advice(db, exp_id, levels, [f.id for f in fixable], metric)
-    win = advice.winner()
-    db.put_record(exp_id, GcAdviseDocument(
-        source=label, findings=tuple(f.to_json() for f in fixable),
-        levels=tuple(GcFixLevelRecord.decode(lv.to_json()) for lv in levels), advice=advice.to_json(),
-        winner=None if win is None else GcFixLevelRecord.decode(win.level.to_json())))
+    db.put_record(exp_id, advice_document(advice, label, fixable, levels))
     if as_json:
         typer.echo(json.dumps({"advice": advice.to_json(), "run": run_json}, indent=2, default=str))
     else:
         render(advice, stdout_console())
-
-
-def _source(log: str, spec: Path | None, store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
-    """(findings, the one-cell spec of the current flags, spec text, spec path, label)."""
-    import re
-
-    from jvmlab.plan import advise as derive
-    from jvmlab.plan.matrix import expand, find_baseline
-    from jvmlab.spec.load import load_spec
-
-    m = re.match(r"^(?P<id>\d+):(?P<cell>.+)$", log)
-    if m is not None and not Path(log).exists():
-        return _stored_source(int(m["id"]), m["cell"], store)
-    if spec is None:
-        raise UserError("gc advise LOG needs --spec SPEC: the workload to try the fixes on (or pass a stored "
-                        "cell N:CELL, which knows its spec)")
-    from jvmlab.gclog import analyze_paths
-    from jvmlab.gclog.findings import find
-
-    findings = _merge([f for s in analyze_paths([Path(log)]) for f in find(s)])
-    parsed, text = load_spec(spec)
-    cells = expand(parsed)
-    base = find_baseline(parsed, cells)
-    return findings, derive.one_cell(parsed, base.jvm, dict(base.levels)), text, spec, log
-
-
-def _stored_source(exp_id: int, cell_name: str,
-                   store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
-    from jvmlab.gclog.findings import findings_of
-    from jvmlab.model.documents import GcDocument
-    from jvmlab.plan import advise as derive
-    from jvmlab.spec.load import parse_spec
-    from jvmlab.store import open_store
-
-    db = open_store(store, must_exist=True)
-    exp = db.experiment(exp_id)
-    cells = db.cells(exp_id)
-    cell = next((c for c in cells if c.name == cell_name), None)
-    if cell is None:
-        raise UserError(f"experiment {exp_id} has no cell {cell_name!r} (cells: {', '.join(c.name for c in cells)})")
-    invs = [i for i in db.invocations(exp_id) if i.cell_id == cell.id and i.status == "ok"]
-    docs = db.records([i.id for i in invs], GcDocument)
-    found = [findings_of(d.summary) for d in docs.values()]
-    if not any(f is not None for f in found):
-        raise UserError(f"{exp_id}:{cell_name}: no GC log findings stored (gc collector off, or stored by an "
-                        f"older jvmlab); pass a GC log file with --spec instead")
-    findings = _merge([x for f in found if f for x in f])
-    parsed = parse_spec(exp.spec_text, f"experiment {exp_id}'s spec")
-    spec_path = Path(exp.spec_path) if exp.spec_path else None
-    known = {f: lv for f, lv in cell.levels.items() if lv in parsed.factors.get(f, {})}
-    cell_spec = derive.one_cell(parsed, cell.jvm, known)
-    if len(known) < len(cell.levels):  # a derived experiment (advise, tune): its factor is not in the text
-        workload = cell_spec.workload.model_copy(update={"jvm_args": list(cell.requested_flags)})
-        cell_spec = cell_spec.model_copy(update={"workload": workload})
-    return findings, cell_spec, exp.spec_text, spec_path, f"{exp_id}:{cell_name}"
-
-
-def _merge(findings: list[Finding]) -> list[Finding]:
-    """One finding per id (the first seen: logs of one cell show the same fixes)."""
-    seen: dict[str, Finding] = {}
-    for f in findings:
-        seen.setdefault(f.id, f)
-    return list(seen.values())

@@ -12,8 +12,8 @@ from rich.console import Console
 
 from jvmlab.cli.apps import app
 from jvmlab.cli.storeargs import STORE_HELP
-from jvmlab.errors import UserError
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.errors import UserError, parse_option
+from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
 
 if TYPE_CHECKING:
     from jvmlab.plan.prepare import Plan, PreparedCell
@@ -22,15 +22,6 @@ if TYPE_CHECKING:
     from jvmlab.sizing.results import SweepResult
     from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
     from jvmlab.store.protocol import Store
-
-
-def _size(option: str, text: str) -> int:
-    from jvmlab.spec.durations import parse_size_bytes
-
-    try:
-        return parse_size_bytes(text)
-    except ValueError as err:
-        raise UserError(f"{option}: {err}") from None
 
 
 @app.command()
@@ -71,15 +62,16 @@ def minheap(
     if html is not None and not sweep and sizes is None:  # the search alone has no plot: say so, write nothing
         raise UserError(f"--html {html}: the HTML report is the heap sweep's; add --sweep (or --sizes)")
     check_store_location(store)
-    settings = MinHeapSettings(_size("--lower", lower), _size("--upper", upper), _size("--step", step),
-                               repeats, max_probes)
+    lower_b, upper_b, step_b = (parse_option(o, v, parse_size_bytes)
+                                for o, v in (("--lower", lower), ("--upper", upper), ("--step", step)))
+    settings = MinHeapSettings(lower_b, upper_b, step_b, repeats, max_probes)
     try:
         settings.check()
     except ValueError as err:
         raise UserError(f"--lower/--upper/--step: {err}") from None
     ladder = parse_multiples(multiples)
     compile_pattern(fail_pattern)
-    timeout_s = _duration(timeout)
+    timeout_s = None if timeout is None else parse_option("--timeout", timeout, parse_duration_s)
     parsed, text = load_spec(spec)
     base = prepare(parsed, text, spec)
     db = open_store(store)
@@ -135,27 +127,14 @@ def search(base: Plan, db: Store, request: MinHeapRequest, *, resume: bool, cons
 
 def run_sweep(setup: SweepSetup, db: Store, metric: str, within: float, console: Console, as_json: bool,
               resume: bool = False) -> SweepResult:
-    """Run the sweep as a normal experiment, store its levels, print curves and knees. With
-    --resume, a stored sweep of the same spec and sizes continues where it stopped."""
+    """Run the sweep (its report on stderr with --json), print curves and knees."""
     from jvmlab.report.heapsweep import sweep_table
-    from jvmlab.sizing.flow import record_sweep
-    from jvmlab.sizing.results import load_sweep
+    from jvmlab.sizing.flow import run_sweep as run_it
 
-    resume = resume and db.find_resumable(setup.plan.spec_hash) is not None
-    exp_id = _run_plain(setup.plan, db, as_json, metric, resume=resume)
-    record_sweep(db, exp_id, setup)
-    result = load_sweep(db, exp_id, metric, within)
+    result = run_it(setup, db, metric, within, lambda plan, again: _run_plain(plan, db, as_json, metric, again),
+                    resume)
     sweep_table(result, console)
     return result
-
-
-def _duration(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return parse_duration_s(text)
-    except ValueError as err:
-        raise UserError(f"--timeout: {err}") from None
 
 
 def _emit(out: dict[str, Any], as_json: bool) -> None:
@@ -165,45 +144,19 @@ def _emit(out: dict[str, Any], as_json: bool) -> None:
 
 def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
     """`jvmlab demo size`: minimum heaps, a sweep at 1x-4x, 1 vs 2 CPUs at the knee, a verdict."""
-    from jvmlab.plan.prepare import prepare
-    from jvmlab.report.summary import summarize
-    from jvmlab.scenarios import size
-    from jvmlab.scenarios.jdks import demo_jdks
-    from jvmlab.sizing import flow
-    from jvmlab.sizing.study import MinHeapRequest
-    from jvmlab.spec.load import parse_spec
+    from jvmlab.scenarios.size import run_demo
     from jvmlab.store import check_store_location, open_store
 
     check_store_location(store)
-    jdks = demo_jdks()[:1] if quick else demo_jdks()
-    text = size.base_toml(jdks, quick)
-    base = prepare(parse_spec(text, "scenario size"), text, None)
     db = open_store(store)
     console = Console(stderr=as_json)
-    console.print("Step 1 of 3: minimum heap per collector", style="bold")
-    study = search(base, db, MinHeapRequest(size.minheap_settings(quick), timeout_s=60.0), resume=False,
-                   console=console)
-    console.print("Step 2 of 3: heap sweep at multiples of the minimum", style="bold")
-    setup = flow.sweep_from_study(base, study, size.multiples(quick))
-    sweep = run_sweep(setup, db, "wall_s", 0.05, console, as_json)
-    console.print("Step 3 of 3: 1 vs 2 CPUs at each collector's knee", style="bold")
-    cpu_summary, cpu_note = None, None
-    knees = size.knees_for(sweep, jdks[0])
-    try:
-        if not knees:
-            raise UserError("no collector had a knee in the sweep")
-        cpu_text = size.cpu_toml(jdks[0], knees, quick)
-        cpu_plan = prepare(parse_spec(cpu_text, "scenario size: CPUs"), cpu_text, None)
-        cpu_id = _run_plain(cpu_plan, db, as_json)
-        cpu_summary = summarize(db, cpu_id, "wall_s")
-    except UserError as err:  # e.g. cgroups cannot be made here: the first two steps still stand
-        cpu_note = str(err)
-    rows = [(c.jvm, c.levels.get("gc", ""), c.result) for c in study.cells]
-    paragraph = size.verdict(rows, sweep, cpu_summary, cpu_note, jdks[0])
-    typer.echo(f"\nVerdict (size): {paragraph}\n", err=as_json)
+    demo = run_demo(quick, db, lambda base, request: search(base, db, request, resume=False, console=console),
+                    lambda setup: run_sweep(setup, db, "wall_s", 0.05, console, as_json),
+                    lambda plan: _run_plain(plan, db, as_json), lambda line: console.print(line, style="bold"))
+    typer.echo(f"\nVerdict (size): {demo.verdict}\n", err=as_json)
     if as_json:
-        typer.echo(json.dumps({"minheap": study.to_json(), "sweep": sweep.to_json(), "verdict": paragraph},
-                              indent=2, default=str))
+        typer.echo(json.dumps({"minheap": demo.study.to_json(), "sweep": demo.sweep.to_json(),
+                               "verdict": demo.verdict}, indent=2, default=str))
 
 
 def _run_plain(plan: Plan, db: Store, as_json: bool, metric: str = "wall_s", resume: bool = False) -> int:

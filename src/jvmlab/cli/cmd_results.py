@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.console import stdout_console
+from jvmlab.cli.console import show_report, stdout_console
 from jvmlab.cli.storeargs import STORE_HELP
 
 
@@ -60,7 +60,6 @@ def report(
 ) -> None:
     """Report an experiment: cells with CIs, verdicts, effects, GC, warnings."""
     from jvmlab.report.summary import REPORT_TIMELINES, summary_of
-    from jvmlab.report.terminal import render
     from jvmlab.results import analyze_experiment, load_experiment
     from jvmlab.results.why import load_why
     from jvmlab.store import open_store
@@ -80,17 +79,7 @@ def report(
         typer.echo(f"HTML report: {written}", err=True)
         if open_:
             webbrowser.open(written.resolve().as_uri())
-    if as_json:
-        from jvmlab.report.nodes import nodes_part
-        from jvmlab.report.why import why_json
-
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
-                              indent=2, default=str))
-    else:
-        from jvmlab.report.why import render_why
-
-        render(summary, stdout_console())
-        render_why(summary, why_records, stdout_console())
+    show_report(summary, why_records, as_json)
 
 
 @app.command("metrics")

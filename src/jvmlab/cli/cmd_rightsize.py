@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
+from jvmlab.cli.storeargs import STORE_HELP
 from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
@@ -108,10 +108,11 @@ def rightsize(
     series: str | None = typer.Option(None, "--series", help="With --label: the series (default: the search's name)."),
 ) -> None:
     """Find the smallest CPU x memory size whose JVM meets every goal, with the proof."""
+    from jvmlab.cli.running import size_plan
     from jvmlab.plan.prepare import prepare
     from jvmlab.report.rightsize import k8s_text, render_rightsize, rightsize_json, write_html
     from jvmlab.sizing.goals import parse_goal
-    from jvmlab.sizing.rightsize import RightsizeRequest, run_rightsize
+    from jvmlab.sizing.rightsize import RightsizeRequest
     from jvmlab.sizing.rightsize_plan import refuse_unsizable
     from jvmlab.sizing.rightsize_search import Weights
     from jvmlab.spec.load import load_spec
@@ -148,8 +149,8 @@ def rightsize(
              "--invocations", str(invocations), "--max-invocations", str(max_invocations),
              *(["--label", label] if label else []), *(["--series", series] if series else []),
              "--store", store or db.url, "--resume"]
-    done = run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
-                         on_candidate=said, resume_hint=shlex.join(again), series=tag, observer=_Lines(console))
+    done = size_plan(base, db, request, resume=resume, on_candidate=said, resume_hint=shlex.join(again), series=tag,
+                     observer=_Lines(console))
     render_rightsize(done.document, done.experiment_id, console)
     if k8s is not None:
         k8s.write_text(k8s_text(done.document, done.experiment_id), encoding="utf-8")

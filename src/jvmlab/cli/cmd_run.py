@@ -17,7 +17,7 @@ from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.scanargs import ScanCommand, scans
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
 from jvmlab.collect.registry import cli_help as collect_help
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, parse_option
 from jvmlab.spec.durations import parse_duration_s
 
 if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
@@ -57,7 +57,9 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     template = plan.cells[0].template  # the hooks are the spec's: the same for every cell
     for line in template.describe_hooks() if template is not None else []:
         typer.echo(f"  hook {line}")
-    commands = _check_commands(plan)
+    from jvmlab.execute.experiment import check_commands
+
+    commands = check_commands(plan)
     for pc, command in zip(plan.cells, commands, strict=True):
         unlock = f" (added {' '.join(pc.added_unlocks)})" if pc.added_unlocks else ""
         flags = shlex.join(pc.flags) or "(no flags)"
@@ -73,33 +75,6 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     power = plan_power(plan)
     if power.warn:
         typer.echo(f"warning: {power.message()}")
-
-
-ARTIFACTS_SHOWN = Path("/ARTIFACTS")  # `check` has no store: the run's artifacts folder, by name
-
-
-def _check_commands(plan: Plan) -> list[list[str]]:
-    """Each cell's command line as `run` starts its first measured invocation (the collectors'
-    flags in it, their paths under ARTIFACTS), then what jvmlab added to the cell's own, marked."""
-    from jvmlab.collect.setup import CollectSettings
-    from jvmlab.execute.experiment import collector_flags
-    from jvmlab.execute.slots import logs_class_loads
-
-    settings = CollectSettings.from_spec(plan.shape.collect, {})
-    class_log = logs_class_loads(plan.cells)
-    out = []
-    for pc in plan.cells:
-        added = collector_flags(pc, settings, ARTIFACTS_SHOWN / "exp-N", class_log)
-        lines = [shlex.join(pc.argv([arg for _, args in added for arg in args]))]
-        lines += [f"+ added by jvmlab ({name}): {shlex.join(args)}" for name, args in added]
-        if pc.template is not None and pc.template.prepare is not None:
-            lines.append(f"+ added by jvmlab ({pc.template.prepare.kind}): the archive's flag, once a training "
-                         f"run has made it, before the first measured invocation")
-        out.append(lines)
-    if any(len(lines) > 1 for lines in out):
-        out[0].append(f"(+: not in the spec; {ARTIFACTS_SHOWN}: the run's artifacts folder, --artifacts; "
-                      f"`run --no-collect NAME` drops a collector's flags)")
-    return out
 
 
 def _check_tune(plan: Plan) -> str:
@@ -210,7 +185,7 @@ def run(
     from jvmlab.store import check_store_location
 
     until_rel = parse_until(until)
-    budget_s = _budget(budget)
+    budget_s = None if budget is None else parse_option("--budget", budget, parse_duration_s)
     check_artifacts_url(artifacts_url, cluster)
     if metric is not None:
         registry.get(metric)
@@ -332,14 +307,6 @@ def _gate_conditions(store: str | None, baseline: int | None, fail_if: list[str]
         open_store(store, must_exist=True).experiment(baseline)
     return conditions
 
-
-def _budget(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_duration_s(value)
-    except ValueError as err:
-        raise UserError(f"--budget: {err}") from None
 
 
 @app.command()

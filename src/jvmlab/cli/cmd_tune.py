@@ -15,8 +15,6 @@ from jvmlab.cli.storeargs import STORE_HELP, default_artifacts, provenance_comma
 from jvmlab.errors import Interrupted, UserError
 
 if TYPE_CHECKING:
-    from jvmlab.model.documents import TuneDocument
-    from jvmlab.model.stored import StoredCell
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
     from jvmlab.tune.model import Trial
@@ -80,8 +78,7 @@ def _refuse_machine_only(plan: Plan) -> None:
 def _cluster_client(address: str | None, store_url: str) -> Any:
     if address is None:
         return None
-    from jvmlab.cluster.run import connect
-    from jvmlab.tune.cluster_measure import wait_for_workers
+    from jvmlab.cluster.run import connect, wait_for_workers
 
     client = connect(address)
     try:
@@ -161,6 +158,7 @@ def tune_demo(quick: bool, store: str | None) -> None:
     from jvmlab.scenarios.tune import tune_spec
     from jvmlab.spec.load import parse_spec
     from jvmlab.store import open_store, store_url
+    from jvmlab.tune.apply import apply_for
     from jvmlab.tune.flow import check_space, read_config
     from jvmlab.tune.jvm import FlagChecker
 
@@ -185,7 +183,7 @@ def apply_cmd(
     (a `rightsize` search: the Kubernetes resources and env of the size it chose)."""
     from jvmlab.model.documents import RightsizeDocument, TuneDocument
     from jvmlab.store import open_store
-    from jvmlab.tune.apply import latest_tuning
+    from jvmlab.tune.apply import apply_for, latest_tuning
 
     db = open_store(store, must_exist=True)
     if experiment is not None and (sized := db.record(db.experiment(experiment).id, RightsizeDocument)) is not None \
@@ -199,71 +197,3 @@ def apply_cmd(
                                     for e in db.experiments()])
         typer.echo(f"jvmlab apply: the latest tuning experiment, {experiment}", err=True)
     typer.echo(apply_for(db, experiment))
-
-
-def apply_for(db: Store, experiment: int) -> str:
-    from dataclasses import replace
-
-    from jvmlab.model.documents import TuneDocument
-    from jvmlab.tune.apply import apply_text
-
-    db.experiment(experiment)
-    doc, gcfix = db.record(experiment, TuneDocument), None
-    if doc is None and (advised := _advised(db, experiment)) is not None:
-        doc, gcfix = advised
-    cells = db.cells(experiment)
-    java, args = "java", []
-    if doc is not None:
-        key = doc.winner.key
-        won = next((c for c in cells if c.levels.get("config") == key
-                    or (gcfix is not None and c.levels.get("gcfix") == gcfix)), None)
-        if won is not None:
-            doc = replace(doc, winner=replace(doc.winner, run_flags=tuple(won.flags)))
-            java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
-        args = _app_args(db, experiment, won)
-    return apply_text(doc, java, args, experiment, _workload_args(db.experiment(experiment).spec_text))
-
-
-def _workload_args(spec_text: str) -> tuple[list[str], list[str]]:
-    """The stored spec's ``[workload] jvm_args`` and ``measurement_only`` (none when unreadable)."""
-    import tomllib
-
-    try:
-        workload = tomllib.loads(spec_text or "").get("workload") or {}
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return [], []
-    jvm_args, marks = workload.get("jvm_args") or [], workload.get("measurement_only") or []
-    jvm_args = jvm_args.split() if isinstance(jvm_args, str) else jvm_args
-    return ([str(f) for f in jvm_args if isinstance(f, str)], [str(m) for m in marks if isinstance(m, str)])
-
-
-def _advised(db: Store, experiment: int) -> tuple[TuneDocument, str] | None:
-    """A `gc advise` experiment's advised fix as the winner `apply` prints (its cell's flags
-    are the current flags plus the fix), with the fix's name; None when it is no advise run."""
-    from jvmlab.model.documents import GcAdviseDocument, TunedConfig, TuneDocument
-
-    doc = db.record(experiment, GcAdviseDocument)
-    if doc is None:
-        return None
-    winner = doc.winner
-    if winner is None:
-        raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
-                        f"a cost; nothing to apply (`jvmlab report {experiment}`)")
-    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner.name), None)
-    flags = tuple(cell.requested_flags) if cell is not None else winner.flags
-    return TuneDocument.of_winner(TunedConfig({}, cell.jvm if cell else "", flags)), winner.name
-
-
-def _app_args(db: Store, experiment: int, cell: StoredCell | None) -> list[str]:
-    """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
-    if cell is None:
-        return []
-    inv = next((i for i in db.invocations(experiment) if i.cell_id == cell.id), None)
-    if inv is None:
-        return []
-    argv = list(inv.argv)
-    rest = argv[1:]
-    for i, arg in enumerate(rest):
-        if not arg.startswith("-") or arg in ("-cp", "-classpath", "-jar", "--class-path"):
-            return rest[i:]
-    return []

@@ -10,37 +10,29 @@ _EXPORT = "jvmlab stores every run; afterwards `jvmlab export --format {fmt} -o 
 _HOOK = "--hook {kind}=COMMAND ({when}; split as a shell would, never run by one)"
 _RUNS = "--runs N (measured invocations per cell), or --until 2% to add blocks until the CI is that narrow"
 
-HINTS: dict[str, str] = {
-    "--export-json": _EXPORT.format(fmt="hyperfine") + " (hyperfine's JSON schema)",
-    "--export-csv": _EXPORT.format(fmt="csv"),
-    "--export-markdown": _EXPORT.format(fmt="markdown"),
-    "--export-asciidoc": _EXPORT.format(fmt="markdown"),
-    "--export-orgmode": _EXPORT.format(fmt="markdown"),
-    "--setup": _HOOK.format(kind="setup", when="once before the first invocation"),
-    "-s": _HOOK.format(kind="setup", when="once before the first invocation"),
-    "--prepare": _HOOK.format(kind="before_each", when="before each invocation"),
-    "-p": _HOOK.format(kind="before_each", when="before each invocation"),
-    "--conclude": _HOOK.format(kind="after_each", when="after each invocation"),
-    "-C": _HOOK.format(kind="after_each", when="after each invocation"),
-    "--cleanup": _HOOK.format(kind="cleanup", when="once after the last invocation"),
-    "-c": _HOOK.format(kind="cleanup", when="once after the last invocation"),
-    "--min-runs": _RUNS,
-    "-m": _RUNS,
-    "--max-runs": _RUNS + "; --max-invocations N caps the whole run",
-    "-M": _RUNS + "; --max-invocations N caps the whole run",
-    "--show-output": "every invocation's stdout and stderr are kept in the artifacts folder (--artifacts)",
-    "--output": "every invocation's stdout and stderr are kept in the artifacts folder (--artifacts)",
-    "--shell": "jvmlab runs a command without a shell (as hyperfine -N); a spec's [workload] shell = true "
-               "runs one through a shell",
-    "-S": "jvmlab runs a command without a shell (as hyperfine -N); a spec's [workload] shell = true "
-          "runs one through a shell",
-    "-N": "jvmlab never starts a shell for a command: drop -N",
-    "--command-name": "-n/--name NAME (one per command)",
-    "--parameter-list": "-L NAME V1,V2,...",
-    "--time-unit": "`jvmlab metrics` lists the metrics and their units; --metric picks one",
-    "-u": "`jvmlab metrics` lists the metrics and their units; --metric picks one",
-    "--style": "--quiet (-q) drops the progress bar; --json prints the summary as JSON",
-}
+_OUTPUT = "every invocation's stdout and stderr are kept in the artifacts folder (--artifacts)"
+_SHELL = ("jvmlab runs a command without a shell (as hyperfine -N); a spec's [workload] shell = true runs one "
+          "through a shell")
+_UNITS = "`jvmlab metrics` lists the metrics and their units; --metric picks one"
+
+HINTS: dict[str, str] = {name: said for names, said in (
+    (("--export-json",), _EXPORT.format(fmt="hyperfine") + " (hyperfine's JSON schema)"),
+    (("--export-csv",), _EXPORT.format(fmt="csv")),
+    (("--export-markdown", "--export-asciidoc", "--export-orgmode"), _EXPORT.format(fmt="markdown")),
+    (("--setup", "-s"), _HOOK.format(kind="setup", when="once before the first invocation")),
+    (("--prepare", "-p"), _HOOK.format(kind="before_each", when="before each invocation")),
+    (("--conclude", "-C"), _HOOK.format(kind="after_each", when="after each invocation")),
+    (("--cleanup", "-c"), _HOOK.format(kind="cleanup", when="once after the last invocation")),
+    (("--min-runs", "-m"), _RUNS),
+    (("--max-runs", "-M"), _RUNS + "; --max-invocations N caps the whole run"),
+    (("--show-output", "--output"), _OUTPUT),
+    (("--shell", "-S"), _SHELL),
+    (("-N",), "jvmlab never starts a shell for a command: drop -N"),
+    (("--command-name",), "-n/--name NAME (one per command)"),
+    (("--parameter-list",), "-L NAME V1,V2,..."),
+    (("--time-unit", "-u"), _UNITS),
+    (("--style",), "--quiet (-q) drops the progress bar; --json prints the summary as JSON"),
+) for name in names}
 
 
 def hint(option: str | None) -> str:

@@ -20,7 +20,7 @@ from typer.core import TyperOption
 from typer.exceptions import Abort, TyperException
 
 # Importing the command modules attaches their commands to `app` and `gc_app` (cli/apps.py).
-from jvmlab.cli import (  # noqa: F401  # noqa: F401
+from jvmlab.cli import (  # noqa: F401
     cmd_cluster,
     cmd_commits,
     cmd_doctor,

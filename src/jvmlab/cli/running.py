@@ -1,12 +1,12 @@
 """Running a prepared plan from the CLI: the one place a command hands a plan to the session
 and its driver, chosen here on this machine or a Dask cluster: fixed blocks and `--until`
 (`run`, `demo`, `heapsweep`, `demo size`, `gc advise`: :func:`run_plan`, with a progress bar,
-then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search_plan`) and
-the tuner (`tune`, `demo tune`, `gc advise`'s tuning: :func:`tune_plan`)."""
+then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search_plan`), the container-size search
+(`rightsize`: :func:`size_plan`) and the tuner (`tune`, `demo tune`, `gc advise`'s tuning:
+:func:`tune_plan`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from jvmlab.cli.console import stdout_console
+from jvmlab.cli.console import show_report
 from jvmlab.cli.storeargs import default_artifacts, provenance_command_line
 from jvmlab.errors import UserError
 
@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
 
-    from jvmlab.execute.protocols import PrecisionCheck
+    from jvmlab.execute.protocols import PrecisionCheck, RunObserver
+    from jvmlab.model.documents import CandidateRecord
     from jvmlab.model.stored import SeriesTag
     from jvmlab.plan.prepare import Plan, PreparedCell
     from jvmlab.plan.revisions import RevisionSet
     from jvmlab.sizing.minheap import ProbeOutcome
+    from jvmlab.sizing.rightsize import RightsizeRequest, RightsizeRun
     from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
     from jvmlab.spec.model import Spec
     from jvmlab.store.protocol import Store
@@ -57,7 +59,6 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     from jvmlab.execute.options import RunOptions, ready_artifacts
     from jvmlab.execute.session import run_experiment
     from jvmlab.report.summary import summarize
-    from jvmlab.report.terminal import render
     from jvmlab.results.adaptive import store_precision_reached
     from jvmlab.store import open_store, store_url
 
@@ -87,23 +88,8 @@ def run_plan(plan: Plan, store_value: str | None, *, as_json: bool = False, resu
     summary = summarize(db, exp_id, metric)
     from jvmlab.results.why import load_why
 
-    why_records = load_why(db, exp_id, summary.invocations)
-    if report_on_stderr:
-        from jvmlab.report.why import render_why
-
-        render(summary, err_console)
-        render_why(summary, why_records, err_console)
-    elif as_json:
-        from jvmlab.report.nodes import nodes_part
-        from jvmlab.report.why import why_json
-
-        typer.echo(json.dumps({**summary.to_json(), **why_json(summary, why_records), **nodes_part(summary)},
-                              indent=2, default=str))
-    else:
-        from jvmlab.report.why import render_why
-
-        render(summary, stdout_console())
-        render_why(summary, why_records, stdout_console())
+    show_report(summary, load_why(db, exp_id, summary.invocations), as_json and not report_on_stderr,
+                err_console if report_on_stderr else None)
     if fail_on_empty:
         _fail_on_empty([(cell.name, cell.n, cell.failures) for cell in summary.cells])
     return exp_id
@@ -176,6 +162,16 @@ def tune_plan(plan: Plan, db: Store, exp_id: int, artifacts: Path, *, client: ob
     if measurer is not None:
         on_measurer(measurer)
     return run_tune(plan, db, exp_id, artifacts, default_executor(), on_trial, measurer, progress, optuna_storage)
+
+
+def size_plan(base: Plan, db: Store, request: RightsizeRequest, *, resume: bool,
+              on_candidate: Callable[[CandidateRecord], None], resume_hint: str, series: SeriesTag | None,
+              observer: RunObserver) -> RightsizeRun:
+    """Hand a container-size search to the session (on this machine: its cgroups are made here)."""
+    from jvmlab.sizing.rightsize import run_rightsize
+
+    return run_rightsize(base, db, request, (default_artifacts(db.url) / "rightsize").absolute(), resume=resume,
+                         on_candidate=on_candidate, resume_hint=resume_hint, series=series, observer=observer)
 
 
 def _warn_power(plan: Plan, until_rel: float | None, max_invocations: int | None) -> None:

@@ -50,7 +50,6 @@ _PAUSE_GOAL = re.compile(r"-XX:MaxGCPauseMillis=(\d+)")
 # costs a short JVM a fraction of gc*'s start-up (docs/collectors.md; bench/collector_flags.py).
 LIGHT_SELECTION = "gc,gc+init,gc+start,gc+heap,gc+marking,gc+phases,gc+alloc,gc+stats,safepoint"
 FULL_SELECTION = "gc*,safepoint"
-GC_LOG_LEVELS = ("light", "full")
 
 
 def gc_log_args(jdk: JdkInfo, artifacts_dir: Path, level: str = "light") -> list[str]:

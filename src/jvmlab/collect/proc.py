@@ -107,8 +107,6 @@ def schedstat_supported() -> bool:
 
 
 NO_SCHEDSTAT_WHY = "this kernel has no /proc/PID/schedstat (CONFIG_SCHED_INFO off), so no run-queue delay"
-RUN_DELAY_LOST = ("the run-queue delay of a thread after its last sample is lost (at most one interval per "
-                  "thread), and so is that of threads that started and ended between two samples")
 
 
 def proc_supported() -> bool:
@@ -535,7 +533,7 @@ def summarize(samples: list[ProcSample], shift_s: float = 0.0, child_cpu_s: floa
     delay = samples[-1].run_delay_s
     if delay is None:
         unmeasured[RUN_DELAY] = NO_SCHEDSTAT_WHY
-    else:  # the last sample's sum, every thread at its last read (RUN_DELAY_LOST says what is not in it)
+    else:  # the last sample's sum, every thread at its last read (its delay after that read is lost)
         out.metrics[RUN_DELAY] = delay
     # Short runs (too few samples) are common and said in the document; these two are not.
     shown = {m: w for m, w in unmeasured.items()

@@ -6,12 +6,16 @@ all of them): the same pass / fail / inconclusive as ``compare --fail-if``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from jvmlab.analyze.gate import GateCondition, GateResult, judge, metrics_for
 from jvmlab.commits.judge import compare_pair
+from jvmlab.errors import UserError
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.plan.matrix import REVISION_FACTOR
 from jvmlab.results import load_experiment
+from jvmlab.spec.model import Spec
+from jvmlab.spec.revisions import Revisions
 from jvmlab.store.protocol import Store
 
 BASE, HEAD = "base", "head"
@@ -30,3 +34,19 @@ def gate_revisions(store: Store, experiment_id: int, conditions: Sequence[GateCo
     comparisons = [pair.comparison for metric in names for cells in by_levels.values() if len(cells) == 2
                    for pair in [compare_pair(results, cells[HEAD], cells[BASE], metric)] if pair.comparison]
     return judge(conditions, comparisons, {name: results.metrics.get(name).lower_is_better for name in names})
+
+
+def with_revisions(parsed: Spec, levels: dict[str, str], repo: Path | None, build: str | None,
+                    shell: bool) -> Spec:
+    """The spec with these revisions (and the command line's repository and build, if given)."""
+    given = parsed.revisions
+    fields = given.model_dump() if given is not None else {}
+    fields.update(levels=levels)
+    if repo is not None:
+        fields.update(repo=str(repo.absolute()))
+    if build is not None:
+        fields.update(build=build, shell=shell)
+    try:
+        return parsed.model_copy(update={"revisions": Revisions(**fields)})
+    except ValueError as err:
+        raise UserError(f"revisions: {err}") from None

@@ -186,3 +186,28 @@ def collector_flags(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,
                        artifacts_dir=exp_dir / f"cell-{pc.cell.index}" / "b0", final_flags=pc.final_flags,
                        workload_kind=pc.launch.kind, class_log=class_log)
     return [(c.name, args) for c in collectors if (args := c.probe(ctx).jvm_args())]
+
+
+ARTIFACTS_SHOWN = Path("/ARTIFACTS")  # `check` has no store: the run's artifacts folder, by name
+
+
+def check_commands(plan: Plan) -> list[list[str]]:
+    """Each cell's command line as `run` starts its first measured invocation (the collectors'
+    flags in it, their paths under ARTIFACTS), then what jvmlab added to the cell's own, marked."""
+    import shlex
+
+    settings = CollectSettings.from_spec(plan.shape.collect, {})
+    class_log = logs_class_loads(plan.cells)
+    out = []
+    for pc in plan.cells:
+        added = collector_flags(pc, settings, ARTIFACTS_SHOWN / "exp-N", class_log)
+        lines = [shlex.join(pc.argv([arg for _, args in added for arg in args]))]
+        lines += [f"+ added by jvmlab ({name}): {shlex.join(args)}" for name, args in added]
+        if pc.template is not None and pc.template.prepare is not None:
+            lines.append(f"+ added by jvmlab ({pc.template.prepare.kind}): the archive's flag, once a training "
+                         f"run has made it, before the first measured invocation")
+        out.append(lines)
+    if any(len(lines) > 1 for lines in out):
+        out[0].append(f"(+: not in the spec; {ARTIFACTS_SHOWN}: the run's artifacts folder, --artifacts; "
+                      f"`run --no-collect NAME` drops a collector's flags)")
+    return out

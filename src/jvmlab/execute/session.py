@@ -61,18 +61,7 @@ from jvmlab.plan.prepare import Plan, archive_document
 from jvmlab.plan.schedule import Slot
 from jvmlab.store.protocol import Store
 
-__all__ = [
-    "BlockRunner",
-    "Executor",
-    "LocalBlocks",
-    "RunObserver",
-    "RunOptions",
-    "Session",
-    "SlotWork",
-    "block_label",
-    "finish_probes",
-    "run_experiment",
-]
+__all__ = ["Session", "run_experiment"]
 
 _HOSTNAME = socket.gethostname()  # where a slot run here ran (a cluster's slots say their node's)
 BUSY_HINT = "stop other work on this machine, or rerun; see `jvmlab doctor`"

@@ -12,7 +12,7 @@ from datetime import datetime
 from jvmlab.gclog.clock import MonotonicClock
 
 
-def _f(text: str) -> float:
+def decimal(text: str) -> float:
     """A number with a decimal point or a decimal comma (locale-dependent logs)."""
     try:
         return float(text)
@@ -39,7 +39,7 @@ class Timer:
             if tok == self._last_tok:  # several lines share a stamp: read it once
                 return self.clock(self._last_raw)
             try:
-                raw = _f(tok.strip().rstrip("mns")) * self.uptime_scale
+                raw = decimal(tok.strip().rstrip("mns")) * self.uptime_scale
             except ValueError:
                 return self._slow(deco[1:-1].split("]["))
             self._last_tok, self._last_raw = tok, raw
@@ -48,7 +48,7 @@ class Timer:
         if idx is not None and idx < len(parts):
             tok = parts[idx].strip()
             try:
-                return self.clock(_f(tok.rstrip("mns")) * self.uptime_scale)
+                return self.clock(decimal(tok.rstrip("mns")) * self.uptime_scale)
             except ValueError:
                 pass
         return self._slow(parts)
@@ -66,7 +66,7 @@ class Timer:
             if not unit:
                 continue  # pid / tid
             try:
-                value = _f(tok[: -len(unit)])
+                value = decimal(tok[: -len(unit)])
             except ValueError:
                 continue
             scale = {"s": 1.0, "ms": 1e-3, "ns": 1e-9}[unit]

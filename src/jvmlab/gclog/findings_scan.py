@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from jvmlab.gclog.decorators import decimal
+
 EXAMPLES = 2
 LINE_CHARS = 300
 CPU_MIN_REAL_S = 0.05  # CPU times are printed in 10-ms steps: shorter pauses give no usable ratio
@@ -49,10 +51,6 @@ _UNIT_MB = {"K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024.0}
 
 # Safepoint operations that are a collector's own (their time is GC pause time).
 _GC_OPS = re.compile(r"G1|GC|Z[A-Z]|Shenandoah|CMS|Parallel|Serial|Collect|Heap", re.ASCII)
-
-
-def _f(text: str) -> float:
-    return float(text.replace(",", "."))
 
 
 @dataclass
@@ -163,7 +161,7 @@ _LEGACY_UPTIME = re.compile(r"(?:^|\s)(\d+[.,]\d+): \[")
 def _uptime(line: str) -> float | None:
     """The JVM uptime a line is stamped with (unified ``[12.345s]``, JDK 8 ``12.345: [``), else None."""
     m = _UNIFIED_UPTIME.search(line) or _LEGACY_UPTIME.search(line)
-    return _f(m.group(1)) if m else None
+    return decimal(m.group(1)) if m else None
 
 
 def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
@@ -239,7 +237,7 @@ def _memory(facts: LineFacts, chunk: str) -> None:
 def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
     for rx in (_TIMES_LEGACY, _TIMES_UNIFIED):
         for m in rx.finditer(chunk):
-            real = _f(m["r"])
+            real = decimal(m["r"])
             if rx is _TIMES_LEGACY:
                 line = line_of(chunk, m.start())
                 if "CMS-concurrent" in line or "concurrent-" in line:  # a concurrent phase runs beside the app
@@ -249,7 +247,7 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             cpu.pauses += 1
             if real < rule.min_real_s:
                 continue
-            user, sys_ = _f(m["u"]), _f(m["s"])
+            user, sys_ = decimal(m["u"]), decimal(m["s"])
             used = user + sys_
             t = None
             if used * rule.starved_factor < real:
@@ -288,10 +286,10 @@ def _safepoints(sp: SafepointFacts, chunk: str) -> None:
         return
     for m in _STOPPED.finditer(chunk):
         sp.count += 1
-        sp.total_ms += _f(m["s"]) * 1000.0
+        sp.total_ms += decimal(m["s"]) * 1000.0
         if m["reach"] is not None:
             sp.reach_known = True
-            reach_ms = _f(m["reach"]) * 1000.0
+            reach_ms = decimal(m["reach"]) * 1000.0
             line = line_of(chunk, m.start())
             sp.reach.add(_uptime(line), reach_ms)
             if reach_ms > sp.worst_reach_ms:

@@ -16,6 +16,7 @@ from datetime import datetime
 from jvmlab.gclog import events as ev
 from jvmlab.gclog import legacy_record as rec
 from jvmlab.gclog.clock import MonotonicClock
+from jvmlab.gclog.decorators import decimal
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import ParserState
 from jvmlab.gclog.triggers import trigger_cause
@@ -49,7 +50,6 @@ _FLAG = re.compile(r"-XX:(?P<k>InitialHeapSize|MaxHeapSize)=(?P<v>\d+)")
 _COLLECTOR_FLAGS = (("UseG1GC", "G1"), ("UseConcMarkSweepGC", "CMS"), ("UseParallelOldGC", "Parallel"),
                     ("UseParallelGC", "Parallel"), ("UseSerialGC", "Serial"), ("UseShenandoahGC", "Shenandoah"))
 _SIZE_MB = rec.SIZE_MB
-_f = rec.f
 
 
 class LegacyParser(ParserState):
@@ -92,7 +92,7 @@ class LegacyParser(ParserState):
     def _time(self, date: str | None, up: str | None) -> float | None:
         if up is not None:
             self.clock.uptime = True
-            return self.clock(_f(up))
+            return self.clock(decimal(up))
         if date is not None:
             try:
                 wall = datetime.fromisoformat(date.replace(",", ".")).timestamp()
@@ -150,14 +150,14 @@ class LegacyParser(ParserState):
         if "Heap: " in line and self._held is not None:
             hm = _G1_HEAP.search(line)
             if hm is not None:
-                self._held.update(heap_before_mb=_f(hm["b"]) * _SIZE_MB[hm["bu"]],
-                                  heap_after_mb=_f(hm["a"]) * _SIZE_MB[hm["au"]],
-                                  heap_committed_mb=_f(hm["c"]) * _SIZE_MB[hm["cu"]])
+                self._held.update(heap_before_mb=decimal(hm["b"]) * _SIZE_MB[hm["bu"]],
+                                  heap_after_mb=decimal(hm["a"]) * _SIZE_MB[hm["au"]],
+                                  heap_committed_mb=decimal(hm["c"]) * _SIZE_MB[hm["cu"]])
             return
         if "Total time for which" in line:
             sm = _STOPPED.search(line)
             if sm is not None:
-                yield GcEvent(ev.SAFEPOINT, "safepoint", self._time(sm["date"], sm["up"]), _f(sm["s"]) * 1000.0)
+                yield GcEvent(ev.SAFEPOINT, "safepoint", self._time(sm["date"], sm["up"]), decimal(sm["s"]) * 1000.0)
                 return
         if line.startswith(("OpenJDK", "Java HotSpot")):
             vm = _VM.match(line)
@@ -214,7 +214,7 @@ class LegacyParser(ParserState):
             is_start = m["start"] is not None
             self.collector = self.collector or ("CMS" if m["who"].startswith("CMS") else "G1")
             # Printed inside a record that started earlier: out of order, never a restart.
-            t = self.clock.peek(_f(m["up"])) if m["up"] else None
+            t = self.clock.peek(decimal(m["up"])) if m["up"] else None
             if is_start and phase in ("mark", "root-region-scan") and (
                     self._cycle is None or phase == "root-region-scan" or self._cycle_started_by != "root-region-scan"):
                 # phase is "mark" or "root-region-scan" here: a mark restarts only a cycle a mark started
@@ -225,7 +225,7 @@ class LegacyParser(ParserState):
                     self._cycle_started_by = phase
             secs = m["wall"] or m["secs"]
             if secs is not None:
-                ms = _f(secs) * 1000.0
+                ms = decimal(secs) * 1000.0
                 yield GcEvent(ev.PHASE, "concurrent", t, ms, m["who"] + phase)
                 if self._cycle is not None:
                     self._cycle[1] = (self._cycle[1] or 0.0) + ms
@@ -241,7 +241,7 @@ class LegacyParser(ParserState):
         (a cycle starts with "Concurrent reset" and runs until the next one)."""
         self.collector = self.collector or "Shenandoah"
         t = self._time(m["date"], m["up"])
-        ms = _f(m["ms"])
+        ms = decimal(m["ms"])
         what = m["what"]
         if m["kind"] == "Concurrent":
             if what.startswith("reset") and self._cycle is not None:
@@ -258,8 +258,8 @@ class LegacyParser(ParserState):
         after_mb: float | None = None
         committed_mb: float | None = None
         if m["b"] is not None:
-            before_mb, after_mb = _f(m["b"]) * _SIZE_MB[m["bu"]], _f(m["a"]) * _SIZE_MB[m["au"]]
-            committed_mb = _f(m["c"]) * _SIZE_MB[m["cu"]]
+            before_mb, after_mb = decimal(m["b"]) * _SIZE_MB[m["bu"]], decimal(m["a"]) * _SIZE_MB[m["au"]]
+            committed_mb = decimal(m["c"]) * _SIZE_MB[m["cu"]]
         if t is not None and self.clock.last is not None:
             self.clock.last = max(self.clock.last, t)
         yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, before_mb, after_mb, committed_mb)
@@ -292,7 +292,7 @@ class LegacyParser(ParserState):
                 self._pending = None
             return
         self._pending = None
-        dur_ms = _f(ends[-1]["secs"]) * 1000.0
+        dur_ms = decimal(ends[-1]["secs"]) * 1000.0
         self._held = self._event_fields(body[1: ends[-1].end()], dur_ms)
         if self._pending_t is not None:
             # Legacy stamps are pause starts: the log's span runs to the end of the last pause.

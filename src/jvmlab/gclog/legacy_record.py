@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from jvmlab.gclog import events as ev
+from jvmlab.gclog.decorators import decimal
 
 SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0}
 END = re.compile(r", (?P<secs>\d+[.,]\d+) secs\]")
@@ -23,10 +24,6 @@ _YOUNG = re.compile(r"(?:ParNew|PSYoungGen|DefNew|ASParNew|YoungGen)(?: \([^)]*\
 _FAILURES = (("promotion failed", "promotion failed"), ("concurrent mode failure", "concurrent mode failure"),
              ("to-space exhausted", "to-space exhausted"), ("to-space overflow", "to-space exhausted"),
              ("concurrent mode interrupted", "concurrent mode interrupted"))
-
-
-def f(text: str) -> float:
-    return float(text.replace(",", "."))
 
 
 _OLD_COLLECTED = re.compile(r"\[CMS(?:[:( ]|\d)")
@@ -92,9 +89,9 @@ def heap_fields(body: str) -> dict[str, float]:
             continue
         heap = m
     if heap is not None and "Heap: " not in body:
-        out.update(heap_before_mb=f(heap["b"]) * SIZE_MB[heap["bu"]],
-                   heap_after_mb=f(heap["a"]) * SIZE_MB[heap["au"]],
-                   heap_committed_mb=f(heap["c"]) * SIZE_MB[heap["cu"]])
+        out.update(heap_before_mb=decimal(heap["b"]) * SIZE_MB[heap["bu"]],
+                   heap_after_mb=decimal(heap["a"]) * SIZE_MB[heap["au"]],
+                   heap_committed_mb=decimal(heap["c"]) * SIZE_MB[heap["cu"]])
     young = _YOUNG.search(body)
     if young is not None:
         out.update(young_before_mb=int(young["b"]) / 1024, young_after_mb=int(young["a"]) / 1024)

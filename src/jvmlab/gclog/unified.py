@@ -14,7 +14,7 @@ from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
-from jvmlab.gclog.decorators import Timer
+from jvmlab.gclog.decorators import Timer, decimal
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 from jvmlab.gclog.triggers import trigger_cause
@@ -67,18 +67,10 @@ _COLLECTORS = (
 )
 
 
-def _f(text: str) -> float:
-    """A number with a decimal point or a decimal comma (locale-dependent logs)."""
-    try:
-        return float(text)
-    except ValueError:
-        return float(text.replace(",", "."))
-
-
 def _mb(value: str | None, unit: str | None) -> float | None:
     if value is None or unit is None:
         return None
-    return _f(value) * _SIZE_MB[unit]
+    return decimal(value) * _SIZE_MB[unit]
 
 
 class UnifiedParser(ParserState):
@@ -259,7 +251,7 @@ class UnifiedParser(ParserState):
         if self._exhausted and self._exhausted.pop(gid, False):
             failure = "to-space exhausted"
         self._n_pauses += 1
-        dur = _f(pm["dur"])
+        dur = decimal(pm["dur"])
         if t is not None:
             self.clock.started(t - dur / 1000.0)  # stamped at its end
         if self.collector is None:
@@ -269,7 +261,7 @@ class UnifiedParser(ParserState):
             ev.PAUSE, kind, t, dur,
             f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
             cause, gid,
-            None if b is None else _f(b) * _SIZE_MB[pm["bu"]], _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
+            None if b is None else decimal(b) * _SIZE_MB[pm["bu"]], _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
             young[0], young[1], failure)
         if self.collector not in _EXPLICIT_CYCLES:  # cycles seen as runs of phases: the pause is part
             self._note_phase(gid, t, None)
@@ -283,7 +275,7 @@ class UnifiedParser(ParserState):
         if ":" in what:  # "Concurrent refinement times: ... 0.00ms": figures, not a phase
             return None
         t = self.timer(deco)
-        ms = _f(cm["dur"])
+        ms = decimal(cm["dur"])
         if t is not None:
             self.clock.started(t - ms / 1000.0)
         if what.startswith(("Cycle", "Mark Cycle", "Undo Cycle")) and msg[:2] not in ("y:", "Y:", "O:"):
@@ -313,16 +305,16 @@ class UnifiedParser(ParserState):
         start = self._starts.pop(gid, None)
         committed, before, after, peak = self._tables.take(gid)
         if zm["dur"] is not None:
-            dur: float | None = _f(zm["dur"]) * 1000.0
+            dur: float | None = decimal(zm["dur"]) * 1000.0
             if t is not None:
-                self.clock.started(t - _f(zm["dur"]))
+                self.clock.started(t - decimal(zm["dur"]))
         elif start is not None and t is not None:
             dur = (t - start) * 1000.0
         else:
             dur = None
         kind = "concurrent" if zm["what"] == "Garbage" else zm["what"].lower()
         if zm["b"] is not None:
-            before, after = _f(zm["b"]), _f(zm["a"])
+            before, after = decimal(zm["b"]), decimal(zm["a"])
         return GcEvent(ev.CYCLE, kind, t, dur, f"{zm['what']} Collection", zm["cause"], gid,
                        before, after, committed, heap_peak_mb=peak)
 
@@ -356,11 +348,11 @@ class UnifiedParser(ParserState):
             sm = _SAFEPOINT_9.match(msg)
             if sm is not None:
                 self._n_safepoints += 1
-                yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), _f(sm["s"]) * 1000.0)
+                yield GcEvent(ev.SAFEPOINT, "safepoint", self.timer(deco), decimal(sm["s"]) * 1000.0)
         elif first == "A" or first == "R":
             am = _STALL.match(msg)
             if am is not None:  # ZGC: an allocating thread, or one that met an object being moved
-                yield GcEvent(ev.STALL, am["what"].lower(), self.timer(deco), _f(am["dur"]),
+                yield GcEvent(ev.STALL, am["what"].lower(), self.timer(deco), decimal(am["dur"]),
                               f"{am['what']} Stall", am["who"])
         elif first == "V":
             yield LogInfo("jvm_version", msg[len("Version: "):].split(" ")[0])
@@ -370,7 +362,7 @@ class UnifiedParser(ParserState):
             if size is not None:
                 name = {"Heap Min Capacity": "heap_min_mb", "Heap Initial Capacity": "heap_initial_mb",
                         "Heap Max Capacity": "heap_max_mb"}.get(key, "region_mb")
-                yield LogInfo(name, _f(size[1]) * _SIZE_MB[size[2]])
+                yield LogInfo(name, decimal(size[1]) * _SIZE_MB[size[2]])
         elif first == "M" or first == "I":
             if "Generational" in msg:
                 self.generational = True

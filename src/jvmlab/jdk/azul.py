@@ -23,8 +23,6 @@ from dataclasses import dataclass
 KIND = "Zing"
 COLLECTOR = "C4"
 JIT = "Falcon"
-PROFILE_LOG_OUT = "-XX:ProfileLogOut="
-PROFILE_LOG_IN = "-XX:ProfileLogIn="
 
 # "Zing22.07.1.0+1", "Zing 21.12.0.0-b2-linux64", "zing_20.03.0.0", "Tiered VM 20.02.201.0+1"
 _ZING_VERSION = (

@@ -47,7 +47,6 @@ from jvmlab.plan.template import AOT, CDS, PREP_KINDS, split_prepare
 
 KINDS = PREP_KINDS  # CDS, AOT + OpenJ9 shared classes, Prime ReadyNow (vendor_prepare.KINDS)
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
-SHARED_SOURCE = "source: shared objects file"
 
 
 def requested_kind(pc: PreparedCell, spec_prepare: str | None = None) -> str | None:

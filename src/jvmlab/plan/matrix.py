@@ -11,7 +11,6 @@ from jvmlab.spec.model import Spec, check_cells
 
 JVM_FACTOR = "jvm"
 REVISION_FACTOR = "revision"  # the [revisions] factor (plan/revisions.py)
-ENV_FACTORS = ("jdk_location", "page_cache", "cpus", "memory")
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ cell accepted by its JDK. Any problem is a UserError (exit 2) and nothing is sto
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jvmlab.collect.registry import check_table
 from jvmlab.errors import UserError
@@ -90,6 +92,11 @@ class Plan:
 
 def spec_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def search_hash(plan: Plan, kind: str, settings: dict[str, Any]) -> str:
+    """A search's identity, its spec and its settings: the same pair resumes, anything else is new."""
+    return spec_hash(f"{plan.spec_text}\n#{kind} " + json.dumps(settings, sort_keys=True))
 
 
 def resolve_jvms(spec: Spec, base_dir: Path | None = None) -> dict[str, JdkInfo]:

@@ -16,6 +16,8 @@ from rich.text import Text
 
 from jvmlab import metrics
 from jvmlab.errors import UserError
+from jvmlab.gclog.findings import Finding
+from jvmlab.model.documents import GcAdviseDocument, GcFixLevelRecord
 from jvmlab.plan.advise import CURRENT, FACTOR, FixLevel
 from jvmlab.report import notation
 from jvmlab.report.summary import Summary, comparison_of, summarize
@@ -176,6 +178,16 @@ def build_advice(store: Store, experiment_id: int, levels: Sequence[FixLevel], f
         out.append(FixAdvice(lv, tuple(rows), _effect(main, main.metric, lv.name), _effect(p99, PAUSE_P99, lv.name),
                              _side_effects(sides, lv.name)))
     return Advice(experiment_id, main.metric, tuple(out), main.metrics.get(main.metric).lower_is_better)
+
+
+def advice_document(advice: Advice, source: str, findings: Sequence[Finding],
+                    levels: Sequence[FixLevel]) -> GcAdviseDocument:
+    """The `gc_advise` document of a run: what it read, the fixes, the advice and its winner."""
+    win = advice.winner()
+    return GcAdviseDocument(
+        source=source, findings=tuple(f.to_json() for f in findings),
+        levels=tuple(GcFixLevelRecord.decode(lv.to_json()) for lv in levels), advice=advice.to_json(),
+        winner=None if win is None else GcFixLevelRecord.decode(win.level.to_json()))
 
 
 def _runs(c: FindingCount) -> str:

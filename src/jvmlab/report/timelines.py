@@ -20,7 +20,7 @@ import numpy as np
 from jvmlab.model.documents import ProgressDocument
 from jvmlab.model.stored import StoredCell, StoredInvocation
 from jvmlab.results import ExperimentResults, TimelineSelection
-from jvmlab.results.load import pick_drawn, pick_evenly  # noqa: F401  (pick_evenly: re-exported for tests)
+from jvmlab.results.load import pick_drawn
 
 MAX_INVOCATIONS_PER_CELL = 5
 MAX_POINTS = 400

@@ -24,7 +24,7 @@ from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATI
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL, HEAVY_TAIL_ROBUST_SDS
 from jvmlab.model import hazards as hz
 from jvmlab.report.verdicts import disturbance_text
-from jvmlab.results.compare import ALL_CELLS, BUSY_BLOCK_SHARE, DRIFT_P, disturbances  # noqa: F401
+from jvmlab.results.compare import disturbances
 from jvmlab.results.load import busy_blocks
 
 SMALL_SAMPLE = "small-sample"

@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from jvmlab.analyze.bootstrap import mean_ci, rng_for
 from jvmlab.analyze.falsepositives import clopper_pearson
+from jvmlab.errors import UserError
 from jvmlab.gclog.findings import findings_of
 from jvmlab.gclog.findings_model import severity_rank
 from jvmlab.model.documents import GcDocument
 from jvmlab.store.protocol import Store
+
+if TYPE_CHECKING:
+    from jvmlab.gclog.findings import Finding
+    from jvmlab.spec.model import Spec
 
 GONE = "gone"
 FEWER = "fewer"
@@ -104,3 +110,66 @@ def level_documents(store: Store, experiment_id: int, factor: str) -> dict[str, 
         if doc is not None:
             out[cells[inv.cell_id]].append(doc.summary)
     return out
+
+
+def advice_source(log: str, spec: Path | None, store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
+    """What `gc advise` tries fixes for: a GC log file with its spec, or a stored cell ``N:CELL``
+    (its stored GC findings and its spec): (findings, the one-cell spec of the current flags,
+    spec text, spec path, label)."""
+    import re
+
+    from jvmlab.plan import advise as derive
+    from jvmlab.plan.matrix import expand, find_baseline
+    from jvmlab.spec.load import load_spec
+
+    m = re.match(r"^(?P<id>\d+):(?P<cell>.+)$", log)
+    if m is not None and not Path(log).exists():
+        return _stored_source(int(m["id"]), m["cell"], store)
+    if spec is None:
+        raise UserError("gc advise LOG needs --spec SPEC: the workload to try the fixes on (or pass a stored "
+                        "cell N:CELL, which knows its spec)")
+    from jvmlab.gclog import analyze_paths
+    from jvmlab.gclog.findings import find
+
+    findings = _merge([f for s in analyze_paths([Path(log)]) for f in find(s)])
+    parsed, text = load_spec(spec)
+    cells = expand(parsed)
+    base = find_baseline(parsed, cells)
+    return findings, derive.one_cell(parsed, base.jvm, dict(base.levels)), text, spec, log
+
+
+def _stored_source(exp_id: int, cell_name: str,
+                   store: str | None) -> tuple[list[Finding], Spec, str, Path | None, str]:
+    from jvmlab.plan import advise as derive
+    from jvmlab.spec.load import parse_spec
+    from jvmlab.store import open_store
+
+    db = open_store(store, must_exist=True)
+    exp = db.experiment(exp_id)
+    cells = db.cells(exp_id)
+    cell = next((c for c in cells if c.name == cell_name), None)
+    if cell is None:
+        raise UserError(f"experiment {exp_id} has no cell {cell_name!r} (cells: {', '.join(c.name for c in cells)})")
+    invs = [i for i in db.invocations(exp_id) if i.cell_id == cell.id and i.status == "ok"]
+    docs = db.records([i.id for i in invs], GcDocument)
+    found = [findings_of(d.summary) for d in docs.values()]
+    if not any(f is not None for f in found):
+        raise UserError(f"{exp_id}:{cell_name}: no GC log findings stored (gc collector off, or stored by an "
+                        f"older jvmlab); pass a GC log file with --spec instead")
+    findings = _merge([x for f in found if f for x in f])
+    parsed = parse_spec(exp.spec_text, f"experiment {exp_id}'s spec")
+    spec_path = Path(exp.spec_path) if exp.spec_path else None
+    known = {f: lv for f, lv in cell.levels.items() if lv in parsed.factors.get(f, {})}
+    cell_spec = derive.one_cell(parsed, cell.jvm, known)
+    if len(known) < len(cell.levels):  # a derived experiment (advise, tune): its factor is not in the text
+        workload = cell_spec.workload.model_copy(update={"jvm_args": list(cell.requested_flags)})
+        cell_spec = cell_spec.model_copy(update={"workload": workload})
+    return findings, cell_spec, exp.spec_text, spec_path, f"{exp_id}:{cell_name}"
+
+
+def _merge(findings: list[Finding]) -> list[Finding]:
+    """One finding per id (the first seen: logs of one cell show the same fixes)."""
+    seen: dict[str, Finding] = {}
+    for f in findings:
+        seen.setdefault(f.id, f)
+    return list(seen.values())

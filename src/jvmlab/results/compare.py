@@ -42,7 +42,6 @@ from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.results.records import BusyBlock
 
 DRIFT_P = 0.01  # a cell "drifted" when its Spearman trend across blocks has p below this
-BUSY_BLOCK_SHARE = 0.25  # kept for readers of old reports: busy blocks no longer veto by their share
 ALL_CELLS = "*"
 SECONDARY_RESAMPLES = 1000
 QUIET_BLOCKS = "quiet-blocks"  # Disturbance.method: the busy blocks left out, the quiet ones analysed

@@ -9,6 +9,7 @@ intervals; a heap sweep at 1x-4x of the largest minimum with the knee of each co
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
@@ -28,7 +29,13 @@ from jvmlab.sizing.results import SweepResult, series_name
 from jvmlab.sizing.sweep import geometric_multiples
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from jvmlab.plan.prepare import Plan
     from jvmlab.report.summary import Summary
+    from jvmlab.sizing.flow import SweepSetup
+    from jvmlab.sizing.study import MinHeapRequest, MinHeapStudy
+    from jvmlab.store.protocol import Store
 
 GCS = ["G1", "Parallel", "Serial"]
 LIVE_MB = 64
@@ -56,6 +63,50 @@ def runs(jdks: list[JdkInfo], quick: bool) -> list[ScenarioRun]:
     """The first step's spec (the later ones are made from its results by the demo command)."""
     return [ScenarioRun("size", "minimum heap, heap sweep and CPUs of hold", base_toml(jdks[:1] if quick else jdks,
                                                                                      quick))]
+
+
+@dataclass(frozen=True)
+class SizeDemo:
+    """What `jvmlab demo size` found: the minimum-heap search, the sweep and the paragraph."""
+
+    study: MinHeapStudy
+    sweep: SweepResult
+    verdict: str
+
+
+def run_demo(quick: bool, store: Store, search: Callable[[Plan, MinHeapRequest], MinHeapStudy],
+             sweep: Callable[[SweepSetup], SweepResult], run: Callable[[Plan], int],
+             say: Callable[[str], None]) -> SizeDemo:
+    """The demo's three steps, each spec made from the previous step's result; each plan goes
+    through the caller's hand-over (``search``, ``sweep``, ``run``); ``say`` names each step."""
+    from jvmlab.errors import UserError
+    from jvmlab.plan.prepare import prepare
+    from jvmlab.report.summary import summarize
+    from jvmlab.scenarios.jdks import demo_jdks
+    from jvmlab.sizing.flow import sweep_from_study
+    from jvmlab.sizing.study import MinHeapRequest
+    from jvmlab.spec.load import parse_spec
+
+    jdks = demo_jdks()[:1] if quick else demo_jdks()
+    text = base_toml(jdks, quick)
+    base = prepare(parse_spec(text, "scenario size"), text, None)
+    say("Step 1 of 3: minimum heap per collector")
+    study = search(base, MinHeapRequest(minheap_settings(quick), timeout_s=60.0))
+    say("Step 2 of 3: heap sweep at multiples of the minimum")
+    swept = sweep(sweep_from_study(base, study, multiples(quick)))
+    say("Step 3 of 3: 1 vs 2 CPUs at each collector's knee")
+    cpu_summary, cpu_note = None, None
+    knees = knees_for(swept, jdks[0])
+    try:
+        if not knees:
+            raise UserError("no collector had a knee in the sweep")
+        cpu_text = cpu_toml(jdks[0], knees, quick)
+        cpu_id = run(prepare(parse_spec(cpu_text, "scenario size: CPUs"), cpu_text, None))
+        cpu_summary = summarize(store, cpu_id, "wall_s")
+    except UserError as err:  # e.g. cgroups cannot be made here: the first two steps still stand
+        cpu_note = str(err)
+    rows = [(c.jvm, c.levels.get("gc", ""), c.result) for c in study.cells]
+    return SizeDemo(study, swept, verdict(rows, swept, cpu_summary, cpu_note, jdks[0]))
 
 
 def minheap_settings(quick: bool) -> MinHeapSettings:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 SUB = 32
 SUB_BITS = 5
-PERCENTILES = (50.0, 90.0, 99.0, 99.9)
 
 
 def bucket_of(us: int) -> int:

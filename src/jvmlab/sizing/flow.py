@@ -1,15 +1,17 @@
 """The steps of a sizing study as library calls the CLI and the `size` demo share: search the
-minimum heap, then plan a sweep from it (or from absolute sizes)."""
+minimum heap, then plan a sweep from it (or from absolute sizes) and run it through the
+caller's hand-over (``run(plan, resume) -> experiment id``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jvmlab.errors import UserError
 from jvmlab.model.documents import HeapLevel, HeapSweepDocument
 from jvmlab.plan.prepare import Plan, prepare
 from jvmlab.sizing.minheap import Status
+from jvmlab.sizing.results import SweepResult, load_sweep
 from jvmlab.sizing.study import MinHeapStudy
 from jvmlab.sizing.sweep import levels_from_multiples, sweep_toml
 from jvmlab.spec.load import parse_spec
@@ -55,4 +57,15 @@ def sweep_from_study(base: Plan, study: MinHeapStudy, multiples: Sequence[float]
 
 def record_sweep(store: Store, experiment_id: int, setup: SweepSetup) -> None:
     store.put_record(experiment_id, setup.document())
+
+
+def run_sweep(setup: SweepSetup, store: Store, metric: str, within: float, run: Callable[[Plan, bool], int],
+              resume: bool = False) -> SweepResult:
+    """Run the sweep as a normal experiment (``run``: the caller's hand-over of a plan), store its
+    levels and load its curves and knees. With ``resume``, a stored sweep of the same spec and
+    sizes continues where it stopped."""
+    resume = resume and store.find_resumable(setup.plan.spec_hash) is not None
+    experiment_id = run(setup.plan, resume)
+    record_sweep(store, experiment_id, setup)
+    return load_sweep(store, experiment_id, metric, within)
 

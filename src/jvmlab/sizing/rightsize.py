@@ -20,15 +20,12 @@ session drives through its block runner (``LocalBlocks``), and reads back what t
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.goalbound import GoalCheck, GoalVerdict, check_goal
-from jvmlab.errors import UserError
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import SearchDriver
 from jvmlab.execute.options import RunOptions
@@ -49,7 +46,7 @@ from jvmlab.model.documents import (
 )
 from jvmlab.model.process import ProcessResult
 from jvmlab.model.stored import SeriesTag, StoredInvocation
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell, search_hash
 from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.goals import Goal
 from jvmlab.sizing.rightsize_plan import cell_key, rightsize_plan
@@ -106,7 +103,7 @@ def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts
     point in a series over time (`history`); ``observer``: told of each invocation (default: silent)."""
     plan = rightsize_plan(base, request.cpus, request.memory, request.jvm_sizing, request.heap_shares,
                           request.max_invocations)
-    plan = replace(plan, spec_hash=_hash(plan, request))
+    plan = replace(plan, spec_hash=search_hash(plan, "rightsize", request.record().body()))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab rightsize",
                          resume_hint=resume_hint, series=series)
     executor = executor or default_executor()
@@ -280,16 +277,3 @@ def search_document(request: RightsizeRequest, grid: Grid, measured: dict[Size, 
                    and (c.cpus, c.memory_bytes) == (best.cpus, best.memory_bytes)), None)
     return RightsizeDocument(request.record(), tuple(out), chosen, finished)
 
-
-def _hash(plan: Plan, request: RightsizeRequest) -> str:
-    """The spec and the search's settings: the same pair resumes, anything else is new."""
-    text = plan.spec_text + "\n#rightsize " + json.dumps(request.record().body(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def load_rightsize(store: Store, experiment_id: int) -> RightsizeDocument:
-    """A stored search, read back (report, apply)."""
-    document = store.record(experiment_id, RightsizeDocument)
-    if document is None:
-        raise UserError(f"experiment {experiment_id} is not a rightsize search; run `jvmlab rightsize SPEC`")
-    return document

@@ -9,24 +9,23 @@ settings, each cell's probes and result) is derived from them and rewritten afte
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, parse_option
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import DriverCell, SearchDriver
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, SilentObserver
-from jvmlab.execute.session import Session, SlotWork
+from jvmlab.execute.session import Session
+from jvmlab.execute.slots import SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import MinHeapCellRecord, MinHeapDocument, MinHeapRequestRecord
 from jvmlab.model.process import ProcessResult
-from jvmlab.plan.prepare import Plan, PreparedCell
+from jvmlab.plan.prepare import Plan, PreparedCell, search_hash
 from jvmlab.plan.schedule import Slot
 from jvmlab.sizing.minheap import (
     MinHeapResult,
@@ -90,7 +89,8 @@ def run_min_heap(plan: Plan, store: Store, request: MinHeapRequest, artifacts_ro
     ``block_runner``: who runs the probes (this machine; ``minheap --cluster``: a Dask node)."""
     pattern = compile_pattern(request.fail_pattern)
     name = f"minheap: {plan.spec.name or (plan.spec_path.stem if plan.spec_path else 'experiment')}"
-    searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}), spec_hash=_hash(plan, request))
+    searched = replace(plan, spec=plan.spec.model_copy(update={"name": name}),
+                       spec_hash=search_hash(plan, "minheap", request.to_json()))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab minheap",
                          resume_hint=RESUME_HINT)
     session = Session(store, searched, options, SilentObserver(), executor or default_executor(), grows=False)
@@ -173,7 +173,6 @@ class _Search(SearchDriver):
         return [probes[i.id] for i in rows if i.id in probes]
 
 
-
 def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     """A stored search, read back (for reports and for planning a sweep)."""
     doc = store.record(experiment_id, MinHeapDocument)
@@ -189,19 +188,10 @@ def load_min_heap(store: Store, experiment_id: int) -> MinHeapStudy:
     return MinHeapStudy(experiment_id, tuple(out), 0)
 
 
-def _hash(plan: Plan, request: MinHeapRequest) -> str:
-    """The spec and the search settings: the same pair resumes, anything else is new."""
-    text = plan.spec_text + "\n#minheap " + json.dumps(request.to_json(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def compile_pattern(pattern: str | None) -> BoundedPattern | None:
     """The --fail-pattern (matched within a time bound, spec/pattern.py), or a UserError before
     any JVM starts."""
     if pattern is None:
         return None
-    try:
-        check_compiles(pattern)
-    except ValueError as err:
-        raise UserError(f"--fail-pattern: {err}") from None
+    parse_option("--fail-pattern", pattern, check_compiles)
     return BoundedPattern(pattern, what="--fail-pattern")

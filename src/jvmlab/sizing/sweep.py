@@ -33,7 +33,7 @@ import numpy as np
 
 from jvmlab.analyze.bootstrap import mean_ci, resample_means, rng_for
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N
-from jvmlab.errors import UserError
+from jvmlab.errors import UserError, parse_option
 from jvmlab.model.documents import HeapLevel
 from jvmlab.sizing.probe import HEAP_FLAGS
 from jvmlab.spec.durations import parse_size_bytes
@@ -78,10 +78,7 @@ def levels_from_sizes(sizes: Sequence[str]) -> list[HeapLevel]:
     """Absolute sizes ("256m", "1g"), each a level named after itself."""
     out: dict[int, HeapLevel] = {}
     for text in sizes:
-        try:
-            size = parse_size_bytes(text)
-        except ValueError as err:
-            raise UserError(f"--sizes: {err}") from None
+        size = parse_option("--sizes", text, parse_size_bytes)
         out.setdefault(size, HeapLevel(f"h{size // MB}m", size, None))
     return sorted(out.values(), key=lambda level: level.heap_bytes)
 

@@ -20,8 +20,6 @@ from jvmlab.spec.pattern import check_compiles
 Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 PORT_PLACEHOLDER = "{port}"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
-BUILTIN_CLIENT = "jvmlab-load"
-PARSERS = ("jvmlab", "wrk", "k6", "regex")
 
 
 class _Strict(BaseModel):

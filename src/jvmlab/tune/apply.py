@@ -11,9 +11,15 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError
 from jvmlab.model.documents import TunedConfig, TuneDocument
+
+if TYPE_CHECKING:
+    from jvmlab.model.stored import StoredCell
+    from jvmlab.store.protocol import Store
 
 # A preparation mark the tuner ran as an archive made for the configuration; without the path
 # it ran with (an older result), a path of the user's choosing in the same form.
@@ -144,3 +150,70 @@ def latest_tuning(experiments: list[tuple[int, bool]]) -> int:
         raise UserError("no tuning experiment in this store: run `jvmlab tune SPEC` first, "
                         "or give an experiment id (`jvmlab results`)")
     return max(found)
+
+
+def apply_for(db: Store, experiment: int) -> str:
+    """What `jvmlab apply` prints for a stored tuning (or `gc advise`) experiment: the winner with
+    the JDK it ran on and the arguments after its flags."""
+    from dataclasses import replace
+
+    db.experiment(experiment)
+    doc, gcfix = db.record(experiment, TuneDocument), None
+    if doc is None and (advised := _advised(db, experiment)) is not None:
+        doc, gcfix = advised
+    cells = db.cells(experiment)
+    java, args = "java", []
+    if doc is not None:
+        key = doc.winner.key
+        won = next((c for c in cells if c.levels.get("config") == key
+                    or (gcfix is not None and c.levels.get("gcfix") == gcfix)), None)
+        if won is not None:
+            doc = replace(doc, winner=replace(doc.winner, run_flags=tuple(won.flags)))
+            java = str(Path(won.jdk.get("home", "")) / "bin" / "java") if won.jdk.get("home") else "java"
+        args = _app_args(db, experiment, won)
+    return apply_text(doc, java, args, experiment, _workload_args(db.experiment(experiment).spec_text))
+
+
+def _workload_args(spec_text: str) -> tuple[list[str], list[str]]:
+    """The stored spec's ``[workload] jvm_args`` and ``measurement_only`` (none when unreadable)."""
+    import tomllib
+
+    try:
+        workload = tomllib.loads(spec_text or "").get("workload") or {}
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return [], []
+    jvm_args, marks = workload.get("jvm_args") or [], workload.get("measurement_only") or []
+    jvm_args = jvm_args.split() if isinstance(jvm_args, str) else jvm_args
+    return ([str(f) for f in jvm_args if isinstance(f, str)], [str(m) for m in marks if isinstance(m, str)])
+
+
+def _advised(db: Store, experiment: int) -> tuple[TuneDocument, str] | None:
+    """A `gc advise` experiment's advised fix as the winner `apply` prints (its cell's flags
+    are the current flags plus the fix), with the fix's name; None when it is no advise run."""
+    from jvmlab.model.documents import GcAdviseDocument
+
+    doc = db.record(experiment, GcAdviseDocument)
+    if doc is None:
+        return None
+    winner = doc.winner
+    if winner is None:
+        raise UserError(f"experiment {experiment}: gc advise found no fix that removed its findings without "
+                        f"a cost; nothing to apply (`jvmlab report {experiment}`)")
+    cell = next((c for c in db.cells(experiment) if c.levels.get("gcfix") == winner.name), None)
+    flags = tuple(cell.requested_flags) if cell is not None else winner.flags
+    return TuneDocument.of_winner(TunedConfig({}, cell.jvm if cell else "", flags)), winner.name
+
+
+def _app_args(db: Store, experiment: int, cell: StoredCell | None) -> list[str]:
+    """What follows the flags in a stored argv of the winner (classpath, main class, args)."""
+    if cell is None:
+        return []
+    inv = next((i for i in db.invocations(experiment) if i.cell_id == cell.id), None)
+    if inv is None:
+        return []
+    argv = list(inv.argv)
+    rest = argv[1:]
+    for i, arg in enumerate(rest):
+        if not arg.startswith("-") or arg in ("-cp", "-classpath", "-jar", "--class-path"):
+            return rest[i:]
+    return []

@@ -21,7 +21,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from jvmlab.cluster import run as cluster_run
 from jvmlab.cluster.dispatch import Dispatcher
 from jvmlab.errors import UserError
 from jvmlab.execute.protocols import BlockRunner
@@ -37,11 +36,6 @@ def stored_width(store: Store, experiment_id: int) -> int:
     """The width a tuning run was started with (1: started locally)."""
     doc = store.record(experiment_id, TuneClusterDocument)
     return doc.width if doc else 1
-
-
-def wait_for_workers(client: Any, store_url: str, timeout_s: float = NODE_WAIT_S) -> list[str]:
-    """As `run --cluster` waits: some worker there, SQLite only with local ones."""
-    return cluster_run.wait_for_workers(client, store_url, timeout_s)
 
 
 def measurer_for(store: Store, plan: Plan, experiment_id: int, artifacts: Path, client: Any) -> JvmMeasurer | None:

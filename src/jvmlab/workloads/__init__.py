@@ -13,10 +13,5 @@ from jvmlab.workloads.builtin import (
 from jvmlab.workloads.metric_line import WorkloadMetric, parse_metric_line
 
 __all__ = [
-    "BuiltinSpec",
-    "BuiltinWorkload",
-    "WorkloadMetric",
-    "list_builtins",
-    "parse_metric_line",
-    "prepare_builtin",
+    "BuiltinSpec", "BuiltinWorkload", "WorkloadMetric", "list_builtins", "parse_metric_line", "prepare_builtin",
 ]
