@@ -309,7 +309,7 @@ def gate_pairs(home: Path, classes: Path, root: Path, runs: int, blocks: int, wo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="one experiment per load, 8 blocks, one series")
-    parser.add_argument("--repeats", type=int, default=40, help="experiments per load (>= 40 for the rates)")
+    parser.add_argument("--repeats", type=int, default=40, help="experiments per load (>= 40 for the rates; 0: none)")
     parser.add_argument("--blocks", type=int, default=12, help="blocks (invocations per cell) per experiment")
     parser.add_argument("--loads", default=",".join(LOADS), help="which loads, comma-separated")
     parser.add_argument("--work", type=int, default=BASE_WORK, help="million loop iterations of aa")
@@ -332,10 +332,11 @@ def main() -> int:
             warn_if_busy(start_load)
             return 0
         by_load: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for load in args.loads.split(","):
+        for load in args.loads.split(",") if repeats else ():
             print(f"load {load}: {repeats} experiment(s) of {len(CELLS)} cells x {blocks} blocks", flush=True)
             by_load[load] = run_load(load, home, classes, root, blocks, repeats, work)
-        print("\n" + table(by_load, work), flush=True)
+        if by_load:
+            print("\n" + table(by_load, work), flush=True)
         if args.save:
             args.save.write_text(json.dumps({load: [{str(k): v for k, v in r.items()} for r in recs]
                                              for load, recs in by_load.items()}, indent=1, default=str))
