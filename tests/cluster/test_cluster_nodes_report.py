@@ -19,8 +19,6 @@ from jvmlab.report import terminal
 from jvmlab.report.export import export_text
 from jvmlab.report.html import render_html
 from jvmlab.report.summary import summarize
-from jvmlab.results import load_experiment
-from jvmlab.results.nodes import analyze_nodes
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 
