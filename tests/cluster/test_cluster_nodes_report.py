@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from jvmlab.cluster.analysis import analyze_nodes as analyze_stored
 from jvmlab.cluster.run import run_on_cluster
 from jvmlab.execute.options import RunOptions
 from jvmlab.plan.prepare import prepare
@@ -20,8 +19,6 @@ from jvmlab.report import terminal
 from jvmlab.report.export import export_text
 from jvmlab.report.html import render_html
 from jvmlab.report.summary import summarize
-from jvmlab.results import load_experiment
-from jvmlab.results.nodes import analyze_nodes
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 
@@ -90,14 +87,6 @@ def test_a_node_15_percent_off_is_named_in_terminal_html_and_json(tmp_path: Path
     slow_line = next(line for line in text.splitlines() if line.strip().startswith(slow))
     assert "systematic offset" in slow_line and "+1" in slow_line
     assert "Nodes (3 used)" in text and "within node (3 nodes, 12 blocks)" in text
-
-
-def test_the_cluster_view_reads_the_store_through_the_results_layer(tmp_path: Path, jdk17_home: Path) -> None:
-    store, exp, slow = run_with_slow_node(tmp_path, jdk17_home, blocks=9)
-    via_store = analyze_stored(store, exp)
-    via_results = analyze_nodes(load_experiment(store, exp, documents=False))
-    assert via_results is not None and via_store == via_results
-    assert [o.node for o in via_store.systematic] == [slow]
 
 
 def test_a_run_on_one_machine_has_no_node_section(tmp_path: Path, jdk17_home: Path) -> None:

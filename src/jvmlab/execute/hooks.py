@@ -20,7 +20,6 @@ failure budget then stops the cell). A failing ``cleanup`` is a hazard.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ from jvmlab.model.hazards import Hazard
 from jvmlab.model.hooks import HookCommand, InvocationHooks
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessResult, Status
+from jvmlab.server.control import kill_group
 
 _KILL_WAIT_S = 10.0
 _TAIL_BYTES = 2000
@@ -77,20 +77,12 @@ def run_hook(hook: HookCommand, cwd: Path, env: Mapping[str, str], folder: Path)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    _kill_group(proc)
+    kill_group(proc.pid)
     proc.kill()
     try:
         proc.wait(_KILL_WAIT_S)
     except subprocess.TimeoutExpired:
         pass  # unkillable (D state): given up, bounded
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _last_lines(path: Path, n: int = 3) -> str:

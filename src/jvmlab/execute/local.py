@@ -36,6 +36,7 @@ from jvmlab.execute.output import ClockOrigin, ReadyWatch, StreamReader, judged,
 from jvmlab.execute.reason import failure_reason
 from jvmlab.model.probe import Probe
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
+from jvmlab.server.control import kill_group
 
 
 class LocalExecutor:
@@ -141,7 +142,7 @@ class _Launch:
         if self.started is None:
             return _start_failed(plan, "the launch helper ended without starting the command", started_at)
         if ended is None:
-            _kill_group(self.started.pid)
+            kill_group(self.started.pid)
             return ProcessResult(Status.SIGNALED, "the launch helper was killed while the command ran; "
                                  "its process group was killed", None, None, None, self.started.pid, started_at,
                                  self.stdout_path, self.stderr_path, readers[0].tail, readers[1].tail)
@@ -169,7 +170,7 @@ def _stop(helper_pid: int, started: launcher.Started | None) -> None:
     except ProcessLookupError:
         pass
     if started is not None:
-        _kill_group(started.pid)
+        kill_group(started.pid)
     _reap(helper_pid)
 
 
@@ -198,7 +199,7 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
 
     def on_timeout() -> None:
         timed_out.set()
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
 
     timer = threading.Timer(plan.timeout_s, on_timeout)
     timer.daemon = True
@@ -209,13 +210,13 @@ def _run_fallback(plan: InvocationPlan, probes: Sequence[Probe]) -> ProcessResul
         _, wait_status, rusage = os.wait4(proc.pid, 0)
         wall_s = time.perf_counter() - t0
     except BaseException:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         _reap(proc.pid)
         raise
     finally:
         timer.cancel()
         proc.returncode = 0  # reaped by wait4; keep Popen from waiting again
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
     for reader in readers:
         reader.join(timeout=10)
     for probe in probes:
@@ -253,13 +254,6 @@ def _why(stderr_tail: str, stdout_tail: str) -> str:
     """The most telling line of the output, to make a failure's reason readable."""
     line = failure_reason(stderr_tail, stdout_tail)
     return f": {line}" if line else ""
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _reap(pid: int) -> None:

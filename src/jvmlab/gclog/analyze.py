@@ -12,7 +12,7 @@ from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.j9 import J9Parser
 from jvmlab.gclog.legacy import LegacyParser
-from jvmlab.gclog.reader import iter_chunks, iter_lines, read_head
+from jvmlab.gclog.reader import iter_chunks, iter_lines, lines_of, read_head
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
 from jvmlab.gclog.zing import ZingParser
@@ -35,22 +35,13 @@ def _feed(parser: Parser, paths: Iterable[Path], fold: LogFold | None = None) ->
         return parser.parse(line for p in paths for line in iter_lines(p))
     if isinstance(parser, UnifiedParser):
         return parser.parse(_seen(fold, (c for p in paths for c in iter_chunks(p, keep=linescan.prefilter()))))
-    return parser.parse(_lines(_seen(fold, (c for p in paths for c in iter_chunks(p)))))
+    return parser.parse(lines_of(_seen(fold, (c for p in paths for c in iter_chunks(p)))))
 
 
 def _seen(fold: LogFold, chunks: Iterator[str]) -> Iterator[str]:
     for chunk in chunks:
         fold.text(chunk)
         yield chunk
-
-
-def _lines(chunks: Iterator[str]) -> Iterator[str]:
-    """The lines of the chunks without their newline (as reader.iter_lines)."""
-    for chunk in chunks:
-        lines = chunk.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        yield from lines
 
 
 def iter_events(path: Path) -> Iterator[GcEvent]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, cast
 
@@ -179,7 +179,12 @@ def read_head(path: Path, limit: int = HEAD_BYTES) -> str:
 
 def iter_lines(path: Path) -> Iterator[str]:
     """Lines without their newline, for the line-oriented (legacy, XML) parsers."""
-    for chunk in iter_chunks(path):
+    return lines_of(iter_chunks(path))
+
+
+def lines_of(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines of whole-line chunks (:func:`iter_chunks`), each without its newline."""
+    for chunk in chunks:
         lines = chunk.split("\n")
         if lines and lines[-1] == "":
             lines.pop()

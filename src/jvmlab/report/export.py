@@ -24,11 +24,10 @@ from typing import Any
 
 from jvmlab.errors import UserError, did_you_mean
 from jvmlab.model.stored import PROCESS_METRICS, StoredCell, StoredInvocation
-from jvmlab.report import notation
 from jvmlab.report.jmh import jmh_table, markdown_jmh
 from jvmlab.report.nodes import nodes_json
 from jvmlab.report.page import json_safe
-from jvmlab.report.summary import Summary, mean_ci_text, vs_baseline
+from jvmlab.report.summary import Summary, cell_columns
 
 FORMATS = ("json", "csv", "markdown", "hyperfine")
 EXPORTED_BY = "jvmlab"  # the hyperfine document's marker (importers/hyperfine.py reads it)
@@ -189,18 +188,14 @@ def _md(text: str) -> str:
 def markdown(summary: Summary) -> str:
     """The cells table in Markdown, in the notation of the terminal and HTML tables."""
     m = summary.metric
-    metric = notation.shown_metric(m, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
+    columns = cell_columns(summary)
+    keys = ["n", "failed", "mean ± sd", "median", "95% CI of mean", "vs baseline [95% CI]"]
     lines = [f"## Experiment {summary.experiment.id}: {_md(summary.experiment.name)}", "",
              f"Metric `{m}`, baseline `{_md(summary.baseline or '-')}`.", "",
              f"| cell | n | failed | {m} mean ± sd | median | 95% CI of mean | vs baseline [95% CI] |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-    for cs in summary.cells:
-        st = cs.stats.get(m)
-        rel = vs_baseline(summary, cs.cell.name)
-        mean = st.mean if st else None
-        lines.append(f"| {_md(cs.cell.name)} | {cs.n} | {cs.failures or ''} | {notation.mean_sd(metric, st)} | "
-                     f"{notation.value(metric, st.median if st else None, like=mean)} | "
-                     f"{mean_ci_text(metric, st)} | {rel} |")
+    lines += [f"| {_md(cs.cell.name)} | " + " | ".join(columns[k][i] for k in keys) + " |"
+              for i, cs in enumerate(summary.cells)]
     if summary.verdicts:
         lines += ["", "**Verdicts**", ""] + [f"- {_md(v)}" for v in summary.verdicts.values()]
     if summary.hazards:

@@ -10,7 +10,6 @@ the label). Frames are HTML-escaped for plotly's label subset; the page escapes 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,6 +25,7 @@ from jvmlab.profile import (
     merge_stacks,
 )
 from jvmlab.profile.interval import share_change_interval
+from jvmlab.report.plots import esc
 from jvmlab.results.why import InvocationProfile
 
 KINDS = {"cpu": "execution samples", "alloc": "allocated bytes (allocation samples)"}
@@ -89,21 +89,17 @@ def _with_intervals(diff: ProfileDiff, profiles: CellProfiles) -> ProfileDiff:
     return replace(diff, grew=tuple(one(c) for c in diff.grew), shrank=tuple(one(c) for c in diff.shrank))
 
 
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def _icicle(stacks: dict[str, float], title: str, colors: dict[str, float] | None = None) -> dict[str, Any] | None:
     nodes = flame_tree(stacks)
     if not nodes:
         return None
     labels, texts = [], []
     for n in nodes:
-        labels.append(_esc(n.frame))
+        labels.append(esc(n.frame))
         delta = colors.get(n.path, 0.0) if colors is not None else None
         texts.append(f"{n.share * 100:.1f}%" + ("" if delta is None else f" ({delta * 100:+.1f} pp)"))
     trace: dict[str, Any] = {
-        "type": "icicle", "ids": [_esc(n.path) for n in nodes], "parents": [_esc(n.parent) for n in nodes],
+        "type": "icicle", "ids": [esc(n.path) for n in nodes], "parents": [esc(n.parent) for n in nodes],
         "labels": labels, "values": [n.weight for n in nodes], "branchvalues": "total", "text": texts,
         "textinfo": "label+text", "tiling": {"orientation": "v"}, "maxdepth": 12,
         "hovertemplate": "%{label}<br>%{text}<extra></extra>"}
@@ -112,7 +108,7 @@ def _icicle(stacks: dict[str, float], title: str, colors: dict[str, float] | Non
         bound = max(1.0, max(abs(v) for v in values))
         trace["marker"] = {"colors": values, "colorscale": "RdBu", "reversescale": False, "cmin": -bound,
                            "cmax": bound, "colorbar": {"title": {"text": "pp"}}, "cmid": 0}
-    return {"data": [trace], "layout": {"title": {"text": _esc(title), "font": {"size": 14}, "x": 0.01},
+    return {"data": [trace], "layout": {"title": {"text": esc(title), "font": {"size": 14}, "x": 0.01},
                                         "height": FLAME_HEIGHT, "margin": {"l": 8, "r": 8, "t": 40, "b": 8}}}
 
 

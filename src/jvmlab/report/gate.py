@@ -17,7 +17,7 @@ from jvmlab.analyze.gate import (
 )
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
-from jvmlab.report.notation import sentence_ci
+from jvmlab.report.notation import change_pct, sentence_ci
 from jvmlab.report.verdicts import machine_changed_text
 from jvmlab.results import ExperimentResults
 
@@ -37,17 +37,13 @@ def gate_experiments(baseline: ExperimentResults, new: ExperimentResults,
     return judge(conditions, comparisons, {name: metrics.get(name).lower_is_better for name in names})
 
 
-def _pct(ratio: float) -> str:
-    return f"{(ratio - 1.0) * 100.0:+.1f}%"
-
-
 def _check_text(check: GateCheck) -> str:
     c = check.comparison
     if c.ratio is None:
         return f"{c.cell} {c.metric}: not enough values"
-    ci = sentence_ci(_pct(c.ci95[0]), _pct(c.ci95[1])) if c.ci95 else "no CI"
+    ci = sentence_ci(change_pct(c.ci95[0]), change_pct(c.ci95[1])) if c.ci95 else "no CI"
     p = f"p={c.p_adjusted:.2g}" if c.p_adjusted is not None else "no p-value"
-    return f"{c.cell} {c.metric} {_pct(c.ratio)} ({ci}, {p}{'' if c.significant else ', not significant'})"
+    return f"{c.cell} {c.metric} {change_pct(c.ratio)} ({ci}, {p}{'' if c.significant else ', not significant'})"
 
 
 def _decide_text(check: GateCheck) -> str:
@@ -129,8 +125,8 @@ def summary_markdown(result: GateResult, baseline_id: int, new_id: int,
              "|---|---|---|---:|---|---:|---|"]
     for check in sorted(result.checks, key=lambda c: (_ORDER[c.outcome], c.comparison.metric, c.comparison.cell)):
         c = check.comparison
-        change = _pct(c.ratio) if c.ratio is not None else "-"
-        ci = f"{_pct(c.ci95[0])} … {_pct(c.ci95[1])}" if c.ci95 else "-"
+        change = change_pct(c.ratio) if c.ratio is not None else "-"
+        ci = f"{change_pct(c.ci95[0])} … {change_pct(c.ci95[1])}" if c.ci95 else "-"
         p = f"{c.p_adjusted:.2g}" if c.p_adjusted is not None else "-"
         lines.append(f"| {_md(check.condition.text)} | {_md(c.cell)} | {_md(c.metric)} | {change} | {ci} "
                      f"| {p} | {_md_result(check)} |")

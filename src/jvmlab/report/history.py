@@ -9,7 +9,7 @@ from typing import Any
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.changepoint import Change
-from jvmlab.report.notation import interval, pct_change_ci
+from jvmlab.report.notation import change_pct, interval, pct_change_ci
 from jvmlab.report.notation import value as metric_value
 from jvmlab.report.verdicts import machine_changed_text
 from jvmlab.results.history import CellHistory, History
@@ -18,16 +18,12 @@ from jvmlab.results.history_gate import HistoryGate
 RECENT_LABELS = 8  # labels shown per cell in the terminal (JSON and HTML have all)
 
 
-def _pct(ratio: float) -> str:
-    return f"{(ratio - 1.0) * 100.0:+.1f}%"
-
-
 def change_text(change: Change, label: str) -> str:
     """``+18.2% (95% CI +14.9% ... +21.6%) from c7a1e3f``."""
     if change.ratio is None:
         return f"a change from {label} (a mean is not positive: no ratio)"
     ci = f" ({pct_change_ci(change.ci95)})" if change.ci95 is not None else ""
-    return f"{_pct(change.ratio)}{ci} from {label}"
+    return f"{change_pct(change.ratio)}{ci} from {label}"
 
 
 def summary_line(cell: CellHistory) -> str:
@@ -39,7 +35,7 @@ def summary_line(cell: CellHistory) -> str:
     n = len(cell.points)
     tail = ""
     if seg.tail is not None:
-        ratio = f"{_pct(seg.tail.ratio)} " if seg.tail.ratio is not None else ""
+        ratio = f"{change_pct(seg.tail.ratio)} " if seg.tail.ratio is not None else ""
         ci = f"({pct_change_ci(seg.tail.ci95)}) " if seg.tail.ci95 is not None else ""
         tail = (f"; newest label {cell.points[-1].label} differs {ratio}{ci}but stands alone: "
                 f"inconclusive until the next label")
@@ -130,7 +126,7 @@ def _check_words(gate: HistoryGate) -> list[str]:
         ci = f" ({pct_change_ci(c.ci95)})" if c.ci95 else ""
         p = f", p={c.p_adjusted:.2g} (Holm)" if c.p_adjusted is not None else ""
         verdict = "FAIL" if check.breached else str(check.outcome)
-        ratio = _pct(c.ratio) if c.ratio is not None else "no ratio"
+        ratio = change_pct(c.ratio) if c.ratio is not None else "no ratio"
         out.append(f"{verdict}: {check.condition.text}: {c.cell} {c.metric} {ratio}{ci}{p}, labels {c.baseline}")
     return out
 
@@ -144,7 +140,7 @@ def gate_line(gate: HistoryGate) -> str:
         return f"jvmlab history gate: FAIL {len(gate.result.failed)} of {len(gate.result.checks)}: {first} {where}"
     if gate.outcome == "inconclusive" and gate.too_short:
         s = gate.too_short[0]
-        ratio = f" {_pct(s.ratio)}" if s.ratio is not None else ""
+        ratio = f" {change_pct(s.ratio)}" if s.ratio is not None else ""
         return (f"jvmlab history gate: inconclusive: {s.cell} {s.metric}: the newest label {s.label} "
                 f"differs{ratio} but stands alone; measure the next label ({conditions}) {where}")
     if gate.outcome == "inconclusive":

@@ -97,6 +97,11 @@ def pct(value: float, signed: bool = False) -> str:
     return f"{value:+.{digits}f}%" if signed else f"{value:.{digits}f}%"
 
 
+def change_pct(ratio: float) -> str:
+    """A ratio as a signed change in percent, one decimal: 1.182 -> "+18.2%"."""
+    return f"{(ratio - 1.0) * 100.0:+.1f}%"
+
+
 def times(value: float) -> str:
     """A factor: "4.6x", "120x"."""
     return f"{value:.0f}x" if value >= 100 else f"{value:.1f}x"

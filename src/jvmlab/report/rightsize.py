@@ -15,6 +15,7 @@ from rich.table import Table
 
 from jvmlab import metrics as registry
 from jvmlab.model.documents import CandidateRecord, GoalFigures, RightsizeDocument
+from jvmlab.report.page import write_text
 from jvmlab.sizing.rightsize_search import Grid, Size
 
 MONOTONICITY = ("assumed: more CPU or memory never makes the goal's metric worse; a size that misses (or "
@@ -175,8 +176,7 @@ def write_html(doc: RightsizeDocument, experiment_id: int, path: Path) -> Path:
             f"<p>Monotonicity {html.escape(MONOTONICITY)}.</p><table><tr><th>size</th><th>cost</th><th>verdict</th>"
             f"<th>how</th><th>figures / reason</th></tr>{rows}</table>"
             f"<h2>Kubernetes</h2><pre>{html.escape(k8s_text(doc, experiment_id))}</pre></body></html>")
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_text(path, page)
 
 
 __all__ = ["conclusion", "k8s_cpu", "k8s_memory", "k8s_text", "render_rightsize", "rightsize_json",

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from jvmlab import metrics as registry
-from jvmlab.analyze import CellStats, Comparison
+from jvmlab.analyze import Comparison
 from jvmlab.analyze.model import clean
 from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
@@ -22,7 +22,7 @@ from jvmlab.report import nodes as nodes_view
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.page import figure_entries
-from jvmlab.report.summary import Summary, effect_label, mean_ci_text, vs_baseline
+from jvmlab.report.summary import RSS_RUSAGE, Summary, cell_columns, effect_label, shown
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
 from jvmlab.report.why import why_context
@@ -49,19 +49,10 @@ def _when(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
 
 
-RSS_RUSAGE = "peak RSS (rusage)"  # max_rss_bytes: the kernel's high-water mark at exit
 RSS_SAMPLED = "peak RSS (sampled)"  # mem.peak_rss_bytes: the largest /proc sample
 RSS_NOTE = (f"{RSS_RUSAGE}: the kernel's high-water mark of the JVM process (getrusage at exit); "
             f"{RSS_SAMPLED}: the largest value the /proc sampler saw, which can miss short peaks.")
 COLUMN_LABELS = {"max_rss_bytes": RSS_RUSAGE, "mem.peak_rss_bytes": RSS_SAMPLED}
-
-
-def _shown(summary: Summary, metric: str) -> registry.Metric:
-    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
-
-
-def _mean_sd(metric: registry.Metric, st: CellStats | None) -> str:
-    return notation.mean_sd(metric, st)
 
 
 def verdict_items(summary: Summary) -> list[dict[str, str]]:
@@ -77,23 +68,11 @@ def verdict_items(summary: Summary) -> list[dict[str, str]]:
 def cell_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     """The cells table: one short line per cell (flags are in their own table, so a long
     flag list does not make every row several lines tall); a row's values share its unit."""
-    m = summary.metric
-    metric = _shown(summary, m)
-    header = ["cell", "n", "failed", f"{m} mean ± sd", "95% CI of mean", "vs baseline [95% CI]", "median",
-              "min–max", "user", "sys", RSS_RUSAGE]
-    rows = []
-    for cs in summary.cells:
-        st = cs.stats.get(m)
-        mean = st.mean if st else None
-        rows.append([cs.cell.name, str(cs.n), str(cs.failures or ""), notation.mean_sd(metric, st),
-                     mean_ci_text(metric, st),
-                     vs_baseline(summary, cs.cell.name),
-                     notation.value(metric, st.median if st else None, like=mean),
-                     notation.span(metric, st.min if st else None, st.max if st else None, like=mean),
-                     _mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s")),
-                     _mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s")),
-                     _mean_sd(summary.metrics.get("max_rss_bytes"), cs.stats.get("max_rss_bytes"))])
-    return header, rows
+    columns = cell_columns(summary)
+    keys = ["n", "failed", "mean ± sd", "95% CI of mean", "vs baseline [95% CI]", "median", "min–max", "user", "sys",
+            RSS_RUSAGE]
+    header = ["cell", *(f"{summary.metric} {k}" if k == "mean ± sd" else k for k in keys)]
+    return header, [[cs.cell.name, *(columns[k][i] for k in keys)] for i, cs in enumerate(summary.cells)]
 
 
 def flag_rows(summary: Summary) -> list[list[str]]:
@@ -191,13 +170,13 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
         present = [m for m in columns if _measured(summary, m)]
         if present:
             out.append({"title": title, "header": ["cell", *[COLUMN_LABELS.get(m, m) for m in present]],
-                        "rows": [[cs.cell.name, *[_mean_sd(_shown(summary, m), cs.stats.get(m)) for m in present]]
-                                 for cs in summary.cells]})
+                        "rows": [[cs.cell.name, *[notation.mean_sd(shown(summary, m), cs.stats.get(m))
+                                                  for m in present]] for cs in summary.cells]})
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
     if workload:
         out.append({"title": "Workload-reported metrics (mean ± sd)", "header": ["cell", *workload],
-                    "rows": [[cs.cell.name, *[_mean_sd(summary.metrics.get(m), cs.stats.get(m)) for m in workload]]
-                             for cs in summary.cells]})
+                    "rows": [[cs.cell.name, *[notation.mean_sd(summary.metrics.get(m), cs.stats.get(m))
+                                              for m in workload]] for cs in summary.cells]})
 
     return out + table_part(summary)
 

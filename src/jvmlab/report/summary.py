@@ -39,6 +39,7 @@ CORE_METRICS = ("wall_s", "user_s", "sys_s", "max_rss_bytes")
 SMALL_N_MARK = " (t, small n)"
 HEAVY_TAIL_MARK = " (heavy tail)"
 REPORT_TIMELINES = SELECTION  # what the HTML report draws over time
+RSS_RUSAGE = "peak RSS (rusage)"  # max_rss_bytes: the kernel's high-water mark at exit
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,33 @@ def mean_ci_text(metric: Metric, stats: CellStats | None) -> str:
     if stats.mean_ci_kind == NOT_ESTIMABLE:
         return f"not estimable at n={stats.n}"
     return "-"
+
+
+def shown(s: Summary, metric: str) -> Metric:
+    """The metric as every table shows it: the experiment's registry, in the workload's rate unit."""
+    return notation.shown_metric(metric, notation.progress_unit(s.experiment.spec_text), s.metrics)
+
+
+def cell_columns(s: Summary) -> dict[str, list[str]]:
+    """The cells table's columns by header, a value per cell (a row's values share the unit of
+    its mean): the one place the terminal, HTML and Markdown tables get them from, each picking
+    and ordering what it shows."""
+    m = shown(s, s.metric)
+    stats = [cs.stats.get(s.metric) for cs in s.cells]
+    means = [st.mean if st else None for st in stats]
+
+    def mean_sd(name: str) -> list[str]:
+        return [notation.mean_sd(s.metrics.get(name), cs.stats.get(name)) for cs in s.cells]
+
+    return {"n": [str(cs.n) for cs in s.cells], "failed": [str(cs.failures or "") for cs in s.cells],
+            "mean ± sd": [notation.mean_sd(m, st) for st in stats],
+            "95% CI of mean": [mean_ci_text(m, st) for st in stats],
+            "vs baseline [95% CI]": [vs_baseline(s, cs.cell.name) for cs in s.cells],
+            "median": [notation.value(m, st.median if st else None, like=mean)
+                       for st, mean in zip(stats, means, strict=True)],
+            "min–max": [notation.span(m, st.min if st else None, st.max if st else None, like=mean)
+                        for st, mean in zip(stats, means, strict=True)],
+            "user": mean_sd("user_s"), "sys": mean_sd("sys_s"), RSS_RUSAGE: mean_sd("max_rss_bytes")}
 
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jvmlab import metrics as registry
-from jvmlab.analyze import CellStats
 from jvmlab.report import archives_view, notation
 from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
-from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE, RSS_RUSAGE
-from jvmlab.report.summary import Summary, effect_label, mean_ci_text, vs_baseline
+from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE
+from jvmlab.report.summary import RSS_RUSAGE, Summary, cell_columns, effect_label, shown
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -24,10 +19,6 @@ EXTRA_COLUMNS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "cpu.jit_share", "c
                  "progress.steady_rate")
 LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limit_bytes", "cgroup.oom_kills",
                  "cgroup.peak_bytes")  # [environment] cpus/memory: the limits and what the JVM believed
-
-
-def _shown(summary: Summary, metric: str) -> registry.Metric:
-    return notation.shown_metric(metric, notation.progress_unit(summary.experiment.spec_text), summary.metrics)
 
 
 def _print_all(console: Console, tables: list[Table]) -> None:
@@ -78,37 +69,13 @@ def render(summary: Summary, console: Console) -> None:
 def _cells_tables(summary: Summary, width: int = 200) -> list[Table]:
     """Cells with their statistics, stacked into as many tables as the width needs (never
     a column dropped). Intervals are [low, high] in the unit of the row's mean."""
-    metric = summary.metric
-    m = _shown(summary, metric)
-    stats = {cs.cell.name: cs.stats.get(metric) for cs in summary.cells}
-
-    def col(header: str, fn: Callable[[Any, CellStats | None], str]) -> Column:
-        return Column(header, [fn(cs, stats[cs.cell.name]) for cs in summary.cells])
-
-    def mean(st: CellStats | None) -> float | None:
-        return st.mean if st else None
-
-    columns = [col("n", lambda cs, st: str(cs.n))]
-    if any(cs.failures for cs in summary.cells):
-        columns.append(col("fail", lambda cs, st: str(cs.failures) if cs.failures else ""))
-    columns += [
-        col("mean ± sd", lambda cs, st: notation.mean_sd(m, st)),
-        col("vs baseline [95% CI]", lambda cs, st: vs_baseline(summary, cs.cell.name)),
-        col("95% CI of mean", lambda cs, st: mean_ci_text(m, st)),
-        col("median", lambda cs, st: notation.value(m, st.median if st else None, like=mean(st))),
-        col("min–max", lambda cs, st: notation.span(m, st.min if st else None, st.max if st else None,
-                                                    like=mean(st))),
-        col("user", lambda cs, st: notation.mean_sd(summary.metrics.get("user_s"), cs.stats.get("user_s"))),
-        col("sys", lambda cs, st: notation.mean_sd(summary.metrics.get("sys_s"), cs.stats.get("sys_s"))),
-        col(RSS_RUSAGE, lambda cs, st: notation.mean_sd(summary.metrics.get("max_rss_bytes"),
-                                                         cs.stats.get("max_rss_bytes"))),
-    ]
+    values = cell_columns(summary)
+    keys = ["n", *(["failed"] if any(cs.failures for cs in summary.cells) else []), "mean ± sd",
+            "vs baseline [95% CI]", "95% CI of mean", "median", "min–max", "user", "sys", RSS_RUSAGE]
+    columns = [Column("fail" if k == "failed" else k, values[k]) for k in keys]
     names = Column("cell", [cs.cell.name + (" (!)" if cs.not_in_effect else "") for cs in summary.cells], "left")
-    return fitted_tables(names, columns, width, title=f"Cells: {metric} ({m.unit})")
-
-
-def _mean(st: CellStats | None) -> float | None:
-    return st.mean if st is not None else None
+    title = f"Cells: {summary.metric} ({shown(summary, summary.metric).unit})"
+    return fitted_tables(names, columns, width, title=title)
 
 
 def _effects_tables(summary: Summary, width: int) -> list[Table]:
@@ -128,10 +95,11 @@ def _metric_tables(summary: Summary, metric_names: tuple[str, ...], title: str, 
         return []
     columns = []
     for name in present:
-        m = _shown(summary, name)
+        m = shown(summary, name)
         columns.append(Column(COLUMN_LABELS.get(name, name),
                               [notation.mean_sd(m, cs.stats.get(name)) if name.startswith("workload.")
-                               else notation.value(m, _mean(cs.stats.get(name))) for cs in summary.cells]))
+                               else notation.value(m, st.mean if (st := cs.stats.get(name)) is not None else None)
+                               for cs in summary.cells]))
     key = Column("cell", [cs.cell.name for cs in summary.cells], "left")
     return fitted_tables(key, columns, width, title)
 

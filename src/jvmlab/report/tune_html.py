@@ -13,10 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from plotly.offline import get_plotlyjs
-
 from jvmlab.errors import UserError
 from jvmlab.model.documents import TuneDocument, TunedTrial
+from jvmlab.report.page import plotly_js, write_text
 
 
 def _history(doc: TuneDocument) -> dict[str, Any]:
@@ -130,10 +129,9 @@ def tune_html(doc: TuneDocument, title: str) -> str:
         f"<code>{html.escape(' '.join(c.config.flags) or '(defaults)')}</code>"
         f"<ul>{''.join(f'<li>vs {html.escape(k)}: {html.escape(v)}</li>' for k, v in c.verdicts.items())}</ul></li>"
         for c in doc.confirmations)
-    plotly_js = get_plotlyjs().replace("</script", "<\\/script")
     hazards = "".join(f"<li>{html.escape(h)}</li>" for h in doc.hazards)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<script>{plotly_js}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
+            f"<script>{plotly_js()}</script></head><body><h1>Tuning: {html.escape(title)}</h1>"
             f"<p>{len(doc.trials)} trials, {doc.invocations} invocations.</p>"
             + (f"<p>Winner: {html.escape(doc.winner_why)}</p>" if doc.winner_why else "") +
             f"<h2>Confirmation</h2><ul>{verdicts}</ul>{''.join(divs)}{_trial_table(doc)}"
@@ -143,7 +141,4 @@ def tune_html(doc: TuneDocument, title: str) -> str:
 def write_tune_html(path: Path, doc: TuneDocument | None, title: str) -> None:
     if doc is None:
         raise UserError("no tune result to report")
-    try:
-        path.write_text(tune_html(doc, title), encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"cannot write {path}: {err.strerror}") from None
+    write_text(path, tune_html(doc, title))

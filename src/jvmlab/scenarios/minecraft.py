@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jvmlab.jdk import discover
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.paths import cache_root
 from jvmlab.scenarios import gc
 from jvmlab.scenarios.model import ScenarioRun, ScenarioSkipped
 
@@ -25,11 +26,6 @@ BUILD_TIMEOUT_S = 900.0
 MAIN = "JvmlabMinestom"
 PROGRESS = r"progress (?P<units>\d+) chunks"
 SOURCES = ("pom.xml", f"{MAIN}.java")
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "jvmlab" / "minecraft"
 
 
 def _source_text(name: str) -> bytes:
@@ -51,7 +47,7 @@ def build(jdk: JdkInfo, root: Path | None = None) -> Path:
     if mvn is None:
         raise ScenarioSkipped("needs Maven (`mvn`) to fetch Minestom: apt-get install maven")
     digest = hashlib.sha256(b"".join(_source_text(n) for n in SOURCES)).hexdigest()[:12]
-    folder = (root or cache_root()) / digest
+    folder = (root or cache_root() / "minecraft") / digest
     jar = folder / "target" / "jvmlab-minestom-1.jar"
     if jar.is_file() and (folder / "target" / "lib").is_dir():
         return folder

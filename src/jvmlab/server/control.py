@@ -55,6 +55,12 @@ class GroupControl:
             pass
 
     def kill_all(self, pid: int) -> None:
+        kill_group(pid)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (POSIX; nothing elsewhere), gone or not."""
+    if os.name == "posix":
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

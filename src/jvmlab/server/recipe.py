@@ -14,17 +14,13 @@ from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.model.jdk import JdkInfo
+from jvmlab.paths import cache_root
 
 RECIPES = {"jetty": "JvmlabJetty", "tomcat": "JvmlabTomcat"}  # builtin name -> main class
 VERSIONS = {"jetty": "Jetty 12.1", "tomcat": "Tomcat 11.0"}
 MIN_FEATURE = 17
 BUILD_TIMEOUT_S = 900.0
 DEFAULT_ARGS = ("--port", "{port}")
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "jvmlab" / "servers"
 
 
 def _source(name: str, file: str) -> bytes:
@@ -44,7 +40,7 @@ def build_recipe(name: str, jdk: JdkInfo, root: Path | None = None) -> tuple[str
     java_file = f"{RECIPES[name]}.java"
     sources = {"pom.xml": _source(name, "pom.xml"), java_file: _source(name, java_file)}
     digest = hashlib.sha256(b"\0".join(sources[n] for n in sorted(sources))).hexdigest()[:12]
-    folder = (root or cache_root()) / name / digest
+    folder = (root or cache_root() / "servers") / name / digest
     jar, lib = folder / "target" / f"jvmlab-{name}-1.jar", folder / "target" / "lib"
     if not (jar.is_file() and lib.is_dir()):
         _maven(name, folder, sources, jdk, jar)

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.paths import cache_root
 
 VERSION = "1.37"
 FETCH_TIMEOUT_S = 600.0
@@ -40,18 +41,13 @@ class RecipeUnavailable(UserError):
     """The jars cannot be fetched here (no Maven, no network); the message says what to do."""
 
 
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "jvmlab" / "jmh-samples"
-
-
 def samples_jar(lib: Path) -> Path:
     return lib / f"jmh-samples-{VERSION}.jar"
 
 
 def fetch(java_home: Path | None = None, root: Path | None = None) -> Path:
     """The folder holding jmh-samples and its dependencies; fetched with Maven on first use."""
-    folder = (root or cache_root()) / VERSION
+    folder = (root or cache_root() / "jmh-samples") / VERSION
     lib = folder / "lib"
     if samples_jar(lib).is_file() and (lib / f"jmh-core-{VERSION}.jar").is_file():
         return lib
