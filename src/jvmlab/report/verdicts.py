@@ -136,6 +136,14 @@ def disturbance_text(d: Disturbance | None) -> str | None:
             f"and the 95% CI does not clear that")
 
 
+def withheld_short(d: Disturbance) -> str:
+    """A withheld comparison in a table's answer column (a scenario verdict): "not called:
+    disturbed (run-queue delay 0.9 s per run)"; the whole sentence is :func:`disturbance_text`."""
+    if d.method == RUN_DELAY_COVARIATE:
+        return f"not called: disturbed ({_delay(d)})"
+    return f"not called: {_what_disturbed(d)} could change it by a factor {_margin_factor(d)}"
+
+
 def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | None:
     """How a comparison was made or called although the run was disturbed: on the quiet blocks
     alone (said whatever the result), at equal run-queue delay, by its own interval (a metric
