@@ -15,7 +15,7 @@ more/fewer.
 
 from __future__ import annotations
 
-from jvmlab.analyze.interference import DelayAdjusted, factor
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, BETWEEN_RUN_SD_OPTION, DelayAdjusted, factor
 from jvmlab.analyze.model import Comparison, Effect, Interval
 from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
@@ -114,6 +114,15 @@ def machine_changed_text(delays_s: tuple[float, float], where: str | None = None
     at = f" at {where}" if where else ""
     return (f"inconclusive: the machine changed{at} (run-queue delay {delays_s[0]:.2g} -> {delays_s[1]:.2g} s "
             f"per run); rerun both sides under the same load, or compare --metric cpu_s")
+
+
+def between_run_text(sd_log: float) -> str:
+    """Why a change within the runs is not called across them: "not called across runs: the
+    between-run spread (2.0% per run, the stated prior; set it with --between-run-sd) could
+    explain it"."""
+    whose = "the stated prior" if sd_log == BETWEEN_RUN_PRIOR else "as given"
+    return (f"not called across runs: the between-run spread ({sd_log:.1%} per run, {whose}; set it with "
+            f"{BETWEEN_RUN_SD_OPTION}) could explain it")
 
 
 def _at_equal_delay(a: DelayAdjusted) -> str:

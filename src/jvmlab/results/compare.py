@@ -24,6 +24,7 @@ from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_unpaired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.interference import (
+    BETWEEN_RUN_PRIOR,
     QUIET_BLOCKS_ENOUGH,
     DelayAdjusted,
     across_runs,
@@ -332,18 +333,25 @@ class RunContention:
 
 
 def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str, label_a: str,
-                   seed: int, contention: Mapping[str, RunContention] | None = None) -> tuple[Comparison, ...]:
+                   seed: int, contention: Mapping[str, RunContention] | None = None,
+                   between_run_sd: float = BETWEEN_RUN_PRIOR) -> tuple[Comparison, ...]:
     """The same cell in two experiments (name, values in A, values in B): ratio B/A,
     unpaired (blocks of two runs were not measured side by side), judged across runs by the
-    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread, and
-    each run's stored contention), then Holm-corrected together."""
+    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread
+    ``between_run_sd``, a log sd per run, and each run's stored contention), then
+    Holm-corrected together. ``Comparison.between_run_sd`` marks a comparison the spread left
+    uncalled (significant after the correction without it, not with it)."""
     raw = [compare(name, clean(b), f"{name} in {label_a}", clean(a), metric, rng_for(seed, metric, name, "compare-exp"))
            for name, a, b in pairs]
     judged = []
     for comp, (name, _, _) in zip(raw, pairs, strict=True):
         c = (contention or {}).get(name)
-        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s) if c else across_runs(comp))
-    return _keep_unchanged(adjust(judged))
+        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s, between_run_sd) if c
+                      else across_runs(comp, sd_log=between_run_sd))
+    plain = adjust(raw)
+    return tuple(replace(c, between_run_sd=between_run_sd if p.significant and not c.significant
+                         and c.machine_changed_s is None else None)
+                 for c, p in zip(_keep_unchanged(adjust(judged)), plain, strict=True))
 
 
 def _keep_unchanged(family: Sequence[Comparison]) -> tuple[Comparison, ...]:
