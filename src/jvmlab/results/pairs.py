@@ -15,7 +15,7 @@ interval clears the busy blocks' margin; a drift's margin always.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +25,7 @@ from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
 from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.drift import drift
 from jvmlab.analyze.model import CellData, Clean, Comparison, MetricAnalysis, clean
-from jvmlab.results.compare import Disturbance, busy_way, disturbances
+from jvmlab.results.compare import BusyWay, Disturbance, busy_way, disturbances
 from jvmlab.results.records import BusyBlock
 
 Interval3 = tuple[float, float, float]  # estimate, low, high (NaN bounds: no interval)
@@ -104,9 +104,19 @@ def judge_pair(a_name: str, a: CellData, b_name: str, b: CellData, metric: str, 
                             rel_diff_pct=ratio[0], p_value=None, p_adjusted=None, significant=excludes_zero(value),
                             n_cell=int(ca.values.size), n_baseline=int(cb.values.size),
                             paired=block_sums(ca, cb) is not None)
-    analysis = MetricAnalysis(metric=metric, baseline=b_name, alpha=0.05, correction="holm", stats={},
-                              comparisons=(comparison,), effects=(), outliers={},
-                              drift={b_name: drift(b_name, cb), a_name: drift(a_name, ca)})
-    found = disturbances(analysis, busy, n_blocks, {a_name: clean(a), b_name: clean(b)}, method=way.method,
-                         quiet_blocks=way.quiet_blocks, delays=way.delays)
+    found = judge_comparisons((comparison,), b_name, {a_name: a, b_name: b}, way, busy, n_blocks)
     return JudgedPair(value, found.get(a_name))
+
+
+def judge_comparisons(comparisons: Sequence[Comparison], baseline: str, values: Mapping[str, CellData],
+                      way: BusyWay, busy: Sequence[BusyBlock], n_blocks: int) -> dict[str, Disturbance]:
+    """cell -> what disturbed its comparison with ``baseline`` (made by the caller's own
+    statistics on ``way.quiet`` when the quiet blocks decide, else on ``values``), judged as
+    :func:`jvmlab.results.compare_cells` judges: the drift of either side, and the busy
+    blocks by ``way`` (:func:`jvmlab.results.compare.busy_way`)."""
+    judged = {name: clean(v) for name, v in (way.quiet or values).items()}
+    analysis = MetricAnalysis(metric=comparisons[0].metric if comparisons else "", baseline=baseline, alpha=0.05,
+                              correction="holm", stats={}, comparisons=tuple(comparisons), effects=(), outliers={},
+                              drift={name: drift(name, v) for name, v in judged.items()})
+    return disturbances(analysis, busy, n_blocks, {name: clean(v) for name, v in values.items()},
+                        method=way.method, quiet_blocks=way.quiet_blocks, delays=way.delays)
