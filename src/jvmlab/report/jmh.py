@@ -27,9 +27,9 @@ from jvmlab.metrics import JMH_PREFIX, RUN_DELAY, MetricRegistry
 from jvmlab.model.stored import StoredExperiment
 from jvmlab.report.verdicts import disturbance_text, short_verdict, verdict
 from jvmlab.results import cell_values, compare_family
-from jvmlab.results.compare import BusyWay, Disturbance, busy_way
+from jvmlab.results.compare import Disturbance
 from jvmlab.results.experiment import CellResult
-from jvmlab.results.pairs import judge_comparisons
+from jvmlab.results.pairs import judge_made
 
 
 class Summary(Protocol):
@@ -128,11 +128,9 @@ def _withheld(summary: Summary, metric: str, comps: dict[str, Comparison]) -> di
     busy = tuple(results.busy_blocks) if results is not None else ()
     cells = [cs for cs in summary.cells if cs.cell.name in comps or cs is base]
     values = {cs.cell.name: cell_values(cs.ok_invocations, metric) for cs in cells}
-    way = busy_way(values, metric, busy, {cs.cell.name: cell_values(cs.ok_invocations, RUN_DELAY) for cs in cells})
-    if way.quiet is not None:  # the table's comparisons are on every block (one Holm family): the margin rule
-        way = BusyWay(delays=way.delays)
-    found = judge_comparisons(tuple(comps.values()), base.cell.name, values, way, busy,
-                              results.measured_blocks() if results is not None else 0)
+    found = judge_made(tuple(comps.values()), base.cell.name, values,
+                       {cs.cell.name: cell_values(cs.ok_invocations, RUN_DELAY) for cs in cells}, busy,
+                       results.measured_blocks() if results is not None else 0)
     return {cell: d for cell, d in found.items() if d.vetoes and comps[cell].significant}
 
 

@@ -108,6 +108,18 @@ def judge_pair(a_name: str, a: CellData, b_name: str, b: CellData, metric: str, 
     return JudgedPair(value, found.get(a_name))
 
 
+def judge_made(comparisons: Sequence[Comparison], baseline: str, values: Mapping[str, CellData],
+               delays: Mapping[str, CellData], busy: Sequence[BusyBlock], n_blocks: int) -> dict[str, Disturbance]:
+    """:func:`judge_comparisons` for comparisons a caller already made on every block (the JMH
+    table's Holm family, the report's secondary metrics): with no delays measured, the busy
+    blocks' margin decides (the quiet-blocks rule would need the comparisons made again)."""
+    metric = comparisons[0].metric if comparisons else ""
+    way = busy_way(values, metric, busy, delays)
+    if way.quiet is not None:
+        way = BusyWay(delays=way.delays)
+    return judge_comparisons(comparisons, baseline, values, way, busy, n_blocks)
+
+
 def judge_comparisons(comparisons: Sequence[Comparison], baseline: str, values: Mapping[str, CellData],
                       way: BusyWay, busy: Sequence[BusyBlock], n_blocks: int) -> dict[str, Disturbance]:
     """cell -> what disturbed its comparison with ``baseline`` (made by the caller's own
