@@ -24,7 +24,7 @@ from jvmlab.report import nodes as nodes_view
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.page import figure_entries
-from jvmlab.report.summary import Summary, effect_label, mean_ci_text, vs_baseline
+from jvmlab.report.summary import Summary, called, effect_label, mean_ci_text, vs_baseline
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
 from jvmlab.report.why import why_context
@@ -71,7 +71,7 @@ def verdict_items(summary: Summary) -> list[dict[str, str]]:
     metric = summary.metrics.get(summary.metric)
     out = []
     for comp in summary.analysis.comparisons:
-        better = is_improvement(comp, metric)
+        better = is_improvement(comp, metric) if called(summary, comp.cell) else None  # as the verdict says
         css = "" if better is None else ("better" if better else "worse")
         out.append({"text": summary.verdicts.get(comp.cell, comp.cell), "css": css})
     return out
