@@ -97,7 +97,8 @@ def verdict(summary: Summary) -> ScenarioVerdict:
                   f"({len(clear)} of {len(costs)} settings clear), moving page faults from the run to "
                   "startup and committing the heap up front." if clear else
                   "No setting showed a clear pre-touch cost at startup; "
-                  + ("the machine was too busy to call wall time (see the note)." if any(e.withheld for e in costs)
+                  + ("a busy machine or a drift could explain the wall-time difference (see the note)."
+                     if any(e.withheld for e in costs)
                      else "see the answer column for the invocations that would resolve it.") + _rss_clause(rsss))
     return ScenarioVerdict(title, header, tuple(rows), conclusion, withheld_notes(costs))
 
