@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jvmlab.report.summary import summarize
 from jvmlab.scenarios import largepages, scenario_verdict
-from jvmlab.scenarios.stats import index_cells, key_with, mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import Machine, index_cells, key_with, mean_ci, pair_n, ratio_pct
 from jvmlab.store import open_store
 
 TARGET_S = 12 * 60
@@ -60,9 +60,10 @@ def report(store: Path, wall_s: float | None) -> bool:
         if dict(key).get("pages") != "default" or thp is None:
             continue
         b, t = mean_ci(base, largepages.WALK), mean_ci(thp, largepages.WALK)
-        change = ratio_pct(thp, base, largepages.WALK)
+        judged = ratio_pct(Machine.of(summary), thp, base, largepages.WALK)
+        change = None if judged is None else judged.value
         huge = thp.stats.get(largepages.ANON_HUGE)
-        clear = change is not None and (change[2] < 0 or change[1] > 0)
+        clear = judged is not None and judged.clear
         resolved &= clear
         text = "-" if change is None else f"{change[0]:+.1f}% [{change[1]:+.1f} … {change[2]:+.1f}]"
         print(f"{dict(key)['jvm']:6} {b[0] if b else float('nan'):16.0f} {t[0] if t else float('nan'):12.0f} "

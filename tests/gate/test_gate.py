@@ -140,3 +140,18 @@ def test_cli_says_inconclusive_with_its_own_exit_code_and_policy(lab) -> None:
     assert allowed.returncode == 0 and "INCONCLUSIVE" in allowed.stdout, allowed.stdout + allowed.stderr
     bad = run_jvmlab(*args, "--inconclusive", "maybe", cwd=tmp)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--inconclusive" in bad.stderr
+
+
+def test_a_stated_between_run_spread_decides_through_the_command_line(lab) -> None:
+    """`compare --fail-if` with `--between-run-sd`: the 10% regression fails a 3% gate under the
+    2% prior; stated at 10% per run, two runs cannot tell it from the machine (exit 3), and the
+    line says which spread decided; `compare --json` carries it."""
+    tmp, ids = lab
+    gate = ("compare", str(ids["base"]), str(ids["plus10"]), "--store", "lab.db", "--fail-if", "wall_s > +3%")
+    assert run_jvmlab(*gate, cwd=tmp).returncode == 1
+    wide = run_jvmlab(*gate, "--between-run-sd", "10%", cwd=tmp)
+    assert wide.returncode == 3, wide.stdout + wide.stderr
+    assert "the between-run spread (10.0% per run, as given; set it with --between-run-sd)" in wide.stdout
+    shown = run_jvmlab("compare", str(ids["base"]), str(ids["plus10"]), "--store", "lab.db", "--json",
+                       "--between-run-sd", "10%", cwd=tmp)
+    assert shown.returncode == 0 and '"between_run_sd": 0.1' in shown.stdout

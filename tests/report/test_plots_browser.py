@@ -63,14 +63,15 @@ def test_forest_has_no_zeroline_and_no_clipped_interval(browser, page: Path) -> 
 
 def test_forest_colours_follow_the_metric_direction(browser, page: Path) -> None:
     _open(browser, page)
-    # Every cell is clearly slower than the baseline on wall_s: all red, none green (the
-    # verdicts say "slower"), though every interval excludes 1.
+    # Every cell is slower than the baseline on wall_s: red where called, none green (the
+    # verdicts say "slower"), though every interval excludes 1; the one the busy block's margin
+    # withholds ("but not called a difference", the one interference model) is grey, as its verdict.
     fills = _js(browser, "return Array.from(gd.querySelectorAll('.scatterlayer .point'))"
                          ".map(p => getComputedStyle(p).fill);", "wall_s: ratio to")
-    assert fills and all(f == RED for f in fills), fills
+    assert fills and GREEN not in fills and fills.count(RED) == len(fills) - 1 == 2, fills
     verdicts = browser.execute_script(
         "return Array.from(document.querySelectorAll('ul.verdicts li')).map(li => li.className);")
-    assert verdicts.count("worse") == len(fills) and "better" not in verdicts  # the dead cell: no ratio
+    assert verdicts.count("worse") == fills.count(RED) and "better" not in verdicts  # the dead cell: no ratio
 
 
 def test_titles_are_clear_of_the_toolbar(browser, page: Path, save_screenshot) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from jvmlab.analyze.model import CellStats
 from jvmlab.scenarios import scenario_verdict
-from jvmlab.scenarios.stats import diff_ci, fmt_interval, ratio_pct
+from jvmlab.scenarios.stats import Machine, diff_ci, fmt_interval, ratio_pct
 from jvmlab.scenarios.table import Estimate
 
 
@@ -16,6 +16,7 @@ def stats(mean: float, half: float) -> CellStats:
     return CellStats("c", 5, 0, mean, None, None, mean, None, None, None, (mean - half, mean + half), None)
 
 
+QUIET = Machine()  # nothing recorded about the machine
 SPREAD = (-1.0, -0.5, 0.0, 0.5, 1.0)  # five invocations whose mean is the cell's mean
 
 
@@ -45,12 +46,12 @@ def summary(name: str, cells: list, hazards: tuple = (), metric: str = "wall_s")
 
 def test_diff_and_ratio_come_from_the_invocations() -> None:
     a, b = cell("j", {"m": (13.0, 3.0)}, x="a"), cell("j", {"m": (9.0, 4.0)}, x="b")
-    d, lo, hi = diff_ci(a, b, "m")
+    d, lo, hi = diff_ci(QUIET, a, b, "m").value
     assert d == pytest.approx(4.0) and lo < 4.0 < hi and hi - lo < 12
-    pct, lo, hi = ratio_pct(a, b, "m")
+    pct, lo, hi = ratio_pct(QUIET, a, b, "m").value
     assert pct == pytest.approx(44.444, abs=1e-3) and lo < pct < hi
     same = cell("j", {"m": (5.0, 0.0)}, x="c")
-    assert diff_ci(same, same, "m") == (0.0, 0.0, 0.0)
+    assert diff_ci(QUIET, same, same, "m").value == (0.0, 0.0, 0.0)
 
 
 def test_pretouch_verdict_is_a_table_in_seconds_per_gb() -> None:

@@ -52,6 +52,10 @@ EXCEEDANCES_TO_STOP = 10
 MIN_LABELS = 2
 WINDOW = 30
 PRIOR_DOF = 8.0  # how many runs' worth of trust the pooled within-label variance gets
+# Below this many labels the median of the first differences (between_label_var) is too noisy to
+# be the series' own between-label spread on its own: the stated between-run spread
+# (analyze.interference.BETWEEN_RUN_PRIOR, or --between-run-sd) is its floor.
+OWN_SPREAD_LABELS = 8
 TAIL_PREVIOUS_P = 0.05  # the newest label "stands alone" only if it differs from the previous at this level
 
 
@@ -94,6 +98,9 @@ class Segmentation:
     tau: float  # between-label sd, in the metric's unit
     p_no_change: float | None  # the whole series' test when no change was found (None: too short)
     tail: Tail | None  # the newest label differs from its segment but stands alone
+    # the stated between-run spread (a fraction of the level per run) when it, not the series' own
+    # spread, set ``tau`` (fewer than OWN_SPREAD_LABELS labels); None: the series' own spread
+    tau_prior: float | None = None
 
     @property
     def segments(self) -> list[tuple[int, int]]:
@@ -240,12 +247,18 @@ def _test(x: np.ndarray, w: np.ndarray, rng: np.random.Generator, permutations: 
 
 
 def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutations: int | None = None,
-            min_labels: int = MIN_LABELS, rng: np.random.Generator | None = None) -> Segmentation:
-    """Change points of a series: ``runs[i]`` are label i's per-run values, labels in order."""
+            min_labels: int = MIN_LABELS, rng: np.random.Generator | None = None,
+            prior_sd: float | None = None) -> Segmentation:
+    """Change points of a series: ``runs[i]`` are label i's per-run values, labels in order.
+    ``prior_sd``: the stated between-run spread (a fraction of the level per run), the floor of
+    the between-label spread of a series of fewer than ``OWN_SPREAD_LABELS`` labels."""
     rng = rng or np.random.default_rng(0)
     labels = label_stats(runs)
     tau2 = between_label_var(labels)
     x = np.array([s.mean for s in labels])
+    floor = (prior_sd * float(np.median(np.abs(x)))) ** 2 if prior_sd is not None and x.size else 0.0
+    from_prior = len(labels) < OWN_SPREAD_LABELS and floor > tau2
+    tau2 = floor if from_prior else tau2
     w = _weights(labels, tau2)
     cuts: set[int] = set()
     tested: dict[tuple[int, int], tuple[int, float]] = {}  # (start, stop) -> (cut, p): the merge reuses them
@@ -261,7 +274,8 @@ def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutatio
     # else the whole series' first test (never a re-run with other permutations).
     first = tested.get((0, x.size))
     p_none = None if changes else dropped[-1] if dropped else first[1] if first else None
-    return Segmentation(tuple(labels), tuple(changes), math.sqrt(tau2), p_none, _tail(x, w, changes, alpha))
+    return Segmentation(tuple(labels), tuple(changes), math.sqrt(tau2), p_none, _tail(x, w, changes, alpha),
+                        prior_sd if from_prior else None)
 
 
 def _windows(n: int) -> list[tuple[int, int]]:

@@ -46,6 +46,7 @@ import numpy as np
 from scipy import special
 
 from jvmlab.analyze.model import Clean, Comparison, Interval
+from jvmlab.errors import UserError
 
 MAX_SHARE = 0.9  # a recorded share above this is taken as 90%: a factor of at most 10x per block
 QUIET_BLOCKS_ENOUGH = 8  # the paired comparison's own minimum of blocks (compare.MIN_PAIRED_BLOCKS)
@@ -228,6 +229,27 @@ def paired_blocks_adjusted(pairs: Sequence[tuple[float, float, float, float]]) -
 # of an unchanged spec on one machine, a day apart, differ by about this much beyond their own
 # intervals (bench/busy_truth.py's unchanged pairs; docs/statistics.md).
 BETWEEN_RUN_PRIOR = 0.02
+MAX_BETWEEN_RUN_SD = 1.0  # a stated spread of 100% per run or more is no measurement's
+BETWEEN_RUN_SD_OPTION = "--between-run-sd"
+
+
+def parse_between_run_sd(text: str, where: str = BETWEEN_RUN_SD_OPTION) -> float:
+    """The between-run spread a user states ("3%" or the fraction "0.03"; "0" for none): the log
+    sd of a run's level from run to run. Bad input: one line (UserError, exit 2)."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise UserError(f"{where} {text!r}: give the spread of a run's level from run to run as a percentage, "
+                        "e.g. 3% (or a fraction, 0.03)") from None
+    if not raw.endswith("%") and math.isfinite(value) and value >= 0.5:
+        raise UserError(f"{where} {text!r}: a fraction of {value:g} is {value:.0%} per run; write {raw}% if "
+                        f"that is meant as a percentage")
+    if not math.isfinite(value) or value < 0 or value >= MAX_BETWEEN_RUN_SD:
+        raise UserError(f"{where} {text!r}: the spread must be at least 0% and below 100% per run (e.g. 3%)")
+    return value
+
+
 DELAY_FLOOR = 0.02  # a run-queue delay change below this share of the run is no machine change
 DELAY_RELATIVE = 0.25  # ... nor one below this share of the larger delay (steady load varies too)
 
@@ -283,11 +305,13 @@ def across_runs(comparison: Comparison, delay_before_s: float | None = None, del
     p_between = float(2.0 * special.ndtr(-abs(math.log(comparison.ratio)) / se)) if se > 0 else 1.0
     p = None if comparison.p_value is None else max(comparison.p_value, p_between)
     significant = comparison.significant and not (ci[0] <= 1.0 <= ci[1])
+    widened = sd_log if comparison.significant and not significant else None
     changed = None
     if contention_moves(comparison.metric) and machine_changed(delay_before_s, delay_after_s, wall_s,
                                                                 comparison.ratio):
         assert delay_before_s is not None and delay_after_s is not None and wall_s is not None
-        changed, significant, p = (delay_before_s, delay_after_s), False, 1.0
+        changed, significant, p, widened = (delay_before_s, delay_after_s), False, 1.0, None
         margin = machine_change_margin(delay_before_s, delay_after_s, wall_s)
         ci = (ci[0] / margin, ci[1] * margin)
-    return replace(comparison, ci95=ci, p_value=p, significant=significant, machine_changed_s=changed)
+    return replace(comparison, ci95=ci, p_value=p, significant=significant, machine_changed_s=changed,
+                   between_run_sd=widened)

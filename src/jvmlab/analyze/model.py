@@ -105,6 +105,9 @@ class Comparison:
     # (run-queue delay per invocation before, after) when the two sides of a comparison across runs
     # ran under different contention (analyze.interference.machine_changed): no call either way
     machine_changed_s: tuple[float, float] | None = None
+    # the between-run spread (log sd per run, analyze.interference.between_runs) when it is what left
+    # a comparison across runs uncalled (significant within the runs, not with that spread added)
+    between_run_sd: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))

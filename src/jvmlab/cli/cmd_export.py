@@ -25,6 +25,16 @@ FAIL_IF_HELP = ('CI gate: "METRIC > +N%", "METRIC < -N%" or "METRIC worse N%" (M
 INCONCLUSIVE_HELP = ("With --fail-if: what an inconclusive gate (the 95% CI reaches past the threshold) does: "
                      "fail (exit 3, the default) or pass (exit 0; the line still says INCONCLUSIVE).")
 SUMMARY_MD_HELP = "With --fail-if: also write a Markdown summary (for a pull-request comment) to this file."
+BETWEEN_RUN_SD_HELP = ("How much a run's level moves from run to run beyond its own invocations (e.g. 3%; default "
+                       "2%, the stated prior): it widens every interval across runs, so a change smaller than it "
+                       "can explain is not called. Measure it: compare two runs of an unchanged spec.")
+
+
+def spread_option(text: str | None) -> float:
+    """``--between-run-sd`` as the model's log sd per run (None: the prior); bad: one line, exit 2."""
+    from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, parse_between_run_sd
+
+    return BETWEEN_RUN_PRIOR if text is None else parse_between_run_sd(text)
 
 
 @app.command()
@@ -64,6 +74,7 @@ def compare_cmd(
     fail_if: list[str] = typer.Option([], "--fail-if", help=FAIL_IF_HELP),
     summary_md: Path | None = typer.Option(None, "--summary-md", help=SUMMARY_MD_HELP),
     inconclusive: str = typer.Option("fail", "--inconclusive", help=INCONCLUSIVE_HELP),
+    spread: str | None = typer.Option(None, "--between-run-sd", help=BETWEEN_RUN_SD_HELP),
 ) -> None:
     """Compare the same cells (matched by name) across two experiments, with CIs.
     With --fail-if it is a CI gate: exit 1 on a significant change beyond the threshold,
@@ -78,11 +89,13 @@ def compare_cmd(
                         f"`jvmlab results` lists them, `jvmlab report {experiment_a}` shows one")
     conditions = [parse_condition(text) for text in fail_if]
     check_inconclusive(inconclusive)
+    sd = spread_option(spread)
     db = open_store(store, must_exist=True)
     if conditions:
-        raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md, inconclusive=inconclusive))
+        raise typer.Exit(run_gate(db, experiment_a, experiment_b, conditions, summary_md, inconclusive=inconclusive,
+                                  between_run_sd=sd))
     result = compare_experiments(load_experiment(db, experiment_a, documents=False),
-                                 load_experiment(db, experiment_b, documents=False), metric)
+                                 load_experiment(db, experiment_b, documents=False), metric, between_run_sd=sd)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, default=str))
     else:
@@ -97,16 +110,17 @@ def check_inconclusive(value: str) -> str:
 
 
 def run_gate(db: Store, baseline_id: int, new_id: int, conditions: list[GateCondition], summary_md: Path | None,
-             to_stderr: bool = False, inconclusive: str = "fail") -> int:
+             to_stderr: bool = False, inconclusive: str = "fail", between_run_sd: float | None = None) -> int:
     """Judge the gate, print its one-line summary (on stderr when stdout carries JSON), write
     the Markdown one; return the exit code (0 pass, 1 fail, 3 inconclusive unless
-    ``inconclusive="pass"``)."""
+    ``inconclusive="pass"``). ``between_run_sd``: ``--between-run-sd`` (None: the prior)."""
     from jvmlab.report.gate import gate_experiments, summary_line, summary_markdown
     from jvmlab.report.page import write_text
     from jvmlab.results import load_experiment
 
+    sd = spread_option(None) if between_run_sd is None else between_run_sd
     result = gate_experiments(load_experiment(db, baseline_id, documents=False),
-                              load_experiment(db, new_id, documents=False), conditions)
+                              load_experiment(db, new_id, documents=False), conditions, sd)
     typer.echo(summary_line(result, baseline_id, new_id, inconclusive), err=to_stderr)
     if summary_md is not None:
         write_text(summary_md, summary_markdown(result, baseline_id, new_id, inconclusive))

@@ -30,15 +30,18 @@ def history(
                                            "(for a pull-request comment) to this file."),
     inconclusive: str = typer.Option("fail", "--inconclusive", help="With --fail-if: what an inconclusive gate "
                                      "does: fail (exit 3, the default) or pass (exit 0; the line still says it)."),
+    spread: str | None = typer.Option(None, "--between-run-sd", help="The between-run spread of a series too short "
+                                      "for its own (fewer than 8 labels), e.g. 3%; default 2%."),
 ) -> None:
     """A series of labelled runs (`run --label`): each label's estimate, the change points across labels
     (with where they start, their size and p-value), a one-line summary per cell, and a gate."""
     from jvmlab.analyze.gate import parse_condition
-    from jvmlab.cli.cmd_export import check_inconclusive
+    from jvmlab.cli.cmd_export import check_inconclusive, spread_option
     from jvmlab.errors import UserError
     from jvmlab.store import open_store
 
     check_inconclusive(inconclusive)
+    sd = spread_option(spread)
     conditions = [parse_condition(text) for text in fail_if]
     if summary_md is not None and not conditions:
         raise UserError("--summary-md goes with --fail-if: it writes the gate's verdict")
@@ -51,7 +54,7 @@ def history(
     from jvmlab.results.history_gate import gate_history
 
     metrics = list(metric) + [c.metric for c in conditions if c.metric not in metric]
-    loaded = load_history(db, series, metrics, cell)
+    loaded = load_history(db, series, metrics, cell, between_run_sd=sd)
     gate = gate_history(loaded, conditions) if conditions else None
     if as_json:
         typer.echo(json.dumps(history_json(loaded, gate), indent=2, default=str))

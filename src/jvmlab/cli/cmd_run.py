@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from jvmlab.cli.apps import app
-from jvmlab.cli.cmd_export import INCONCLUSIVE_HELP, check_inconclusive, run_gate
+from jvmlab.cli.cmd_export import BETWEEN_RUN_SD_HELP, INCONCLUSIVE_HELP, check_inconclusive, run_gate, spread_option
 from jvmlab.cli.cmd_minheap import size_demo
 from jvmlab.cli.cmd_tune import tune_demo
 from jvmlab.cli.running import revisions_of, run_plan
@@ -140,6 +140,8 @@ def run(
                                       "(see `jvmlab compare --help`); exit 1 on a real regression."),
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --fail-if: write a Markdown summary here."),
     inconclusive: str = typer.Option("fail", "--inconclusive", help=INCONCLUSIVE_HELP),
+    spread: str | None = typer.Option(None, "--between-run-sd", help="With --baseline-experiment: "
+                                      + BETWEEN_RUN_SD_HELP[0].lower() + BETWEEN_RUN_SD_HELP[1:]),
     cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask scheduler, e.g. tcp://HOST:8786 "
                                                         "(see docs/cluster.md)."),
     artifacts_url: str | None = typer.Option(None, "--artifacts-url", help="With --cluster: a shared folder "
@@ -199,6 +201,9 @@ def run(
 
     tag = series_tag(label, label_from, series, order, Path.cwd())
     check_inconclusive(inconclusive)
+    sd = spread_option(spread)
+    if spread is not None and baseline_experiment is None:
+        raise UserError("--between-run-sd goes with --baseline-experiment: it is the spread between the two runs")
     del parameter_list, parameter_scan  # in help only: ScanCommand takes every -L and -P (scans)
     one = one_liner(spec, names, *scans(ctx), parameter_step, jvm, flags, invocations, warmup, hook, revisions,
                     build)
@@ -222,7 +227,7 @@ def run(
         from jvmlab.store import open_store
 
         raise typer.Exit(run_gate(open_store(store), baseline_experiment, exp_id, conditions, summary_md,
-                                  to_stderr=as_json, inconclusive=inconclusive))
+                                  to_stderr=as_json, inconclusive=inconclusive, between_run_sd=sd))
 
 
 def one_liner(targets: list[str], names: list[str], parameter_list: list[tuple[str, str]],

@@ -156,7 +156,7 @@ class Bisection:
         bad_good = pairs.get("bad_good", PairVerdict(None, None))
         step = BisectStep(self.infos[n], StepVerdict.DIFFER if change else StepVerdict.NO_DIFFERENCE, bad_good.ratio,
                           bad_good.ci95, invocations, experiment_id, self.infos[0], self.infos[n],
-                          margin=bad_good.margin)
+                          margin=bad_good.margin, delay_s=bad_good.delay_s)
         self.steps.append(step)
         return step, change
 
@@ -178,7 +178,7 @@ class Bisection:
         verdict = classify(_kind(pairs, "mid_good"), _kind(pairs, "mid_bad"), change) or StepVerdict.INCONCLUSIVE
         mid_good = pairs.get("mid_good", PairVerdict(None, None))
         step = BisectStep(self.infos[index], verdict, mid_good.ratio, mid_good.ci95, invocations, experiment_id,
-                          good, bad, margin=mid_good.margin)
+                          good, bad, margin=mid_good.margin, delay_s=mid_good.delay_s)
         self.steps.append(step)
         self.say(f"  {commit.sha[:12]}: {verdict.value}")
         return step

@@ -3,8 +3,9 @@
 
 The drivers decide as the CI gate does (:mod:`jvmlab.analyze.gate` judges the comparison: its
 significance and its 95% CI): the revisions are interleaved block by block, so a busy machine
-slows both alike. The interference margin ``report`` applies (a busy block or a drift could
-have produced a difference up to ``margin``) is kept with the verdict and said beside it."""
+slows both alike. What the one interference model says ``report`` would do (the run-queue delay
+could explain the difference, ``delay_s``; or a busy block or a drift could have produced a
+difference up to ``margin``) is kept with the verdict and said beside it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from dataclasses import dataclass, replace
 
 from jvmlab.analyze.model import Comparison
 from jvmlab.errors import UserError
-from jvmlab.metrics import never_negative
+from jvmlab.metrics import RUN_DELAY, never_negative
 from jvmlab.plan.matrix import REVISION_FACTOR
 from jvmlab.plan.prepare import Plan
 from jvmlab.results import ExperimentResults, compare_cells
-from jvmlab.results.compare import VerdictKind, verdict_kind
+from jvmlab.results.compare import RUN_DELAY_COVARIATE, VerdictKind, verdict_kind
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class PairVerdict:
     kind: VerdictKind | None
     comparison: Comparison | None
     margin: float | None = None  # the interference margin the comparison does not clear (None: clears it)
+    # the run-queue delay per run when, at equal delay (the one model), the comparison is not called
+    delay_s: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -48,7 +51,9 @@ def compare_pair(results: ExperimentResults, cell: str, baseline: str, metric: s
     compared = compare_cells({baseline: results.values(a, metric), cell: results.values(b, metric)}, baseline,
                              metric, lower_is_better=metrics.get(metric).lower_is_better,
                              seed=results.experiment.seed, busy=results.busy_blocks,
-                             n_blocks=results.measured_blocks(), positive=never_negative(metric, metrics)).of(cell)
+                             n_blocks=results.measured_blocks(), positive=never_negative(metric, metrics),
+                             delays={baseline: results.values(a, RUN_DELAY), cell: results.values(b, RUN_DELAY)}
+                             if results.busy_blocks else None).of(cell)
     if compared is None:
         return PairVerdict(None, None)
     d = compared.disturbance
@@ -56,6 +61,8 @@ def compare_pair(results: ExperimentResults, cell: str, baseline: str, metric: s
     if alpha is not None:
         c = replace(c, significant=c.significant and c.p_adjusted is not None and c.p_adjusted < alpha)
     kind = verdict_kind(c, metrics.get(metric).lower_is_better)  # the gate's reading
+    if d is not None and d.vetoes and d.method == RUN_DELAY_COVARIATE:  # said of a difference, not of none
+        return PairVerdict(kind, c, None, d.delay_s if c.significant else None)
     return PairVerdict(kind, c, d.margin if d is not None and d.vetoes else None)
 
 

@@ -43,13 +43,15 @@ class BisectStep:
     bad: CommitInfo
     reason: str = ""  # why it was skipped
     margin: float | None = None  # the busy-machine margin `report` would not call its comparison within
+    delay_s: float | None = None  # the run-queue delay per run that, at equal delay, leaves it uncalled
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit.sha, "subject": self.commit.subject, "date": self.commit.date,
                 "index": self.commit.index, "verdict": self.verdict.value, "ratio": self.ratio,
                 "ci95": list(self.ci95) if self.ci95 is not None else None, "invocations": self.invocations,
                 "experiment": self.experiment_id, "good": self.good.sha, "bad": self.bad.sha,
-                "interference_margin": self.margin, **({"reason": self.reason} if self.reason else {})}
+                "interference_margin": self.margin, "run_queue_delay_s": self.delay_s,
+                **({"reason": self.reason} if self.reason else {})}
 
 
 @dataclass(frozen=True)

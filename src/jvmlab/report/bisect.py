@@ -30,6 +30,9 @@ def step_line(step: BisectStep, metric: str) -> str:
     what = "bad vs good" if step.verdict in (StepVerdict.DIFFER, StepVerdict.NO_DIFFERENCE) else "vs good"
     busy = (f"; busy machine: within the {step.margin:.2f}x interference margin `report` applies"
             if step.margin is not None else "")
+    if step.delay_s is not None:
+        busy = (f"; busy machine: disturbed (run-queue delay {step.delay_s:.2g} s per run): at equal delay "
+                "`report` would not call it")
     return (f"{step.commit.sha[:12]}  {step.verdict.value:13} {metric} {what} {_ratio(step.ratio, step.ci95)}, "
             f"{step.invocations} invocations (experiment {step.experiment_id}){busy}")
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from jvmlab.analyze import CellData, Comparison
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR
 from jvmlab.errors import UserError
 from jvmlab.machine.fingerprint import changes
 from jvmlab.metrics import DEFAULT, RUN_DELAY, MetricRegistry
@@ -22,7 +23,7 @@ from jvmlab.model import hazards as hz
 from jvmlab.model.stored import StoredExperiment
 from jvmlab.report import notation
 from jvmlab.report.fit import Column, fitted_tables
-from jvmlab.report.verdicts import short_verdict, verdict
+from jvmlab.report.verdicts import between_run_text, short_verdict, verdict
 from jvmlab.results import ExperimentResults, compare_across
 from jvmlab.results.compare import RunContention
 
@@ -50,6 +51,7 @@ class ExperimentComparison:
     only_b: tuple[str, ...]
     hazards: tuple[hz.Hazard, ...]
     metrics: MetricRegistry = DEFAULT  # both experiments' dynamic metrics included
+    between_run_sd: float = BETWEEN_RUN_PRIOR  # the between-run spread used (log sd per run)
 
     def to_json(self) -> dict[str, Any]:
         m = self.metrics.get(self.metric)
@@ -60,7 +62,7 @@ class ExperimentComparison:
             "pairs": [{**p.comparison.to_json(), "mean_a": p.mean_a, "mean_b": p.mean_b, "verdict": p.verdict}
                       for p in self.pairs],
             "only_in_a": list(self.only_a), "only_in_b": list(self.only_b),
-            "warnings": [h.to_json() for h in self.hazards],
+            "warnings": [h.to_json() for h in self.hazards], "between_run_sd": self.between_run_sd,
         }
 
 
@@ -74,8 +76,9 @@ def _mean(values: list[float]) -> float | None:
 
 
 def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResults, metric: str = "wall_s",
-                        seed: int | None = None) -> ExperimentComparison:
-    """Compare every cell name the two loaded experiments share, on ``metric``."""
+                        seed: int | None = None, between_run_sd: float = BETWEEN_RUN_PRIOR) -> ExperimentComparison:
+    """Compare every cell name the two loaded experiments share, on ``metric``; ``between_run_sd``:
+    the spread of a run's level from run to run (log sd; ``--between-run-sd``, default the prior)."""
     metrics = results_a.metrics.extended(results_b.units)
     m = metrics.get(metric)
     a, b = results_a.experiment, results_b.experiment
@@ -91,7 +94,7 @@ def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResul
     contention = {name: RunContention(_mean(delays_a.get(name, [])), _mean(delays_b.get(name, [])), walls[name])
                   for name in shared}
     adjusted = compare_across([(name, CellData.of(values_a[name]), CellData.of(values_b[name])) for name in shared],
-                              metric, f"#{a_id}", seed, contention)
+                              metric, f"#{a_id}", seed, contention, between_run_sd)
     pairs = tuple(CellPair(name, comp, verdict(comp, m, label=f"{name}: #{b_id}", baseline_label=f"#{a_id}"),
                            _mean(values_a[name]), _mean(values_b[name]))
                   for name, comp in zip(shared, adjusted, strict=True))
@@ -102,7 +105,8 @@ def compare_experiments(results_a: ExperimentResults, results_b: ExperimentResul
         hazards.append(hz.Hazard(hz.SPEC_CHANGED, f"experiments {a_id} and {b_id} ran different specs",
                                  "cells with the same name may still differ in flags or workload"))
     return ExperimentComparison(a, b, metric, pairs, tuple(n for n in values_a if n not in values_b),
-                                tuple(n for n in values_b if n not in values_a), tuple(hazards), metrics)
+                                tuple(n for n in values_b if n not in values_a), tuple(hazards), metrics,
+                                between_run_sd)
 
 
 def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
@@ -121,6 +125,8 @@ def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
         console.print(table)
     for p in cmp.pairs:
         console.print(Text(f"  {p.verdict}", style="green" if p.comparison.significant else "dim"))
+        if p.comparison.between_run_sd is not None:
+            console.print(Text(f"    {between_run_text(p.comparison.between_run_sd)}", style="dim"))
     for label, names in (("only in", cmp.only_a), ("only in", cmp.only_b)):
         if names:
             which = cmp.a.id if names is cmp.only_a else cmp.b.id

@@ -15,24 +15,26 @@ from jvmlab.analyze.gate import (
     judge,
     metrics_for,
 )
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR
 from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.report.compare import compare_experiments
 from jvmlab.report.notation import change_pct, sentence_ci
-from jvmlab.report.verdicts import machine_changed_text
+from jvmlab.report.verdicts import between_run_text, machine_changed_text
 from jvmlab.results import ExperimentResults
 
 
 def gate_experiments(baseline: ExperimentResults, new: ExperimentResults,
-                     conditions: Sequence[GateCondition]) -> GateResult:
+                     conditions: Sequence[GateCondition], between_run_sd: float = BETWEEN_RUN_PRIOR) -> GateResult:
     """Compare experiment ``new`` with ``baseline`` on every metric the conditions name
     (cells matched by name), correct across all of them, and judge each condition. The
-    metrics both stored are read from their registries (nothing global changes)."""
+    metrics both stored are read from their registries (nothing global changes);
+    ``between_run_sd``: the between-run spread (``--between-run-sd``, default the prior)."""
     shared = [name for name in baseline.units if name in new.units]
     metrics = baseline.metrics.extended(new.units)
     names = metrics_for(conditions, [*PROCESS_METRICS, *shared])
     comparisons = []
     for name in names:
-        result = compare_experiments(baseline, new, name)
+        result = compare_experiments(baseline, new, name, between_run_sd=between_run_sd)
         comparisons += [pair.comparison for pair in result.pairs]
     return judge(conditions, comparisons, {name: metrics.get(name).lower_is_better for name in names})
 
@@ -53,6 +55,8 @@ def _decide_text(check: GateCheck) -> str:
         return "too few values for an interval"
     if c.machine_changed_s is not None:
         return machine_changed_text(c.machine_changed_s)
+    if c.between_run_sd is not None:
+        return between_run_text(c.between_run_sd)
     blocks = check.decision.blocks_to_decide
     if blocks is None:
         return "the estimate sits on the threshold: more blocks alone will not decide it"

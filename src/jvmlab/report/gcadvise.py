@@ -20,7 +20,7 @@ from jvmlab.gclog.findings import Finding
 from jvmlab.model.documents import GcAdviseDocument, GcFixLevelRecord
 from jvmlab.plan.advise import CURRENT, FACTOR, FixLevel
 from jvmlab.report import notation
-from jvmlab.report.summary import Summary, comparison_of, summarize
+from jvmlab.report.summary import Summary, called, comparison_of, summarize
 from jvmlab.report.verdicts import change_phrase
 from jvmlab.results.advise import GONE, NOT_REPRODUCED, FindingCount, count_finding, level_documents, went_away
 from jvmlab.store.protocol import Store
@@ -130,7 +130,7 @@ def _effect(summary: Summary | None, metric: str, level: str) -> MetricEffect:
     if cell is None or comp is None:
         return MetricEffect(metric, None, None, "no comparison")
     lower = summary.metrics.get(metric).lower_is_better
-    worse = bool(comp.significant and comp.ratio is not None and (comp.ratio > 1.0) == lower)
+    worse = bool(called(summary, cell) and comp.ratio is not None and (comp.ratio > 1.0) == lower)
     return MetricEffect(metric, comp.ratio, comp.ci95, summary.verdicts.get(cell, ""), worse)
 
 
@@ -145,7 +145,8 @@ def _side_effects(sides: Sequence[Summary], level: str) -> tuple[SideEffect, ...
         if comp is None or mine is None or theirs is None or mine.mean is None or theirs.mean is None:
             continue
         change = (change_phrase(comp.ratio, comp.ci95, True, summary.metrics.get(summary.metric))
-                  if comp.significant and comp.ratio is not None and comp.ci95 is not None else "")
+                  if cell is not None and called(summary, cell) and comp.ratio is not None
+                  and comp.ci95 is not None else "")
         out.append(SideEffect(summary.metric, float(theirs.mean), float(mine.mean), change))
     return tuple(out)
 

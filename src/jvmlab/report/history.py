@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from jvmlab import metrics as registry
-from jvmlab.analyze.changepoint import Change
+from jvmlab.analyze.changepoint import OWN_SPREAD_LABELS, Change
+from jvmlab.analyze.interference import BETWEEN_RUN_SD_OPTION
 from jvmlab.report.notation import change_pct, interval, pct_change_ci
 from jvmlab.report.notation import value as metric_value
 from jvmlab.report.verdicts import machine_changed_text
@@ -53,6 +54,12 @@ def summary_line(cell: CellHistory) -> str:
     return f"{head}: {change_text(last, cell.label_at(last.index))}{earlier}; {since}"
 
 
+def prior_text(sd: float) -> str:
+    """The stated between-run spread, when it (not the series' own) set the between-label spread."""
+    return (f"between-label spread: the stated {sd:.1%} per run (fewer than {OWN_SPREAD_LABELS} labels for the "
+            f"series' own; set it with {BETWEEN_RUN_SD_OPTION})")
+
+
 def render_text(history: History, echo: Any) -> None:
     """The terminal view: per cell its summary, its change points, its newest labels."""
     echo(f"series {history.series}: {len(history.labels)} labels "
@@ -62,6 +69,8 @@ def render_text(history: History, echo: Any) -> None:
         echo(f"\n{cell.cell}")
         echo(f"  {summary_line(cell)}")
         seg = cell.segmentation
+        if seg is not None and seg.tau_prior is not None:
+            echo(f"    {prior_text(seg.tau_prior)}")
         for change in seg.changes if seg else ():
             before = metric_value(info, change.before_mean)
             after = metric_value(info, change.after_mean)
@@ -92,6 +101,7 @@ def history_json(history: History, gate: HistoryGate | None = None) -> dict[str,
                        for p in cell.points],
             "changes": [_change_json(cell, c) for c in seg.changes] if seg else [],
             "between_label_sd": seg.tau if seg else None,
+            "between_label_sd_prior": seg.tau_prior if seg else None,
             "p_no_change": seg.p_no_change if seg else None,
             "newest_alone": ({"ratio": seg.tail.ratio, "ci95": list(seg.tail.ci95) if seg.tail.ci95 else None,
                               "p_value": seg.tail.p_value} if seg and seg.tail else None),

@@ -4,13 +4,17 @@ Each benchmark (x @Param combination) is its own metric ``jmh.<benchmark>[params
 JMH's unit and direction. Every cell is compared with the baseline cell on every benchmark
 (ratio of means over forks, BCa CI, permutation p-value: :mod:`jvmlab.analyze.compare`), and
 the p-values are Holm-corrected together across all benchmarks and cells: with twenty
-benchmarks, one "significant" change in twenty at 5% is what chance alone gives.
+benchmarks, one "significant" change in twenty at 5% is what chance alone gives. A score is a
+throughput: on a busy machine each comparison is judged by the one interference model as
+``run`` judges its own (:func:`jvmlab.results.compare.disturbances`: at equal run-queue delay
+when the forks' delays were measured, else the quiet blocks' margin); a comparison it withholds
+is said to be disturbed and is not counted as a real change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from rich.console import Console
@@ -19,11 +23,13 @@ from rich.text import Text
 
 from jvmlab import metrics as registry
 from jvmlab.analyze import CellData, Comparison
-from jvmlab.metrics import JMH_PREFIX, MetricRegistry
+from jvmlab.metrics import JMH_PREFIX, RUN_DELAY, MetricRegistry
 from jvmlab.model.stored import StoredExperiment
-from jvmlab.report.verdicts import short_verdict, verdict
+from jvmlab.report.verdicts import disturbance_text, short_verdict, verdict
 from jvmlab.results import cell_values, compare_family
+from jvmlab.results.compare import Disturbance
 from jvmlab.results.experiment import CellResult
+from jvmlab.results.pairs import judge_made
 
 
 class Summary(Protocol):
@@ -50,6 +56,17 @@ class JmhRow:
     means: dict[str, float | None]  # cell -> mean score over its forks
     forks: dict[str, int]  # cell -> forks measured
     comparisons: dict[str, Comparison]  # cell (not the baseline) -> comparison, Holm across the table
+    disturbed: dict[str, Disturbance] = field(default_factory=dict)  # cell -> what withheld its comparison
+
+    def sentence(self, cell: str, metric: registry.Metric | None = None) -> str:
+        """The comparison's sentence ("not called" when the interference model withholds it);
+        ``metric``: as the run registered it (default: from the row's unit and direction)."""
+        return verdict(self.comparisons[cell], metric or _metric(self),
+                       interference=disturbance_text(self.disturbed.get(cell)))
+
+    def called(self, cell: str) -> bool:
+        """Significant after Holm, and not withheld by the interference model."""
+        return self.comparisons[cell].significant and cell not in self.disturbed
 
 
 @dataclass(frozen=True)
@@ -62,9 +79,7 @@ class JmhTable:
         """One sentence per benchmark and cell against the baseline."""
         out = []
         for row in self.rows:
-            metric = _metric(row)
-            for comp in row.comparisons.values():
-                out.append(verdict(comp, metric))
+            out += [row.sentence(cell) for cell in row.comparisons]
         return out
 
 
@@ -98,8 +113,25 @@ def jmh_table(summary: Summary) -> JmhTable | None:
         means = {cs.cell.name: cs.stats[name].mean if name in cs.stats else None for cs in summary.cells}
         forks = {cs.cell.name: cs.stats[name].n if name in cs.stats else 0 for cs in summary.cells}
         comps = {cell: c for (m, cell), c in adjusted.items() if m == name}
-        rows.append(JmhRow(name, metric.unit, metric.lower_is_better, means, forks, comps))
+        rows.append(JmhRow(name, metric.unit, metric.lower_is_better, means, forks, comps,
+                           _withheld(summary, name, comps)))
     return JmhTable(summary.baseline, tuple(cs.cell.name for cs in summary.cells), tuple(rows))
+
+
+def _withheld(summary: Summary, metric: str, comps: dict[str, Comparison]) -> dict[str, Disturbance]:
+    """cell -> the disturbance that withholds its comparison on a busy machine or under drift
+    (the one model, as ``run`` judges: :func:`jvmlab.results.compare.disturbances`)."""
+    results = getattr(summary, "results", None)
+    base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
+    if not comps or base is None:
+        return {}
+    busy = tuple(results.busy_blocks) if results is not None else ()
+    cells = [cs for cs in summary.cells if cs.cell.name in comps or cs is base]
+    values = {cs.cell.name: cell_values(cs.ok_invocations, metric) for cs in cells}
+    found = judge_made(tuple(comps.values()), base.cell.name, values,
+                       {cs.cell.name: cell_values(cs.ok_invocations, RUN_DELAY) for cs in cells}, busy,
+                       results.measured_blocks() if results is not None else 0)
+    return {cell: d for cell, d in found.items() if d.vetoes and comps[cell].significant}
 
 
 def _cell_text(row: JmhRow, cell: str, baseline: str | None) -> str:
@@ -113,7 +145,8 @@ def _cell_text(row: JmhRow, cell: str, baseline: str | None) -> str:
     if comp is None or comp.ratio is None:
         return text
     ci = f" [{comp.ci95[0]:.3g}–{comp.ci95[1]:.3g}]" if comp.ci95 else ""
-    return f"{text}\n{comp.ratio:.3g}x{ci} {short_verdict(comp, _metric(row))}"
+    mark = " (disturbed: not called)" if cell in row.disturbed else ""
+    return f"{text}\n{comp.ratio:.3g}x{ci} {short_verdict(comp, _metric(row))}{mark}"
 
 
 def render_jmh(table: JmhTable, console: Console) -> None:
@@ -145,8 +178,7 @@ def render_jmh(table: JmhTable, console: Console) -> None:
     if not wide:
         out.show_lines = False
     console.print(out)
-    significant = [v for row in table.rows for c in row.comparisons.values() if c.significant
-                   for v in [verdict(c, _metric(row))]]
+    significant = [row.sentence(cell) for row in table.rows for cell in row.comparisons if row.called(cell)]
     if significant:
         console.print(Text("JMH verdicts (significant after Holm across all benchmarks)", style="bold"))
         for sentence in significant:
@@ -168,8 +200,8 @@ def jmh_json(table: JmhTable) -> list[dict[str, object]]:
     """The table for the JSON summary: one entry per benchmark."""
     return [{"metric": row.metric, "unit": row.unit, "lower_is_better": row.lower_is_better,
              "means": row.means, "forks": row.forks,
-             "comparisons": [{**c.to_json(), "verdict": verdict(c, _metric(row))}
-                             for c in row.comparisons.values()]}
+             "comparisons": [{**c.to_json(), "verdict": row.sentence(cell), "called": row.called(cell)}
+                             for cell, c in row.comparisons.items()]}
             for row in table.rows]
 
 

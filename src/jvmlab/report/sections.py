@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shlex
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,17 +17,26 @@ import numpy as np
 from jvmlab import metrics as registry
 from jvmlab.analyze import Comparison
 from jvmlab.analyze.model import clean
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.stored import StoredInvocation
 from jvmlab.report import archives_view, notation, plots
 from jvmlab.report import nodes as nodes_view
 from jvmlab.report.jmh import table_part
 from jvmlab.report.latency import latency_figures
 from jvmlab.report.page import figure_entries
-from jvmlab.report.summary import RSS_RUSAGE, Summary, cell_columns, effect_label, shown
+from jvmlab.report.summary import (
+    RSS_RUSAGE,
+    Summary,
+    called,
+    cell_columns,
+    effect_label,
+    shown,
+)
 from jvmlab.report.timelines import TimelineSet, build_timelines
 from jvmlab.report.verdicts import ci_only_note, effect_verdict, is_improvement
 from jvmlab.report.why import why_context
-from jvmlab.results import cell_values, ci_only_comparisons
+from jvmlab.results import VerdictKind, cell_values, ci_only_comparisons
+from jvmlab.results.pairs import judge_made
 
 # Metrics that get a distribution (and forest) plot when measured, after the compared one.
 PLOT_METRICS = ("wall_s", "cpu_s", "max_rss_bytes", "gc.pause_p99_ms", "gc.pause_total_ms",
@@ -59,7 +69,7 @@ def verdict_items(summary: Summary) -> list[dict[str, str]]:
     metric = summary.metrics.get(summary.metric)
     out = []
     for comp in summary.analysis.comparisons:
-        better = is_improvement(comp, metric)
+        better = is_improvement(comp, metric) if called(summary, comp.cell) else None  # as the verdict says
         css = "" if better is None else ("better" if better else "worse")
         out.append({"text": summary.verdicts.get(comp.cell, comp.cell), "css": css})
     return out
@@ -100,13 +110,13 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
             given = [(inv.value(metric), inv.id) for inv in by_cell.get(cs.cell.id, [])]
             pairs = [(v, i) for v, i in given if v is not None and np.isfinite(v)]
             cells.append((cs.cell.name, cs.cell.idx, [v for v, _ in pairs], [i for _, i in pairs]))
-        comparisons = summary.analysis.comparisons if metric == summary.metric else \
-            _comparisons(summary, by_cell, metric)
+        comparisons = _called(summary) if metric == summary.metric else _comparisons(summary, by_cell, metric)
         m = summary.metrics.get(metric)
         figures = [plots.distribution(metric, cells, seed=summary.experiment.seed + k, m=m)]
         if comparisons:
             figures.append(plots.forest(metric, comparisons, summary.baseline, m=m))
-        note = "Green: clearly better than the baseline; red: clearly worse; grey: no clear difference. "
+        note = ("Green: clearly better than the baseline; red: clearly worse; grey: no clear difference, or "
+                "one a busy machine or a drift could explain (not called). ")
         if metric != summary.metric:
             note += ci_only_note(summary.metric, metric)
         empty = [name for name, _, values, _ in cells if not values]
@@ -117,11 +127,29 @@ def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]
     return sections
 
 
+def _called(summary: Summary) -> tuple[Comparison, ...]:
+    """The compared metric's comparisons, coloured as the verdicts call them: one the one
+    interference model withholds (disturbed) is drawn as not significant."""
+    if summary.comparison is None:
+        return summary.analysis.comparisons
+    return tuple(replace(c.comparison, significant=False) if c.kind is VerdictKind.DISTURBED else c.comparison
+                 for c in summary.comparison.compared)
+
+
 def _comparisons(summary: Summary, by_cell: dict[int, list[StoredInvocation]], metric: str) -> tuple[Comparison, ...]:
     """Ratios and bootstrap CIs on a secondary metric (no permutation test: "clear" here
-    means the CI excludes 1, and the page says these are not corrected together)."""
-    cells = {cs.cell.name: clean(cell_values(by_cell.get(cs.cell.id, []), metric)) for cs in summary.cells}
-    return ci_only_comparisons(cells, summary.baseline, metric, summary.experiment.seed)
+    means the CI excludes 1, and the page says these are not corrected together), judged by the
+    one interference model as the compared metric is: one it withholds is not "clear"."""
+    data = {cs.cell.name: cell_values(by_cell.get(cs.cell.id, []), metric) for cs in summary.cells}
+    found = ci_only_comparisons({name: clean(d) for name, d in data.items()}, summary.baseline, metric,
+                                summary.experiment.seed)
+    results = summary.results
+    if not found or summary.baseline is None or results is None:
+        return found
+    delays = {cs.cell.name: cell_values(by_cell.get(cs.cell.id, []), RUN_DELAY) for cs in summary.cells}
+    withheld = judge_made(found, summary.baseline, data, delays, results.busy_blocks, results.measured_blocks())
+    return tuple(replace(c, significant=False) if c.significant and c.cell in withheld and withheld[c.cell].vetoes
+                 else c for c in found)
 
 
 def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]]]:

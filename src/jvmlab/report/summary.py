@@ -233,3 +233,13 @@ def cell_columns(s: Summary) -> dict[str, list[str]]:
 
 def comparison_of(s: Summary, cell: str) -> Comparison | None:
     return next((c for c in s.analysis.comparisons if c.cell == cell), None)
+
+
+def called(s: Summary, cell: str) -> bool:
+    """The cell's comparison is a call (better or worse), as its verdict says: significant and
+    not withheld by the one interference model (a summary without typed comparisons: significant)."""
+    compared = s.comparison.of(cell) if s.comparison is not None else None
+    if compared is not None:
+        return compared.kind in (VerdictKind.BETTER, VerdictKind.WORSE)
+    comp = comparison_of(s, cell)
+    return comp is not None and comp.significant

@@ -11,7 +11,14 @@ from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
 from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE
-from jvmlab.report.summary import RSS_RUSAGE, Summary, cell_columns, effect_label, shown
+from jvmlab.report.summary import (
+    RSS_RUSAGE,
+    Summary,
+    called,
+    cell_columns,
+    effect_label,
+    shown,
+)
 
 GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.pause_max_ms",
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
@@ -39,7 +46,7 @@ def render(summary: Summary, console: Console) -> None:
     if summary.analysis.comparisons:
         console.print(Text("Verdicts", style="bold"))
         for comp in summary.analysis.comparisons:
-            style = "green" if comp.significant else "dim"
+            style = "green" if called(summary, comp.cell) else "dim"
             console.print(Text(f"  {summary.verdicts.get(comp.cell, comp.cell)}", style=style))
     nodes_view.render(summary, console)  # a cluster run: the within-node verdicts, node offsets
     if summary.analysis.effects:

@@ -58,7 +58,9 @@ def _importances(doc: TuneDocument) -> dict[str, Any] | None:
             "layout": {"title": {"text": "Parameter importances (fANOVA)"}}}
 
 
+_NOT_PROMOTED = ("drift", "disturbed")  # tune.racing.NOT_PROMOTED: looked better, never promoted
 _STATE_STYLE = {"promoted": "background:#e6f4ea", "drift": "background:#fdecea;font-weight:bold",
+                "disturbed": "background:#fdf3ea;font-weight:bold",
                 "infeasible": "color:#777", "undecided": "background:#fff4e0"}
 _ORIGIN_TEXT = {"combined": "combined: the best level of each parameter, raced as one",
                 "coordinate": "one-factor move: one parameter changed from the incumbent"}
@@ -86,7 +88,7 @@ def _trial_rows(doc: TuneDocument) -> str:
             ratio += f" ({t.ci[0]:.3f}..{t.ci[1]:.3f})"
         state = t.state
         reason = t.reason or ""
-        if state == "drift":
+        if state in _NOT_PROMOTED:
             reason = f"not promoted: {reason}"
         key = _state_key(state)
         origin = _ORIGIN_TEXT.get(t.origin, t.origin)
@@ -103,6 +105,11 @@ def _trial_table(doc: TuneDocument) -> str:
     drifted = sum(t.state == "drift" for t in doc.trials)
     note = (f"<p>{drifted} trial{'s' if drifted != 1 else ''} looked better but {'were' if drifted != 1 else 'was'} "
             f"measured while the machine drifted: marked <b>drift</b>, never promoted.</p>" if drifted else "")
+    disturbed = sum(t.state == "disturbed" for t in doc.trials)
+    if disturbed:
+        note += (f"<p>{disturbed} trial{'s' if disturbed != 1 else ''} looked better only by what the run-queue "
+                 "delay explains (other processes made one side wait more): marked <b>disturbed</b>, with the "
+                 "measured delay, never promoted.</p>")
     undecided = sum(_state_key(t.state) == "undecided" for t in doc.trials)
     if undecided:
         note += (f"<p>{undecided} trial{'s' if undecided != 1 else ''} stopped by the budget or the block cap "

@@ -15,7 +15,7 @@ more/fewer.
 
 from __future__ import annotations
 
-from jvmlab.analyze.interference import DelayAdjusted, factor
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, BETWEEN_RUN_SD_OPTION, DelayAdjusted, factor
 from jvmlab.analyze.model import Comparison, Effect, Interval
 from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
@@ -116,6 +116,15 @@ def machine_changed_text(delays_s: tuple[float, float], where: str | None = None
             f"per run); rerun both sides under the same load, or compare --metric cpu_s")
 
 
+def between_run_text(sd_log: float) -> str:
+    """Why a change within the runs is not called across them: "not called across runs: the
+    between-run spread (2.0% per run, the stated prior; set it with --between-run-sd) could
+    explain it"."""
+    whose = "the stated prior" if sd_log == BETWEEN_RUN_PRIOR else "as given"
+    return (f"not called across runs: the between-run spread ({sd_log:.1%} per run, {whose}; set it with "
+            f"{BETWEEN_RUN_SD_OPTION}) could explain it")
+
+
 def _at_equal_delay(a: DelayAdjusted) -> str:
     return f"{(a.ratio - 1.0) * 100.0:+.1f}% ({_signed_ci(a.ci95)})"
 
@@ -134,6 +143,14 @@ def disturbance_text(d: Disturbance | None) -> str | None:
     where = f" (comparisons on the {d.quiet_blocks} quiet blocks alone)" if d.method == QUIET_BLOCKS else ""
     return (f"{_what_disturbed(d)}{where}, which could change the ratio by a factor {_margin_factor(d)}, "
             f"and the 95% CI does not clear that")
+
+
+def withheld_short(d: Disturbance) -> str:
+    """A withheld comparison in a table's answer column (a scenario verdict): "not called:
+    disturbed (run-queue delay 0.9 s per run)"; the whole sentence is :func:`disturbance_text`."""
+    if d.method == RUN_DELAY_COVARIATE:
+        return f"not called: disturbed ({_delay(d)})"
+    return f"not called: {_what_disturbed(d)} could change it by a factor {_margin_factor(d)}"
 
 
 def disturbance_note(d: Disturbance | None, significant: bool = True) -> str | None:

@@ -9,12 +9,11 @@ this module decides, in numbers, what there is to say.
 The other comparisons that do not fit "every cell against one baseline" live here too, so
 no caller assembles bootstrap calls of its own: :func:`ci_only_comparisons` (a secondary
 metric: the CI alone, no test), :func:`compare_across` (the same cells in two experiments)
-and :func:`pair_ratio_pct` / :func:`pair_difference` (any two cells, for scenario verdicts).
+and (in :mod:`jvmlab.results.pairs`) any two cells, for scenario verdicts.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -22,10 +21,10 @@ from enum import StrEnum
 import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_paired, ratio_unpaired
+from jvmlab.analyze.compare import block_sums, compare, paired_test, ratio_unpaired
 from jvmlab.analyze.correction import adjust
-from jvmlab.analyze.difference import mean_difference
 from jvmlab.analyze.interference import (
+    BETWEEN_RUN_PRIOR,
     QUIET_BLOCKS_ENOUGH,
     DelayAdjusted,
     across_runs,
@@ -219,6 +218,34 @@ def _quiet_values(values: Mapping[str, CellData], busy: Sequence[BusyBlock]) -> 
     return out, len(blocks)
 
 
+@dataclass(frozen=True)
+class BusyWay:
+    """How a busy machine is dealt with on one metric (the one model, before any statistics):
+    ``method`` for :func:`disturbances`; ``quiet`` the quiet blocks' values to compare instead
+    (method ``quiet-blocks``, ``quiet_blocks`` of them), else None; ``delays`` each cell's
+    run-queue delays when measured (method ``run-queue-delay``), else None."""
+
+    method: str = MARGIN
+    quiet: dict[str, CellData] | None = None
+    quiet_blocks: int = 0
+    delays: dict[str, Clean] | None = None
+
+
+def busy_way(values: Mapping[str, CellData], metric: str, busy: Sequence[BusyBlock],
+             delays: Mapping[str, CellData] | None) -> BusyWay:
+    """The one rule of every within-run verdict (:func:`compare_cells`, the scenarios' pairs in
+    :mod:`jvmlab.results.pairs`): a contended metric on a busy machine without measured delays is
+    compared on the quiet blocks alone when at least ``QUIET_BLOCKS_ENOUGH`` were quiet; measured
+    delays are handed on to :func:`disturbances` as the covariate."""
+    have_delays = bool(delays) and all(np.isfinite(d.values).any() for d in (delays or {}).values())
+    delay_values = {name: clean(d) for name, d in (delays or {}).items()} if have_delays else None
+    if _measured_busy(busy) and contention_moves(metric) and not have_delays:
+        quiet, quiet_n = _quiet_values(values, busy)
+        if quiet_n >= QUIET_BLOCKS_ENOUGH:
+            return BusyWay(QUIET_BLOCKS, quiet, quiet_n, delay_values)
+    return BusyWay(delays=delay_values)
+
+
 def compare_cells(values: Mapping[str, CellData], baseline: str | None, metric: str, *,
                   lower_is_better: bool, factors: Mapping[str, Mapping[str, str]] | None = None,
                   seed: int = 0, busy: Sequence[BusyBlock] = (), n_blocks: int = 0,
@@ -239,21 +266,17 @@ def compare_cells(values: Mapping[str, CellData], baseline: str | None, metric: 
     what the interference could have produced (:func:`disturbances`). The
     :class:`Disturbance` says which was done."""
     analysis = statistics(values, baseline, metric, factors, seed=seed, positive=positive)
-    method, quiet_n, judged = MARGIN, 0, analysis
-    have_delays = bool(delays) and all(np.isfinite(d.values).any() for d in (delays or {}).values())
-    if _measured_busy(busy) and contention_moves(metric) and not have_delays:
-        quiet, quiet_n = _quiet_values(values, busy)
-        if quiet_n >= QUIET_BLOCKS_ENOUGH:
-            calm = statistics(quiet, baseline, metric, None, seed=seed, positive=positive)
-            note = (f"{metric}: comparisons on the {quiet_n} quiet blocks alone (other processes were busy "
-                    f"during {len(_measured_busy(busy))})")
-            analysis = replace(analysis, comparisons=calm.comparisons, notes=(*analysis.notes, note))
-            judged = replace(analysis, drift=calm.drift)
-            method = QUIET_BLOCKS
+    judged = analysis
+    way = busy_way(values, metric, busy, delays)
+    if way.quiet is not None:
+        calm = statistics(way.quiet, baseline, metric, None, seed=seed, positive=positive)
+        note = (f"{metric}: comparisons on the {way.quiet_blocks} quiet blocks alone (other processes were busy "
+                f"during {len(_measured_busy(busy))})")
+        analysis = replace(analysis, comparisons=calm.comparisons, notes=(*analysis.notes, note))
+        judged = replace(analysis, drift=calm.drift)
     cleaned = {name: clean(d) for name, d in values.items()}
-    delay_values = {name: clean(d) for name, d in (delays or {}).items()} if have_delays else None
-    disturbed = disturbances(judged, busy, n_blocks, cleaned, method=method, quiet_blocks=quiet_n,
-                             delays=delay_values)
+    disturbed = disturbances(judged, busy, n_blocks, cleaned, method=way.method, quiet_blocks=way.quiet_blocks,
+                             delays=way.delays)
     compared = []
     for c in analysis.comparisons:
         d = disturbed.get(c.cell)
@@ -309,50 +332,27 @@ class RunContention:
 
 
 def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str, label_a: str,
-                   seed: int, contention: Mapping[str, RunContention] | None = None) -> tuple[Comparison, ...]:
+                   seed: int, contention: Mapping[str, RunContention] | None = None,
+                   between_run_sd: float = BETWEEN_RUN_PRIOR) -> tuple[Comparison, ...]:
     """The same cell in two experiments (name, values in A, values in B): ratio B/A,
     unpaired (blocks of two runs were not measured side by side), judged across runs by the
-    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread, and
-    each run's stored contention), then Holm-corrected together."""
+    one model (:func:`jvmlab.analyze.interference.across_runs`: the between-run spread
+    ``between_run_sd``, a log sd per run, and each run's stored contention), then
+    Holm-corrected together. ``Comparison.between_run_sd`` marks a comparison the spread left
+    uncalled (significant after the correction without it, not with it)."""
     raw = [compare(name, clean(b), f"{name} in {label_a}", clean(a), metric, rng_for(seed, metric, name, "compare-exp"))
            for name, a, b in pairs]
     judged = []
     for comp, (name, _, _) in zip(raw, pairs, strict=True):
         c = (contention or {}).get(name)
-        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s) if c else across_runs(comp))
-    return _keep_unchanged(adjust(judged))
+        judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s, between_run_sd) if c
+                      else across_runs(comp, sd_log=between_run_sd))
+    plain = adjust(raw)
+    return tuple(replace(c, between_run_sd=between_run_sd if p.significant and not c.significant
+                         and c.machine_changed_s is None else None)
+                 for c, p in zip(_keep_unchanged(adjust(judged)), plain, strict=True))
 
 
 def _keep_unchanged(family: Sequence[Comparison]) -> tuple[Comparison, ...]:
     """After the correction: a comparison whose sides ran under different contention stays uncalled."""
     return tuple(replace(c, significant=False) if c.machine_changed_s is not None else c for c in family)
-
-
-Interval3 = tuple[float, float, float]  # estimate, low, high (NaN bounds: no interval)
-
-
-def _pair_rng(a: str, b: str, metric: str, what: str) -> np.random.Generator:
-    """Seeded by the pair's names (seed 0), so a scenario verdict is the same on every read."""
-    return rng_for(0, metric, a, b, what)
-
-
-def pair_difference(a_name: str, a: Clean, b_name: str, b: Clean, metric: str,
-                    scale: float = 1.0) -> Interval3 | None:
-    """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI (paired by block when possible)."""
-    d, ci = mean_difference(a, b, _pair_rng(a_name, b_name, metric, "diff"))
-    if d is None:
-        return None
-    lo, hi = ci if ci is not None else (math.nan, math.nan)
-    low, high = sorted((lo * scale, hi * scale))
-    return d * scale, low, high
-
-
-def pair_ratio_pct(a_name: str, a: Clean, b_name: str, b: Clean, metric: str) -> Interval3 | None:
-    """(mean(a) / mean(b) - 1) in percent, with its 95% bootstrap CI."""
-    sums = block_sums(a, b)
-    rng = _pair_rng(a_name, b_name, metric, "ratio")
-    r, ci = ratio_paired(sums, rng) if sums is not None else ratio_unpaired(a.values, b.values, rng)
-    if r is None:
-        return None
-    lo, hi = ci if ci is not None else (math.nan, math.nan)
-    return (r - 1) * 100, (lo - 1) * 100, (hi - 1) * 100

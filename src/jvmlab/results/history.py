@@ -24,7 +24,7 @@ from scipy import special
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import ALPHA, MIN_LABELS, Segmentation, segment
-from jvmlab.analyze.interference import contention_moves, machine_change_margin, machine_changed
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, contention_moves, machine_change_margin, machine_changed
 from jvmlab.errors import UserError, did_you_mean, hide_passwords
 from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.stored import PROCESS_METRICS, StoredExperiment
@@ -129,8 +129,10 @@ def series_metrics(store: Store, series: str, wanted: Sequence[str],
 
 
 def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: Sequence[str] = (),
-                 alpha: float | None = None) -> History:
-    """Load a series and find its change points, per cell and metric."""
+                 alpha: float | None = None, between_run_sd: float = BETWEEN_RUN_PRIOR) -> History:
+    """Load a series and find its change points, per cell and metric; ``between_run_sd`` (a
+    fraction per run, ``--between-run-sd``): the floor of the between-label spread of a series
+    too short for its own (:data:`jvmlab.analyze.changepoint.OWN_SPREAD_LABELS`)."""
     experiments = store.series_experiments(series)
     if not experiments:
         known = store.series_names()
@@ -154,7 +156,8 @@ def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: 
         raise UserError(f"--cell {', '.join(cells)}: no such cell in the series {series!r}; "
                         f"cells: {', '.join(names[:12])}")
     seed = experiments[0].seed
-    out = [_cell(series, cell, metric, units.get(metric, ""), labels, runs[(cell, metric)], seed, alpha)
+    out = [_cell(series, cell, metric, units.get(metric, ""), labels, runs[(cell, metric)], seed, alpha,
+                 between_run_sd)
            for cell in wanted for metric in chosen if (cell, metric) in runs]
     if any(c.segmentation is not None and c.segmentation.changes and contention_moves(c.metric) for c in out):
         out = _with_contention(store, series, position, out)
@@ -196,7 +199,8 @@ def _pooled(by_label: dict[int, list[float]], positions: Sequence[int]) -> list[
 
 
 def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[SeriesLabel],
-          by_label: dict[int, list[float]], seed: int, alpha: float | None) -> CellHistory:
+          by_label: dict[int, list[float]], seed: int, alpha: float | None,
+          between_run_sd: float = BETWEEN_RUN_PRIOR) -> CellHistory:
     present = sorted(by_label)
     points = tuple(_estimate(labels[i].label, by_label[i]) for i in present)
     info = registry.get(metric, unit)
@@ -205,7 +209,7 @@ def _cell(series: str, cell: str, metric: str, unit: str, labels: Sequence[Serie
                            f"{len(present)} label(s): a change needs {MIN_LABELS}+ labels on each side",
                            label_positions=tuple(present))
     seg = segment([by_label[i] for i in present], alpha=ALPHA if alpha is None else alpha,
-                  rng=rng_for(seed, "history", series, cell, metric))
+                  rng=rng_for(seed, "history", series, cell, metric), prior_sd=between_run_sd)
     return CellHistory(cell, metric, unit, info.lower_is_better, points, seg, label_positions=tuple(present))
 
 

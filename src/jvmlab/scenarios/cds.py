@@ -16,8 +16,8 @@ from jvmlab.model.jdk import JdkInfo
 from jvmlab.plan.template import AOT, CDS
 from jvmlab.scenarios.jdks import exclude_rules, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import cell_n, diff_ci, index_cells, key_with, mean_ci, pair_n
-from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+from jvmlab.scenarios.stats import Machine, cell_n, diff_ci, index_cells, key_with, mean_ci, pair_n
+from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty, withheld_notes
 
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
@@ -102,7 +102,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", cds = "default" }}
 
 
 def verdict(summary: Summary) -> ScenarioVerdict:
-    cells = index_cells(summary)
+    cells, machine = index_cells(summary), Machine.of(summary)
     workload = summary.experiment.name.split("cds: ", 1)[-1].split(" x", 1)[0]
     title = f"Startup of {workload} (wall time, change against the default CDS archive, 95% CI, negative is faster)"
     rows, best = [], []
@@ -118,15 +118,16 @@ def verdict(summary: Summary) -> ScenarioVerdict:
             other = cells.get(key_with(key, cds=level))
             if other is None:
                 continue
-            delta = Estimate(diff_ci(other, default, "wall_s", scale=1000.0), "{:+.0f} ms",
-                             pair_n(other, default, "wall_s"))
+            delta = Estimate.of(diff_ci(machine, other, default, "wall_s", scale=1000.0), "{:+.0f} ms",
+                                pair_n(other, default, "wall_s"))
             if delta.value is not None:
                 rows.append((jvm, level, "", delta.text(), delta.answer()))
                 best.append((delta, level, jvm))
     if not rows:
         return empty(title, f"cds ({workload}): no cell had measurements, so nothing can be said.")
     header = ("JDK", "sharing", "startup", "vs default", "answer")
-    return ScenarioVerdict(title, header, tuple(rows), _conclusion(workload, best))
+    return ScenarioVerdict(title, header, tuple(rows), _conclusion(workload, best),
+                           withheld_notes([d for d, _, _ in best]))
 
 
 def _conclusion(workload: str, deltas: list[tuple[Estimate, str, str]]) -> str:

@@ -16,7 +16,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import cell_n, mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import Machine, cell_n, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ def verdict(summary: Summary, unit: str = "chunks/s", metric: str | None = None)
             + (" (no run reached a steady state: run longer)" if fell_back else ""))
     title = f"Collectors ranked by {what}, {unit}, 95% CI; higher is better"
     by_jvm: dict[str, list[CellResult]] = {}
+    machine = Machine.of(summary)
     for cs in summary.cells:
         if mean_ci(cs, metric) is not None:
             by_jvm.setdefault(cs.cell.jvm, []).append(cs)
@@ -97,7 +98,8 @@ def verdict(summary: Summary, unit: str = "chunks/s", metric: str | None = None)
         ranked = sorted(cells, key=lambda c: -_mean(c, metric))
         behind: list[tuple[str, Estimate]] = []  # each collector against the leader: the figures of its row
         for k, c in enumerate(ranked):
-            vs = Estimate(ratio_pct(c, ranked[0], metric), "{:+.1f}%", pair_n(c, ranked[0], metric)) if k else None
+            vs = Estimate.of(ratio_pct(machine, c, ranked[0], metric), "{:+.1f}%",
+                             pair_n(c, ranked[0], metric)) if k else None
             mean = Estimate(mean_ci(c, metric), "{:.0f}", cell_n(c, metric))
             rows.append((jvm, str(c.cell.levels.get("gc")), mean.text(),
                          vs.text() if vs else "leader", _pause(c), vs.answer() if vs else ""))

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.report.jmh import jmh_table
-from jvmlab.report.verdicts import verdict as sentence
 from jvmlab.scenarios.jdks import (
     GC_FLAGS,
     exclude_rules,
@@ -75,9 +74,12 @@ def verdict(summary: Summary) -> str:
     table = jmh_table(summary)
     if table is None:
         return "No JMH scores were stored: see the failures in the report."
-    comps = [(row, c) for row in table.rows for c in row.comparisons.values()]
-    real = [sentence(c, summary.metrics.get(row.metric)) for row, c in comps if c.significant]  # the run's registry
+    comps = [(row, cell) for row in table.rows for cell in row.comparisons]
+    real = [row.sentence(cell, summary.metrics.get(row.metric)) for row, cell in comps if row.called(cell)]
+    # significant, but a busy machine could explain it (the one interference model): said, not counted
+    held = [row.sentence(cell, summary.metrics.get(row.metric)) for row, cell in comps if cell in row.disturbed]
     head = (f"{len(real)} of {len(comps)} benchmark x cell comparisons against {table.baseline} differ "
             f"after the Holm correction across all benchmarks")
+    tail = f" Not called on a busy machine: {'; '.join(held)}." if held else ""
     return head + (": " + "; ".join(real) + "." if real else "; the others are within the noise of "
-                   f"{summary.cells[0].n} forks per cell: more invocations narrow the intervals.")
+                   f"{summary.cells[0].n} forks per cell: more invocations narrow the intervals.") + tail

@@ -24,7 +24,7 @@ from jvmlab.model import hazards as hz
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import cell_n, index_cells, key_with, mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import Machine, cell_n, index_cells, key_with, mean_ci, pair_n, ratio_pct
 from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", pages = "default" }}
 
 
 def verdict(summary: Summary) -> ScenarioVerdict:
-    cells = index_cells(summary)
+    cells, machine = index_cells(summary), Machine.of(summary)
     size = summary.experiment.name.split("tlbsort ", 1)[-1].split(" x", 1)[0]
     primary = WALK if any(WALK in c.stats for c in cells.values()) else HEAPSORT  # older runs: no walk
     title = (f"Page size on {size}: cost of a random read and heap-sort time against default pages "
@@ -140,7 +140,7 @@ def verdict(summary: Summary) -> ScenarioVerdict:
             other = cells.get(key_with(key, pages=pages))
             if other is None:
                 continue
-            walk, sort = (Estimate(ratio_pct(other, base, m), "{:+.1f}%", pair_n(other, base, m))
+            walk, sort = (Estimate.of(ratio_pct(machine, other, base, m), "{:+.1f}%", pair_n(other, base, m))
                           for m in (WALK, HEAPSORT))
             if walk.value is None and sort.value is None:
                 continue

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import diff_ci, index_cells, key_with, pair_n
-from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty
+from jvmlab.scenarios.stats import Machine, diff_ci, index_cells, key_with, pair_n
+from jvmlab.scenarios.table import Estimate, ScenarioVerdict, empty, withheld_notes
 
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
@@ -48,7 +48,7 @@ baseline = {{ jvm = "{jvm_name(jdks[0])}", jdk_location = "disk", page_cache = "
 
 
 def verdict(summary: Summary) -> ScenarioVerdict:
-    cells = index_cells(summary)
+    cells, machine = index_cells(summary), Machine.of(summary)
     workload = summary.experiment.name.split("ramdisk: ", 1)[-1].split(" x", 1)[0]
     title = f"{workload} wall time: change per comparison (95% CI, negative is faster)"
     rows, found = [], []
@@ -62,8 +62,8 @@ def verdict(summary: Summary) -> ScenarioVerdict:
                   key_with(key, jdk_location="tmpfs")))
         for label, a, b in pairs:
             if a in cells and b in cells:
-                delta = Estimate(diff_ci(cells[a], cells[b], "wall_s", scale=1000.0), "{:+.0f} ms",
-                                 pair_n(cells[a], cells[b], "wall_s"))
+                delta = Estimate.of(diff_ci(machine, cells[a], cells[b], "wall_s", scale=1000.0), "{:+.0f} ms",
+                                    pair_n(cells[a], cells[b], "wall_s"))
                 if delta.value is not None:
                     rows.append((levels["jvm"], label, delta.text(), delta.answer()))
                     found.append((label, delta))
@@ -73,5 +73,5 @@ def verdict(summary: Summary) -> ScenarioVerdict:
     conclusion = (f"Clear on {workload}: " + ", ".join(clear) + "." if clear else
                   f"Neither tmpfs nor a cold page cache clearly changed the time of {workload}.")
     notes = (("A cold page cache on tmpfs is not cold: its files live in RAM (see the page-cache warnings).",)
-             if any(h.kind == "page-cache" for h in summary.hazards) else ())
+             if any(h.kind == "page-cache" for h in summary.hazards) else ()) + withheld_notes([d for _, d in found])
     return ScenarioVerdict(title, ("JDK", "comparison", "change", "answer"), tuple(rows), conclusion, notes)

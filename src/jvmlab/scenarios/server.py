@@ -15,7 +15,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import cell_n, clearly, fmt_interval, mean_ci, pair_n, ratio_pct
+from jvmlab.scenarios.stats import Machine, cell_n, fmt_interval, mean_ci, pair_n, ratio_pct
 from jvmlab.server.measure import KEPT_UP
 
 if TYPE_CHECKING:
@@ -109,6 +109,7 @@ def _behind(cell: Any) -> str:
 def verdict(summary: Summary) -> str:
     """Per heap: each collector's figures, and how it differs from G1 at that heap."""
     by_heap: dict[str, dict[str, object]] = {}
+    machine = Machine.of(summary)
     for cs in summary.cells:
         by_heap.setdefault(cs.cell.levels.get("heap", ""), {})[cs.cell.levels.get("gc", "")] = cs
     parts = []
@@ -120,11 +121,14 @@ def verdict(summary: Summary) -> str:
             if gc == "G1" or base is None:
                 continue
             for metric, what in _COMPARED:
-                change = ratio_pct(cell, base, metric)
-                if change is not None and clearly(change):
-                    rows.append(f"{gc} vs G1 {what} {fmt_interval(change, '{:+.1f}%', pair_n(cell, base, metric))}")
+                change = ratio_pct(machine, cell, base, metric)
+                if change is not None and change.clear:
+                    rows.append(f"{gc} vs G1 {what} "
+                                f"{fmt_interval(change.value, '{:+.1f}%', pair_n(cell, base, metric))}")
                 elif change is not None:
                     unresolved.setdefault(what, []).append(gc)
+                    if change.withheld is not None:
+                        rows.append(f"{gc} vs G1 {what} {fmt_interval(change.value, '{:+.1f}%')}: {change.withheld}")
         parts.append(f"heap {heap.removeprefix('h')}: " + "; ".join(rows))
     if not parts:
         return "server: no cell reported load metrics (see the failures)."

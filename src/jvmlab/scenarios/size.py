@@ -23,7 +23,7 @@ from jvmlab.scenarios.jdks import (
     run_table,
 )
 from jvmlab.scenarios.model import ScenarioRun
-from jvmlab.scenarios.stats import fmt_interval, index_cells, pair_n, ratio_pct
+from jvmlab.scenarios.stats import Machine, fmt_interval, index_cells, pair_n, ratio_pct
 from jvmlab.sizing.minheap import MinHeapResult, MinHeapSettings, Status
 from jvmlab.sizing.results import SweepResult, series_name
 from jvmlab.sizing.sweep import geometric_multiples
@@ -208,7 +208,7 @@ def _knee_sentence(sweep: SweepResult, jdk: JdkInfo) -> str:
 
 
 def _cpu_sentence(summary: Summary) -> str:
-    cells = index_cells(summary)
+    cells, machine = index_cells(summary), Machine.of(summary)
     out = []
     for key, one in sorted(cells.items()):
         levels = dict(key)
@@ -217,9 +217,10 @@ def _cpu_sentence(summary: Summary) -> str:
         two = cells.get(tuple(sorted({**levels, "cpus": "2"}.items())))
         if two is None:
             continue
-        r = ratio_pct(one, two, "wall_s")
-        if r is not None and math.isfinite(r[0]):
-            out.append(f"{levels.get('gc')} {fmt_interval(r, '{:+.0f}%', pair_n(one, two, 'wall_s'))}")
+        r = ratio_pct(machine, one, two, "wall_s")
+        if r is not None and math.isfinite(r.value[0]):
+            said = f" ({r.withheld})" if r.withheld else ""
+            out.append(f"{levels.get('gc')} {fmt_interval(r.value, '{:+.0f}%', pair_n(one, two, 'wall_s'))}{said}")
     if not out:
         return "1 vs 2 CPUs at the knee: no pair had measurements."
     return "Wall time on 1 CPU vs 2 CPUs at each knee: " + "; ".join(out) + "."

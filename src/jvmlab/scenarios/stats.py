@@ -1,27 +1,60 @@
-"""Pairs of cells for the scenario verdicts, with the statistics of :mod:`jvmlab.analyze`.
+"""Pairs of cells for the scenario verdicts, judged by the one interference model.
 
 Comparisons in a Summary are against one baseline cell; a scenario verdict needs other
 pairs (pre-touch on vs off at each heap). Each pair goes through the results layer
-(:func:`jvmlab.results.pair_difference` / :func:`jvmlab.results.pair_ratio_pct`): the same
-bootstrap as the report's comparisons, paired by block when the cells share blocks.
+(:func:`jvmlab.results.judge_pair`): the same bootstrap as the report's comparisons, paired
+by block when the cells share blocks, and the same rule as ``run``/``report`` on a busy
+machine (a wall-time difference the run-queue delay could explain is not called; CPU time
+and peak RSS by their own intervals). :class:`Machine` carries what the machine did.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jvmlab.analyze.model import Clean, clean
+from jvmlab.metrics import RUN_DELAY
 from jvmlab.report.notation import sentence_ci
-from jvmlab.results import cell_values, pair_difference, pair_ratio_pct
-from jvmlab.results.compare import Interval3
+from jvmlab.report.verdicts import disturbance_text, withheld_short
+from jvmlab.results import BusyBlock, JudgedPair, cell_values, judge_pair
+from jvmlab.results.pairs import Interval3, excludes_zero
 
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
 
-__all__ = ["Interval3", "cell_n", "clearly", "diff_ci", "fmt_interval", "index_cells", "key_with", "mean_ci",
-           "not_estimable", "pair_n", "ratio_pct"]
+__all__ = ["Interval3", "Judged", "Machine", "cell_n", "clearly", "diff_ci", "fmt_interval", "index_cells",
+           "key_with", "mean_ci", "not_estimable", "pair_n", "ratio_pct"]
 CellKey = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the machine did while the cells ran: the experiment's busy blocks and how many
+    blocks were measured (the default: nothing recorded, so only a drift can disturb a pair)."""
+
+    busy: tuple[BusyBlock, ...] = ()
+    n_blocks: int = 0
+
+    @classmethod
+    def of(cls, summary: Summary | Any) -> Machine:
+        results = getattr(summary, "results", None)
+        return cls(tuple(results.busy_blocks), results.measured_blocks()) if results is not None else cls()
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A pair's estimate with its 95% CI (``value``) and, when the one model withholds it,
+    ``withheld`` (the answer column's words) and ``why`` (the whole sentence, with the delay)."""
+
+    value: Interval3
+    withheld: str | None = None
+    why: str | None = None
+
+    @property
+    def clear(self) -> bool:
+        return clearly(self.value) and self.withheld is None
 
 
 def index_cells(summary: Summary) -> dict[CellKey, Any]:
@@ -51,14 +84,30 @@ def _values(cell: Any, metric: str) -> Clean:
     return clean(cell_values(cell.ok_invocations, metric))
 
 
-def diff_ci(a: Any, b: Any, metric: str, scale: float = 1.0) -> Interval3 | None:
-    """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI."""
-    return pair_difference(a.cell.name, _values(a, metric), b.cell.name, _values(b, metric), metric, scale)
+def _judged(pair: JudgedPair | None) -> Judged | None:
+    if pair is None:
+        return None
+    d = pair.disturbance
+    if not pair.withheld or d is None:
+        return Judged(pair.value)
+    return Judged(pair.value, withheld_short(d), disturbance_text(d))
 
 
-def ratio_pct(a: Any, b: Any, metric: str) -> Interval3 | None:
-    """(mean(a) / mean(b) - 1) in percent, with its 95% bootstrap CI."""
-    return pair_ratio_pct(a.cell.name, _values(a, metric), b.cell.name, _values(b, metric), metric)
+def _pair(machine: Machine, a: Any, b: Any, metric: str, scale: float | None) -> Judged | None:
+    a_values, b_values = (cell_values(x.ok_invocations, metric) for x in (a, b))
+    delays = (cell_values(a.ok_invocations, RUN_DELAY), cell_values(b.ok_invocations, RUN_DELAY))
+    return _judged(judge_pair(a.cell.name, a_values, b.cell.name, b_values, metric, scale=scale, busy=machine.busy,
+                              n_blocks=machine.n_blocks, delays=delays))
+
+
+def diff_ci(machine: Machine, a: Any, b: Any, metric: str, scale: float = 1.0) -> Judged | None:
+    """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI, judged on ``machine``."""
+    return _pair(machine, a, b, metric, scale)
+
+
+def ratio_pct(machine: Machine, a: Any, b: Any, metric: str) -> Judged | None:
+    """(mean(a) / mean(b) - 1) in percent, with its 95% bootstrap CI, judged on ``machine``."""
+    return _pair(machine, a, b, metric, None)
 
 
 def not_estimable(n: int) -> str:
@@ -75,8 +124,8 @@ def fmt_interval(value: Interval3, fmt: str, n: int = 0) -> str:
 
 
 def clearly(value: Interval3) -> bool:
-    """The interval excludes zero."""
-    return math.isfinite(value[1]) and math.isfinite(value[2]) and (value[1] > 0 or value[2] < 0)
+    """The interval excludes zero (before the interference model: :attr:`Judged.clear` is the call)."""
+    return excludes_zero(value)
 
 
 def pair_n(a: Any, b: Any, metric: str) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jvmlab.analyze.stopping import invocations_to_resolve
-from jvmlab.scenarios.stats import Interval3, clearly, not_estimable
+from jvmlab.scenarios.stats import Interval3, Judged, clearly, not_estimable
 
 CLEAR = "clear"
 
@@ -26,10 +26,19 @@ class Estimate:
     value: Interval3 | None
     fmt: str
     n: int = 0
+    withheld: str | None = None  # the interference model's words when it does not call the interval
+    why: str | None = None  # ... and its whole sentence, with the measured delay
+
+    @classmethod
+    def of(cls, judged: Judged | None, fmt: str, n: int = 0) -> Estimate:
+        """A pair's estimate as the one interference model judged it (:mod:`jvmlab.scenarios.stats`)."""
+        if judged is None:
+            return cls(None, fmt, n)
+        return cls(judged.value, fmt, n, judged.withheld, judged.why)
 
     @property
     def clear(self) -> bool:
-        return self.value is not None and clearly(self.value)
+        return self.value is not None and clearly(self.value) and self.withheld is None
 
     def text(self) -> str:
         """"-6.6% [-9.1% … -4.0%]"; "-" when not measured; without a CI the estimate and why
@@ -44,7 +53,7 @@ class Estimate:
     def needed(self) -> int | None:
         """Invocations per cell that would resolve an unclear effect of this size (None when
         clear, unmeasured, without a CI, or with no effect to resolve)."""
-        if self.value is None or self.clear:
+        if self.value is None or self.clear or self.withheld is not None:
             return None
         est, lo, hi = self.value
         return invocations_to_resolve(self.n, (hi - lo) / 2.0, est) if math.isfinite(hi - lo) else None
@@ -55,6 +64,8 @@ class Estimate:
             return "not measured"
         if self.clear:
             return CLEAR
+        if self.withheld is not None:
+            return self.withheld
         need = self.needed()
         return "no effect seen" if need is None else f"not clear: ~{need} per cell would resolve it"
 
@@ -104,3 +115,13 @@ def span(estimates: list[Estimate], fmt: str) -> str:
         return ""
     lo, hi = min(values), max(values)
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)} to {fmt.format(hi)}"
+
+
+def withheld_notes(estimates: list[Estimate]) -> tuple[str, ...]:
+    """The one sentence of the first estimate a busy machine (or a drift) left uncalled, and how
+    many there were: a note under the table (the answer column says it in a few words)."""
+    why = [e.why for e in estimates if e.withheld is not None and e.why]
+    if not why:
+        return ()
+    more = f" ({len(why) - 1} more row(s) likewise)" if len(why) > 1 else ""
+    return (f"not called: {why[0]}{more}",)

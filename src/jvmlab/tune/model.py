@@ -46,7 +46,8 @@ class Trial:
     number: int
     config: Config
     # promoted, not-better, worse, undecided (budget), undecided (blocks) (looked better, stopped before
-    # a decision), drift (better, but measured during drift), infeasible
+    # a decision), drift (better, but measured during drift), disturbed (better, but by what the run-queue
+    # delay explains: other processes' load), infeasible
     state: str
     blocks: int
     ratio: float | None  # candidate / incumbent on the first objective (paired, geometric)

@@ -6,7 +6,9 @@ paired test prunes); entirely better at the stricter ``PROMOTE_CONF`` -> promote
 test is repeated after every block, so each look must be stricter); a point estimate that
 is not better -> stopped without spending more. A candidate that looks better keeps racing up to
 ``max_blocks``; stopped there or by the budget, it is ``undecided (blocks)`` / ``undecided (budget)``
-with its interval, never ``not-better``. A race measured while the machine drifted (tune/drift.py) is never promoted.
+with its interval, never ``not-better``. A race measured while the machine drifted (tune/drift.py) is never
+promoted (``drift``), nor one won on a contended metric that the run-queue delay explains (``disturbed``:
+other processes made the incumbent's invocations wait more, the one model of analyze.interference).
 A failed launch makes the trial infeasible; guardrails are checked on the
 candidate's means against the baseline's.
 """
@@ -36,6 +38,11 @@ PROMOTE_CONF = 0.99
 # used every block ``max_blocks`` allows. Not decided either way; its interval says how far it got.
 UNDECIDED_BUDGET = "undecided (budget)"
 UNDECIDED_BLOCKS = "undecided (blocks)"
+# Looked better, never promoted: the machine drifted during the race (tune/drift.py), or the win is
+# within what the run-queue delay explains (other processes' load hit one side more).
+DRIFT = "drift"
+DISTURBED = "disturbed"
+NOT_PROMOTED = (DRIFT, DISTURBED)
 # A candidate whose promotion interval lies entirely below this ratio (more than twice as fast)
 # is promoted without racing on to drift.MIN_BLOCKS for the drift check: no drift that check
 # is built to catch (a 40% step of the machine, tests/tune/test_drift.py) turns a twofold
@@ -76,7 +83,8 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
 
     A candidate the t interval would promote keeps racing to ``drift.MIN_BLOCKS`` blocks (when
     the block and invocation budgets allow) so the drift check can look at its blocks; a race
-    measured during drift is marked ``drift`` and never promoted. ``block_cap``: the blocks the
+    measured during drift is marked ``drift`` (one won by less waiting in the run queue,
+    ``disturbed``) and never promoted. ``block_cap``: the blocks the
     budget gives this race (the engine's share of what is left, engine.race_share); stopped there
     while ahead, the candidate is ``undecided (budget)``."""
     cfg = session.config
@@ -111,7 +119,7 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
                     and not session.out_of_budget(0, reserve=2)):
                 continue  # better: enough blocks for the drift check before promoting
             promoted = _checked(session, _result("promoted", diffs, cand_samples, sign), pair, contended, obj.metric)
-            return promoted if promoted.state == "drift" else guard(session, promoted, baseline)
+            return promoted if promoted.state in NOT_PROMOTED else guard(session, promoted, baseline)
         if np.mean(diffs) >= 0:
             break
         if session.out_of_budget(0, reserve=2):
@@ -121,7 +129,7 @@ def race(session: Tuning, cand: Config, inc: Incumbent, baseline: Incumbent,
         cut = UNDECIDED_BLOCKS if limit == cfg.max_blocks else UNDECIDED_BUDGET
         state = cut if diffs and np.mean(diffs) < 0 else "not-better"
     result = _checked(session, _result(state, diffs, cand_samples, sign), pair)
-    return result if result.state == "drift" else guard(session, result, baseline)
+    return result if result.state in NOT_PROMOTED else guard(session, result, baseline)
 
 
 def _checked(session: Tuning, result: RaceResult, pair: tuple[list[float], list[float]],
@@ -129,19 +137,21 @@ def _checked(session: Tuning, result: RaceResult, pair: tuple[list[float], list[
     """The drift check over the race's blocks: a promotion measured during drift becomes
     ``drift`` (not promoted); any other outcome keeps its state and says so in its reason. A
     promotion on a contended metric that the run-queue delay explains (the one model,
-    :mod:`jvmlab.analyze.interference`, as `run` judges) is not promoted either."""
+    :mod:`jvmlab.analyze.interference`, as `run` judges) becomes ``disturbed`` (not promoted,
+    with the measured delay)."""
     found = block_drift(*pair)
     if found is None and result.state == "promoted" and contended and contention_moves(metric):
         adjusted = paired_blocks_adjusted(contended)
         if adjusted is not None and not adjusted.confirms(result.ci):
-            why = (f"measured under contention: at equal run-queue delay ({adjusted.delay_s:.2g} s per run) "
-                   f"the ratio's 95% CI is {adjusted.ci95[0]:.3g}-{adjusted.ci95[1]:.3g}")
+            why = (f"disturbed (run-queue delay {adjusted.delay_s:.2g} s per run): at equal run-queue delay "
+                   f"the ratio's 95% CI is {adjusted.ci95[0]:.3g}-{adjusted.ci95[1]:.3g}, so the delay could "
+                   "explain the win")
             session.hazards.append(f"block {session.block}: {why}")
-            return RaceResult("drift", result.blocks, result.ratio, result.ci, result.means, why, result.samples)
+            return RaceResult(DISTURBED, result.blocks, result.ratio, result.ci, result.means, why, result.samples)
     if found is None:
         return result
     session.hazards.append(f"block {session.block}: drift during a race: {found.text()}")
-    state = "drift" if result.state == "promoted" else result.state
+    state = DRIFT if result.state == "promoted" else result.state
     return RaceResult(state, result.blocks, result.ratio, result.ci, result.means,
                       f"measured during drift: {found.text()}", result.samples)
 

@@ -9,6 +9,7 @@ from jvmlab.errors import hide_passwords, resume_line
 from jvmlab.tune.confirm import side_effect_words
 from jvmlab.tune.engine import TuneResult
 from jvmlab.tune.model import Trial
+from jvmlab.tune.racing import NOT_PROMOTED
 from jvmlab.tune.space import TuneConfig, grid_size
 from jvmlab.tune.tuning import Tuning
 
@@ -77,8 +78,9 @@ def summary_text(config: TuneConfig, result: TuneResult, experiment_id: int, rep
         ci = f" (95% CI {t.ci[0]:.3f}..{t.ci[1]:.3f})" if t.ci else ""
         ratio = f"{t.ratio:.3f}x the incumbent{ci}" if t.ratio is not None else "no ratio"
         lines.append(f"{t.state} trial {t.number + 1}: {' '.join(t.config.flags)}: {ratio} after {t.blocks} blocks")
-    for t in [t for t in result.trials if t.state == "drift"][:3]:  # better, but not promoted
-        lines.append(f"drift trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
+    for state in NOT_PROMOTED:  # better, but not promoted: the machine drifted, or others' load explains it
+        for t in [t for t in result.trials if t.state == state][:3]:
+            lines.append(f"{state} trial {t.number + 1}: {' '.join(t.config.flags)} not promoted, {t.reason}")
     for words in result.untried[:3]:
         lines.append(f"promising, not raced before the search stopped ({result.stopped_because}): {words}")
     if result.importances:
