@@ -13,12 +13,19 @@ from tests.gclog.fuzzing import mutate
 
 from jvmlab.errors import UserError
 from jvmlab.gclog import analyze_paths, detect, linefold, linescan
+from jvmlab.gclog.findings import summary_document
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))
 FOLDED = (  # corpus logs of each collector the folder reads
+    "gctoolkit-testdata/gctoolkit-gclogs/unified/g1gc/minimal.log",
+    "jifa/analysis/gc-log/src/test/resources/17G1Parser.log",
+    "jifa/analysis/gc-log/src/test/resources/11G1PrintGC.log",
+    "gcgc/datasets/G1GC.log",
+    "gcgc/datasets/G1GCMetaspace.log",
+    "gcviewer/src/test/resources/openjdk/unified-jvm-logging/sample-ujl-g1-gc-defaults.txt",
     "gctoolkit-testdata/gctoolkit-gclogs/unified/parallel/parallelgc.log",
     "gcgc/datasets/ParallelGCMetaspace.log",
     "jifa/analysis/gc-log/src/test/resources/17ParallelGCParser.log",
@@ -38,10 +45,14 @@ def _folds(path: Path) -> bool:
 
 
 def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    """(default path, pure-Python path) summaries of one file, as JSON."""
+    """(default path, pure-Python path) summaries of one file with their findings and the
+    findings' folded facts (timelines, example lines), as JSON."""
     def run() -> str:
         try:
-            return json.dumps([s.to_json() for s in analyze_paths([path])], sort_keys=True, default=str)
+            return json.dumps([[summary_document(s), repr(s.fold.e), repr(s.fold.lines), s.fold.examples,
+                                s.fold.collector_hint, *(list(a) for a in (s.fold.pause_t, s.fold.pause_ms,
+                                                                           s.fold.heap_t, s.fold.heap_mb))]
+                               for s in analyze_paths([path])], sort_keys=True, default=str)
         except UserError as err:
             return f"refused: {err}"
     fast = run()
@@ -90,7 +101,8 @@ _PARALLEL = (
     ("[3,000s][info][gc] GC(2) Pause Young (Allocation Failure) 16M->4M(61M) 1,5ms\n", "decimal comma"),
     ("[3.000s][info][gc] GC(2) Pause Remark 1.0ms\n[3.1s][info][gc] GC(2) Concurrent Mark 9.0ms\n", "phases"),
     ("not a log line\n", "unread line"),
-    ("[3.000s][info][gc] GC(2) To-space exhausted\n", "G1 line"),
+    ("[3.000s][info][gc] GC(2) Concurrent Cycle 9.0ms\n", "G1 cycle in a Parallel log"),
+    ("[3.000s][info][gc] GC(2) To-space exhausted\n", None),
     ("[2017-01-01T00:00:03.000+0000][info][gc] GC(2) Pause Young (Allocation Failure) 1M->1M(2M) 1.0ms\n",
      "wall-clock decorator"),
 ])
@@ -112,7 +124,7 @@ def test_collector_of_a_headless_log_followed_by_another_log(tmp_path: Path, mon
                    "[0.96s][info][gc] GC(0) Garbage Collection (Warmup) 104M(10%)->88M(9%)\n" + _PARALLEL)
     fast, slow = _both(log, monkeypatch)
     assert fast == slow
-    assert json.loads(slow)[0]["collector"] == "ZGC"
+    assert json.loads(slow)[0][0]["collector"] == "ZGC"
 
 
 @needs_cc
@@ -141,3 +153,40 @@ def test_mutated_logs_read_the_same_on_both_paths(tmp_path: Path, monkeypatch: p
         fast, slow = _both(log, monkeypatch)
         assert fast == slow, f"case {case}"
     assert folded >= 30  # the folder was exercised, not only its give-up
+
+
+_G1 = (  # a G1 log with what the folder reads of G1: cycles, phases, remark and cleanup, an evacuation failure
+    "[0.016s][info][gc,heap] Heap region size: 1M\n"
+    "[0.018s][info][gc     ] Using G1\n"
+    "[1.000s][info][gc,start] GC(0) Pause Young (Normal) (G1 Evacuation Pause)\n"
+    "[1.001s][info][gc,heap] GC(0) Eden regions: 24->0(21)\n"
+    "[1.001s][info][gc,cpu] GC(0) User=0.03s Sys=0.00s Real=0.00s\n"
+    "[1.004s][info][gc     ] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 4.6ms\n"
+    "[2.000s][info][gc     ] GC(1) Pause Young (Concurrent Start) (G1 Humongous Allocation) 30M->20M(64M) 2.1ms\n"
+    "[2.001s][info][gc     ] GC(2) Concurrent Cycle\n"
+    "[2.050s][info][gc,marking] GC(2) Concurrent Mark (2.001s, 2.050s) 49.000ms\n"
+    "[2.051s][info][gc     ] GC(2) Pause Remark 31M->31M(64M) 1.2ms\n"
+    "[2.060s][info][gc     ] GC(2) Pause Cleanup 31M->31M(64M) 0.1ms\n"
+    "[2.070s][info][gc     ] GC(2) Concurrent Cycle 69.123ms\n"
+    "[3.000s][info][gc     ] GC(3) To-space exhausted\n"
+    "[3.002s][info][gc     ] GC(3) Pause Young (Mixed) (G1 Evacuation Pause) 60M->58M(64M) 9.5ms\n"
+    "[4.000s][info][gc     ] GC(4) Pause Full (G1 Compaction Pause) 63M->40M(64M) 120.0ms\n"
+    "[5.000s][info][gc     ] GC(5) Pause Young (Normal) (G1 Evacuation Pause) 50M->41M(64M) 3.0ms\n"
+)
+
+
+@needs_cc
+def test_folder_reads_g1_as_the_python_parser_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """G1's cycles, phases and an evacuation failure ("To-space exhausted" before its pause)
+    are folded, with the findings' facts, as the Python parser folds them; twice in one file too."""
+    log = tmp_path / "gc.log"
+    for text in (_G1, _G1 * 2):
+        log.write_text(text)
+        assert _folds(log)
+        fast, slow = _both(log, monkeypatch)
+        assert fast == slow
+    doc = json.loads(slow)[0][0]
+    assert doc["collector"] == "G1"
+    assert doc["failures"]["to-space exhausted"]["count"] == 2
+    assert doc["concurrent_phases"]["Concurrent Mark"]["count"] == 2
+    assert "cycle:Concurrent Cycle" in doc["event_types"]["names"]

@@ -1,5 +1,5 @@
-/* jvmlab GC log event folder (unified logging: Parallel, Serial, single-generation ZGC),
- * built on first use.
+/* jvmlab GC log event folder (unified logging: G1, Parallel, Serial, single-generation
+ * ZGC), built on first use.
  *
  * Reads each block of a unified log and folds its pause, young-generation, ZGC cycle,
  * concurrent phase and heap-table lines straight
@@ -25,11 +25,13 @@
 #define GC0S 4096
 #define WINDOW (256L << 10) /* unified_scan._HEADER_WINDOW */
 #define NONE NAN
-#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a cycle), t, dur, before, after, committed, gid, 0 */
+#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a ZGC cycle, -1000 - name index for
+                  a G1 cycle), t, dur, before, after, committed, gid, 1 if to-space exhausted else 0 */
+#define G1_CYCLE (-1000.0)
 
 typedef long long i64;
 /* what: 0 a pause name (returns its packed kind, cause, failure, collector), 1 a cause, 2 a
- * concurrent phase name (return their index); negative: give up */
+ * concurrent phase name, 3 a G1 cycle name (return their index); negative: give up */
 typedef i64 (*classify_fn)(i64 what, const char *text, i64 len);
 
 typedef struct { /* strings met, and what the callback said of each */
@@ -43,7 +45,7 @@ typedef struct {
     i64 runs, bases_jvm, bases_first, expect_restart, uptime;
     /* decorators.Timer: -1 not learnt yet, 0 the first block is the uptime in seconds */
     i64 timer_idx;
-    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial, 3 ZGC; py_collector: the
+    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial, 3 ZGC, 4 G1; py_collector: the
      * parser reading the copied header lines has one (it reads no events) */
     i64 collector, py_collector, generational, max_gid;
     i64 n_gen, gen_gid[GENS];
@@ -75,6 +77,9 @@ typedef struct {
     double cause_total[CAUSES], cause_max[CAUSES];
     i64 fail_count[CAUSES];
     double fail_total[CAUSES], fail_max[CAUSES];
+    table_t cycles; /* G1's "Concurrent Cycle" names (CYCLE events) */
+    i64 n_exh, exh_gid[GENS]; /* unified.UnifiedParser._exhausted: "To-space exhausted" by gc id */
+    i64 lp_exh, eden_side; /* the last pause had to-space exhausted; an "Eden regions: " line was set aside */
     i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
@@ -222,8 +227,10 @@ static void bump(i64 *count, double *total, double *mx, double ms) {
 }
 
 static void fold_pause(fold_t *s, i64 name, i64 gid, i64 info, double t, double dur, double before, double after,
-                       double committed, double yb, double ya) {
+                       double committed, double yb, double ya, int exhausted) {
     int kind = (int)(info & 7), cause = (int)((info >> 3) & 0xff) - 1, failure = (int)((info >> 11) & 0xff) - 1;
+    if (exhausted)
+        failure = 0; /* linefold.py registers "to-space exhausted" first */
     /* figures */
     if (!has(s->f_first) || t < s->f_first)
         s->f_first = t;
@@ -238,6 +245,7 @@ static void fold_pause(fold_t *s, i64 name, i64 gid, i64 info, double t, double 
     s->lp_committed = committed;
     s->lp_yb = yb;
     s->lp_ya = ya;
+    s->lp_exh = exhausted;
     if (cause >= 0 && (info >> 25 & 1))
         bump(&s->cause_count[cause], &s->cause_total[cause], &s->cause_max[cause], dur);
     if (failure >= 0)
@@ -421,7 +429,7 @@ static void fold_at(fold_t *s, double t) {
 
 /* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
 static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, double dur, double before,
-                  double after, double committed, i64 gid) {
+                  double after, double committed, i64 gid, int exhausted) {
     if ((s->n_durs + 1) * REC > durs_cap)
         return 0;
     double *r = durs + s->n_durs++ * REC;
@@ -432,7 +440,7 @@ static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, 
     r[4] = after;
     r[5] = committed;
     r[6] = (double)gid;
-    r[7] = 0.0;
+    r[7] = exhausted ? 1.0 : 0.0;
     return 1;
 }
 
@@ -519,7 +527,7 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
         bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
         code = -2.0 - (double)c;
     }
-    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid))
+    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid, 0))
         return 0;
     if (has(before) || has(after)) {
         s->committed_max = pymax(s->committed_max, committed);
@@ -541,11 +549,11 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
 }
 
 /* "Concurrent <what> <dur>ms" of ZGC (unified.py _concurrent; no heap figures) */
-static int concurrent(fold_t *s, const char *deco, const char *deco_end, const char *w, const char *e,
-                      classify_fn classify) {
+static int concurrent(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *e,
+                      classify_fn classify, double *durs, i64 durs_cap) {
     double ms, t;
     const char *what = w + 11;
-    if (e[-1] != 's' || e[-2] != 'm' || s->collector != 3)
+    if (e[-1] != 's' || e[-2] != 'm' || (s->collector != 3 && s->collector != 4))
         return 0;
     const char *num = duration_back(what, e, 1, &ms);
     if (num == NULL || memmem(what, (size_t)(num - what), "->", 2) != NULL)
@@ -553,13 +561,24 @@ static int concurrent(fold_t *s, const char *deco, const char *deco_end, const c
     const char *what_end = num - 1;
     if (memchr(what, ':', (size_t)(what_end - what)))
         return 1; /* figures, not a phase */
-    if ((what_end - what >= 5 && memcmp(what, "Cycle", 5) == 0) || (what_end - what >= 10 &&
-        memcmp(what, "Mark Cycle", 10) == 0) || (what_end - what >= 10 && memcmp(what, "Undo Cycle", 10) == 0))
+    int cycle = (what_end - what >= 5 && memcmp(what, "Cycle", 5) == 0) || (what_end - what >= 10 &&
+        memcmp(what, "Mark Cycle", 10) == 0) || (what_end - what >= 10 && memcmp(what, "Undo Cycle", 10) == 0);
+    if (cycle && s->collector != 4)
         return 0;
     const char *cut = memmem(what, (size_t)(what_end - what), " (", 2);
     if (!timer(s, deco, deco_end, &t))
         return 0;
     started(s, t - ms / 1000.0);
+    if (cycle) { /* G1's whole cycle (unified.py _concurrent): a CYCLE event named "Concurrent " + what */
+        i64 cy = lookup(&s->cycles, 3, w, what_end, classify);
+        if (cy < 0 || !record(s, durs, durs_cap, G1_CYCLE - (double)cy, t, ms, NONE, NONE, NONE, gid, 0))
+            return 0;
+        fold_at(s, t);
+        s->cycles.seen[cy] = 1;
+        s->cycles_count++;
+        s->cycles_total += ms;
+        return 1;
+    }
     i64 ph = lookup(&s->phases, 2, w, cut ? cut : what_end, classify); /* "Concurrent " + bare_phase */
     if (ph < 0)
         return 0;
@@ -627,9 +646,10 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     int gen = STARTS("PSYoungGen: ") || STARTS("DefNew: ");
     int conc = STARTS("Concurrent "), zcoll = STARTS("Garbage Collection ");
     int heap = STARTS("Min Capacity: ") || STARTS("Max Capacity: ") || STARTS("Soft Max Capacity: ");
-    if (!pause && !gen && !conc && !zcoll && !heap) {
+    int exhausted = STARTS("To-space exhausted");
+    if (!pause && !gen && !conc && !zcoll && !heap && !exhausted) {
         if (STARTS("y: ") || STARTS("Y: ") || STARTS("O: ") || STARTS("Minor Collection ") ||
-            STARTS("Major Collection ") || STARTS("ParNew: ") || STARTS("To-space exhausted"))
+            STARTS("Major Collection ") || STARTS("ParNew: "))
             return 0;
         const char *v = w;
         while (v < end && *v == ' ')
@@ -659,8 +679,20 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     } else if (gid > s->max_gid) {
         s->max_gid = gid;
     }
+    if (exhausted) { /* G1 JDK 9-17, before its pause line: a dict of gc ids, the oldest dropped */
+        int i;
+        for (i = 0; i < s->n_exh && s->exh_gid[i] != gid; i++)
+            ;
+        if (i == s->n_exh)
+            s->exh_gid[s->n_exh++] = gid;
+        if (s->n_exh > GENS - 1) {
+            memmove(s->exh_gid, s->exh_gid + 1, sizeof(i64) * (GENS - 1));
+            s->n_exh--;
+        }
+        return 1;
+    }
     if (conc)
-        return concurrent(s, deco, deco_end, w, e, classify);
+        return concurrent(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (zcoll)
         return zgc_collection(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (heap)
@@ -743,6 +775,15 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (info >> 23 & 1)
         s->generational = 1;
     double yb = NONE, ya = NONE, t;
+    int exh = 0;
+    for (int i = 0; i < s->n_exh; i++) {
+        if (s->exh_gid[i] == gid) {
+            memmove(s->exh_gid + i, s->exh_gid + i + 1, sizeof(i64) * (size_t)(s->n_exh - i - 1));
+            s->n_exh--;
+            exh = 1;
+            break;
+        }
+    }
     for (int i = 0; i < s->n_gen; i++) {
         if (s->gen_gid[i] == gid) {
             yb = s->gen_b[i];
@@ -759,11 +800,11 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     started(s, t - dur / 1000.0);
     if (s->collector == 0)
         s->collector = (info >> 19) & 0xf;
-    if (s->collector < 1 || s->collector > 3)
-        return 0; /* cycles made of phases, or G1/...: the Python parser's */
-    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid))
+    if (s->collector < 1 || s->collector > 4)
+        return 0; /* cycles made of phases (Shenandoah, CMS, unknown): the Python parser's */
+    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid, exh))
         return 0;
-    fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya);
+    fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya, exh);
     return 1;
 #undef STARTS
 }
@@ -809,9 +850,9 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
             if (s->collector != 0 && s->py_collector == 0)
                 return 0; /* the reader of header lines would take it, the Python parser not */
             if (s->collector == 0) {
-                if (!before_gc || (i != 1 && i != 2))
+                if (!before_gc || i > 2)
                     return 0; /* not where headers are looked for, or not this folder's collector */
-                s->collector = s->py_collector = i;
+                s->collector = s->py_collector = i == 0 ? 4 : i;
             }
             return 1;
         }
@@ -823,11 +864,16 @@ long jvmlab_fold_size(void) { return (long)sizeof(fold_t); }
 
 /* 1 if the findings read this GC-id line (gclog.findings_fold, findings_scan): CPU times, worker
  * counts, the GC time limit, G1's region lines, or a warning/error level in its decorators. */
-static int side_line(const char *p, const char *deco_end, const char *msg, const char *end) {
+static int side_line(fold_t *s, const char *p, const char *deco_end, i64 gid, const char *msg, const char *end) {
     size_t left = (size_t)(end - msg);
     if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0) ||
-        (left >= 8 && memcmp(msg, "GC time ", 8) == 0) || (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0))
-        return 1; /* "Eden regions: " names G1 in a log without its header */
+        (left >= 8 && memcmp(msg, "GC time ", 8) == 0))
+        return 1;
+    if (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0 && (!s->eden_side || gid == 0)) {
+        s->eden_side = 1; /* names G1 in a log without its header: the first one is enough (and those of
+                             GC(0), where findings_fold looks for a JVM's start) */
+        return 1;
+    }
     return memmem(p, (size_t)(deco_end - p), "[warning", 8) != NULL || memmem(p, (size_t)(deco_end - p), "[error", 6) != NULL;
 }
 
@@ -892,7 +938,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 if (deco_end[-1] == ']' &&
                     !event_line(s, in, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
                     return -1;
-                if (side_line(p, deco_end, d + 2, end)) {
+                if (side_line(s, p, deco_end, gid, d + 2, end)) {
                     memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p));
                     s->side_len += (nl ? nl + 1 : stop) - p;
                 }
