@@ -106,6 +106,23 @@ void jvmlab_fold_init(fold_t *s) {
 
 static int has(double v) { return !isnan(v); }
 
+/* [p, end)'s first `lit` (n bytes), or NULL: memmem's setup costs more than a whole short line
+ * (it was half of this file's time), so memchr hops between candidate first bytes. */
+static const char *find(const char *p, const char *end, const char *lit, size_t n) {
+    if (end - p < (long)n)
+        return NULL;
+    const char *last = end - n;
+    while (p <= last) {
+        p = memchr(p, lit[0], (size_t)(last - p) + 1);
+        if (p == NULL)
+            return NULL;
+        if (memcmp(p, lit, n) == 0)
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 /* A number as unified.py's _NUM reads it, decimal point only: \d+(\.\d+)? ; 0 if not one. */
 static int number(const char *p, const char *end, double *out) {
     char buf[40];
@@ -874,7 +891,10 @@ static int side_line(fold_t *s, const char *p, const char *deco_end, i64 gid, co
                              GC(0), where findings_fold looks for a JVM's start) */
         return 1;
     }
-    return memmem(p, (size_t)(deco_end - p), "[warning", 8) != NULL || memmem(p, (size_t)(deco_end - p), "[error", 6) != NULL;
+    for (const char *b = p; (b = memchr(b, '[', (size_t)(deco_end - b))) != NULL; b++) /* "[warning", "[error" */
+        if ((deco_end - b >= 8 && memcmp(b, "[warning", 8) == 0) || (deco_end - b >= 6 && memcmp(b, "[error", 6) == 0))
+            return 1;
+    return 0;
 }
 
 long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *durs, long durs_cap,
@@ -906,7 +926,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
         }
         if (*p != '[')
             return -1; /* a line the Python parser counts as not understood */
-        const char *gc = memmem(p, (size_t)(end - p), "GC(", 3);
+        const char *gc = find(p, end, "GC(", 3);
         if (gc == NULL) {
             if (n_plain >= LINES || !plain_line(s, p, end, first_gc == NULL))
                 return -1;
@@ -917,7 +937,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
         } else {
             if (first_gc == NULL)
                 first_gc = gc;
-            if (memchr(p, ')', (size_t)(gc - p)) || memmem(gc + 3, (size_t)(end - gc - 3), "GC(", 3) ||
+            if (memchr(p, ')', (size_t)(gc - p)) || find(gc + 3, end, "GC(", 3) ||
                 memchr(gc, ']', (size_t)(end - gc)))
                 return -1; /* where the Python scan could read this line differently */
             const char *d = gc + 3;
