@@ -162,6 +162,8 @@ _G1 = (  # a G1 log with what the folder reads of G1: cycles, phases, remark and
     "[1.001s][info][gc,heap] GC(0) Eden regions: 24->0(21)\n"
     "[1.001s][info][gc,cpu] GC(0) User=0.03s Sys=0.00s Real=0.00s\n"
     "[1.004s][info][gc     ] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 4.6ms\n"
+    "[2.000s][info][gc,task] GC(1) Using 6 workers of 8 for evacuation\n"
+    "[2.000s][info][gc,cpu] GC(1) User=0.01s Sys=0.00s Real=0.01s\n"
     "[2.000s][info][gc     ] GC(1) Pause Young (Concurrent Start) (G1 Humongous Allocation) 30M->20M(64M) 2.1ms\n"
     "[2.001s][info][gc     ] GC(2) Concurrent Cycle\n"
     "[2.050s][info][gc,marking] GC(2) Concurrent Mark (2.001s, 2.050s) 49.000ms\n"
@@ -169,6 +171,8 @@ _G1 = (  # a G1 log with what the folder reads of G1: cycles, phases, remark and
     "[2.060s][info][gc     ] GC(2) Pause Cleanup 31M->31M(64M) 0.1ms\n"
     "[2.070s][info][gc     ] GC(2) Concurrent Cycle 69.123ms\n"
     "[3.000s][info][gc     ] GC(3) To-space exhausted\n"
+    "[3.002s][info][gc,task] GC(3) Using 2 workers of 8 for evacuation\n"
+    "[3.002s][info][gc,cpu] GC(3) User=0.01s Sys=0.00s Real=0.09s\n"
     "[3.002s][info][gc     ] GC(3) Pause Young (Mixed) (G1 Evacuation Pause) 60M->58M(64M) 9.5ms\n"
     "[4.000s][info][gc     ] GC(4) Pause Full (G1 Compaction Pause) 63M->40M(64M) 120.0ms\n"
     "[5.000s][info][gc     ] GC(5) Pause Young (Normal) (G1 Evacuation Pause) 50M->41M(64M) 3.0ms\n"
@@ -178,7 +182,8 @@ _G1 = (  # a G1 log with what the folder reads of G1: cycles, phases, remark and
 @needs_cc
 def test_folder_reads_g1_as_the_python_parser_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """G1's cycles, phases and an evacuation failure ("To-space exhausted" before its pause)
-    are folded, with the findings' facts, as the Python parser folds them; twice in one file too."""
+    are folded, with the findings' facts, as the Python parser folds them; twice in one file too.
+    CPU-time lines of short pauses and worker counts are counted by the folder, not set aside."""
     log = tmp_path / "gc.log"
     for text in (_G1, _G1 * 2):
         log.write_text(text)
@@ -190,3 +195,7 @@ def test_folder_reads_g1_as_the_python_parser_does(tmp_path: Path, monkeypatch: 
     assert doc["failures"]["to-space exhausted"]["count"] == 2
     assert doc["concurrent_phases"]["Concurrent Mark"]["count"] == 2
     assert "cycle:Concurrent Cycle" in doc["event_types"]["names"]
+    (summary,) = analyze_paths([log])
+    cpu = summary.fold.lines.cpu
+    assert (cpu.pauses, cpu.starved.count) == (6, 2)  # 0.09 s real for 0.01 s of CPU: starved
+    assert (summary.fold.lines.workers, summary.fold.lines.workers_max) == (6, 8)

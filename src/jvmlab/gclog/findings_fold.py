@@ -25,6 +25,7 @@ from jvmlab.gclog.findings_scan import (
     CpuRule,
     LineFacts,
     Tally,
+    note_workers,
     scan_text,
 )
 
@@ -137,14 +138,20 @@ class LogFold:
         self._timeline_room = MAX_TIMELINE_POINTS
 
     # -- text ----------------------------------------------------------------------------
-    def text(self, chunk: str, raw: tuple[bytes, int] | None = None) -> None:
+    def text(self, chunk: str, raw: tuple[bytes, int] | None = None, cpu_pauses: int = 0,
+             workers: tuple[int, int] | None = None) -> None:
         """A chunk of the log's text as read (the events that follow came from it); ``raw``: the
         compiled folder's block (its first ``length`` bytes), where example lines are looked up
-        when ``chunk`` holds only the lines the folder set aside."""
+        when ``chunk`` holds only the lines the folder set aside; ``cpu_pauses`` and ``workers``:
+        what the folder counted of the lines it did not set aside (CPU times of pauses too
+        short to judge, the largest "Using N workers of M")."""
         self._raw = raw
         self._prev, self._text = self._text, chunk
         self._chunks += 1
         scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
+        self.lines.cpu.pauses += cpu_pauses
+        if workers is not None:
+            note_workers(self.lines, *workers)
         if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
             self.collector_hint = "G1"
 

@@ -80,6 +80,10 @@ typedef struct {
     table_t cycles; /* G1's "Concurrent Cycle" names (CYCLE events) */
     i64 n_exh, exh_gid[GENS]; /* unified.UnifiedParser._exhausted: "To-space exhausted" by gc id */
     i64 lp_exh, eden_side; /* the last pause had to-space exhausted; an "Eden regions: " line was set aside */
+    /* CPU-time and worker-count lines counted here instead of set aside (findings_scan reads
+     * nothing else of them): set by the caller, then per call */
+    double cpu_min_real; /* findings_scan.CPU_MIN_REAL_S: a pause's CPU times are read from this long */
+    i64 cpu_short, workers_seen, workers_n, workers_m;
     i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
@@ -879,21 +883,83 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
 
 long jvmlab_fold_size(void) { return (long)sizeof(fold_t); }
 
+/* `digits` at *p (at most 9), moved past; -1 if none */
+static i64 digits(const char **p, const char *end) {
+    const char *q = *p;
+    i64 v = 0;
+    while (q < end && *q >= '0' && *q <= '9' && q - *p < 10)
+        v = v * 10 + (*q++ - '0');
+    if (q == *p || q - *p > 9)
+        return -1;
+    *p = q;
+    return v;
+}
+
+/* "<num><lit>" at *p (a number as number() reads it), moved past; 0 if not */
+static int num_then(const char **p, const char *end, const char *lit, double *out) {
+    const char *q = *p;
+    size_t n = strlen(lit);
+    while (q < end && ((*q >= '0' && *q <= '9') || *q == '.'))
+        q++;
+    if ((size_t)(end - q) < n || memcmp(q, lit, n) != 0 || !number(*p, q, out))
+        return 0;
+    *p = q + n;
+    return 1;
+}
+
+/* A line findings_scan would only count: "User=<n>s Sys=<n>s Real=<n>s" (nothing else in its
+ * message, no '=' in its decorators: the one match of _TIMES_UNIFIED) with Real under the CPU
+ * rule's minimum (cpu.pauses += 1, nothing else), or "Using <n> workers of <m>" with no other
+ * "Using " (the largest n and m are kept). 1 when counted here. */
+static int counted(fold_t *s, const char *p, const char *deco_end, const char *msg, const char *end) {
+    const char *q = msg;
+    while (end > msg && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (memchr(p, '=', (size_t)(deco_end - p)) != NULL || find(p, deco_end, "Using ", 6) != NULL)
+        return 0;
+    if (end - q >= 5 && memcmp(q, "User=", 5) == 0) {
+        double user, sys, real;
+        q += 5;
+        if (!num_then(&q, end, "s Sys=", &user) || !num_then(&q, end, "s Real=", &sys) ||
+            !num_then(&q, end, "s", &real) || q != end || !(real < s->cpu_min_real))
+            return 0;
+        s->cpu_short++;
+        return 1;
+    }
+    if (end - q < 6 || memcmp(q, "Using ", 6) != 0)
+        return 0;
+    q += 6;
+    i64 n = digits(&q, end);
+    if (n < 0 || end - q < 12 || memcmp(q, " workers of ", 12) != 0)
+        return 0;
+    q += 12;
+    i64 m = digits(&q, end);
+    if (m < 0 || (q < end && *q >= '0' && *q <= '9') || find(q, end, "Using ", 6) != NULL)
+        return 0;
+    s->workers_n = !s->workers_seen || n > s->workers_n ? n : s->workers_n;
+    s->workers_m = !s->workers_seen || m > s->workers_m ? m : s->workers_m;
+    s->workers_seen = 1;
+    return 1;
+}
+
 /* 1 if the findings read this GC-id line (gclog.findings_fold, findings_scan): CPU times, worker
- * counts, the GC time limit, G1's region lines, or a warning/error level in its decorators. */
+ * counts (unless counted here), the GC time limit, G1's region lines, or a warning/error level
+ * in its decorators. Lines of GC(0) are always set aside: findings_fold looks for "GC(0) " (a
+ * JVM's start) in what it is given. */
 static int side_line(fold_t *s, const char *p, const char *deco_end, i64 gid, const char *msg, const char *end) {
     size_t left = (size_t)(end - msg);
-    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0) ||
-        (left >= 8 && memcmp(msg, "GC time ", 8) == 0))
+    for (const char *b = p; (b = memchr(b, '[', (size_t)(deco_end - b))) != NULL; b++) /* "[warning", "[error" */
+        if ((deco_end - b >= 8 && memcmp(b, "[warning", 8) == 0) || (deco_end - b >= 6 && memcmp(b, "[error", 6) == 0))
+            return 1;
+    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0))
+        return gid == 0 || !counted(s, p, deco_end, msg, end);
+    if (left >= 8 && memcmp(msg, "GC time ", 8) == 0)
         return 1;
     if (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0 && (!s->eden_side || gid == 0)) {
         s->eden_side = 1; /* names G1 in a log without its header: the first one is enough (and those of
                              GC(0), where findings_fold looks for a JVM's start) */
         return 1;
     }
-    for (const char *b = p; (b = memchr(b, '[', (size_t)(deco_end - b))) != NULL; b++) /* "[warning", "[error" */
-        if ((deco_end - b >= 8 && memcmp(b, "[warning", 8) == 0) || (deco_end - b >= 6 && memcmp(b, "[error", 6) == 0))
-            return 1;
     return 0;
 }
 
@@ -904,6 +970,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
     long n_plain = 0, n_gc0 = 0;
     s->n_durs = 0;
     s->side_len = 0;
+    s->cpu_short = s->workers_seen = 0;
     s->chunk_no++;
     if (n >= (1L << 31) || !c_locale || memchr(in, '\r', (size_t)n))
         return -1;

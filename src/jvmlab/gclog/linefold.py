@@ -34,6 +34,7 @@ from jvmlab.gclog import linescan
 from jvmlab.gclog.events import GcEvent
 from jvmlab.gclog.figures import type_label
 from jvmlab.gclog.findings_fold import LogFold
+from jvmlab.gclog.findings_scan import CPU_MIN_REAL_S
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
@@ -87,6 +88,7 @@ class _State(ctypes.Structure):
         ("cause_count", _I * _CAUSES), ("cause_total", _D * _CAUSES), ("cause_max", _D * _CAUSES),
         ("fail_count", _I * _CAUSES), ("fail_total", _D * _CAUSES), ("fail_max", _D * _CAUSES),
         ("cycles", _Table), ("n_exh", _I), ("exh_gid", _I * _GENS), ("lp_exh", _I), ("eden_side", _I),
+        ("cpu_min_real", _D), *((n, _I) for n in ("cpu_short", "workers_seen", "workers_n", "workers_m")),
         ("n_durs", _I), ("side_len", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
     ]
 
@@ -131,6 +133,7 @@ class _Folder:
     def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None], facts: LogFold) -> None:
         self.state = _State()
         init(ctypes.byref(self.state))
+        self.state.cpu_min_real = CPU_MIN_REAL_S  # shorter pauses' CPU-time lines are only counted
         self._fold = fold
         self._add = add_duration
         self._facts = facts
@@ -196,7 +199,9 @@ class _Folder:
             raise _Decline
         # the findings read the lines the folder set aside for them (it gives up on a \r), and
         # look up their example lines in the raw block
-        self._facts.text(ctypes.string_at(self._side, self.state.side_len).decode("ascii"), (block, length))
+        s = self.state
+        self._facts.text(ctypes.string_at(self._side, s.side_len).decode("ascii"), (block, length), s.cpu_short,
+                         (s.workers_n, s.workers_m) if s.workers_seen else None)
         self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * self.state.n_durs].tolist())
         return ctypes.string_at(self._out, written)
 
