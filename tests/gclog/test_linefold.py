@@ -7,6 +7,7 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.gclog.fuzzing import mutate
@@ -14,6 +15,7 @@ from tests.gclog.fuzzing import mutate
 from jvmlab.errors import UserError
 from jvmlab.gclog import analyze_paths, detect, linefold, linescan
 from jvmlab.gclog.findings import summary_document
+from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
 
@@ -199,3 +201,60 @@ def test_folder_reads_g1_as_the_python_parser_does(tmp_path: Path, monkeypatch: 
     cpu = summary.fold.lines.cpu
     assert (cpu.pauses, cpu.starved.count) == (6, 2)  # 0.09 s real for 0.01 s of CPU: starved
     assert (summary.fold.lines.workers, summary.fold.lines.workers_max) == (6, 8)
+
+
+def _long_g1(collections: int) -> str:
+    """A G1 log of several read blocks (4 MB each): young pauses, cycles, evacuation failures,
+    runs of full collections, requested ones, CPU-time and worker lines."""
+    out = ["[0.010s][info][gc] Using G1\n"]
+    t = 1.0
+    for gid in range(collections):
+        t += 0.25
+        stamp = f"[{t:.3f}s][info]"
+        out.append(f"{stamp}[gc,task] GC({gid}) Using {2 + gid % 7} workers of 8 for evacuation\n")
+        out.append(f"{stamp}[gc,cpu] GC({gid}) User=0.0{gid % 10}s Sys=0.00s Real=0.{gid % 13:02d}s\n")
+        if gid % 997 in (500, 501, 502, 504, 505):  # a run of three, a young pause, two more
+            out.append(f"{stamp}[gc] GC({gid}) Pause Full (G1 Compaction Pause) 63M->{60 - gid % 3}M(64M) 80.{gid % 9}ms\n")
+        elif gid % 997 == 600:
+            out.append(f"{stamp}[gc] GC({gid}) Pause Full (System.gc()) 40M->20M(64M) 50.5ms\n")
+        elif gid % 89 == 7:
+            out.append(f"{stamp}[gc] GC({gid}) To-space exhausted\n")
+            out.append(f"{stamp}[gc] GC({gid}) Pause Young (Mixed) (G1 Evacuation Pause) 60M->58M(64M) 9.{gid % 7}ms\n")
+        elif gid % 50 == 20:
+            out.append(f"{stamp}[gc] GC({gid}) Pause Young (Concurrent Start) (G1 Humongous Allocation) "
+                       f"30M->20M(64M) 2.{gid % 10}ms\n")
+            out.append(f"{stamp}[gc,marking] GC({gid}) Concurrent Mark ({t:.3f}s, {t:.3f}s) 4{gid % 10}.000ms\n")
+            out.append(f"{stamp}[gc] GC({gid}) Pause Remark 31M->31M(64M) 1.{gid % 3}ms\n")
+            out.append(f"{stamp}[gc] GC({gid}) Concurrent Cycle 69.{gid % 100:03d}ms\n")
+        else:
+            out.append(f"{stamp}[gc] GC({gid}) Pause Young (Normal) (G1 Evacuation Pause) "
+                       f"{24 + gid % 9}M->{4 + gid % 5}M(64M) {1 + gid % 4}.{gid % 1000:03d}ms\n")
+    return "".join(out)
+
+
+@needs_cc
+def test_folder_hands_over_only_what_the_findings_do_more_with(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the first block the folder counts plain young and other pauses itself (timelines,
+    the young tally, the sketch): the findings' facts are still the Python parser's, with runs
+    of full collections, requested ones and evacuation failures among them."""
+    log = tmp_path / "gc.log"
+    log.write_text(_long_g1(40_000))
+    assert log.stat().st_size > 2 * (4 << 20)  # three blocks
+    handed: list[str] = []
+    collection = LogFold.collection
+
+    def spy(self: LogFold, typ: str, kind: str, *args: Any, **kwargs: Any) -> None:
+        handed.append(kind)
+        collection(self, typ, kind, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(LogFold, "collection", spy)
+        summary = LogSummary(files=[log], format=detect.UNIFIED)
+        assert linefold.fold([log], summary, UnifiedParser())
+    assert 0 < len(handed) < summary.fold.e.events / 2  # most were only counted, in C
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+    e = summary.fold.e
+    assert (e.full_runs, e.longest_full_run) == (40, 3) and e.by_failure["to-space exhausted"].count > 400
+    assert e.young.count > 30_000 and len(summary.fold.pause_t) == e.events - summary.cycles.count  # cycles: none

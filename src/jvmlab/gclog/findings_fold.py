@@ -13,6 +13,7 @@ timelines the gc collector stores, and up to
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from jvmlab.gclog import events as ev
@@ -51,6 +52,17 @@ _EXAMPLE_OF_CAUSE = {**{c: "explicit-gc" for c in EXPLICIT}, "Heap Inspection In
                      "Heap Dump Initiated GC": "heap-dump-gc", **{c: "metaspace-gc" for c in METASPACE},
                      **{c: "humongous-allocation" for c in HUMONGOUS}, **{c: "gc-locker" for c in GC_LOCKER}}
 _STARTS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
+
+
+def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None) -> bool:
+    """True for a collection :meth:`LogFold.collection` only counts, puts on the timelines and
+    (a young pause) tallies, once its kind's example lines are found and no run of full
+    collections is open: no cause a rule watches, no failure, not a full or degenerated
+    collection. The compiled folder does that much itself and hands over the rest."""
+    cause = canonical_cause(raw_cause) if raw_cause else None
+    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS)):
+        return False
+    return typ == ev.CYCLE or kind not in (ev.FULL, ev.DEGENERATED)
 
 
 def canonical_cause(cause: str | None) -> str | None:
@@ -189,13 +201,14 @@ class LogFold:
 
     def collection(self, typ: str, kind: str, name: str, raw_cause: str | None, failure: str | None,
                    t: float | None, dur: float | None, before: float | None, after: float | None,
-                   committed: float | None, gid: int | None) -> None:
-        """One pause or concurrent cycle (the fields of a GcEvent)."""
+                   committed: float | None, gid: int | None, folded: bool = False) -> None:
+        """One pause or concurrent cycle (the fields of a GcEvent); ``folded``: from the compiled
+        folder, which put it on the timelines and tallied it if young (:meth:`folded`)."""
         f = self.e
         f.events += 1
         if f.events > MAX_EVENTS:
             return
-        if t is not None and self._timeline_room > 0:
+        if t is not None and self._timeline_room > 0 and not folded:
             if typ == ev.PAUSE and dur is not None:
                 self.pause_t.append(t)
                 self.pause_ms.append(dur)
@@ -223,7 +236,8 @@ class LogFold:
             if self._run.count:
                 self._end_run()
             if kind == ev.YOUNG:
-                f.young.add(t, dur)
+                if not folded:
+                    f.young.add(t, dur)
                 if self._young_examples:
                     self._young_examples = self._example("young", name, gid) and self._example("pause", name, gid)
                 return
@@ -253,6 +267,31 @@ class LogFold:
             if (before - after) / before < LOW_FREED_FRACTION:
                 f.low_freed.add(t, dur)
         self._run.add(t, dur)
+
+    # -- the compiled folder's share -----------------------------------------------------
+    def examples_found(self) -> int:
+        """Bit 0: young pauses want no more example lines; bit 1: other pauses neither (then
+        :func:`only_counted` collections need nothing else from :meth:`collection`)."""
+        have, misses = self.examples.get("pause"), self._misses.get("pause", 0)
+        pause_done = (have is not None and len(have) >= EXAMPLES) or misses >= EXAMPLE_MISSES
+        return int(not self._young_examples) | int(pause_done) << 1
+
+    @property
+    def timeline_room(self) -> int:
+        return self._timeline_room
+
+    def folded(self, events: int, pause_points: Sequence[float], heap_points: Sequence[float], timeline_room: int,
+               young: Tally) -> None:
+        """What the compiled folder did of :meth:`collection` for one block: the collections it
+        only counted, the timeline points (t, value pairs, in order) of all, the room left,
+        and the tally of every young pause so far."""
+        self.e.events += events
+        self.pause_t.extend(pause_points[0::2])
+        self.pause_ms.extend(pause_points[1::2])
+        self.heap_t.extend(heap_points[0::2])
+        self.heap_mb.extend(heap_points[1::2])
+        self._timeline_room = timeline_room
+        self.e.young = young
 
     def _end_run(self) -> None:
         run = self._run

@@ -84,6 +84,15 @@ typedef struct {
      * nothing else of them): set by the caller, then per call */
     double cpu_min_real; /* findings_scan.CPU_MIN_REAL_S: a pause's CPU times are read from this long */
     i64 cpu_short, workers_seen, workers_n, workers_m;
+    /* findings_fold.LogFold.collection's share (set by the caller: fast, tl_room, max_events and
+     * the output arrays; per call: their lengths): a record goes to Python only when the fold
+     * does more with it than count it, put it on the timelines and tally a young pause */
+    i64 fast; /* bit 0: young pauses' example lines are all found; bit 1: other pauses' too */
+    i64 last_full, ev_total, max_events, tl_room, fast_events, rec_cap;
+    i64 yt_count; /* every young pause (LogFold's e.young, in order) */
+    double yt_total, yt_worst, yt_first, yt_last;
+    double *pd, *tlp, *tlh; /* every pause's duration (the sketch); timeline points (t, value) */
+    i64 n_pd, n_tlp, n_tlh;
     i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
@@ -106,6 +115,7 @@ void jvmlab_fold_init(fold_t *s) {
     s->f_first = s->f_last = s->committed_max = s->used_max = s->after_max = s->young_max = s->old_max = NONE;
     s->lp_name = -1;
     s->lp_t = s->lp_dur = NONE;
+    s->yt_worst = s->yt_first = s->yt_last = NONE;
 }
 
 static int has(double v) { return !isnan(v); }
@@ -448,11 +458,53 @@ static void fold_at(fold_t *s, double t) {
         s->f_last = t;
 }
 
-/* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
+#define KIND_YOUNG 0 /* events.PAUSE_KINDS (checked on load) */
+#define KIND_FULL 2
+#define PLAIN_BIT 26 /* a pause name's info: findings_fold.only_counted */
+
+/* One pause (kind >= 0) or cycle (kind -1) for the findings' fold: its timeline points, the
+ * young tally and the sketch's durations here; the record for Python unless `plain` (the
+ * fold only counts it) and nothing else is pending (examples wanted, a run of full
+ * collections open, an evacuation failure). 0 to give up. */
 static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, double dur, double before,
-                  double after, double committed, i64 gid, int exhausted) {
-    if ((s->n_durs + 1) * REC > durs_cap)
-        return 0;
+                  double after, double committed, i64 gid, int exhausted, int kind, int plain) {
+    if ((s->n_durs + 1) * REC > durs_cap || s->n_pd >= s->rec_cap || s->n_tlp >= s->rec_cap ||
+        s->n_tlh >= s->rec_cap || ++s->ev_total > s->max_events)
+        return 0; /* beyond findings_fold.MAX_EVENTS: the Python parser's */
+    if (has(t) && s->tl_room > 0) { /* LogFold._timeline */
+        if (kind >= 0 && has(dur)) {
+            s->tlp[2 * s->n_tlp] = t;
+            s->tlp[2 * s->n_tlp++ + 1] = dur;
+            s->tl_room--;
+        }
+        if (has(after)) {
+            s->tlh[2 * s->n_tlh] = t;
+            s->tlh[2 * s->n_tlh++ + 1] = after;
+            s->tl_room--;
+        }
+    }
+    if (kind >= 0) {
+        s->pd[s->n_pd++] = dur;
+        if (kind == KIND_YOUNG) { /* Tally.add */
+            s->yt_count++;
+            s->yt_total += dur;
+            if (!has(s->yt_worst) || dur > s->yt_worst)
+                s->yt_worst = dur;
+            if (!has(s->yt_first) || t < s->yt_first)
+                s->yt_first = t;
+            if (!has(s->yt_last) || t > s->yt_last)
+                s->yt_last = t;
+        }
+        int quiet = plain && !exhausted && !s->last_full && (s->fast >> (kind == KIND_YOUNG ? 0 : 1) & 1);
+        s->last_full = kind == KIND_FULL;
+        if (quiet) {
+            s->fast_events++;
+            return 1;
+        }
+    } else if (plain) {
+        s->fast_events++;
+        return 1;
+    }
     double *r = durs + s->n_durs++ * REC;
     r[0] = code;
     r[1] = t;
@@ -541,14 +593,18 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
     /* figures.add and summary.add of a CYCLE event */
     fold_at(s, t);
     double code = -1.0;
+    int plain = 1;
     if (cause_end > cause) {
         i64 c = lookup(&s->causes, 1, cause, cause_end, classify);
-        if (c < 0 || (c = s->causes.val[c]) >= CAUSES)
+        if (c < 0)
+            return 0;
+        plain = (int)(s->causes.val[c] >> PLAIN_BIT & 1);
+        if ((c = s->causes.val[c] & 0xffff) >= CAUSES)
             return 0;
         bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
         code = -2.0 - (double)c;
     }
-    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid, 0))
+    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid, 0, -1, plain))
         return 0;
     if (has(before) || has(after)) {
         s->committed_max = pymax(s->committed_max, committed);
@@ -592,7 +648,7 @@ static int concurrent(fold_t *s, const char *deco, const char *deco_end, i64 gid
     started(s, t - ms / 1000.0);
     if (cycle) { /* G1's whole cycle (unified.py _concurrent): a CYCLE event named "Concurrent " + what */
         i64 cy = lookup(&s->cycles, 3, w, what_end, classify);
-        if (cy < 0 || !record(s, durs, durs_cap, G1_CYCLE - (double)cy, t, ms, NONE, NONE, NONE, gid, 0))
+        if (cy < 0 || !record(s, durs, durs_cap, G1_CYCLE - (double)cy, t, ms, NONE, NONE, NONE, gid, 0, -1, 1))
             return 0;
         fold_at(s, t);
         s->cycles.seen[cy] = 1;
@@ -823,7 +879,8 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
         s->collector = (info >> 19) & 0xf;
     if (s->collector < 1 || s->collector > 4)
         return 0; /* cycles made of phases (Shenandoah, CMS, unknown): the Python parser's */
-    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid, exh))
+    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid, exh, (int)(info & 7),
+                (int)(info >> PLAIN_BIT & 1)))
         return 0;
     fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya, exh);
     return 1;
@@ -968,7 +1025,8 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
     const char *p = in, *stop = in + n, *first_gc = NULL;
     i64 *plain_at = s->plain_at, *plain_end = s->plain_end, *gc0 = s->gc0;
     long n_plain = 0, n_gc0 = 0;
-    s->n_durs = 0;
+    s->n_durs = s->n_pd = s->n_tlp = s->n_tlh = s->fast_events = 0;
+    s->rec_cap = durs_cap / REC;
     s->side_len = 0;
     s->cpu_short = s->workers_seen = 0;
     s->chunk_no++;

@@ -33,8 +33,8 @@ from jvmlab.gclog import events as ev
 from jvmlab.gclog import linescan
 from jvmlab.gclog.events import GcEvent
 from jvmlab.gclog.figures import type_label
-from jvmlab.gclog.findings_fold import LogFold
-from jvmlab.gclog.findings_scan import CPU_MIN_REAL_S
+from jvmlab.gclog.findings_fold import MAX_EVENTS, LogFold, only_counted
+from jvmlab.gclog.findings_scan import CPU_MIN_REAL_S, Tally
 from jvmlab.gclog.reader import iter_chunks
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
@@ -89,12 +89,17 @@ class _State(ctypes.Structure):
         ("fail_count", _I * _CAUSES), ("fail_total", _D * _CAUSES), ("fail_max", _D * _CAUSES),
         ("cycles", _Table), ("n_exh", _I), ("exh_gid", _I * _GENS), ("lp_exh", _I), ("eden_side", _I),
         ("cpu_min_real", _D), *((n, _I) for n in ("cpu_short", "workers_seen", "workers_n", "workers_m")),
+        *((n, _I) for n in ("fast", "last_full", "ev_total", "max_events", "tl_room", "fast_events", "rec_cap",
+                            "yt_count")),
+        *((n, _D) for n in ("yt_total", "yt_worst", "yt_first", "yt_last")),
+        *((n, ctypes.POINTER(_D)) for n in ("pd", "tlp", "tlh")), *((n, _I) for n in ("n_pd", "n_tlp", "n_tlh")),
         ("n_durs", _I), ("side_len", _I), ("plain_at", _I * _LINES), ("plain_end", _I * _LINES), ("gc0", _I * _LINES),
     ]
 
 
 _CLASSIFY = ctypes.CFUNCTYPE(_I, _I, ctypes.c_void_p, _I)
 _PAUSE_NAME, _CAUSE, _PHASE, _CYCLE = 0, 1, 2, 3  # what the C side asks about
+_PLAIN_BIT = 26  # of a pause name's info or a cause's index: findings_fold.only_counted (linefold.c's PLAIN_BIT)
 
 
 class _Decline(Exception):
@@ -112,8 +117,8 @@ def _native() -> tuple[Any, Any] | None:
     except (OSError, AttributeError):
         return None
     size.restype = ctypes.c_long
-    if size() != ctypes.sizeof(_State):
-        return None
+    if size() != ctypes.sizeof(_State) or ev.PAUSE_KINDS.index(ev.YOUNG) != 0 or ev.PAUSE_KINDS.index(ev.FULL) != 2:
+        return None  # linefold.c's KIND_YOUNG, KIND_FULL
     init.restype = None
     init.argtypes = [ctypes.POINTER(_State)]
     fold.restype = ctypes.c_long
@@ -130,12 +135,14 @@ class _Folder:
     """One log's C state, the pause names and causes it has met, and the ``keep`` function
     that iter_chunks calls with each raw block."""
 
-    def __init__(self, init: Any, fold: Any, add_duration: Callable[[float], None], facts: LogFold) -> None:
+    def __init__(self, init: Any, fold: Any, add_durations: Callable[[Sequence[float]], None], facts: LogFold) -> None:
         self.state = _State()
         init(ctypes.byref(self.state))
         self.state.cpu_min_real = CPU_MIN_REAL_S  # shorter pauses' CPU-time lines are only counted
+        self.state.max_events = MAX_EVENTS
         self._fold = fold
-        self._add = add_duration
+        self._add = add_durations
+        self._points: list[Any] = []  # the pauses' durations, the pause and heap timeline points
         self._facts = facts
         self.words: list[tuple[str, str, str | None]] = []  # per name index: (what, kind, cause)
         self._events: list[tuple[str, str, str | None, str | None]] = []  # per name index: name, kind, cause, failure
@@ -163,7 +170,8 @@ class _Folder:
                 return -1
             what = ctypes.string_at(ptr, length).decode("ascii")
             if asked == _CAUSE:
-                return self._index(self.causes, what)
+                plain = only_counted(ev.CYCLE, "concurrent", what, None)
+                return self._index(self.causes, what) | int(plain) << _PLAIN_BIT
             if asked == _PHASE:
                 self.phases.append(what)
                 return len(self.phases) - 1
@@ -182,6 +190,7 @@ class _Folder:
             info |= _COLLECTOR_CODES.get(collector, 5) << 19
             info |= int("(Young)" in what or "(Old)" in what) << 23
             info |= int(caused) << 25
+            info |= int(only_counted(ev.PAUSE, kind, cause, failure)) << _PLAIN_BIT
             self.words.append((what, kind, cause))
             self._events.append(("Pause " + what, kind, cause, failure))
             return info
@@ -189,42 +198,50 @@ class _Folder:
             return -1
 
     def keep(self, block: bytes, length: int) -> bytes:
+        s, facts = self.state, self._facts
         if len(self._out) < length:
             self._out = ctypes.create_string_buffer(length)
             self._side = ctypes.create_string_buffer(length)
-            self._durs = (_D * (_REC * (length // _MIN_LINE_BYTES + 16)))()
+            records = length // _MIN_LINE_BYTES + 16
+            self._durs = (_D * (_REC * records))()
+            self._points = [(_D * records)(), (_D * (2 * records))(), (_D * (2 * records))()]
+            s.pd, s.tlp, s.tlh = (ctypes.cast(a, ctypes.POINTER(_D)) for a in self._points)
+        s.fast, s.tl_room = facts.examples_found(), facts.timeline_room
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
                              self._classify, self._side)
         if written < 0:
             raise _Decline
         # the findings read the lines the folder set aside for them (it gives up on a \r), and
         # look up their example lines in the raw block
-        s = self.state
-        self._facts.text(ctypes.string_at(self._side, s.side_len).decode("ascii"), (block, length), s.cpu_short,
-                         (s.workers_n, s.workers_m) if s.workers_seen else None)
-        self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * self.state.n_durs].tolist())
+        facts.text(ctypes.string_at(self._side, s.side_len).decode("ascii"), (block, length), s.cpu_short,
+                   (s.workers_n, s.workers_m) if s.workers_seen else None)
+        pd, tlp, tlh = (memoryview(a).cast("B").cast("d") for a in self._points)
+        self._add(pd[: s.n_pd].tolist())
+        young = Tally(s.yt_count, s.yt_total, _opt(s.yt_worst), _opt(s.yt_first), _opt(s.yt_last), s.yt_count > 0)
+        facts.folded(s.fast_events, tlp[: 2 * s.n_tlp].tolist(), tlh[: 2 * s.n_tlh].tolist(), s.tl_room, young)
+        self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * s.n_durs].tolist())
         return ctypes.string_at(self._out, written)
 
     def _records(self, recs: Sequence[float]) -> None:
-        """The pauses' durations into the sketch, every pause and cycle into the findings' fold."""
-        add, collection, names, causes = self._add, self._facts.collection, self._events, self.causes
+        """The pauses and cycles the findings' fold does more with than count into it."""
+        collection, names, causes = self._facts.collection, self._events, self.causes
         pause, cycle = ev.PAUSE, ev.CYCLE
         for i in range(0, len(recs), _REC):
             code, t, dur, before, after, committed, gid, exhausted = recs[i: i + _REC]
             # NaN (not given) becomes None: NaN != NaN
             if code >= 0:
                 name, kind, cause, failure = names[int(code)]
-                add(dur)
                 collection(pause, kind, name, cause, _EXHAUSTED if exhausted else failure, t, dur,
                            before if before == before else None, after if after == after else None,
-                           committed if committed == committed else None, int(gid))
+                           committed if committed == committed else None, int(gid), True)
             elif code <= _G1_CYCLE:
                 collection(cycle, "concurrent", self.cycles[int(_G1_CYCLE - code)], None, None, t, dur, None, None,
-                           None, int(gid))
+                           None, int(gid), True)
             else:
                 collection(cycle, "concurrent", "Garbage Collection", causes[int(-code) - 2] if code <= -2 else None,
                            None, t, dur if dur == dur else None, before if before == before else None,
-                           after if after == after else None, committed if committed == committed else None, int(gid))
+                           after if after == after else None, committed if committed == committed else None, int(gid),
+                           True)
 
     def finish(self, summary: LogSummary, parser: UnifiedParser) -> None:
         """Move the folded figures into ``summary`` and the clock and collector into ``parser``."""
@@ -294,7 +311,7 @@ def fold(paths: list[Path], summary: LogSummary, parser: UnifiedParser) -> bool:
     native = _native()
     if native is None:
         return False
-    folder = _Folder(*native, summary.pauses.add, summary.fold)
+    folder = _Folder(*native, summary.pauses.add_many, summary.fold)
     try:
         for item in parser.parse(c for p in paths for c in iter_chunks(p, keep=folder.keep)):
             if isinstance(item, GcEvent):
