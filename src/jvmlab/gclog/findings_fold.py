@@ -12,6 +12,7 @@ timelines the gc collector stores, and up to
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from jvmlab.gclog.findings_scan import (
 )
 
 MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any real log's count)
-MAX_TIMELINE_POINTS = 200_000  # pause and heap-after points kept for the stored timelines
+MAX_TIMELINE_POINTS = 200_000  # pause, heap and stall points kept for the stored timelines and the plots
 LIVE_POINTS = 4096  # live-set points kept; beyond, every other one is dropped (the stride doubles)
 _MAX_FULL_AFTER = 10_000
 HEADER_CHUNKS = 2  # start-up facts are read from a log's first chunks (4 MB each), and where a JVM restarts
@@ -137,6 +138,10 @@ class LogFold:
         self.pause_ms = array("d")
         self.heap_t = array("d")
         self.heap_mb = array("d")
+        self.heap_before_mb = array("d")  # beside heap_mb, NaN where not logged (the HTML page's plot)
+        self.held_t = array("d")  # allocation stalls and pacing (the HTML page's plot)
+        self.held_ms = array("d")
+        self.held_what: set[str] = set()
         self._rule = CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, True)
         self._text = ""
         self._prev = ""
@@ -198,6 +203,17 @@ class LogFold:
         elif typ == ev.STALL:
             self.e.stalls.add(e.t_s, e.duration_ms)
             self._example("allocation-stall", e.name, None)
+            self._held(e.t_s, e.duration_ms, f"{e.kind} stalls")
+        elif typ == ev.PACING:
+            self._held(e.t_s, e.duration_ms, "pacing")
+
+    def _held(self, t: float | None, ms: float | None, what: str) -> None:
+        """A thread held by the collector (a stall, pacing), for the HTML page's plot."""
+        if t is not None and ms and self._timeline_room > 0:
+            self.held_t.append(t)
+            self.held_ms.append(ms)
+            self.held_what.add(what)
+            self._timeline_room -= 1
 
     def collection(self, typ: str, kind: str, name: str, raw_cause: str | None, failure: str | None,
                    t: float | None, dur: float | None, before: float | None, after: float | None,
@@ -216,6 +232,7 @@ class LogFold:
             if after is not None:
                 self.heap_t.append(t)
                 self.heap_mb.append(after)
+                self.heap_before_mb.append(math.nan if before is None else before)
                 self._timeline_room -= 1
         cause = canonical_cause(raw_cause) if raw_cause else None
         if cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS):
@@ -283,13 +300,14 @@ class LogFold:
     def folded(self, events: int, pause_points: Sequence[float], heap_points: Sequence[float], timeline_room: int,
                young: Tally) -> None:
         """What the compiled folder did of :meth:`collection` for one block: the collections it
-        only counted, the timeline points (t, value pairs, in order) of all, the room left,
-        and the tally of every young pause so far."""
+        only counted, the timeline points of all in order (pauses: t, ms; heap: t, before
+        (NaN if not logged), after), the room left, and the tally of every young pause so far."""
         self.e.events += events
         self.pause_t.extend(pause_points[0::2])
         self.pause_ms.extend(pause_points[1::2])
-        self.heap_t.extend(heap_points[0::2])
-        self.heap_mb.extend(heap_points[1::2])
+        self.heap_t.extend(heap_points[0::3])
+        self.heap_before_mb.extend(heap_points[1::3])
+        self.heap_mb.extend(heap_points[2::3])
         self._timeline_room = timeline_room
         self.e.young = young
 

@@ -91,7 +91,7 @@ typedef struct {
     i64 last_full, ev_total, max_events, tl_room, fast_events, rec_cap;
     i64 yt_count; /* every young pause (LogFold's e.young, in order) */
     double yt_total, yt_worst, yt_first, yt_last;
-    double *pd, *tlp, *tlh; /* every pause's duration (the sketch); timeline points (t, value) */
+    double *pd, *tlp, *tlh; /* every pause's duration (the sketch); timeline points (t, ms), (t, before, after) */
     i64 n_pd, n_tlp, n_tlh;
     i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
@@ -478,8 +478,9 @@ static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, 
             s->tl_room--;
         }
         if (has(after)) {
-            s->tlh[2 * s->n_tlh] = t;
-            s->tlh[2 * s->n_tlh++ + 1] = after;
+            s->tlh[3 * s->n_tlh] = t;
+            s->tlh[3 * s->n_tlh + 1] = before;
+            s->tlh[3 * s->n_tlh++ + 2] = after;
             s->tl_room--;
         }
     }

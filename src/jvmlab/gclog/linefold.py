@@ -204,7 +204,7 @@ class _Folder:
             self._side = ctypes.create_string_buffer(length)
             records = length // _MIN_LINE_BYTES + 16
             self._durs = (_D * (_REC * records))()
-            self._points = [(_D * records)(), (_D * (2 * records))(), (_D * (2 * records))()]
+            self._points = [(_D * records)(), (_D * (2 * records))(), (_D * (3 * records))()]
             s.pd, s.tlp, s.tlh = (ctypes.cast(a, ctypes.POINTER(_D)) for a in self._points)
         s.fast, s.tl_room = facts.examples_found(), facts.timeline_room
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
@@ -218,7 +218,7 @@ class _Folder:
         pd, tlp, tlh = (memoryview(a).cast("B").cast("d") for a in self._points)
         self._add(pd[: s.n_pd].tolist())
         young = Tally(s.yt_count, s.yt_total, _opt(s.yt_worst), _opt(s.yt_first), _opt(s.yt_last), s.yt_count > 0)
-        facts.folded(s.fast_events, tlp[: 2 * s.n_tlp].tolist(), tlh[: 2 * s.n_tlh].tolist(), s.tl_room, young)
+        facts.folded(s.fast_events, tlp[: 2 * s.n_tlp].tolist(), tlh[: 3 * s.n_tlh].tolist(), s.tl_room, young)
         self._records(memoryview(self._durs).cast("B").cast("d")[: _REC * s.n_durs].tolist())
         return ctypes.string_at(self._out, written)
 
