@@ -79,10 +79,11 @@ def test_gc_html_has_heap_over_time_kind_table_and_stalls(tmp_path: Path) -> Non
 
 
 def test_gc_html_plots_come_from_the_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`gc analyze --html` opens each log no more often than without it (the plots' series are
-    kept by the summary's pass), and the series hold every time-stamped pause of a small log."""
-    from jvmlab.cli.gc_sides import analyze_views
+    """The page's views open each log no more often than the summary alone does (the plots'
+    series are kept by the summary's pass), and the series hold every time-stamped pause of a
+    small log."""
     from jvmlab.gclog import reader
+    from jvmlab.gclog.points import view_of
 
     opened: list[str] = []
     real = reader._open_binary
@@ -93,9 +94,9 @@ def test_gc_html_plots_come_from_the_one_pass(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(reader, "_open_binary", counting)
     counts = []
-    for with_series in (False, True):
+    for with_points in (False, True):
         opened.clear()
-        views = analyze_views([str(SHENANDOAH), str(ZGC)], None, with_series=with_series)
+        views = [view_of(s, with_points=with_points) for s in analyze_paths([SHENANDOAH, ZGC])]
         counts.append(sorted(opened))
     assert counts[0] == counts[1] and counts[0]
     for view in views:
