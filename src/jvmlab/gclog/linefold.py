@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import mmap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,12 @@ def _native() -> tuple[Any, Any] | None:
     return init, fold
 
 
+def _untouched(kind: Any, n: int) -> Any:
+    """A ctypes array of ``n`` ``kind`` in fresh anonymous memory: sized for the worst case
+    (a line every 20 bytes), it costs resident memory only where the folder writes."""
+    return (kind * n).from_buffer(mmap.mmap(-1, max(1, n * ctypes.sizeof(kind))))
+
+
 def _opt(value: float) -> float | None:
     return None if math.isnan(value) else value
 
@@ -201,11 +208,10 @@ class _Folder:
     def keep(self, block: bytes, length: int) -> bytes:
         s, facts = self.state, self._facts
         if len(self._out) < length:
-            self._out = ctypes.create_string_buffer(length)
-            self._side = ctypes.create_string_buffer(length)
             records = length // _MIN_LINE_BYTES + 16
-            self._durs = (_D * (_REC * records))()
-            self._points = [(_D * records)(), (_D * (2 * records))(), (_D * (3 * records))()]
+            self._out, self._side = _untouched(ctypes.c_char, length), _untouched(ctypes.c_char, length)
+            self._durs = _untouched(_D, _REC * records)
+            self._points = [_untouched(_D, records), _untouched(_D, 2 * records), _untouched(_D, 3 * records)]
             s.pd, s.tlp, s.tlh = (ctypes.cast(a, ctypes.POINTER(_D)) for a in self._points)
         s.fast, s.tl_room = facts.examples_found(), facts.timeline_room
         written = self._fold(ctypes.byref(self.state), block, length, self._out, self._durs, len(self._durs),
