@@ -11,8 +11,11 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
+import pytest
 from rich.console import Console
 
 from jvmlab.gclog import analyze_paths
@@ -73,3 +76,30 @@ def test_gc_html_has_heap_over_time_kind_table_and_stalls(tmp_path: Path) -> Non
     assert "Pauses by kind, allocation stalls and pacing" in page
     assert "<td>degenerated</td>" in page and "<td>allocation stalls</td>" in page
     assert "<td>pacing (periods)</td>" in page
+
+
+def test_gc_html_plots_come_from_the_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's views open each log no more often than the summary alone does (the plots'
+    series are kept by the summary's pass), and the series hold every time-stamped pause of a
+    small log."""
+    from jvmlab.gclog import reader
+    from jvmlab.gclog.points import view_of
+
+    opened: list[str] = []
+    real = reader._open_binary
+
+    def counting(path: Path) -> Iterator[BinaryIO]:
+        opened.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(reader, "_open_binary", counting)
+    counts = []
+    for with_points in (False, True):
+        opened.clear()
+        views = [view_of(s, with_points=with_points) for s in analyze_paths([SHENANDOAH, ZGC])]
+        counts.append(sorted(opened))
+    assert counts[0] == counts[1] and counts[0]
+    for view in views:
+        assert view.points is not None and not view.points.capped
+        assert len(view.points.pause_ms) == view.doc["pauses"]["count"] > 0
+    assert any(v.points and v.points.held_t_s for v in views)  # stalls or pacing

@@ -12,7 +12,9 @@ timelines the gc collector stores, and up to
 
 from __future__ import annotations
 
+import math
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from jvmlab.gclog import events as ev
@@ -25,11 +27,12 @@ from jvmlab.gclog.findings_scan import (
     CpuRule,
     LineFacts,
     Tally,
+    note_workers,
     scan_text,
 )
 
 MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any real log's count)
-MAX_TIMELINE_POINTS = 200_000  # pause and heap-after points kept for the stored timelines
+MAX_TIMELINE_POINTS = 200_000  # pause, heap and stall points kept for the stored timelines and the plots
 LIVE_POINTS = 4096  # live-set points kept; beyond, every other one is dropped (the stride doubles)
 _MAX_FULL_AFTER = 10_000
 HEADER_CHUNKS = 2  # start-up facts are read from a log's first chunks (4 MB each), and where a JVM restarts
@@ -50,6 +53,17 @@ _EXAMPLE_OF_CAUSE = {**{c: "explicit-gc" for c in EXPLICIT}, "Heap Inspection In
                      "Heap Dump Initiated GC": "heap-dump-gc", **{c: "metaspace-gc" for c in METASPACE},
                      **{c: "humongous-allocation" for c in HUMONGOUS}, **{c: "gc-locker" for c in GC_LOCKER}}
 _STARTS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
+
+
+def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None) -> bool:
+    """True for a collection :meth:`LogFold.collection` only counts, puts on the timelines and
+    (a young pause) tallies, once its kind's example lines are found and no run of full
+    collections is open: no cause a rule watches, no failure, not a full or degenerated
+    collection. The compiled folder does that much itself and hands over the rest."""
+    cause = canonical_cause(raw_cause) if raw_cause else None
+    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS)):
+        return False
+    return typ == ev.CYCLE or kind not in (ev.FULL, ev.DEGENERATED)
 
 
 def canonical_cause(cause: str | None) -> str | None:
@@ -124,6 +138,10 @@ class LogFold:
         self.pause_ms = array("d")
         self.heap_t = array("d")
         self.heap_mb = array("d")
+        self.heap_before_mb = array("d")  # beside heap_mb, NaN where not logged (the HTML page's plot)
+        self.held_t = array("d")  # allocation stalls and pacing (the HTML page's plot)
+        self.held_ms = array("d")
+        self.held_what: set[str] = set()
         self._rule = CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, True)
         self._text = ""
         self._prev = ""
@@ -137,14 +155,20 @@ class LogFold:
         self._timeline_room = MAX_TIMELINE_POINTS
 
     # -- text ----------------------------------------------------------------------------
-    def text(self, chunk: str, raw: tuple[bytes, int] | None = None) -> None:
+    def text(self, chunk: str, raw: tuple[bytes, int] | None = None, cpu_pauses: int = 0,
+             workers: tuple[int, int] | None = None) -> None:
         """A chunk of the log's text as read (the events that follow came from it); ``raw``: the
         compiled folder's block (its first ``length`` bytes), where example lines are looked up
-        when ``chunk`` holds only the lines the folder set aside."""
+        when ``chunk`` holds only the lines the folder set aside; ``cpu_pauses`` and ``workers``:
+        what the folder counted of the lines it did not set aside (CPU times of pauses too
+        short to judge, the largest "Using N workers of M")."""
         self._raw = raw
         self._prev, self._text = self._text, chunk
         self._chunks += 1
         scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
+        self.lines.cpu.pauses += cpu_pauses
+        if workers is not None:
+            note_workers(self.lines, *workers)
         if self.collector_hint is None and "Eden regions: " in chunk:  # G1's region lines (-Xlog:gc+heap)
             self.collector_hint = "G1"
 
@@ -179,16 +203,28 @@ class LogFold:
         elif typ == ev.STALL:
             self.e.stalls.add(e.t_s, e.duration_ms)
             self._example("allocation-stall", e.name, None)
+            self._held(e.t_s, e.duration_ms, f"{e.kind} stalls")
+        elif typ == ev.PACING:
+            self._held(e.t_s, e.duration_ms, "pacing")
+
+    def _held(self, t: float | None, ms: float | None, what: str) -> None:
+        """A thread held by the collector (a stall, pacing), for the HTML page's plot."""
+        if t is not None and ms and self._timeline_room > 0:
+            self.held_t.append(t)
+            self.held_ms.append(ms)
+            self.held_what.add(what)
+            self._timeline_room -= 1
 
     def collection(self, typ: str, kind: str, name: str, raw_cause: str | None, failure: str | None,
                    t: float | None, dur: float | None, before: float | None, after: float | None,
-                   committed: float | None, gid: int | None) -> None:
-        """One pause or concurrent cycle (the fields of a GcEvent)."""
+                   committed: float | None, gid: int | None, folded: bool = False) -> None:
+        """One pause or concurrent cycle (the fields of a GcEvent); ``folded``: from the compiled
+        folder, which put it on the timelines and tallied it if young (:meth:`folded`)."""
         f = self.e
         f.events += 1
         if f.events > MAX_EVENTS:
             return
-        if t is not None and self._timeline_room > 0:
+        if t is not None and self._timeline_room > 0 and not folded:
             if typ == ev.PAUSE and dur is not None:
                 self.pause_t.append(t)
                 self.pause_ms.append(dur)
@@ -196,6 +232,7 @@ class LogFold:
             if after is not None:
                 self.heap_t.append(t)
                 self.heap_mb.append(after)
+                self.heap_before_mb.append(math.nan if before is None else before)
                 self._timeline_room -= 1
         cause = canonical_cause(raw_cause) if raw_cause else None
         if cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS):
@@ -216,7 +253,8 @@ class LogFold:
             if self._run.count:
                 self._end_run()
             if kind == ev.YOUNG:
-                f.young.add(t, dur)
+                if not folded:
+                    f.young.add(t, dur)
                 if self._young_examples:
                     self._young_examples = self._example("young", name, gid) and self._example("pause", name, gid)
                 return
@@ -246,6 +284,32 @@ class LogFold:
             if (before - after) / before < LOW_FREED_FRACTION:
                 f.low_freed.add(t, dur)
         self._run.add(t, dur)
+
+    # -- the compiled folder's share -----------------------------------------------------
+    def examples_found(self) -> int:
+        """Bit 0: young pauses want no more example lines; bit 1: other pauses neither (then
+        :func:`only_counted` collections need nothing else from :meth:`collection`)."""
+        have, misses = self.examples.get("pause"), self._misses.get("pause", 0)
+        pause_done = (have is not None and len(have) >= EXAMPLES) or misses >= EXAMPLE_MISSES
+        return int(not self._young_examples) | int(pause_done) << 1
+
+    @property
+    def timeline_room(self) -> int:
+        return self._timeline_room
+
+    def folded(self, events: int, pause_points: Sequence[float], heap_points: Sequence[float], timeline_room: int,
+               young: Tally) -> None:
+        """What the compiled folder did of :meth:`collection` for one block: the collections it
+        only counted, the timeline points of all in order (pauses: t, ms; heap: t, before
+        (NaN if not logged), after), the room left, and the tally of every young pause so far."""
+        self.e.events += events
+        self.pause_t.extend(pause_points[0::2])
+        self.pause_ms.extend(pause_points[1::2])
+        self.heap_t.extend(heap_points[0::3])
+        self.heap_before_mb.extend(heap_points[1::3])
+        self.heap_mb.extend(heap_points[2::3])
+        self._timeline_room = timeline_room
+        self.e.young = young
 
     def _end_run(self) -> None:
         run = self._run

@@ -164,6 +164,12 @@ def _uptime(line: str) -> float | None:
     return decimal(m.group(1)) if m else None
 
 
+def note_workers(facts: LineFacts, used: int, of: int) -> None:
+    """The largest "Using <used> workers of <of>" seen so far (also from the compiled folder)."""
+    facts.workers = max(facts.workers or 0, used)
+    facts.workers_max = max(facts.workers_max or 0, of)
+
+
 def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
     """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here);
     ``header``: the chunk may hold start-up lines (the first chunks of a file)."""
@@ -174,8 +180,7 @@ def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) 
     if "workers of" in chunk:
         pairs = _WORKERS.findall(chunk)  # (used, of) per collection phase: keep the largest
         if pairs:
-            facts.workers = max(facts.workers or 0, max(int(n) for n, _ in pairs))
-            facts.workers_max = max(facts.workers_max or 0, max(int(m) for _, m in pairs))
+            note_workers(facts, max(int(n) for n, _ in pairs), max(int(m) for _, m in pairs))
     if "GC time" in chunk or "overhead limit" in chunk:
         for m in _TIME_LIMIT.finditer(chunk):
             line = line_of(chunk, m.start())

@@ -1,5 +1,5 @@
-/* jvmlab GC log event folder (unified logging: Parallel, Serial, single-generation ZGC),
- * built on first use.
+/* jvmlab GC log event folder (unified logging: G1, Parallel, Serial, single-generation
+ * ZGC), built on first use.
  *
  * Reads each block of a unified log and folds its pause, young-generation, ZGC cycle,
  * concurrent phase and heap-table lines straight
@@ -25,11 +25,13 @@
 #define GC0S 4096
 #define WINDOW (256L << 10) /* unified_scan._HEADER_WINDOW */
 #define NONE NAN
-#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a cycle), t, dur, before, after, committed, gid, 0 */
+#define REC 8 /* code (pause name index, or -2 - cause index / -1 for a ZGC cycle, -1000 - name index for
+                  a G1 cycle), t, dur, before, after, committed, gid, 1 if to-space exhausted else 0 */
+#define G1_CYCLE (-1000.0)
 
 typedef long long i64;
 /* what: 0 a pause name (returns its packed kind, cause, failure, collector), 1 a cause, 2 a
- * concurrent phase name (return their index); negative: give up */
+ * concurrent phase name, 3 a G1 cycle name (return their index); negative: give up */
 typedef i64 (*classify_fn)(i64 what, const char *text, i64 len);
 
 typedef struct { /* strings met, and what the callback said of each */
@@ -43,7 +45,7 @@ typedef struct {
     i64 runs, bases_jvm, bases_first, expect_restart, uptime;
     /* decorators.Timer: -1 not learnt yet, 0 the first block is the uptime in seconds */
     i64 timer_idx;
-    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial, 3 ZGC; py_collector: the
+    /* unified.UnifiedParser: collector 0 none, 1 Parallel, 2 Serial, 3 ZGC, 4 G1; py_collector: the
      * parser reading the copied header lines has one (it reads no events) */
     i64 collector, py_collector, generational, max_gid;
     i64 n_gen, gen_gid[GENS];
@@ -75,6 +77,22 @@ typedef struct {
     double cause_total[CAUSES], cause_max[CAUSES];
     i64 fail_count[CAUSES];
     double fail_total[CAUSES], fail_max[CAUSES];
+    table_t cycles; /* G1's "Concurrent Cycle" names (CYCLE events) */
+    i64 n_exh, exh_gid[GENS]; /* unified.UnifiedParser._exhausted: "To-space exhausted" by gc id */
+    i64 lp_exh, eden_side; /* the last pause had to-space exhausted; an "Eden regions: " line was set aside */
+    /* CPU-time and worker-count lines counted here instead of set aside (findings_scan reads
+     * nothing else of them): set by the caller, then per call */
+    double cpu_min_real; /* findings_scan.CPU_MIN_REAL_S: a pause's CPU times are read from this long */
+    i64 cpu_short, workers_seen, workers_n, workers_m;
+    /* findings_fold.LogFold.collection's share (set by the caller: fast, tl_room, max_events and
+     * the output arrays; per call: their lengths): a record goes to Python only when the fold
+     * does more with it than count it, put it on the timelines and tally a young pause */
+    i64 fast; /* bit 0: young pauses' example lines are all found; bit 1: other pauses' too */
+    i64 last_full, ev_total, max_events, tl_room, fast_events, rec_cap;
+    i64 yt_count; /* every young pause (LogFold's e.young, in order) */
+    double yt_total, yt_worst, yt_first, yt_last;
+    double *pd, *tlp, *tlh; /* every pause's duration (the sketch); timeline points (t, ms), (t, before, after) */
+    i64 n_pd, n_tlp, n_tlh;
     i64 n_durs; /* event records (REC doubles each) written by the last call */
     i64 side_len; /* bytes of `side` written by the last call: the lines the findings read */
     i64 plain_at[LINES], plain_end[LINES], gc0[GC0S]; /* scratch of one call */
@@ -97,9 +115,27 @@ void jvmlab_fold_init(fold_t *s) {
     s->f_first = s->f_last = s->committed_max = s->used_max = s->after_max = s->young_max = s->old_max = NONE;
     s->lp_name = -1;
     s->lp_t = s->lp_dur = NONE;
+    s->yt_worst = s->yt_first = s->yt_last = NONE;
 }
 
 static int has(double v) { return !isnan(v); }
+
+/* [p, end)'s first `lit` (n bytes), or NULL: memmem's setup costs more than a whole short line
+ * (it was half of this file's time), so memchr hops between candidate first bytes. */
+static const char *find(const char *p, const char *end, const char *lit, size_t n) {
+    if (end - p < (long)n)
+        return NULL;
+    const char *last = end - n;
+    while (p <= last) {
+        p = memchr(p, lit[0], (size_t)(last - p) + 1);
+        if (p == NULL)
+            return NULL;
+        if (memcmp(p, lit, n) == 0)
+            return p;
+        p++;
+    }
+    return NULL;
+}
 
 /* A number as unified.py's _NUM reads it, decimal point only: \d+(\.\d+)? ; 0 if not one. */
 static int number(const char *p, const char *end, double *out) {
@@ -222,8 +258,10 @@ static void bump(i64 *count, double *total, double *mx, double ms) {
 }
 
 static void fold_pause(fold_t *s, i64 name, i64 gid, i64 info, double t, double dur, double before, double after,
-                       double committed, double yb, double ya) {
+                       double committed, double yb, double ya, int exhausted) {
     int kind = (int)(info & 7), cause = (int)((info >> 3) & 0xff) - 1, failure = (int)((info >> 11) & 0xff) - 1;
+    if (exhausted)
+        failure = 0; /* linefold.py registers "to-space exhausted" first */
     /* figures */
     if (!has(s->f_first) || t < s->f_first)
         s->f_first = t;
@@ -238,6 +276,7 @@ static void fold_pause(fold_t *s, i64 name, i64 gid, i64 info, double t, double 
     s->lp_committed = committed;
     s->lp_yb = yb;
     s->lp_ya = ya;
+    s->lp_exh = exhausted;
     if (cause >= 0 && (info >> 25 & 1))
         bump(&s->cause_count[cause], &s->cause_total[cause], &s->cause_max[cause], dur);
     if (failure >= 0)
@@ -419,11 +458,54 @@ static void fold_at(fold_t *s, double t) {
         s->f_last = t;
 }
 
-/* "Garbage Collection (<cause>)[ bM(p%)->aM(p%)][ <dur>s]" (unified.py _zgc) */
+#define KIND_YOUNG 0 /* events.PAUSE_KINDS (checked on load) */
+#define KIND_FULL 2
+#define PLAIN_BIT 26 /* a pause name's info: findings_fold.only_counted */
+
+/* One pause (kind >= 0) or cycle (kind -1) for the findings' fold: its timeline points, the
+ * young tally and the sketch's durations here; the record for Python unless `plain` (the
+ * fold only counts it) and nothing else is pending (examples wanted, a run of full
+ * collections open, an evacuation failure). 0 to give up. */
 static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, double dur, double before,
-                  double after, double committed, i64 gid) {
-    if ((s->n_durs + 1) * REC > durs_cap)
-        return 0;
+                  double after, double committed, i64 gid, int exhausted, int kind, int plain) {
+    if ((s->n_durs + 1) * REC > durs_cap || s->n_pd >= s->rec_cap || s->n_tlp >= s->rec_cap ||
+        s->n_tlh >= s->rec_cap || ++s->ev_total > s->max_events)
+        return 0; /* beyond findings_fold.MAX_EVENTS: the Python parser's */
+    if (has(t) && s->tl_room > 0) { /* LogFold._timeline */
+        if (kind >= 0 && has(dur)) {
+            s->tlp[2 * s->n_tlp] = t;
+            s->tlp[2 * s->n_tlp++ + 1] = dur;
+            s->tl_room--;
+        }
+        if (has(after)) {
+            s->tlh[3 * s->n_tlh] = t;
+            s->tlh[3 * s->n_tlh + 1] = before;
+            s->tlh[3 * s->n_tlh++ + 2] = after;
+            s->tl_room--;
+        }
+    }
+    if (kind >= 0) {
+        s->pd[s->n_pd++] = dur;
+        if (kind == KIND_YOUNG) { /* Tally.add */
+            s->yt_count++;
+            s->yt_total += dur;
+            if (!has(s->yt_worst) || dur > s->yt_worst)
+                s->yt_worst = dur;
+            if (!has(s->yt_first) || t < s->yt_first)
+                s->yt_first = t;
+            if (!has(s->yt_last) || t > s->yt_last)
+                s->yt_last = t;
+        }
+        int quiet = plain && !exhausted && !s->last_full && (s->fast >> (kind == KIND_YOUNG ? 0 : 1) & 1);
+        s->last_full = kind == KIND_FULL;
+        if (quiet) {
+            s->fast_events++;
+            return 1;
+        }
+    } else if (plain) {
+        s->fast_events++;
+        return 1;
+    }
     double *r = durs + s->n_durs++ * REC;
     r[0] = code;
     r[1] = t;
@@ -432,7 +514,7 @@ static int record(fold_t *s, double *durs, i64 durs_cap, double code, double t, 
     r[4] = after;
     r[5] = committed;
     r[6] = (double)gid;
-    r[7] = 0.0;
+    r[7] = exhausted ? 1.0 : 0.0;
     return 1;
 }
 
@@ -512,14 +594,18 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
     /* figures.add and summary.add of a CYCLE event */
     fold_at(s, t);
     double code = -1.0;
+    int plain = 1;
     if (cause_end > cause) {
         i64 c = lookup(&s->causes, 1, cause, cause_end, classify);
-        if (c < 0 || (c = s->causes.val[c]) >= CAUSES)
+        if (c < 0)
+            return 0;
+        plain = (int)(s->causes.val[c] >> PLAIN_BIT & 1);
+        if ((c = s->causes.val[c] & 0xffff) >= CAUSES)
             return 0;
         bump(&s->cause_count[c], &s->cause_total[c], &s->cause_max[c], nz(dur));
         code = -2.0 - (double)c;
     }
-    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid))
+    if (!record(s, durs, durs_cap, code, t, dur, before, after, committed, gid, 0, -1, plain))
         return 0;
     if (has(before) || has(after)) {
         s->committed_max = pymax(s->committed_max, committed);
@@ -541,11 +627,11 @@ static int zgc_collection(fold_t *s, const char *deco, const char *deco_end, i64
 }
 
 /* "Concurrent <what> <dur>ms" of ZGC (unified.py _concurrent; no heap figures) */
-static int concurrent(fold_t *s, const char *deco, const char *deco_end, const char *w, const char *e,
-                      classify_fn classify) {
+static int concurrent(fold_t *s, const char *deco, const char *deco_end, i64 gid, const char *w, const char *e,
+                      classify_fn classify, double *durs, i64 durs_cap) {
     double ms, t;
     const char *what = w + 11;
-    if (e[-1] != 's' || e[-2] != 'm' || s->collector != 3)
+    if (e[-1] != 's' || e[-2] != 'm' || (s->collector != 3 && s->collector != 4))
         return 0;
     const char *num = duration_back(what, e, 1, &ms);
     if (num == NULL || memmem(what, (size_t)(num - what), "->", 2) != NULL)
@@ -553,13 +639,24 @@ static int concurrent(fold_t *s, const char *deco, const char *deco_end, const c
     const char *what_end = num - 1;
     if (memchr(what, ':', (size_t)(what_end - what)))
         return 1; /* figures, not a phase */
-    if ((what_end - what >= 5 && memcmp(what, "Cycle", 5) == 0) || (what_end - what >= 10 &&
-        memcmp(what, "Mark Cycle", 10) == 0) || (what_end - what >= 10 && memcmp(what, "Undo Cycle", 10) == 0))
+    int cycle = (what_end - what >= 5 && memcmp(what, "Cycle", 5) == 0) || (what_end - what >= 10 &&
+        memcmp(what, "Mark Cycle", 10) == 0) || (what_end - what >= 10 && memcmp(what, "Undo Cycle", 10) == 0);
+    if (cycle && s->collector != 4)
         return 0;
     const char *cut = memmem(what, (size_t)(what_end - what), " (", 2);
     if (!timer(s, deco, deco_end, &t))
         return 0;
     started(s, t - ms / 1000.0);
+    if (cycle) { /* G1's whole cycle (unified.py _concurrent): a CYCLE event named "Concurrent " + what */
+        i64 cy = lookup(&s->cycles, 3, w, what_end, classify);
+        if (cy < 0 || !record(s, durs, durs_cap, G1_CYCLE - (double)cy, t, ms, NONE, NONE, NONE, gid, 0, -1, 1))
+            return 0;
+        fold_at(s, t);
+        s->cycles.seen[cy] = 1;
+        s->cycles_count++;
+        s->cycles_total += ms;
+        return 1;
+    }
     i64 ph = lookup(&s->phases, 2, w, cut ? cut : what_end, classify); /* "Concurrent " + bare_phase */
     if (ph < 0)
         return 0;
@@ -627,9 +724,10 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     int gen = STARTS("PSYoungGen: ") || STARTS("DefNew: ");
     int conc = STARTS("Concurrent "), zcoll = STARTS("Garbage Collection ");
     int heap = STARTS("Min Capacity: ") || STARTS("Max Capacity: ") || STARTS("Soft Max Capacity: ");
-    if (!pause && !gen && !conc && !zcoll && !heap) {
+    int exhausted = STARTS("To-space exhausted");
+    if (!pause && !gen && !conc && !zcoll && !heap && !exhausted) {
         if (STARTS("y: ") || STARTS("Y: ") || STARTS("O: ") || STARTS("Minor Collection ") ||
-            STARTS("Major Collection ") || STARTS("ParNew: ") || STARTS("To-space exhausted"))
+            STARTS("Major Collection ") || STARTS("ParNew: "))
             return 0;
         const char *v = w;
         while (v < end && *v == ' ')
@@ -659,8 +757,20 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     } else if (gid > s->max_gid) {
         s->max_gid = gid;
     }
+    if (exhausted) { /* G1 JDK 9-17, before its pause line: a dict of gc ids, the oldest dropped */
+        int i;
+        for (i = 0; i < s->n_exh && s->exh_gid[i] != gid; i++)
+            ;
+        if (i == s->n_exh)
+            s->exh_gid[s->n_exh++] = gid;
+        if (s->n_exh > GENS - 1) {
+            memmove(s->exh_gid, s->exh_gid + 1, sizeof(i64) * (GENS - 1));
+            s->n_exh--;
+        }
+        return 1;
+    }
     if (conc)
-        return concurrent(s, deco, deco_end, w, e, classify);
+        return concurrent(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (zcoll)
         return zgc_collection(s, deco, deco_end, gid, w, e, classify, durs, durs_cap);
     if (heap)
@@ -743,6 +853,15 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     if (info >> 23 & 1)
         s->generational = 1;
     double yb = NONE, ya = NONE, t;
+    int exh = 0;
+    for (int i = 0; i < s->n_exh; i++) {
+        if (s->exh_gid[i] == gid) {
+            memmove(s->exh_gid + i, s->exh_gid + i + 1, sizeof(i64) * (size_t)(s->n_exh - i - 1));
+            s->n_exh--;
+            exh = 1;
+            break;
+        }
+    }
     for (int i = 0; i < s->n_gen; i++) {
         if (s->gen_gid[i] == gid) {
             yb = s->gen_b[i];
@@ -759,11 +878,12 @@ static int event_line(fold_t *s, const char *in, const char *deco, const char *d
     started(s, t - dur / 1000.0);
     if (s->collector == 0)
         s->collector = (info >> 19) & 0xf;
-    if (s->collector < 1 || s->collector > 3)
-        return 0; /* cycles made of phases, or G1/...: the Python parser's */
-    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid))
+    if (s->collector < 1 || s->collector > 4)
+        return 0; /* cycles made of phases (Shenandoah, CMS, unknown): the Python parser's */
+    if (!record(s, durs, durs_cap, (double)name, t, dur, before, after, committed, gid, exh, (int)(info & 7),
+                (int)(info >> PLAIN_BIT & 1)))
         return 0;
-    fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya);
+    fold_pause(s, name, gid, info, t, dur, before, after, committed, yb, ya, exh);
     return 1;
 #undef STARTS
 }
@@ -809,9 +929,9 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
             if (s->collector != 0 && s->py_collector == 0)
                 return 0; /* the reader of header lines would take it, the Python parser not */
             if (s->collector == 0) {
-                if (!before_gc || (i != 1 && i != 2))
+                if (!before_gc || i > 2)
                     return 0; /* not where headers are looked for, or not this folder's collector */
-                s->collector = s->py_collector = i;
+                s->collector = s->py_collector = i == 0 ? 4 : i;
             }
             return 1;
         }
@@ -821,14 +941,84 @@ static int plain_line(fold_t *s, const char *p, const char *end, int before_gc) 
 
 long jvmlab_fold_size(void) { return (long)sizeof(fold_t); }
 
+/* `digits` at *p (at most 9), moved past; -1 if none */
+static i64 digits(const char **p, const char *end) {
+    const char *q = *p;
+    i64 v = 0;
+    while (q < end && *q >= '0' && *q <= '9' && q - *p < 10)
+        v = v * 10 + (*q++ - '0');
+    if (q == *p || q - *p > 9)
+        return -1;
+    *p = q;
+    return v;
+}
+
+/* "<num><lit>" at *p (a number as number() reads it), moved past; 0 if not */
+static int num_then(const char **p, const char *end, const char *lit, double *out) {
+    const char *q = *p;
+    size_t n = strlen(lit);
+    while (q < end && ((*q >= '0' && *q <= '9') || *q == '.'))
+        q++;
+    if ((size_t)(end - q) < n || memcmp(q, lit, n) != 0 || !number(*p, q, out))
+        return 0;
+    *p = q + n;
+    return 1;
+}
+
+/* A line findings_scan would only count: "User=<n>s Sys=<n>s Real=<n>s" (nothing else in its
+ * message, no '=' in its decorators: the one match of _TIMES_UNIFIED) with Real under the CPU
+ * rule's minimum (cpu.pauses += 1, nothing else), or "Using <n> workers of <m>" with no other
+ * "Using " (the largest n and m are kept). 1 when counted here. */
+static int counted(fold_t *s, const char *p, const char *deco_end, const char *msg, const char *end) {
+    const char *q = msg;
+    while (end > msg && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (memchr(p, '=', (size_t)(deco_end - p)) != NULL || find(p, deco_end, "Using ", 6) != NULL)
+        return 0;
+    if (end - q >= 5 && memcmp(q, "User=", 5) == 0) {
+        double user, sys, real;
+        q += 5;
+        if (!num_then(&q, end, "s Sys=", &user) || !num_then(&q, end, "s Real=", &sys) ||
+            !num_then(&q, end, "s", &real) || q != end || !(real < s->cpu_min_real))
+            return 0;
+        s->cpu_short++;
+        return 1;
+    }
+    if (end - q < 6 || memcmp(q, "Using ", 6) != 0)
+        return 0;
+    q += 6;
+    i64 n = digits(&q, end);
+    if (n < 0 || end - q < 12 || memcmp(q, " workers of ", 12) != 0)
+        return 0;
+    q += 12;
+    i64 m = digits(&q, end);
+    if (m < 0 || (q < end && *q >= '0' && *q <= '9') || find(q, end, "Using ", 6) != NULL)
+        return 0;
+    s->workers_n = !s->workers_seen || n > s->workers_n ? n : s->workers_n;
+    s->workers_m = !s->workers_seen || m > s->workers_m ? m : s->workers_m;
+    s->workers_seen = 1;
+    return 1;
+}
+
 /* 1 if the findings read this GC-id line (gclog.findings_fold, findings_scan): CPU times, worker
- * counts, the GC time limit, G1's region lines, or a warning/error level in its decorators. */
-static int side_line(const char *p, const char *deco_end, const char *msg, const char *end) {
+ * counts (unless counted here), the GC time limit, G1's region lines, or a warning/error level
+ * in its decorators. Lines of GC(0) are always set aside: findings_fold looks for "GC(0) " (a
+ * JVM's start) in what it is given. */
+static int side_line(fold_t *s, const char *p, const char *deco_end, i64 gid, const char *msg, const char *end) {
     size_t left = (size_t)(end - msg);
-    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0) ||
-        (left >= 8 && memcmp(msg, "GC time ", 8) == 0) || (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0))
-        return 1; /* "Eden regions: " names G1 in a log without its header */
-    return memmem(p, (size_t)(deco_end - p), "[warning", 8) != NULL || memmem(p, (size_t)(deco_end - p), "[error", 6) != NULL;
+    for (const char *b = p; (b = memchr(b, '[', (size_t)(deco_end - b))) != NULL; b++) /* "[warning", "[error" */
+        if ((deco_end - b >= 8 && memcmp(b, "[warning", 8) == 0) || (deco_end - b >= 6 && memcmp(b, "[error", 6) == 0))
+            return 1;
+    if ((left >= 5 && memcmp(msg, "User=", 5) == 0) || (left >= 6 && memcmp(msg, "Using ", 6) == 0))
+        return gid == 0 || !counted(s, p, deco_end, msg, end);
+    if (left >= 8 && memcmp(msg, "GC time ", 8) == 0)
+        return 1;
+    if (left >= 14 && memcmp(msg, "Eden regions: ", 14) == 0 && (!s->eden_side || gid == 0)) {
+        s->eden_side = 1; /* names G1 in a log without its header: the first one is enough (and those of
+                             GC(0), where findings_fold looks for a JVM's start) */
+        return 1;
+    }
+    return 0;
 }
 
 long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *durs, long durs_cap,
@@ -836,8 +1026,10 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
     const char *p = in, *stop = in + n, *first_gc = NULL;
     i64 *plain_at = s->plain_at, *plain_end = s->plain_end, *gc0 = s->gc0;
     long n_plain = 0, n_gc0 = 0;
-    s->n_durs = 0;
+    s->n_durs = s->n_pd = s->n_tlp = s->n_tlh = s->fast_events = 0;
+    s->rec_cap = durs_cap / REC;
     s->side_len = 0;
+    s->cpu_short = s->workers_seen = 0;
     s->chunk_no++;
     if (n >= (1L << 31) || !c_locale || memchr(in, '\r', (size_t)n))
         return -1;
@@ -860,7 +1052,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
         }
         if (*p != '[')
             return -1; /* a line the Python parser counts as not understood */
-        const char *gc = memmem(p, (size_t)(end - p), "GC(", 3);
+        const char *gc = find(p, end, "GC(", 3);
         if (gc == NULL) {
             if (n_plain >= LINES || !plain_line(s, p, end, first_gc == NULL))
                 return -1;
@@ -871,7 +1063,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
         } else {
             if (first_gc == NULL)
                 first_gc = gc;
-            if (memchr(p, ')', (size_t)(gc - p)) || memmem(gc + 3, (size_t)(end - gc - 3), "GC(", 3) ||
+            if (memchr(p, ')', (size_t)(gc - p)) || find(gc + 3, end, "GC(", 3) ||
                 memchr(gc, ']', (size_t)(end - gc)))
                 return -1; /* where the Python scan could read this line differently */
             const char *d = gc + 3;
@@ -892,7 +1084,7 @@ long jvmlab_gclog_fold(fold_t *s, const char *in, long n, char *out, double *dur
                 if (deco_end[-1] == ']' &&
                     !event_line(s, in, p, deco_end, gid, d + 2, end, durs, durs_cap, classify))
                     return -1;
-                if (side_line(p, deco_end, d + 2, end)) {
+                if (side_line(s, p, deco_end, gid, d + 2, end)) {
                     memcpy(side + s->side_len, p, (size_t)((nl ? nl + 1 : stop) - p));
                     s->side_len += (nl ? nl + 1 : stop) - p;
                 }

@@ -1,7 +1,7 @@
 """One GC log as the reports see it: its summary document and the series its plots draw.
 
 Reports render from these records and never open a log: a :class:`GcLogView` is made by
-the analyzer from the files (:func:`view_of`, one bounded pass for the series) or from
+the analyzer's summary (:func:`view_of`: the series its one pass kept, bounded) or from
 what the store kept for an invocation (:func:`view_of_stored`: the summary document and
 the ``gc.pause_ms`` / ``gc.heap_after_mb`` timelines), so a page still renders after the
 log files are deleted (``keep_gc_logs = false``).
@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jvmlab.gclog import events as ev
-from jvmlab.gclog.analyze import iter_events
+from jvmlab.gclog.findings_fold import MAX_TIMELINE_POINTS, LogFold
 from jvmlab.gclog.summary import LogSummary
 
-MAX_EVENTS = 200_000  # events read per log for the plots (a bounded loop on huge logs)
+MAX_PLOT_POINTS = MAX_TIMELINE_POINTS  # points kept per log for the plots (pauses, heap, stalls together)
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class GcPoints:
     held_t_s: tuple[float, ...] = ()
     held_ms: tuple[float, ...] = ()
     held_what: tuple[str, ...] = ()  # "allocation stalls", "pacing", ...
-    capped: bool = False  # True: only the first MAX_EVENTS events were read
+    capped: bool = False  # True: only the first MAX_PLOT_POINTS points were kept
 
 
 @dataclass(frozen=True)
@@ -52,41 +51,21 @@ def log_name(files: Sequence[str | Path]) -> str:
     return first if len(files) == 1 else f"{first} (+{len(files) - 1} rotated)"
 
 
-def read_points(files: Sequence[Path]) -> GcPoints:
-    """The plot series of a log's files, in one pass of at most MAX_EVENTS events."""
-    cols: dict[str, list[float]] = {k: [] for k in ("pt", "pm", "ht", "hb", "ha", "st", "sm")}
-    what: set[str] = set()
-    n = 0
-    for path in files:
-        for e in iter_events(path):
-            n += 1
-            if n > MAX_EVENTS:
-                return _points(cols, what, capped=True)
-            t = e.t_s if e.t_s is not None else float(n)
-            if e.type == ev.PAUSE and e.duration_ms is not None:
-                cols["pt"].append(t)
-                cols["pm"].append(e.duration_ms)
-            if e.type in (ev.PAUSE, ev.CYCLE) and e.heap_after_mb is not None and e.heap_before_mb is not None:
-                cols["ht"].append(t)
-                cols["hb"].append(e.heap_before_mb)
-                cols["ha"].append(e.heap_after_mb)
-            if e.type in (ev.STALL, ev.PACING) and e.duration_ms:
-                cols["st"].append(t)
-                cols["sm"].append(e.duration_ms)
-                what.add(f"{e.kind} stalls" if e.type == ev.STALL else "pacing")
-    return _points(cols, what, capped=False)
-
-
-def _points(cols: dict[str, list[float]], what: set[str], capped: bool) -> GcPoints:
-    return GcPoints(tuple(cols["pt"]), tuple(cols["pm"]), tuple(cols["ht"]), tuple(cols["hb"]),
-                    tuple(cols["ha"]), tuple(cols["st"]), tuple(cols["sm"]), tuple(sorted(what)), capped)
+def folded_points(fold: LogFold) -> GcPoints:
+    """The plot series the summary's pass kept (events with a time stamp, at most MAX_PLOT_POINTS
+    points): pauses, heap before and after each collection that logs both, stalls and pacing."""
+    both = [i for i, b in enumerate(fold.heap_before_mb) if b == b]  # NaN: before not logged
+    return GcPoints(tuple(fold.pause_t), tuple(fold.pause_ms), tuple(fold.heap_t[i] for i in both),
+                    tuple(fold.heap_before_mb[i] for i in both), tuple(fold.heap_mb[i] for i in both),
+                    tuple(fold.held_t), tuple(fold.held_ms), tuple(sorted(fold.held_what)),
+                    fold.timeline_room <= 0)
 
 
 def view_of(summary: LogSummary, with_points: bool = True) -> GcLogView:
-    """The view of an analyzed log; ``with_points`` reads its series from the files now."""
+    """The view of an analyzed log, ``with_points``: the series its pass kept (no second read)."""
     from jvmlab.gclog.findings import summary_document
 
-    points = read_points(summary.files) if with_points else None
+    points = folded_points(summary.fold) if with_points else None
     return GcLogView(log_name(summary.files), summary_document(summary), summary.pauses_logged, points)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from jvmlab.gclog.points import MAX_EVENTS, GcLogView
+from jvmlab.gclog.points import MAX_PLOT_POINTS, GcLogView
 from jvmlab.report import gcfindings, gcrows, plots
 from jvmlab.report.page import figure_entries
 from jvmlab.report.timelines import MAX_POINTS, Series, downsample, round_sig
@@ -80,7 +80,7 @@ def _figures(views: Sequence[GcLogView], notes: list[str]) -> list[dict[str, Any
             held.append(_series(f"{name} ({' + '.join(pts.held_what)})", idx, "ms",
                                 list(pts.held_t_s), list(pts.held_ms)))
         if pts.capped:
-            notes.append(f"{name}: plots read the first {MAX_EVENTS} events only; the tables use all")
+            notes.append(f"{name}: plots hold the first {MAX_PLOT_POINTS} points only; the tables use all events")
     heap = plots.lines("Heap before (dotted) and after (solid) each collection",
                        [("after GC", heap_after), ("before GC", heap_before)], "heap (MB)", mode="lines+markers")
     stalls = plots.lines("Allocation stalls and pacing over time", [("", held)], "delay (ms)", mode="markers")
