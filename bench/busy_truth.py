@@ -189,30 +189,27 @@ def constructions(recs: list[dict[str, Any]], work: int) -> list[dict[str, float
     return out
 
 
-def run_load(load: str, home: Path, classes: Path, root: Path, blocks: int, repeats: int,
-             work: int) -> list[dict[str, Any]]:
-    records = []
-    for k in range(repeats):
-        store = SqlStore(f"sqlite:///{root / f'{load}-{k}.db'}")
-        spinning = Load(LOADS[load]) if LOADS[load] else None
-        arms = cells(work)
-        observer = HalfwayStop(spinning, (blocks + 1) * len(arms)) if load == "drop" and spinning else None
-        try:
-            exp = run_one(store, root / f"{load}-{k}", spec_text(home, classes, arms, blocks, 4000 + k,
-                                                                    f"busy_truth {load} {k}", work), None, observer)
-        finally:
-            if spinning is not None:
-                spinning.stop()
-        record = judge(store, exp)
-        records.append(record)
-        kinds = {f"{cell} {metric}": f"{kind} {ratio:.3f}" if ratio else str(kind)
-                 for key, (kind, ratio, _) in ((k, v) for k, v in record.items() if isinstance(k, tuple))
-                 for cell, metric in [key] if metric == "wall_s" or cell in ("w50", "hold300")}
-        print(f"    delay per run (aa) {record.get('delay_s')}; " + "; ".join(f"{k}: {v}" for k, v in kinds.items()),
-              flush=True)
-        store.close()
-        print(f"  load {load}, run {k + 1}/{repeats} done", flush=True)
-    return records
+def run_experiment_at(load: str, k: int, home: Path, classes: Path, root: Path, blocks: int,
+                      work: int) -> dict[str, Any]:
+    """Experiment ``k`` at one load: its verdicts (the load started before it, stopped after or halfway)."""
+    store = SqlStore(f"sqlite:///{root / f'{load}-{k}.db'}")
+    spinning = Load(LOADS[load]) if LOADS[load] else None
+    arms = cells(work)
+    observer = HalfwayStop(spinning, (blocks + 1) * len(arms)) if load == "drop" and spinning else None
+    try:
+        exp = run_one(store, root / f"{load}-{k}", spec_text(home, classes, arms, blocks, 4000 + k,
+                                                                f"busy_truth {load} {k}", work), None, observer)
+    finally:
+        if spinning is not None:
+            spinning.stop()
+    record = judge(store, exp)
+    store.close()
+    kinds = {f"{cell} {metric}": f"{kind} {ratio:.3f}" if ratio else str(kind)
+             for key, (kind, ratio, _) in ((k, v) for k, v in record.items() if isinstance(k, tuple))
+             for cell, metric in [key] if metric == "wall_s" or cell in ("w50", "hold300")}
+    print(f"  load {load}, run {k + 1}: delay per run (aa) {record.get('delay_s')}; "
+          + "; ".join(f"{k}: {v}" for k, v in kinds.items()), flush=True)
+    return record
 
 
 def table(by_load: dict[str, list[dict[str, Any]]], work: int) -> str:
@@ -332,14 +329,15 @@ def main() -> int:
             warn_if_busy(start_load)
             return 0
         by_load: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for load in args.loads.split(",") if repeats else ():
-            print(f"load {load}: {repeats} experiment(s) of {len(CELLS)} cells x {blocks} blocks", flush=True)
-            by_load[load] = run_load(load, home, classes, root, blocks, repeats, work)
-        if by_load:
-            print("\n" + table(by_load, work), flush=True)
-        if args.save:
-            args.save.write_text(json.dumps({load: [{str(k): v for k, v in r.items()} for r in recs]
-                                             for load, recs in by_load.items()}, indent=1, default=str))
+        for k in range(repeats):  # rounds: every load once per round, so a run stopped early has them all
+            print(f"round {k + 1}/{repeats}: {len(CELLS)} cells x {blocks} blocks at each load", flush=True)
+            for load in args.loads.split(","):
+                by_load[load].append(run_experiment_at(load, k, home, classes, root, blocks, work))
+            print(f"\nafter {k + 1} round(s), {time.time() - started:.0f} s:\n" + table(by_load, work) + "\n",
+                  flush=True)
+            if args.save:
+                args.save.write_text(json.dumps({load: [{str(key): v for key, v in r.items()} for r in recs]
+                                                 for load, recs in by_load.items()}, indent=1, default=str))
         found: dict[str, int] = defaultdict(int)
         for k in range(args.series):
             series = history_series(home, classes, root, 3 if args.quick else 5, work, k)
