@@ -258,3 +258,26 @@ def test_folder_hands_over_only_what_the_findings_do_more_with(tmp_path: Path,
     e = summary.fold.e
     assert (e.full_runs, e.longest_full_run) == (40, 3) and e.by_failure["to-space exhausted"].count > 400
     assert e.young.count > 30_000 and len(summary.fold.pause_t) == e.events - summary.cycles.count  # cycles: none
+
+
+_SERIAL_ERGO = (  # Serial's ergonomics line carries "User= Sys= Real=" too: not a pause's CPU time
+    "[0.010s][info][gc] Using Serial\n"
+    "[0.773s][info][gc,start] GC(0) Pause Young (Allocation Failure)\n"
+    "[0.773s][info][gc,cpu] GC(0) User=0.13s Sys=0.00s Real=0.12s\n"
+    "[0.773s][info][gc] GC(0) Pause Young (Allocation Failure) 40M->8M(128M) 120.000ms\n"
+    "[0.859s][info][gc,ergo] GC(1) Adaptive Heap Sizing: GC Overhead: 100. User=0.090000s Sys=0.000000s "
+    "Real=0.080000s, Time since last GC=0.090000s\n"
+    "[0.860s][info][gc,cpu] GC(1) User=0.59s Sys=0.21s Real=0.79s\n"
+    "[0.860s][info][gc] GC(1) Pause Full (Allocation Failure) 120M->60M(128M) 790.000ms\n"
+)
+
+
+def test_serial_ergonomics_line_is_not_a_pause_cpu_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two gc,cpu lines, two pauses with CPU times, on both paths (the Python path counted the
+    ergonomics line's "User=... Real=..." as a third; factorization-serialgc-tip.log: 32 for 16)."""
+    log = tmp_path / "gc.log"
+    log.write_text(_SERIAL_ERGO)
+    fast, slow = _both(log, monkeypatch)
+    assert fast == slow
+    (summary,) = analyze_paths([log])
+    assert summary.fold.lines.cpu.pauses == 2
