@@ -63,3 +63,17 @@ def test_a_steady_load_on_both_sides_does_not_block_a_call() -> None:
     (comp,) = compare_across([("c", before, after)], "wall_s", "#1", seed=2,
                              contention={"c": RunContention(0.5, 0.55, 1.75)})
     assert comp.machine_changed_s is None and comp.significant and comp.ratio is not None and comp.ratio > 1.2
+
+
+def test_cpu_time_moves_across_runs_only_as_far_as_a_busy_machine_moves_it() -> None:
+    """CPU time rises about 1% under load (bench/busy_truth.py): across runs whose contention
+    differs, a change within ``CPU_CONTENTION`` is what the machine could have done; a larger one,
+    the same load on both sides, or memory, are judged by their own intervals."""
+    from jvmlab.analyze.interference import CPU_CONTENTION, machine_explains
+
+    assert machine_explains("cpu_s", 0.3, 0.01, 1.0, 0.985) == 1.0 + CPU_CONTENTION
+    assert machine_explains("user_s", 0.01, 0.3, 1.0, 1.02) == 1.0 + CPU_CONTENTION
+    assert machine_explains("cpu_s", 0.3, 0.01, 1.0, 1.10) is None
+    assert machine_explains("cpu_s", 0.3, 0.29, 1.0, 0.985) is None
+    assert machine_explains("max_rss_bytes", 0.3, 0.01, 1.0, 0.99) is None
+    assert machine_explains("wall_s", 0.3, 0.01, 1.0, 0.75) is not None

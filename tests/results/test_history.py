@@ -182,6 +182,34 @@ def test_a_load_that_stopped_between_labels_is_inconclusive_not_a_speed_up(store
     assert not gate.result.failed and not gate.result.passed
 
 
+def test_a_cpu_change_a_busy_machine_could_make_is_inconclusive_where_the_load_changed(store: Store) -> None:
+    """bench/busy_truth.py's history series: +50% of work from v03, a load on for v00-v05 that
+    raises CPU time 1.5% (shared caches), off from v06. CPU time's v03 step is called; its
+    -1.5% at v06, where the run-queue delay fell 0.3 -> 0.01 s per run, is what the machine did:
+    "inconclusive: the machine changed at v06", not a change of the program (today: called)."""
+    labels = [f"v{i:02d}" for i in range(12)]
+    seed_series(store, "cpu", labels, ["c"], lambda i, c: 1.0 + (0.3 if i < 6 else 0.0), sd=0.002,
+                delay=lambda i, c: 0.3 if i < 6 else 0.01,
+                cpu=lambda i, c: 0.5 * (1.5 if i >= 3 else 1.0) * (1.015 if i < 6 else 1.0))
+    (cell,) = load_history(store, "cpu", ["cpu_s"]).cells
+    assert cell.segmentation is not None
+    assert [cell.label_at(c.index) for c in cell.segmentation.changes] == ["v03", "v06"]
+    assert [cell.label_at(m.index) for m in cell.machine_changes] == ["v06"]
+    assert summary_line(cell).startswith("cpu_s: inconclusive: the machine changed at v06 (run-queue delay 0.3 -> "
+                                         "0.01 s per run); a busy machine moves CPU time by up to 3%")
+
+
+def test_a_cpu_change_beyond_what_a_busy_machine_does_is_called_though_the_load_changed(store: Store) -> None:
+    """The same load change with a 10% CPU step at it: more than contention moves CPU time, called."""
+    labels = [f"v{i:02d}" for i in range(12)]
+    seed_series(store, "cpu", labels, ["c"], lambda i, c: 1.0 + (0.3 if i < 6 else 0.0), sd=0.002,
+                delay=lambda i, c: 0.3 if i < 6 else 0.01, cpu=lambda i, c: 0.5 * (1.1 if i >= 6 else 1.0))
+    (cell,) = load_history(store, "cpu", ["cpu_s"]).cells
+    assert cell.segmentation is not None
+    assert [cell.label_at(c.index) for c in cell.segmentation.changes] == ["v06"]
+    assert cell.machine_changes == ()
+
+
 def test_the_terminal_says_how_many_older_labels_it_left_out(store: Store) -> None:
     from jvmlab.report.history import RECENT_LABELS, render_text
     seed_series(store, "long", LABELS, ["g1"], _step(9, 1.18))

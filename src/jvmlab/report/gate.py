@@ -54,7 +54,7 @@ def _decide_text(check: GateCheck) -> str:
     if c.ratio is None or c.ci95 is None:
         return "too few values for an interval"
     if c.machine_changed_s is not None:
-        return machine_changed_text(c.machine_changed_s)
+        return machine_changed_text(c.machine_changed_s, metric=c.metric)
     if c.between_run_sd is not None:
         return between_run_text(c.between_run_sd)
     blocks = check.decision.blocks_to_decide

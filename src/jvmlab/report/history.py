@@ -48,7 +48,8 @@ def summary_line(cell: CellHistory) -> str:
     if changed is not None:
         at = cell.label_at(last.index)
         delays = (changed.delay_before_s, changed.delay_after_s)
-        return f"{head}: {machine_changed_text(delays, at)} (seen: {change_text(last, at).split(' from ')[0]})"
+        seen = change_text(last, at).split(" from ")[0]
+        return f"{head}: {machine_changed_text(delays, at, cell.metric)} (seen: {seen})"
     earlier = f" ({len(seg.changes)} changes in {n} labels)" if len(seg.changes) > 1 else ""
     since = "no change since" if not tail else tail.removeprefix("; ")
     return f"{head}: {change_text(last, cell.label_at(last.index))}{earlier}; {since}"

@@ -15,7 +15,14 @@ more/fewer.
 
 from __future__ import annotations
 
-from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, BETWEEN_RUN_SD_OPTION, DelayAdjusted, factor
+from jvmlab.analyze.interference import (
+    BETWEEN_RUN_PRIOR,
+    BETWEEN_RUN_SD_OPTION,
+    CPU_CONTENTION,
+    CPU_TIMES,
+    DelayAdjusted,
+    factor,
+)
 from jvmlab.analyze.model import Comparison, Effect, Interval
 from jvmlab.analyze.smallsample import PERCENTILE_SMALL_N as EFFECT_SMALL_N_KIND
 from jvmlab.analyze.smallsample import T_SMALL_N as SMALL_N_KIND
@@ -109,11 +116,15 @@ def _delay(d: Disturbance) -> str:
     return f"run-queue delay {d.delay_s:.2g} s per run" if d.delay_s is not None else "run-queue delay not measured"
 
 
-def machine_changed_text(delays_s: tuple[float, float], where: str | None = None) -> str:
-    """"inconclusive: the machine changed at v8 (run-queue delay 0.9 -> 0.1 s per run)"."""
+def machine_changed_text(delays_s: tuple[float, float], where: str | None = None, metric: str = "wall_s") -> str:
+    """"inconclusive: the machine changed at v8 (run-queue delay 0.9 -> 0.1 s per run)"; on CPU
+    time, the little a busy machine moves it (shared caches) is said instead of the CPU hint."""
     at = f" at {where}" if where else ""
+    hint = (f"a busy machine moves CPU time by up to {CPU_CONTENTION:.0%} (shared caches and cores); rerun both "
+            f"sides under the same load" if metric in CPU_TIMES
+            else "rerun both sides under the same load, or compare --metric cpu_s")
     return (f"inconclusive: the machine changed{at} (run-queue delay {delays_s[0]:.2g} -> {delays_s[1]:.2g} s "
-            f"per run); rerun both sides under the same load, or compare --metric cpu_s")
+            f"per run); {hint}")
 
 
 def between_run_text(sd_log: float) -> str:
@@ -242,7 +253,7 @@ def _sentence(comparison: Comparison, metric: Metric, label: str | None, baselin
                 f"(n={comparison.n_cell} vs n={comparison.n_baseline})")
     phrase = change_phrase(comparison.ratio, comparison.ci95, comparison.significant, metric)
     if kind is VerdictKind.INCONCLUSIVE and comparison.machine_changed_s is not None:
-        return f"{subject}: {machine_changed_text(comparison.machine_changed_s, base)}"
+        return f"{subject}: {machine_changed_text(comparison.machine_changed_s, base, comparison.metric)}"
     if kind is VerdictKind.INCONCLUSIVE:
         # Too few invocations for the test to reach significance, although the interval
         # already excludes "no difference" (typical below ~6 invocations per cell): say both.

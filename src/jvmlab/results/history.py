@@ -24,7 +24,7 @@ from scipy import special
 from jvmlab import metrics as registry
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.changepoint import ALPHA, MIN_LABELS, Segmentation, segment
-from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, contention_moves, machine_change_margin, machine_changed
+from jvmlab.analyze.interference import BETWEEN_RUN_PRIOR, machine_explains, moved_across_runs
 from jvmlab.errors import UserError, did_you_mean, hide_passwords
 from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.stored import PROCESS_METRICS, StoredExperiment
@@ -159,15 +159,16 @@ def load_history(store: Store, series: str, metrics: Sequence[str] = (), cells: 
     out = [_cell(series, cell, metric, units.get(metric, ""), labels, runs[(cell, metric)], seed, alpha,
                  between_run_sd)
            for cell in wanted for metric in chosen if (cell, metric) in runs]
-    if any(c.segmentation is not None and c.segmentation.changes and contention_moves(c.metric) for c in out):
+    if any(c.segmentation is not None and c.segmentation.changes and moved_across_runs(c.metric) for c in out):
         out = _with_contention(store, series, position, out)
     return History(series, tuple(labels), tuple(chosen), tuple(out))
 
 
 def _with_contention(store: Store, series: str, position: dict[int, int],
                      cells: list[CellHistory]) -> list[CellHistory]:
-    """Each change of a contended metric checked against the labels' stored run-queue delays
-    (one more query): a change whose two sides ran under different contention is marked."""
+    """Each change of a metric contention moves across runs (CPU time by at most
+    ``CPU_CONTENTION``) checked against the labels' stored run-queue delays (one more query): a
+    change the different contention of its two sides could explain is marked."""
     per_label: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for exp_id, cell, metric, value in store.series_values(series, [RUN_DELAY, "wall_s"]):
         per_label[(cell, metric)][position[exp_id]].append(value)
@@ -175,7 +176,7 @@ def _with_contention(store: Store, series: str, position: dict[int, int],
     for ch in cells:
         seg = ch.segmentation
         delays, walls = per_label.get((ch.cell, RUN_DELAY)), per_label.get((ch.cell, "wall_s"))
-        if seg is None or not seg.changes or not contention_moves(ch.metric) or not delays or not walls:
+        if seg is None or not seg.changes or not moved_across_runs(ch.metric) or not delays or not walls:
             out.append(ch)
             continue
         marks = []
@@ -188,8 +189,9 @@ def _with_contention(store: Store, series: str, position: dict[int, int],
             if not before or not after or not wall:
                 continue
             d0, d1, w = math.fsum(before) / len(before), math.fsum(after) / len(after), math.fsum(wall) / len(wall)
-            if machine_changed(d0, d1, w, change.ratio):
-                marks.append(MachineChange(change.index, d0, d1, machine_change_margin(d0, d1, w)))
+            margin = machine_explains(ch.metric, d0, d1, w, change.ratio)
+            if margin is not None:
+                marks.append(MachineChange(change.index, d0, d1, margin))
         out.append(replace(ch, machine_changes=tuple(marks)) if marks else ch)
     return out
 
