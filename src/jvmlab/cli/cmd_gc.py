@@ -21,7 +21,7 @@ def analyze(
 ) -> None:
     """Parse GC logs (unified -Xlog, JDK 8 PrintGCDetails, OpenJ9 XML) and summarise pauses."""
     from jvmlab.report.gcterm import render_gc
-    from jvmlab.results.gc_sides import analyze_views
+    from jvmlab.report.gc_sides import analyze_views
 
     views = analyze_views(list(logs), store, with_series=html is not None)
     if html is not None:
@@ -48,7 +48,7 @@ def compare(
     from jvmlab.gclog.compare import compare_sets, interval_note
     from jvmlab.gclog.findings_compare import compare_findings
     from jvmlab.report import gccompare
-    from jvmlab.results.gc_sides import resolve
+    from jvmlab.report.gc_sides import resolve
 
     a = resolve(side_a, store)
     b = resolve(side_b, store)

@@ -23,9 +23,7 @@ CPU_STARVED_FACTOR = 2.0  # real more than twice user+sys: the GC threads ran un
 
 _NUM = r"\d+(?:[.,]\d+)?"
 _TIMES_LEGACY = re.compile(rf"\[Times: user=(?P<u>{_NUM}) sys=(?P<s>{_NUM}), real=(?P<r>{_NUM}) secs\]")
-# a gc,cpu line's message ("GC(1) User=0.59s Sys=0.21s Real=0.79s"), not the same words inside
-# Serial's ergonomics line ("GC(1) Adaptive Heap Sizing: GC Overhead: 100. User=0.090000s ...")
-_TIMES_UNIFIED = re.compile(rf"(?<=[)\]] )User=(?P<u>{_NUM})s Sys=(?P<s>{_NUM})s Real=(?P<r>{_NUM})s")
+_TIMES_UNIFIED = re.compile(rf"User=(?P<u>{_NUM})s Sys=(?P<s>{_NUM})s Real=(?P<r>{_NUM})s")
 _SAFEPOINT = re.compile(r'Safepoint "(?P<op>[^"]*)"[^\n]*?Reaching safepoint: (?P<reach>\d+) ns'
                         r'[^\n]*?Total: (?P<total>\d+) ns')
 _STOPPED = re.compile(rf"threads were stopped: (?P<s>{_NUM}) seconds(?:, Stopping threads took: (?P<reach>{_NUM}))?")
@@ -249,6 +247,9 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
                 line = line_of(chunk, m.start())
                 if "CMS-concurrent" in line or "concurrent-" in line:  # a concurrent phase runs beside the app
                     continue
+            elif chunk[max(0, m.start() - 2): m.start()] not in (") ", "] "):
+                continue  # a gc,cpu line's message starts with it ("GC(1) User=0.59s ..."); Serial's
+                # ergonomics line has the same words inside ("GC(1) Adaptive Heap Sizing: ... 100. User=...")
             else:
                 line = ""
             cpu.pauses += 1
