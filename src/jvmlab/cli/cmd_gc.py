@@ -20,8 +20,8 @@ def analyze(
                                                     "$JVMLAB_STORE)."),
 ) -> None:
     """Parse GC logs (unified -Xlog, JDK 8 PrintGCDetails, OpenJ9 XML) and summarise pauses."""
-    from jvmlab.report.gcterm import render_gc
     from jvmlab.report.gc_sides import analyze_views
+    from jvmlab.report.gcterm import render_gc
 
     views = analyze_views(list(logs), store, with_series=html is not None)
     if html is not None:
