@@ -49,7 +49,6 @@ class GoalCheck:
     upper: float | None
     ci95: tuple[float, float] | None
     verdict: GoalVerdict
-    disturbed_delay_s: float | None = None  # a miss the wait for a CPU could explain (not called)
 
 
 def one_sided_level(looks: int, alpha: float = ALPHA) -> float:

@@ -39,7 +39,7 @@ simulations), ``tests/results/test_interference_simulation.py``; bench: ``bench/
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -312,23 +312,6 @@ def machine_explains(metric: str, delay_before_s: float | None, delay_after_s: f
             and machine_changed(delay_before_s, delay_after_s, wall_s, None)):
         return 1.0 + CPU_CONTENTION
     return None
-
-
-def goal_miss_disturbed(metric: str, values: Sequence[float], delays_s: Sequence[float],
-                        walls_s: Sequence[float], missed: Callable[[Sequence[float]], bool]) -> float | None:
-    """A goal (``wall_s < 2``, a latency or throughput bound) missed on a busy machine: the mean
-    run-queue delay per run when the contention could explain the miss, else None. Contention
-    only makes a run slower, so a met goal stands; a miss on a contended metric is the
-    machine's when, for wall time, the values less each run's delay (the most waiting can add
-    to its wall time) no longer miss (``missed``), and for the other contended metrics (no
-    seconds to take off) when the runs waited more than ``DELAY_FLOOR`` of their wall time."""
-    if not contention_moves(metric) or not delays_s or len(delays_s) != len(values):
-        return None
-    delay = math.fsum(delays_s) / len(delays_s)
-    if metric == "wall_s":
-        return delay if not missed([v - d for v, d in zip(values, delays_s, strict=True)]) else None
-    wall = math.fsum(walls_s) / len(walls_s) if walls_s else 0.0
-    return delay if wall > 0 and delay / wall > DELAY_FLOOR else None
 
 
 def machine_change_margin(delay_before_s: float, delay_after_s: float, wall_s: float) -> float:

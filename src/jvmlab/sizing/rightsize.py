@@ -26,7 +26,6 @@ from pathlib import Path
 
 from jvmlab import metrics as registry
 from jvmlab.analyze.goalbound import GoalCheck, GoalVerdict, check_goal
-from jvmlab.analyze.interference import goal_miss_disturbed
 from jvmlab.execute.blocks import LocalBlocks
 from jvmlab.execute.driver import SearchDriver
 from jvmlab.execute.options import RunOptions
@@ -37,7 +36,6 @@ from jvmlab.execute.slots import SlotWork
 from jvmlab.execute.windows import default_executor
 from jvmlab.machine.cgroup import V1_MAX_SHARES
 from jvmlab.machine.environment import MachineEnvironment, build_environment
-from jvmlab.metrics import RUN_DELAY
 from jvmlab.model.collected import Collected
 from jvmlab.model.documents import (
     CandidateRecord,
@@ -188,12 +186,9 @@ class _Search:
                 checks = [self.check(goal, rows) for goal in self.request.goals]
                 verdict = _combined(checks)
                 missing = [g.metric for g, c in zip(self.request.goals, checks, strict=True) if c.n == 0]
-                disturbed = [(g.metric, d) for g, c in zip(self.request.goals, checks, strict=True)
-                             if (d := c.disturbed_delay_s) is not None]
                 if verdict is not SizeVerdict.UNDECIDED or n >= self.request.max_invocations or missing:
                     reason = (f"{', '.join(missing)} not measured in {n} invocation(s)" if missing
                               else None if verdict is not SizeVerdict.UNDECIDED
-                              else disturbed_reason(disturbed) if disturbed
                               else f"the 95% bounds still hold the goal after {n} invocations (the cap)")
                     return self.candidate(pc, size, phase, verdict, rows, checks, reason), False
             self.driver.ask([Slot(pc.cell.index, n, 0)])
@@ -204,23 +199,9 @@ class _Search:
                                       "stopped by the run's budget"), False
 
     def check(self, goal: Goal, rows: list[StoredInvocation]) -> GoalCheck:
-        """The goal's verdict on the stored values, judged by the one interference model: a miss
-        the wait for a CPU could explain is undecided, with the delay (:func:`goal_miss_disturbed`)."""
-        measured = [r for r in rows if r.value(goal.metric) is not None]
-        values = [v for r in measured if (v := r.value(goal.metric)) is not None]
-        never_negative = registry.get(goal.metric).never_negative
-
-        def check(vs: list[float]) -> GoalCheck:
-            return check_goal(vs, goal.comparison, goal.bound, looks=len(self.looks), never_negative=never_negative)
-
-        found = check(values)
-        if found.verdict is not GoalVerdict.MISSES:
-            return found
-        delays = [d for r in measured if (d := r.value(RUN_DELAY)) is not None]
-        walls = [w for r in measured if (w := r.value("wall_s")) is not None]
-        delay = goal_miss_disturbed(goal.metric, values, delays if len(delays) == len(values) else [], walls,
-                                    lambda vs: check(list(vs)).verdict is GoalVerdict.MISSES)
-        return found if delay is None else replace(found, verdict=GoalVerdict.UNDECIDED, disturbed_delay_s=delay)
+        values = [v for r in rows if (v := r.value(goal.metric)) is not None]
+        return check_goal(values, goal.comparison, goal.bound, looks=len(self.looks),
+                          never_negative=registry.get(goal.metric).never_negative)
 
     def died(self, pc: PreparedCell, size: Size, phase: str, rows: list[StoredInvocation],
              dead: StoredInvocation) -> tuple[CandidateRecord, bool]:
@@ -252,15 +233,6 @@ class _Search:
         cell_id = session.state.cell_ids[pc.cell.index]
         return sorted((i for i in session.store.invocations(session.experiment_id) if i.cell_id == cell_id),
                       key=lambda i: i.block)
-
-
-def disturbed_reason(disturbed: list[tuple[str, float]]) -> str:
-    """"not called: disturbed (run-queue delay 0.42 s per run): the wait for a CPU could explain
-    the missed wall_s goal"."""
-    metrics = ", ".join(m for m, _ in disturbed)
-    delay = max(d for _, d in disturbed)
-    return (f"not called: disturbed (run-queue delay {delay:.2g} s per run): the wait for a CPU could explain "
-            f"the missed {metrics} goal; rerun on a quieter machine")
 
 
 def jvm_options(pc: PreparedCell) -> tuple[str, ...]:
