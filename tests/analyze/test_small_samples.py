@@ -15,8 +15,10 @@ from jvmlab.analyze.bootstrap import mean_ci
 from jvmlab.analyze.compare import ratio_unpaired
 from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import clean
-from jvmlab.report.trust import interference, small_sample_hazards
-from jvmlab.report.verdicts import verdict
+from jvmlab.report.trust import small_sample_hazards
+from jvmlab.report.verdicts import disturbance_text, verdict
+from jvmlab.results.compare import disturbances
+from jvmlab.results.load import busy_blocks
 
 SIGMA = 0.35  # log-normal: right-skewed like JVM timings
 REPS = 600
@@ -137,6 +139,12 @@ def test_drift_turns_a_significant_result_into_not_called() -> None:
     warmup = type("H", (), {"kind": "busy-machine", "detail": "other processes used 90% of the CPU during the warm-up",
                             "load": MachineLoad(-1, 0.9)})()
     assert "busy" not in interference(analysis, [warmup], 15)["x"]  # warm-up blocks do not count
+
+
+def interference(analysis, stored_hazards, n_blocks):  # type: ignore[no-untyped-def]
+    """cell -> why its comparison is withheld, as the report words it."""
+    found = disturbances(analysis, busy_blocks(stored_hazards), n_blocks)
+    return {cell: text for cell, d in found.items() if (text := disturbance_text(d))}
 
 
 def test_factorial_effects_from_few_invocations_are_marked() -> None:

@@ -17,15 +17,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from jvmlab.analyze.model import MetricAnalysis
 from jvmlab.analyze.smallsample import MEAN_BCA_FROM_N, PERCENTILE_SMALL_N, RATIO_BCA_FROM_N, T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL, HEAVY_TAIL_ROBUST_SDS
 from jvmlab.model import hazards as hz
-from jvmlab.report.verdicts import disturbance_text
-from jvmlab.results.compare import disturbances
-from jvmlab.results.load import busy_blocks
 
 SMALL_SAMPLE = "small-sample"
 HEAVY_TAIL = "heavy-tail"
@@ -61,12 +56,3 @@ def heavy_tail_hazards(analysis: MetricAnalysis) -> tuple[hz.Hazard, ...]:
         f"true mean only 50-90% of the time on such data in simulation; comparisons with a baseline use the "
         f"sign-flip test and its inverted interval, which hold their level",
         "look at the slow invocations (outliers, GC log) before trusting a mean; more invocations narrow it"),)
-
-
-def interference(analysis: MetricAnalysis, stored_hazards: list[Any], n_blocks: int) -> dict[str, str]:
-    """cell -> why its comparison is withheld: what disturbed the run (busy blocks, drift of
-    the cell or the baseline) and the margin its interval does not clear; cells whose interval
-    clears it are left out. The decision is the results layer's
-    (:func:`jvmlab.results.compare.disturbances`, on numbers); this words it."""
-    found = disturbances(analysis, busy_blocks(stored_hazards), n_blocks)
-    return {cell: text for cell, d in found.items() if (text := disturbance_text(d))}
