@@ -49,9 +49,6 @@ class WhyRecords:
     profiles: tuple[InvocationProfile, ...] = ()
     jfr: tuple[JfrNotes, ...] = ()
 
-    def ok(self) -> list[StoredInvocation]:
-        return [i for i in self.invocations if i.status == "ok"]
-
 
 def load_why(store: Store, experiment_id: int,
              invocations: Sequence[StoredInvocation] | None = None) -> WhyRecords:
@@ -63,20 +60,9 @@ def load_why(store: Store, experiment_id: int,
     ids = [i.id for i in ok]
     profile_docs = store.records(ids, JfrProfileDocument, skip_unreadable=True) if ids else {}
     jfr_docs = store.records(ids, JfrDocument, skip_unreadable=True) if ids else {}
-    profiles = tuple(p for i in ok if (p := profile_of(i, profile_docs.get(i.id))) is not None)
-    notes = tuple(n for i in ok if (n := jfr_notes_of(i, jfr_docs.get(i.id))) is not None)
+    # an invocation without a readable record gets none (module doc)
+    profiles = tuple(InvocationProfile(i.id, i.cell_id, p.stacks())
+                     for i in ok if (p := profile_docs.get(i.id)) is not None)
+    notes = tuple(JfrNotes(i.id, i.cell_id, d.gc_phases_ms, d.missing or {}, d.error or None)
+                  for i in ok if (d := jfr_docs.get(i.id)) is not None)
     return WhyRecords(experiment_id, invocations, profiles, notes)
-
-
-def profile_of(inv: StoredInvocation, doc: JfrProfileDocument | None) -> InvocationProfile | None:
-    """The invocation's stacks per kind from its ``jfr.profile`` record (None: none readable)."""
-    if doc is None:
-        return None
-    return InvocationProfile(inv.id, inv.cell_id, doc.stacks())
-
-
-def jfr_notes_of(inv: StoredInvocation, doc: JfrDocument | None) -> JfrNotes | None:
-    """The invocation's notes from its ``jfr`` record (None: none readable)."""
-    if doc is None:
-        return None
-    return JfrNotes(inv.id, inv.cell_id, doc.gc_phases_ms, doc.missing or {}, doc.error or None)
