@@ -11,8 +11,10 @@ import pytest
 from jvmlab.cli.main import main
 from jvmlab.errors import UserError
 from jvmlab.gclog import analyze_paths
+from jvmlab.model.documents import ProgressDocument
 from jvmlab.report.html import render_html, write_gc_html, write_html
 from jvmlab.report.page import script_json
+from jvmlab.report.sections import report_context
 from jvmlab.report.summary import summarize
 from jvmlab.report.timelines import downsample
 from jvmlab.results.load import pick_evenly
@@ -42,6 +44,23 @@ def test_downsample_keeps_extremes_and_bounds_points() -> None:
     assert t2 == sorted(t2)
     assert downsample([0.0, 1.0], [5.0, 6.0], 200) == ([0.0, 1.0], [5.0, 6.0])
     assert pick_evenly(list(range(100)), 5) == [0, 25, 50, 74, 99]
+
+
+def test_warmup_table_counts_each_cells_stored_classes(synthetic) -> None:
+    store, exp_id, _ = synthetic
+    ok = [i for i in store.invocations(exp_id) if i.status == "ok"]
+    docs = store.records([i.id for i in ok], ProgressDocument)
+    names = {c.id: c.name for c in store.cells(exp_id)}
+    expected: dict[str, dict[str, int]] = {}
+    for inv in ok:
+        klass = docs[inv.id].klass
+        expected.setdefault(names[inv.cell_id], {}).setdefault(klass, 0)
+        expected[names[inv.cell_id]][klass] += 1
+    context = report_context(summarize(store, exp_id))
+    classes = sorted({k for counts in expected.values() for k in counts})
+    assert classes == ["flat", "warm-up"] and context["warmup_header"] == ["cell", *classes]
+    assert {row[0]: dict(zip(classes, map(int, row[1:]), strict=True)) for row in context["warmup_rows"]} == {
+        cell: {k: counts.get(k, 0) for k in classes} for cell, counts in expected.items()}
 
 
 def test_report_has_every_section_and_works_offline(synthetic) -> None:

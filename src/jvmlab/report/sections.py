@@ -162,10 +162,11 @@ def effects_part(summary: Summary) -> tuple[list[list[str]], list[dict[str, str]
     return rows, figs
 
 
-def warmup_part(tl: TimelineSet, summary: Summary) -> tuple[list[str], list[list[str]]]:
-    classes = sorted({k for c in tl.warmup_classes.values() for k in c})
-    rows = [[cs.cell.name, *[str(tl.warmup_classes[cs.cell.name][k]) for k in classes]]  # a Counter: 0 if absent
-            for cs in summary.cells if cs.cell.name in tl.warmup_classes]
+def warmup_part(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    counts = summary.warmup_classes
+    classes = sorted({k for c in counts.values() for k in c})
+    rows = [[cs.cell.name, *[str(counts[cs.cell.name].get(k, 0)) for k in classes]]
+            for cs in summary.cells if cs.cell.name in counts]
     return ["cell", *classes], rows
 
 
@@ -267,7 +268,7 @@ def report_context(summary: Summary, why: Any = None) -> dict[str, Any]:
     tl = build_timelines(summary.results, [cs.cell for cs in summary.cells], invocations)
     header, rows = cell_rows(summary)
     effects_rows, effects_figs = effects_part(summary)
-    warmup_header, warmup_rows = warmup_part(tl, summary)
+    warmup_header, warmup_rows = warmup_part(summary)
     failures, hidden, outputs = output_parts(summary, invocations)
     return {**(why_context(why) if why is not None else {"why": None}), **nodes_view.html_context(summary),
         "title": f"jvmlab: experiment {exp.id}: {exp.name}", "exp": exp, "created": _when(exp.created_at),

@@ -46,7 +46,6 @@ class TimelineSet:
 
     series: dict[str, list[Series]] = field(default_factory=dict)  # series name -> drawn series
     progress: dict[int, ProgressDocument] = field(default_factory=dict)  # drawn invocation -> its warm-up
-    warmup_classes: dict[str, Counter[str]] = field(default_factory=dict)  # cell -> class -> count
     notes: tuple[str, ...] = ()
 
     def get(self, name: str) -> list[Series]:
@@ -90,7 +89,7 @@ def downsample(t_s: list[float], values: list[float], max_points: int) -> tuple[
 def build_timelines(results: ExperimentResults | None, cells: list[StoredCell],
                     invocations: list[StoredInvocation], *, max_points: int = MAX_POINTS) -> TimelineSet:
     """The drawn series (loaded by the results layer for its :class:`TimelineSelection`),
-    downsampled, and every invocation's warm-up class; each reduction is stated in notes."""
+    downsampled; each reduction is stated in notes."""
     if results is None:
         return TimelineSet()
     selection = SELECTION
@@ -118,11 +117,5 @@ def build_timelines(results: ExperimentResults | None, cells: list[StoredCell],
     if reduced:
         notes.append(f"{reduced} series downsampled to at most {max_points} points (minimum and maximum "
                      f"of each time bucket kept)")
-    names = {c.id: c.name for c in cells}
-    classes: dict[str, Counter[str]] = {}
-    for inv in ok:
-        doc = results.progress.get(inv.id)
-        if doc is not None and doc.klass:
-            classes.setdefault(names[inv.cell_id], Counter())[doc.klass] += 1
     progress = {i: d for i, d in results.progress.items() if i in chosen}
-    return TimelineSet(series=series, progress=progress, warmup_classes=classes, notes=tuple(notes))
+    return TimelineSet(series=series, progress=progress, notes=tuple(notes))
