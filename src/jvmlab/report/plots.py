@@ -19,6 +19,7 @@ from jvmlab.model.documents import ProgressDocument
 from jvmlab.report.axes import log_ticks, padded_log_range
 from jvmlab.report.notation import ratio_ci
 from jvmlab.report.timelines import Series, round_sig
+from jvmlab.results.compare import ci_excludes_one
 
 Figure = dict[str, Any]
 PALETTE = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9", "#f08c00", "#1098ad", "#d6336c", "#5c940d",
@@ -128,28 +129,30 @@ def distribution(metric: str, cells: Sequence[tuple[str, int, Sequence[float], S
     return {"data": data, "layout": layout}
 
 
-def _ratio_traces(labels: Sequence[str], ratios: Sequence[float | None],
-                  cis: Sequence[tuple[float, float] | None], colors: Sequence[str],
-                  hover: Sequence[str]) -> list[dict[str, Any]]:
-    """Intervals as explicit segments (robust on a log axis) plus a marker per ratio."""
+def _ratio_figure(title: str, labels: Sequence[str], ratios: Sequence[float | None],
+                  cis: Sequence[tuple[float, float] | None], colors: Sequence[str], hover: Sequence[str],
+                  xtitle: str) -> Figure:
+    """One row per label: intervals as explicit segments (robust on a log axis), a marker per
+    ratio, a dashed line at 1, on a log axis that holds every ratio and interval end."""
     seg_x: list[float | None] = []
     seg_y: list[float | None] = []
     for pos, ci in enumerate(cis):
         if ci is not None:
             seg_x.extend([*round_sig(ci), None])
             seg_y.extend([pos, pos, None])
-    return [
+    traces = [
         {"type": "scatter", "mode": "lines", "x": seg_x, "y": seg_y, "hoverinfo": "skip", "showlegend": False,
          "line": {"color": "#495057", "width": 2}},
         {"type": "scatter", "mode": "markers", "x": list(ratios), "y": list(range(len(labels))),
          "marker": {"color": list(colors), "size": 11, "symbol": "diamond"},
          "text": [esc(h) for h in hover], "hovertemplate": "%{text}<extra></extra>", "showlegend": False},
     ]
-
-
-def _unity_line() -> dict[str, Any]:
-    return {"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1, "y0": 0, "y1": 1,
-            "line": {"color": "#868e96", "dash": "dash", "width": 1}}
+    unity = {"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1, "y0": 0, "y1": 1,
+             "line": {"color": "#868e96", "dash": "dash", "width": 1}}
+    layout = _layout(title, "", "", _height_for(len(labels)), shapes=[unity])
+    layout["yaxis"] = _cell_axis(labels)
+    layout["xaxis"] = _ratio_axis([*ratios, *(end for ci in cis for end in ci or ())], xtitle)
+    return {"data": traces, "layout": layout}
 
 
 def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None,
@@ -160,19 +163,11 @@ def forest(metric: str, comparisons: Sequence[Comparison], baseline: str | None,
     comparisons = [c for c in comparisons if c.ratio is not None]
     if not comparisons:
         return None
-    labels = [c.cell for c in comparisons]
-    colors = [direction_color(c.ratio, c.significant, m.lower_is_better) for c in comparisons]
-    hover = [f"{c.cell}: ratio {ratio_ci(c.ratio, c.ci95)}" for c in comparisons]
-    traces = _ratio_traces(labels, [c.ratio for c in comparisons], [c.ci95 for c in comparisons], colors, hover)
-    layout = _layout(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", "", "",
-                     _height_for(len(labels)), shapes=[_unity_line()])
-    layout["yaxis"] = _cell_axis(labels)
-    layout["xaxis"] = _ratio_axis(_ends(comparisons), f"ratio to baseline ({_better_side(m)})")
-    return {"data": traces, "layout": layout}
-
-
-def _ends(items: Sequence[Comparison | Effect]) -> list[float | None]:
-    return [v for c in items for v in (c.ratio, *(c.ci95 or ()))]
+    return _ratio_figure(f"{metric}: ratio to {baseline or 'baseline'} (mean, 95% CI)", [c.cell for c in comparisons],
+                         [c.ratio for c in comparisons], [c.ci95 for c in comparisons],
+                         [direction_color(c.ratio, c.significant, m.lower_is_better) for c in comparisons],
+                         [f"{c.cell}: ratio {ratio_ci(c.ratio, c.ci95)}" for c in comparisons],
+                         f"ratio to baseline ({_better_side(m)})")
 
 
 def _better_side(m: registry.Metric) -> str:
@@ -186,17 +181,11 @@ def effects(metric: str, items: Sequence[tuple[str, Effect]], m: registry.Metric
     items = [(label, e) for label, e in items if e.ratio is not None]
     if not items:
         return None
-    labels = [label for label, _ in items]
-    eff = [e for _, e in items]
-    colors = [direction_color(e.ratio, e.ci95 is not None and not (e.ci95[0] <= 1.0 <= e.ci95[1]), m.lower_is_better)
-              for e in eff]
-    hover = [f"{label}: {ratio_ci(e.ratio, e.ci95)}" for label, e in items]
-    traces = _ratio_traces(labels, [e.ratio for e in eff], [e.ci95 for e in eff], colors, hover)
-    layout = _layout(f"Factorial effects on {metric} (ratio, 95% CI)", "", "", _height_for(len(labels)),
-                     shapes=[_unity_line()])
-    layout["yaxis"] = _cell_axis(labels)
-    layout["xaxis"] = _ratio_axis(_ends(eff), f"ratio ({_better_side(m)})")
-    return {"data": traces, "layout": layout}
+    return _ratio_figure(f"Factorial effects on {metric} (ratio, 95% CI)", [label for label, _ in items],
+                         [e.ratio for _, e in items], [e.ci95 for _, e in items],
+                         [direction_color(e.ratio, ci_excludes_one(e.ci95), m.lower_is_better) for _, e in items],
+                         [f"{label}: {ratio_ci(e.ratio, e.ci95)}" for label, e in items],
+                         f"ratio ({_better_side(m)})")
 
 
 def all_zero(groups: Sequence[tuple[str, Sequence[Series]]]) -> bool:
