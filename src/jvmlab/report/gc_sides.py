@@ -26,7 +26,7 @@ class Side:
     names: list[str]
     docs: list[dict[str, Any]]
     skipped: list[str]
-    views: list[GcLogView] = field(default_factory=list)  # stored sides, when asked with their series
+    views: list[GcLogView] = field(default_factory=list)  # stored sides: one per log (series when asked)
 
 
 def _from_paths(label: str, files: list[Path]) -> Side:
@@ -91,14 +91,12 @@ def _from_experiment(label: str, exp_id: int, cell: str | None, store: str | Non
         inv_ids.append(inv.id)
     if not kept:
         raise UserError(f"{label}: experiment {exp_id} stored no GC log summaries (was the gc collector on?)")
-    views: list[GcLogView] = []
-    if with_series:  # the page's plots: the pause and heap timelines the gc collector stored
-        from jvmlab.gclog.points import view_of_stored
+    from jvmlab.gclog.points import view_of_stored
 
-        series = db.timelines(inv_ids)
-        views = [view_of_stored(name, doc, {k: (t, v) for k, (_, t, v) in series.get(i, {}).items()
-                                            if k in ("gc.pause_ms", "gc.heap_after_mb")})
-                 for name, doc, i in zip(names, kept, inv_ids, strict=True)]
+    series = db.timelines(inv_ids) if with_series else {}  # the page's plots: the pause and heap timelines
+    views = [view_of_stored(name, doc, {k: (t, v) for k, (_, t, v) in series.get(i, {}).items()
+                                        if k in ("gc.pause_ms", "gc.heap_after_mb")})
+             for name, doc, i in zip(names, kept, inv_ids, strict=True)]
     return Side(f"{label}", names, kept, skipped, views)
 
 
@@ -114,21 +112,13 @@ def analyze_views(args: list[str], store: str | None, with_series: bool = False)
     for arg in args:
         m = _EXPERIMENT.match(arg)
         if m is not None and not Path(arg).exists():
-            views += _from_experiment(arg, int(m["id"]), m["cell"], store, with_series=with_series).views \
-                if with_series else _stored_without_series(arg, int(m["id"]), m["cell"], store)
+            views += _from_experiment(arg, int(m["id"]), m["cell"], store, with_series=with_series).views
         else:
             at = len(views) if not files else at
             files.append(Path(arg))
     if files:
         views[at:at] = [view_of(s, with_points=with_series) for s in analyze_paths(files)]
     return views
-
-
-def _stored_without_series(label: str, exp_id: int, cell: str | None, store: str | None) -> list[GcLogView]:
-    from jvmlab.gclog.points import view_of_stored
-
-    side = _from_experiment(label, exp_id, cell, store)
-    return [view_of_stored(name, doc) for name, doc in zip(side.names, side.docs, strict=True)]
 
 
 def resolve(arg: str, store: str | None) -> Side:
