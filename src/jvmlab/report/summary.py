@@ -109,11 +109,6 @@ def _moments(stats: CellStats) -> dict[str, float | None]:
 
 def summary_json(s: Summary) -> dict[str, Any]:
     """The documented machine-readable summary (README: JSON summary)."""
-    jmh = jmh_table(s)
-    return {**_summary_json(s), **({"jmh": jmh_json(jmh)} if jmh is not None else {})}
-
-
-def _summary_json(s: Summary) -> dict[str, Any]:
     cells = []
     for cs in s.cells:
         c = cs.cell
@@ -145,7 +140,7 @@ def _summary_json(s: Summary) -> dict[str, Any]:
                 "at_equal_delay": None if d.adjusted is None else {
                     "ratio": d.adjusted.ratio, "ci95": list(d.adjusted.ci95), "n_blocks": d.adjusted.n_blocks}}
         comparisons.append(doc)
-    return {
+    out: dict[str, Any] = {
         "schema": SCHEMA,
         "experiment_id": s.experiment.id,
         "name": s.experiment.name,
@@ -166,6 +161,9 @@ def _summary_json(s: Summary) -> dict[str, Any]:
         "notes": list(s.analysis.notes),
         "fingerprint": s.experiment.fingerprint,
     }
+    if (jmh := jmh_table(s)) is not None:
+        out["jmh"] = jmh_json(jmh)
+    return out
 
 
 def effect_label(e: Effect) -> str:
