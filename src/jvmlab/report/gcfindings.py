@@ -13,9 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from jvmlab import metrics as registry
 from jvmlab.gclog.findings import Finding, findings_of
 from jvmlab.gclog.findings_compare import APPEARS, DISAPPEARS, FindingChange
+from jvmlab.report.gcrows import fmt_ms, fmt_s
 
 HEADER = ["severity", "finding", "count", "total", "worst", "first..last"]
 CHANGE_HEADER = ["finding", "severity", "A: logs (events)", "B: logs (events)", "status"]
@@ -23,19 +23,11 @@ _STYLE = {"error": "bold red", "warn": "yellow", "info": "cyan"}
 _CHANGE_STYLE = {APPEARS: "red", DISAPPEARS: "green"}
 
 
-def _ms(value: float | None) -> str:
-    """A duration in the unit that fits it (ms, s, min, h, d: never 6.85e+03)."""
-    return registry.format_duration_ms(value)
-
-
-def _t(value: float | None) -> str:
-    """An uptime (s) in human units: a log of days says 4.8 d."""
-    return registry.format_duration_ms(None if value is None else value * 1000.0)
-
-
 def row(f: Finding) -> list[str]:
     e = f.evidence
-    return [f.severity, f.id, str(e.count), _ms(e.total_ms), _ms(e.worst_ms), f"{_t(e.first_t_s)}..{_t(e.last_t_s)}"]
+    # durations and uptimes in the unit that fits them (a log of days says 4.8 d, never 6.85e+03)
+    return [f.severity, f.id, str(e.count), fmt_ms(e.total_ms), fmt_ms(e.worst_ms),
+            f"{fmt_s(e.first_t_s)}..{fmt_s(e.last_t_s)}"]
 
 
 def details(f: Finding) -> list[str]:

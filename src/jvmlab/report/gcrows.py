@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jvmlab import metrics as registry
-from jvmlab.gclog.points import GcLogView
-from jvmlab.gclog.points import log_name as files_name
+from jvmlab.gclog.points import GcLogView, log_name
 from jvmlab.model.documents import GcStat, GcSummary
 
 # Durations and sizes in GC tables: the registry's compact style (3 significant digits).
@@ -37,11 +36,6 @@ Doc = GcSummary | dict[str, Any]  # a summary record, or the analyzer's JSON (re
 def summary_of(doc: Doc) -> GcSummary:
     """The summary as a record: readers use attributes, never the JSON's keys."""
     return doc if isinstance(doc, GcSummary) else GcSummary.of(doc)
-
-
-def log_name(s: Any) -> str:
-    """A log's column name, from a LogSummary, a summary record or a summary document."""
-    return files_name(summary_of(s).files if isinstance(s, dict) else s.files)
 
 
 def lost_ms(doc: Doc) -> float | None:
@@ -90,7 +84,7 @@ def held_warning(doc: Doc, name: str | None = None) -> str | None:
     what = " and ".join(w for w, v in (("allocation stalls", s.stalls.total_ms),
                                        ("relocation stalls", s.relocation_stalls.total_ms),
                                        ("pacing", s.pacing.total_ms)) if v)
-    return (f"{name or files_name(s.files)}: {what} held allocating threads for {fmt_ms(other)}, more than "
+    return (f"{name or log_name(s.files)}: {what} held allocating threads for {fmt_ms(other)}, more than "
             f"all pauses ({fmt_ms(pauses)}); the throughput figure counts pauses only")
 
 
