@@ -40,7 +40,6 @@ class SeriesLabel:
     label: str
     order: float | None  # --order, None: placed by arrival
     experiment_ids: tuple[int, ...]
-    first_at: float  # epoch s of its first experiment
 
 
 @dataclass(frozen=True)
@@ -105,8 +104,7 @@ def ordered_labels(experiments: Sequence[StoredExperiment]) -> list[SeriesLabel]
         orders = [e.label_order for e in exps if e.label_order is not None]
         order = orders[-1] if orders else None
         last = order if order is not None else last
-        keyed.append((last, arrival, SeriesLabel(label, order, tuple(e.id for e in exps),
-                                                 min(e.created_at for e in exps))))
+        keyed.append((last, arrival, SeriesLabel(label, order, tuple(e.id for e in exps))))
     return [item for _, _, item in sorted(keyed, key=lambda k: (k[0], k[1]))]
 
 
