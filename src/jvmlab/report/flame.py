@@ -43,9 +43,6 @@ class CellProfiles:
     runs: dict[str, dict[str, list[dict[str, float]]]] = field(default_factory=dict)  # per invocation
     invocations: dict[str, int] = field(default_factory=dict)
 
-    def has_any(self) -> bool:
-        return any(s for kinds in self.stacks.values() for s in kinds.values())
-
 
 def merge_profiles(cells: list[StoredCell], profiles: Sequence[InvocationProfile],
                    baseline: str | None) -> CellProfiles:

@@ -17,7 +17,6 @@ from jvmlab.report import plots
 from jvmlab.report.page import figure_entries, render_page, write_text
 from jvmlab.sizing.minheap import MinHeapResult, Status
 from jvmlab.sizing.results import SweepResult
-from jvmlab.sizing.sweep import Curve
 
 MB = 1 << 20
 
@@ -64,7 +63,7 @@ def sweep_table(result: SweepResult, console: Console) -> None:
         table = Table(title=f"{c.series}: {result.time_metric} against heap size")
         for col in ("heap", "x min", "n", "mean", "95% CI", "peak RSS", "p99 pause"):
             table.add_column(col)
-        side = {m: {p.level: p for p in _curve(result, m, c.series).points}
+        side = {m: {p.level: p for s in result.curves[m] if s.series == c.series for p in s.points}
                 for m in ("max_rss_bytes", "gc.pause_p99_ms")}
         for p in c.points:
             ci = "-" if p.ci_low is None else f"{_fmt(c.metric, p.ci_low)} – {_fmt(c.metric, p.ci_high)}"
@@ -100,10 +99,6 @@ def knee_sentence(result: SweepResult, series: str) -> str:
     return (f"{series}: knee at {mib(knee.heap_bytes)}{mult} "
             f"({knee_interval_text(estimate.low_bytes, estimate.high_bytes)}, bootstrap over invocations), "
             f"the smallest heap within {times}.{edge}")
-
-
-def _curve(result: SweepResult, metric: str, series: str) -> Curve:
-    return next(c for c in result.curves[metric] if c.series == series)
 
 
 def figure(result: SweepResult, metric: str) -> plots.Figure | None:

@@ -16,6 +16,7 @@ from jvmlab.report.history import change_text, gate_line, summary_line
 from jvmlab.report.notation import interval
 from jvmlab.report.notation import value as metric_value
 from jvmlab.report.page import figure_entries, render_page, write_text
+from jvmlab.report.plots import esc
 from jvmlab.results.history import CellHistory, History
 from jvmlab.results.history_gate import HistoryGate
 
@@ -24,25 +25,21 @@ LINE = "rgb(51, 102, 204)"
 CHANGE = "rgb(201, 42, 42)"
 
 
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def _short(label: str, width: int = 14) -> str:
     """A tick label short enough to stay off the legend (the hover shows it whole)."""
     text = html.unescape(label)
-    return label if len(text) <= width else _e(text[:width - 1] + "…")
+    return label if len(text) <= width else esc(text[:width - 1] + "…")
 
 
 def cell_figure(cell: CellHistory) -> dict[str, Any]:
     """One cell's timeline as a plotly figure (a plain dict)."""
     info = registry.get(cell.metric, cell.unit)
     x = list(range(len(cell.points)))
-    labels = [_e(p.label) for p in cell.points]
+    labels = [esc(p.label) for p in cell.points]
     low = [p.ci95[0] if p.ci95 else p.mean for p in cell.points]
     high = [p.ci95[1] if p.ci95 else p.mean for p in cell.points]
-    hover = [f"<b>{labels[i]}</b><br>{_e(metric_value(info, p.mean))} "
-             f"{_e(interval(info, p.ci95[0], p.ci95[1], like=p.mean)) if p.ci95 else '(one run)'}"
+    hover = [f"<b>{labels[i]}</b><br>{esc(metric_value(info, p.mean))} "
+             f"{esc(interval(info, p.ci95[0], p.ci95[1], like=p.mean)) if p.ci95 else '(one run)'}"
              f"<br>n={p.n_runs}" for i, p in enumerate(cell.points)]
     data: list[dict[str, Any]] = [
         {"type": "scatter", "mode": "lines", "x": x, "y": high, "line": {"width": 0}, "hoverinfo": "skip",
@@ -62,7 +59,7 @@ def cell_figure(cell: CellHistory) -> dict[str, Any]:
                          "line": {"color": "rgb(90, 90, 90)", "dash": "dot", "width": 1}, "hoverinfo": "skip",
                          "showlegend": start == 0, "name": "segment level"})
         for change in seg.changes:
-            text = _e(f"{change_text(change, cell.label_at(change.index))}, p={change.p_value:.2g}")
+            text = esc(f"{change_text(change, cell.label_at(change.index))}, p={change.p_value:.2g}")
             shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": change.index - 0.5,
                            "x1": change.index - 0.5, "y0": 0, "y1": 1,
                            "line": {"color": CHANGE, "dash": "dash", "width": 1.5}})
@@ -72,13 +69,13 @@ def cell_figure(cell: CellHistory) -> dict[str, Any]:
                           "font": {"color": CHANGE, "size": 11}})
     step = max(1, len(x) // 20)
     return {"data": data, "layout": {
-        "title": {"text": _e(f"{cell.cell}: {cell.metric}")}, "height": 360, "hovermode": "closest",
+        "title": {"text": esc(f"{cell.cell}: {cell.metric}")}, "height": 360, "hovermode": "closest",
         "margin": {"l": 60, "r": 20, "t": 40, "b": 90}, "shapes": shapes, "annotations": notes,
         "legend": {"orientation": "h", "y": -0.35},
         "xaxis": {"tickmode": "array", "tickvals": x[::step], "ticktext": [_short(t) for t in labels[::step]],
                   "tickangle": -45,
                   "zeroline": False, "title": {"text": "label"}},
-        "yaxis": {"title": {"text": _e(f"{cell.metric} ({info.unit})" if info.unit else cell.metric)},
+        "yaxis": {"title": {"text": esc(f"{cell.metric} ({info.unit})" if info.unit else cell.metric)},
                   "zeroline": False}}}
 
 

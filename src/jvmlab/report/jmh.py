@@ -88,13 +88,9 @@ def _metric(row: JmhRow) -> registry.Metric:
     return registry.dynamic_metric(row.metric, row.unit, row.lower_is_better)
 
 
-def jmh_metrics(summary: Summary) -> list[str]:
-    return sorted({m for cs in summary.cells for m, st in cs.stats.items() if m.startswith(JMH_PREFIX) and st.n})
-
-
 def jmh_table(summary: Summary) -> JmhTable | None:
     """Compare every cell with the baseline on every JMH metric; None without JMH metrics."""
-    names = jmh_metrics(summary)
+    names = sorted({m for cs in summary.cells for m, st in cs.stats.items() if m.startswith(JMH_PREFIX) and st.n})
     if not names:
         return None
     seed = summary.experiment.seed

@@ -87,13 +87,10 @@ def within_node_mark(blocks: int) -> str:
     return f"within node, {blocks} blocks paired: hierarchical bootstrap over nodes, then blocks"
 
 
-CI_ONLY_NOTE = ("Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
-                "{metric}; `jvmlab report --metric {other}` gives this metric's tested verdicts.")
-
-
 def ci_only_note(compared_metric: str, metric: str) -> str:
     """What "clear" means on a secondary metric (no test; the CI alone): one wording, here."""
-    return CI_ONLY_NOTE.format(metric=compared_metric, other=metric)
+    return (f"Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
+            f"{compared_metric}; `jvmlab report --metric {metric}` gives this metric's tested verdicts.")
 
 
 def _what_disturbed(d: Disturbance) -> str:

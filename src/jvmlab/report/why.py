@@ -40,7 +40,8 @@ class WhyPart:
     phase_rows: list[list[str]] = field(default_factory=list)
 
     def empty(self) -> bool:
-        return not self.profiles.has_any() and not self.startup and not self.metric_rows
+        no_stacks = not any(s for kinds in self.profiles.stacks.values() for s in kinds.values())
+        return no_stacks and not self.startup and not self.metric_rows
 
     def to_json(self) -> dict[str, Any]:
         return {"profile_diffs": [d.to_json() for d in self.diffs],
