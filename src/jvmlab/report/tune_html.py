@@ -102,23 +102,18 @@ def _trial_rows(doc: TuneDocument) -> str:
 
 
 def _trial_table(doc: TuneDocument) -> str:
-    drifted = sum(t.state == "drift" for t in doc.trials)
-    note = (f"<p>{drifted} trial{'s' if drifted != 1 else ''} looked better but {'were' if drifted != 1 else 'was'} "
-            f"measured while the machine drifted: marked <b>drift</b>, never promoted.</p>" if drifted else "")
-    disturbed = sum(t.state == "disturbed" for t in doc.trials)
-    if disturbed:
-        note += (f"<p>{disturbed} trial{'s' if disturbed != 1 else ''} looked better only by what the run-queue "
-                 "delay explains (other processes made one side wait more): marked <b>disturbed</b>, with the "
-                 "measured delay, never promoted.</p>")
-    undecided = sum(_state_key(t.state) == "undecided" for t in doc.trials)
-    if undecided:
-        note += (f"<p>{undecided} trial{'s' if undecided != 1 else ''} stopped by the budget or the block cap "
-                 "before the race could decide: marked <b>undecided</b> with the interval reached, not "
-                 "called worse.</p>")
-    combined = sum(t.origin == "combined" for t in doc.trials)
-    if combined:
-        note += (f"<p>{combined} trial{'s' if combined != 1 else ''} put the best level of each parameter "
-                 "together (<b>combined</b>): good single changes often add up.</p>")
+    trials = doc.trials
+    said = ((sum(t.state == "drift" for t in trials), "looked better but {were} measured while the machine drifted: "
+             "marked <b>drift</b>, never promoted."),
+            (sum(t.state == "disturbed" for t in trials), "looked better only by what the run-queue delay explains "
+             "(other processes made one side wait more): marked <b>disturbed</b>, with the measured delay, never "
+             "promoted."),
+            (sum(_state_key(t.state) == "undecided" for t in trials), "stopped by the budget or the block cap before "
+             "the race could decide: marked <b>undecided</b> with the interval reached, not called worse."),
+            (sum(t.origin == "combined" for t in trials), "put the best level of each parameter together "
+             "(<b>combined</b>): good single changes often add up."))
+    note = "".join(f"<p>{n} trial{'s' if n != 1 else ''} {text.format(were='were' if n != 1 else 'was')}</p>"
+                   for n, text in said if n)
     return ("<h2>Trials</h2>" + note + "<table border='1' cellspacing='0' cellpadding='3'><tr><th>#</th>"
             "<th>flags</th><th>origin</th><th>outcome</th><th>blocks raced</th><th>ratio to incumbent (95% CI)</th>"
             f"<th>reason</th></tr>{_trial_rows(doc)}</table>")
