@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from jvmlab.cli.main import main
 from jvmlab.errors import UserError
-from jvmlab.report.compare import compare_experiments
+from jvmlab.report.compare import compare_experiments, render_comparison
 from jvmlab.report.synthetic import SyntheticSpec, generate
 from jvmlab.results import load_experiment
 from jvmlab.store.sql import SqlStore
@@ -66,3 +67,14 @@ def test_cli_json_and_errors(pair, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["compare", str(a), "77", "--store", str(db)])
     assert done.value.code == 2 and "no experiment 77" in capsys.readouterr().err
+
+
+def test_cells_in_one_experiment_only_are_named_under_their_experiment(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 'x.db'}")
+    a = generate(store, SyntheticSpec(jvms=("jdk17", "jdk21"), gc_levels=("g1",), invocations=3, failures=0))
+    b = generate(store, SyntheticSpec(jvms=("jdk17", "jdk25"), gc_levels=("g1",), invocations=3, failures=0))
+    result = compare_experiments(load_experiment(store, a), load_experiment(store, b))
+    console = Console(record=True, width=200)
+    render_comparison(result, console)
+    lines = console.export_text().splitlines()
+    assert f"only in #{a}: jdk21 gc=g1" in lines and f"only in #{b}: jdk25 gc=g1" in lines

@@ -127,10 +127,9 @@ def render_comparison(cmp: ExperimentComparison, console: Console) -> None:
         console.print(Text(f"  {p.verdict}", style="green" if p.comparison.significant else "dim"))
         if p.comparison.between_run_sd is not None:
             console.print(Text(f"    {between_run_text(p.comparison.between_run_sd)}", style="dim"))
-    for label, names in (("only in", cmp.only_a), ("only in", cmp.only_b)):
+    for which, names in ((cmp.a.id, cmp.only_a), (cmp.b.id, cmp.only_b)):
         if names:
-            which = cmp.a.id if names is cmp.only_a else cmp.b.id
-            console.print(Text(f"{label} #{which}: {', '.join(names)}", style="dim"))
+            console.print(Text(f"only in #{which}: {', '.join(names)}", style="dim"))
     for h in cmp.hazards:
         console.print(Text(f"warning [{h.kind}] {h.detail}", style="yellow"))
         if h.hint:

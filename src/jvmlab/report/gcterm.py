@@ -25,15 +25,10 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
     return t
 
 
-def as_views(logs: Sequence[LogSummary | GcLogView]) -> list[GcLogView]:
-    """Views of analyzed logs (no plot series: the terminal draws none)."""
-    return [log if isinstance(log, GcLogView) else view_of(log, with_points=False) for log in logs]
-
-
 def render_gc(logs: Sequence[LogSummary | GcLogView], console: Console | None = None) -> None:
     """Print each log's summary and its detail tables (from the summary documents only)."""
     console = console or Console()
-    views = as_views(logs)
+    views = [log if isinstance(log, GcLogView) else view_of(log, with_points=False) for log in logs]  # no series
     labels, columns = gcrows.summary_columns(views)
     table = Table(title="GC logs", header_style="bold")
     table.add_column("")

@@ -49,7 +49,7 @@ MEMORY_CPU_COLUMNS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "mem.peak_anon
                       "cpu.gc_share", "cpu.app_share", "cpu.vm_share", "progress.steady_rate",
                       "progress.warmup_s")
 LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limit_bytes", "cgroup.oom_kills",
-                 "cgroup.peak_bytes")
+                 "cgroup.peak_bytes")  # [environment] cpus/memory: the limits and what the JVM believed
 MAX_FAILURES_SHOWN = 50
 MAX_OUTPUT_CHARS = 4000
 CPU_SERIES = ("cpu.app_s", "cpu.jit_s", "cpu.gc_s", "cpu.vm_s")
@@ -96,13 +96,14 @@ def flag_rows(summary: Summary) -> list[list[str]]:
     return rows
 
 
-def _measured(summary: Summary, metric: str) -> bool:
+def measured(summary: Summary, metric: str) -> bool:
+    """Some cell has a value of ``metric``."""
     return any(metric in cs.stats and cs.stats[metric].n for cs in summary.cells)
 
 
 def metric_sections(summary: Summary, by_cell: dict[int, list[StoredInvocation]]) -> list[dict[str, Any]]:
     """Per metric: every cell's distribution and the forest plot of ratios to the baseline."""
-    names = [summary.metric] + [m for m in PLOT_METRICS if m != summary.metric and _measured(summary, m)]
+    names = [summary.metric] + [m for m in PLOT_METRICS if m != summary.metric and measured(summary, m)]
     sections = []
     for k, metric in enumerate(names[:MAX_METRIC_SECTIONS]):
         cells = []
@@ -196,7 +197,7 @@ def metric_tables(summary: Summary) -> list[dict[str, Any]]:
     for title, columns in (("GC per cell (mean per invocation)", GC_COLUMNS),
                            ("Memory, threads and throughput (mean per invocation)", MEMORY_CPU_COLUMNS),
                            ("CPU/memory limits and what the JVM believed (mean)", LIMIT_COLUMNS)):
-        present = [m for m in columns if _measured(summary, m)]
+        present = [m for m in columns if measured(summary, m)]
         if present:
             out.append({"title": title, "header": ["cell", *[COLUMN_LABELS.get(m, m) for m in present]],
                         "rows": [[cs.cell.name, *[notation.mean_sd(shown(summary, m), cs.stats.get(m))

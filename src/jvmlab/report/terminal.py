@@ -10,7 +10,7 @@ from jvmlab.report import archives_view, notation
 from jvmlab.report import nodes as nodes_view
 from jvmlab.report.fit import Column, fitted_tables
 from jvmlab.report.jmh import jmh_table, render_jmh
-from jvmlab.report.sections import COLUMN_LABELS, RSS_NOTE
+from jvmlab.report.sections import COLUMN_LABELS, LIMIT_COLUMNS, RSS_NOTE, measured
 from jvmlab.report.summary import (
     RSS_RUSAGE,
     Summary,
@@ -24,8 +24,6 @@ GC_COLUMNS = ("gc.pause_count", "gc.pause_total_ms", "gc.pause_p99_ms", "gc.paus
               "gc.concurrent_cycles", "gc.stall_total_ms", "gc.paused_pct")
 EXTRA_COLUMNS = ("mem.peak_rss_bytes", "mem.peak_pss_bytes", "cpu.jit_share", "cpu.gc_share",
                  "progress.steady_rate")
-LIMIT_COLUMNS = ("jvm.active_processors", "jvm.max_heap_bytes", "jvm.memory_limit_bytes", "cgroup.oom_kills",
-                 "cgroup.peak_bytes")  # [environment] cpus/memory: the limits and what the JVM believed
 
 
 def _print_all(console: Console, tables: list[Table]) -> None:
@@ -37,8 +35,7 @@ def render(summary: Summary, console: Console) -> None:
     exp = summary.experiment
     metric = summary.metric
     width = console.width
-    reason = getattr(summary, "metric_reason", None)  # issue 11 adds it; shown when present
-    why = f" ({reason})" if reason else ""
+    why = f" ({summary.metric_reason})" if summary.metric_reason else ""
     console.print(Text(f"Experiment {exp.id}: {exp.name}  ({exp.status}; metric {metric}{why}, "
                        f"baseline {summary.baseline or '-'})", style="bold"))
     _print_all(console, _cells_tables(summary, width))
@@ -58,7 +55,7 @@ def render(summary: Summary, console: Console) -> None:
                                        "CPU/memory limits and what the JVM believed (mean)", width))
     workload = sorted({m for cs in summary.cells for m in cs.stats if m.startswith("workload.") and cs.stats[m].n})
     _print_all(console, _metric_tables(summary, tuple(workload), "Workload-reported metrics (mean ± sd)", width))
-    if extra and any("mem.peak_rss_bytes" in cs.stats and cs.stats["mem.peak_rss_bytes"].n for cs in summary.cells):
+    if extra and measured(summary, "mem.peak_rss_bytes"):
         console.print(Text(RSS_NOTE, style="dim"))
 
     if (jmh := jmh_table(summary)) is not None:
@@ -97,7 +94,7 @@ def _effects_tables(summary: Summary, width: int) -> list[Table]:
 def _metric_tables(summary: Summary, metric_names: tuple[str, ...], title: str, width: int = 200) -> list[Table]:
     """A column per metric and a row per cell, stacked into parts when the metrics do not
     fit the width side by side; every value in a metric's own unit."""
-    present = [m for m in metric_names if any(m in cs.stats and cs.stats[m].n for cs in summary.cells)]
+    present = [m for m in metric_names if measured(summary, m)]
     if not present:
         return []
     columns = []
