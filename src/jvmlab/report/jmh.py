@@ -110,15 +110,15 @@ def jmh_table(summary: Summary) -> JmhTable | None:
         forks = {cs.cell.name: cs.stats[name].n if name in cs.stats else 0 for cs in summary.cells}
         comps = {cell: c for (m, cell), c in adjusted.items() if m == name}
         rows.append(JmhRow(name, metric.unit, metric.lower_is_better, means, forks, comps,
-                           _withheld(summary, name, comps)))
+                           _withheld(summary, base, name, comps)))
     return JmhTable(summary.baseline, tuple(cs.cell.name for cs in summary.cells), tuple(rows))
 
 
-def _withheld(summary: Summary, metric: str, comps: dict[str, Comparison]) -> dict[str, Disturbance]:
+def _withheld(summary: Summary, base: CellResult | None, metric: str,
+              comps: dict[str, Comparison]) -> dict[str, Disturbance]:
     """cell -> the disturbance that withholds its comparison on a busy machine or under drift
     (the one model, as ``run`` judges: :func:`jvmlab.results.compare.disturbances`)."""
     results = getattr(summary, "results", None)
-    base = next((cs for cs in summary.cells if cs.cell.name == summary.baseline), None)
     if not comps or base is None:
         return {}
     busy = tuple(results.busy_blocks) if results is not None else ()

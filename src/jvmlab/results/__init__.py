@@ -22,13 +22,12 @@ from jvmlab.results.compare import (
 )
 from jvmlab.results.experiment import CellResult, ExperimentAnalysis, analyze_experiment
 from jvmlab.results.load import TimelineSelection, load_experiment
-from jvmlab.results.pairs import JudgedPair, judge_pair, pair_difference, pair_ratio_pct
+from jvmlab.results.pairs import JudgedPair, judge_pair
 from jvmlab.results.records import BusyBlock, ExperimentResults, cell_values
 
 __all__ = [
     "ALL_CELLS", "BusyBlock", "CellResult", "CellsComparison", "ComparedCell", "Disturbance", "ExperimentAnalysis",
     "ExperimentResults", "JudgedPair", "TimelineSelection", "VerdictKind", "analyze_experiment", "cell_values",
     "ci_excludes_one", "ci_only_comparisons", "compare_across", "compare_cells", "compare_family", "judge_pair",
-    "load_experiment",
-    "pair_difference", "pair_ratio_pct", "verdict_kind",
+    "load_experiment", "verdict_kind",
 ]

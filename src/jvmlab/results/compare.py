@@ -348,11 +348,8 @@ def compare_across(pairs: Sequence[tuple[str, CellData, CellData]], metric: str,
         judged.append(across_runs(comp, c.delay_a_s, c.delay_b_s, c.wall_s, between_run_sd) if c
                       else across_runs(comp, sd_log=between_run_sd))
     plain = adjust(raw)
+    # after the correction, a comparison whose sides ran under different contention stays uncalled
+    kept = [replace(c, significant=False) if c.machine_changed_s is not None else c for c in adjust(judged)]
     return tuple(replace(c, between_run_sd=between_run_sd if p.significant and not c.significant
                          and c.machine_changed_s is None else None)
-                 for c, p in zip(_keep_unchanged(adjust(judged)), plain, strict=True))
-
-
-def _keep_unchanged(family: Sequence[Comparison]) -> tuple[Comparison, ...]:
-    """After the correction: a comparison whose sides ran under different contention stays uncalled."""
-    return tuple(replace(c, significant=False) if c.machine_changed_s is not None else c for c in family)
+                 for c, p in zip(kept, plain, strict=True))
