@@ -29,14 +29,10 @@ def _warnings(a: ArchiveRecord) -> str:
     return f"{a.warning_lines}: {shown}" + (f"; {more} more kind(s)" if more > 0 else "")
 
 
-def _used(a: ArchiveRecord) -> str:
-    return f"{a.app_classes_from_archive} of {a.app_classes_loaded} loaded"
-
-
 def rows(archives: Sequence[ArchiveRecord]) -> list[list[str]]:
     """One row per archive, in the order of ``HEADER``."""
-    return [[a.cell, a.kind, format_value(float(a.size_bytes), "bytes"), f"{a.train_s:.1f} s", _used(a),
-             _warnings(a)] for a in archives]
+    return [[a.cell, a.kind, format_value(float(a.size_bytes), "bytes"), f"{a.train_s:.1f} s",
+             f"{a.app_classes_from_archive} of {a.app_classes_loaded} loaded", _warnings(a)] for a in archives]
 
 
 def details(archives: Sequence[ArchiveRecord]) -> list[dict[str, Any]]:

@@ -188,18 +188,13 @@ def effects(metric: str, items: Sequence[tuple[str, Effect]], m: registry.Metric
                          f"ratio ({_better_side(m)})")
 
 
-def all_zero(groups: Sequence[tuple[str, Sequence[Series]]]) -> bool:
-    """No series holds a non-zero value: a flat line at 0 says nothing a sentence cannot."""
-    return not any(v for _, series in groups for s in series for v in s.values if v is not None)
-
-
 def lines(title: str, groups: Sequence[tuple[str, Sequence[Series]]], ytitle: str = "",
           mode: str = "lines", skip_all_zero: bool = False) -> Figure | None:
     """Time series colored by cell (one legend entry per cell); ``groups`` are (label, series)
     drawn with one dash style each, named in the title by the caller. ``skip_all_zero``
     draws nothing when every value is 0 (huge pages never used, say)."""
-    if skip_all_zero and all_zero(groups):
-        return None
+    if skip_all_zero and not any(v for _, series in groups for s in series for v in s.values if v is not None):
+        return None  # a flat line at 0 says nothing a sentence cannot
     dashes = ("solid", "dot", "dash", "dashdot", "longdash")
     data: list[dict[str, Any]] = []
     shown: set[str] = set()

@@ -65,9 +65,7 @@ def busy_blocks(stored: tuple[StoredHazard, ...] | list[Any]) -> tuple[BusyBlock
     for h in stored:
         if h.kind != hz.BUSY_MACHINE:
             continue
-        load: MachineLoad | None = getattr(h, "load", None)
-        if load is None:
-            load = MachineLoad(None, None)
+        load: MachineLoad = getattr(h, "load", None) or MachineLoad(None, None)
         out.append(BusyBlock(None if load.other_share is None else round(load.other_share * 100), load.warmup,
                              h.detail, getattr(h, "hint", None) or "", None if load.warmup else load.block,
                              None if load.steal_share is None else round(load.steal_share * 100),
