@@ -11,7 +11,7 @@ import pytest
 from cli_runner import run_jvmlab
 from jvmlab.analyze.gate import parse_condition
 from jvmlab.errors import UserError
-from jvmlab.report.history import gate_markdown, history_json, summary_line
+from jvmlab.report.history import gate_line, gate_markdown, history_json, summary_line
 from jvmlab.results.history import load_history, ordered_labels
 from jvmlab.results.history_gate import gate_history
 from jvmlab.store import open_store
@@ -103,6 +103,12 @@ def test_gate_is_inconclusive_when_the_newest_label_differs_alone(store: Store) 
     gate = gate_history(load_history(store, "bench"), [parse_condition("wall_s > +3%")])
     assert gate.outcome == "inconclusive" and gate.exit_code == 3
     assert gate.too_short[0].label == "c15" and not gate.result.failed
+    line = gate_line(gate)
+    assert line.startswith("jvmlab history gate: inconclusive: g1 wall_s: the newest label c15 differs +")
+    assert "but stands alone; measure the next label" in line
+    [alone] = history_json(load_history(store, "bench"), gate)["gate"]["inconclusive"]
+    assert alone["label"] == "c15" and alone["ratio"] > 1.1 and alone["ci95"][0] < alone["ratio"] < alone["ci95"][1]
+    assert 0 <= alone["p_value"] <= 1
 
 
 def test_the_command_line_gate_exit_codes_json_and_markdown(tmp_path: Path) -> None:

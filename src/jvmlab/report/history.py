@@ -125,8 +125,8 @@ def gate_json(gate: HistoryGate) -> dict[str, Any]:
                         "ci95": list(ch.comparison.ci95) if ch.comparison.ci95 else None,
                         "p_value": ch.comparison.p_value, "p_adjusted": ch.comparison.p_adjusted,
                         "outcome": str(ch.outcome), "failed": ch.breached} for ch in gate.result.checks],
-            "inconclusive": [{"cell": s.cell, "metric": s.metric, "label": s.label, "ratio": s.ratio,
-                              "ci95": list(s.ci95) if s.ci95 else None, "p_value": s.p_value}
+            "inconclusive": [{"cell": s.cell, "metric": s.metric, "label": s.label, "ratio": s.tail.ratio,
+                              "ci95": list(s.tail.ci95) if s.tail.ci95 else None, "p_value": s.tail.p_value}
                              for s in gate.too_short]}
 
 
@@ -151,7 +151,7 @@ def gate_line(gate: HistoryGate) -> str:
         return f"jvmlab history gate: FAIL {len(gate.result.failed)} of {len(gate.result.checks)}: {first} {where}"
     if gate.outcome == "inconclusive" and gate.too_short:
         s = gate.too_short[0]
-        ratio = f" {change_pct(s.ratio)}" if s.ratio is not None else ""
+        ratio = f" {change_pct(s.tail.ratio)}" if s.tail.ratio is not None else ""
         return (f"jvmlab history gate: inconclusive: {s.cell} {s.metric}: the newest label {s.label} "
                 f"differs{ratio} but stands alone; measure the next label ({conditions}) {where}")
     if gate.outcome == "inconclusive":

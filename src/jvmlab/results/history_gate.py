@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.changepoint import retest
+from jvmlab.analyze.changepoint import Tail, retest
 from jvmlab.analyze.gate import (
     DEFAULT_INCONCLUSIVE,
     EXIT_FAIL,
@@ -53,9 +53,7 @@ class TooShort:
     cell: str
     metric: str
     label: str
-    ratio: float | None
-    ci95: tuple[float, float] | None
-    p_value: float
+    tail: Tail  # its ratio to the segment before, interval and p-value
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def gate_history(history: History, conditions: Sequence[GateCondition]) -> Histo
     permutations = min(MAX_PERMUTATIONS, max(999, math.ceil(20 * max(len(with_change), 1) / GATE_ALPHA)))
     comparisons = [_comparison(history.series, c, permutations) for c in with_change]
     result = judge(conditions, comparisons, {c.metric: c.lower_is_better for c in matched})
-    short = tuple(TooShort(c.cell, c.metric, c.points[-1].label, seg.tail.ratio, seg.tail.ci95, seg.tail.p_value)
+    short = tuple(TooShort(c.cell, c.metric, c.points[-1].label, seg.tail)
                   for c in matched for seg in [c.segmentation] if seg is not None and seg.tail is not None)
     return HistoryGate(history.series, result, short, history.labels[-1].label if history.labels else "")
 
