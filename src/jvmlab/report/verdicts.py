@@ -82,11 +82,6 @@ def verb(metric: Metric) -> str:
     return "is" if metric.unit in _TIME_UNITS and not _event_time(metric) else "has"
 
 
-def within_node_mark(blocks: int) -> str:
-    """Which analysis a cluster run's verdict is: paired within node, nodes then blocks resampled."""
-    return f"within node, {blocks} blocks paired: hierarchical bootstrap over nodes, then blocks"
-
-
 def ci_only_note(compared_metric: str, metric: str) -> str:
     """What "clear" means on a secondary metric (no test; the CI alone): one wording, here."""
     return (f"Here \"clearly\" means the 95% bootstrap CI excludes 1, not corrected together with "
@@ -232,8 +227,8 @@ def verdict(comparison: Comparison, metric: Metric, label: str | None = None,
     text = _sentence(comparison, metric, label, baseline_label)
     if comparison.ci_kind == SMALL_N_KIND:
         text += f" [small sample, n={min(comparison.n_cell, comparison.n_baseline)}: t-based interval]"
-    if comparison.ci_kind == HIERARCHICAL:
-        text += f" [{within_node_mark(comparison.n_cell)}]"
+    if comparison.ci_kind == HIERARCHICAL:  # a cluster run's verdict: paired within node, nodes then blocks resampled
+        text += f" [within node, {comparison.n_cell} blocks paired: hierarchical bootstrap over nodes, then blocks]"
     if interference and comparison.significant:
         text += f"; but not called a difference: {interference}; rerun on a quiet machine"
     elif note:
