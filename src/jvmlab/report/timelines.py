@@ -22,10 +22,8 @@ from jvmlab.model.stored import StoredCell, StoredInvocation
 from jvmlab.results import ExperimentResults, TimelineSelection
 from jvmlab.results.load import pick_drawn
 
-MAX_INVOCATIONS_PER_CELL = 5
 MAX_POINTS = 400
-MAX_CELLS = 12
-SELECTION = TimelineSelection(per_cell=MAX_INVOCATIONS_PER_CELL, max_cells=MAX_CELLS)
+SELECTION = TimelineSelection()  # its defaults: 5 invocations in each of the first 12 cells
 
 
 @dataclass(frozen=True)
@@ -92,16 +90,15 @@ def build_timelines(results: ExperimentResults | None, cells: list[StoredCell],
     downsampled; each reduction is stated in notes."""
     if results is None:
         return TimelineSet()
-    selection = SELECTION
     ok = [i for i in invocations if i.status == "ok"]
     notes: list[str] = []
-    if len(cells) > selection.max_cells:
-        notes.append(f"timelines drawn for the first {selection.max_cells} of {len(cells)} cells")
-    chosen = pick_drawn(tuple(cells), ok, selection)
+    if len(cells) > SELECTION.max_cells:
+        notes.append(f"timelines drawn for the first {SELECTION.max_cells} of {len(cells)} cells")
+    chosen = pick_drawn(tuple(cells), ok, SELECTION)
     per_cell = Counter(i.cell_id for i in ok)
-    thinned = sum(per_cell[c.id] > selection.per_cell for c in cells[:selection.max_cells])
+    thinned = sum(per_cell[c.id] > SELECTION.per_cell for c in cells[:SELECTION.max_cells])
     if thinned:
-        notes.append(f"timelines drawn for at most {selection.per_cell} invocations per cell, spread evenly "
+        notes.append(f"timelines drawn for at most {SELECTION.per_cell} invocations per cell, spread evenly "
                      f"over the blocks ({thinned} cell(s) thinned)")
     series: dict[str, list[Series]] = {}
     reduced = 0
