@@ -111,7 +111,7 @@ def prepare_builtin(name: str, jdk: JdkInfo, cache_dir: Path | None = None,
                     compilers: Sequence[JdkInfo] = ()) -> BuiltinWorkload:
     """Return the built-in workload ``name`` compiled for running on ``jdk``.
 
-    ``cache_dir`` is the jvmlab cache root (default: see ``cache.default_cache_root``).
+    ``cache_dir`` is the jvmlab cache root (default: see ``jvmlab.paths.cache_root``).
     ``compilers`` are other JDKs whose javac may build the classes when ``jdk`` has none;
     ``javac`` on PATH is the last resort. Safe to call from several threads and processes.
     """
