@@ -106,13 +106,6 @@ def parse_until(value: str | None) -> float | None:
     return number / 100.0
 
 
-def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | int | str]:
-    """``--collect gc``, ``--no-collect proc``, ``--collect jfr=profile``: names from the registry."""
-    from jvmlab.collect.registry import parse_overrides
-
-    return parse_overrides(enable, disable)
-
-
 @app.command(cls=ScanCommand)
 def run(
     ctx: typer.Context,
@@ -181,6 +174,7 @@ def run(
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
     from jvmlab.cluster.share import check_artifacts_url
+    from jvmlab.collect.registry import parse_overrides
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
@@ -194,7 +188,7 @@ def run(
     # Recorded with the metric so `report` compares the same one; a bare --resume keeps the
     # reason recorded when the run started.
     metric_reason = run_metric_reason(metric or "wall_s", given=metric is not None) if metric or not resume else ""
-    overrides = _collect_overrides(enable, disable)
+    overrides = parse_overrides(enable, disable)  # --collect gc, --no-collect proc, --collect jfr=profile
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
     from jvmlab.machine.gitlabel import series_tag
