@@ -162,7 +162,7 @@ def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult 
         return ParcelMissing(node, order.token, order.serial)
     invocation = replace(parcel.template, argv=order.argv, artifacts_dir=order.artifacts_dir)
     recipe = replace(parcel.recipe, ctx=replace(parcel.recipe.ctx, artifacts_dir=order.artifacts_dir))
-    return run_slot(invocation, recipe, executor, None, order.share_to)
+    return run_slot(invocation, recipe, executor, order.share_to)
 
 
 def ready_node() -> int:
