@@ -151,15 +151,11 @@ def _read_sources() -> dict[str, bytes]:
     return found
 
 
-def _main_classes() -> list[str]:
-    return [s.main_class for s in _SPECS]
-
-
 def _find_build(workloads: Path, digest: str, runtime_feature: int) -> Path | None:
     """An already published build this runtime can load (lowest release first)."""
     for release in range(LOWEST_RELEASE, runtime_feature + 1):
         build = cache.build_dir(workloads, digest, release)
-        if cache.is_complete(build, _main_classes()):
+        if cache.is_complete(build, [s.main_class for s in _SPECS]):
             return build
         if build.exists():  # left broken by hand or a crash of an old version
             cache.discard(build)
