@@ -154,7 +154,7 @@ def main() -> None:
     sleep_s = args.sleep_ms / 1000
     for name in ("_assign", "_store", "_progress"):
         setattr(dispatch.Dispatcher, name, timed(getattr(dispatch.Dispatcher, name)))
-    dispatch.Dispatcher._refresh_nodes = timed_refresh(dispatch.Dispatcher._refresh_nodes)
+    dispatch.Dispatcher.refresh = timed_refresh(dispatch.Dispatcher.refresh)
     dispatch.Dispatcher._gather = timed_gather(dispatch.Dispatcher._gather)
     plain_run = dispatch.Dispatcher.run
 

@@ -37,7 +37,7 @@ class OrderSpy:
         if args and isinstance(args[0], SlotOrder):
             self.orders.append((kwargs["workers"][0], args[0]))
             if len(self.orders) == self.forget_at:
-                self.forgotten = sum(self._client.run(parcel.forget_parcels).values())
+                self.forgotten = sum(self._client.run(lambda: parcel.SHELF.clear()).values())
         return self._client.submit(fn, *args, **kwargs)
 
     def __getattr__(self, name):
@@ -57,7 +57,7 @@ def _run(tmp_path: Path, jdk: Path, spy_of, invocations: int = 6):
 
 def test_each_cells_parcel_goes_once_to_each_node_and_slots_carry_the_token(tmp_path: Path,
                                                                              jdk17_home: Path) -> None:
-    parcel.forget_parcels()
+    parcel.SHELF.clear()
     spy, stored = _run(tmp_path, jdk17_home, OrderSpy)
     assert len(stored) == 12 and all(i.status == "ok" for i in stored)
     inside = Counter((node, order.token) for node, order in spy.orders if order.parcel is not None)
@@ -68,7 +68,7 @@ def test_each_cells_parcel_goes_once_to_each_node_and_slots_carry_the_token(tmp_
 
 
 def test_a_node_that_lost_its_parcels_gets_them_again(tmp_path: Path, jdk17_home: Path) -> None:
-    parcel.forget_parcels()
+    parcel.SHELF.clear()
     spy, stored = _run(tmp_path, jdk17_home, lambda c: OrderSpy(c, forget_at=6), invocations=8)
     assert spy.forgotten > 0
     assert len(stored) == 16 and all(i.status == "ok" for i in stored)
@@ -78,12 +78,12 @@ def test_a_node_that_lost_its_parcels_gets_them_again(tmp_path: Path, jdk17_home
 
 
 def test_a_node_that_keeps_no_parcel_fails_the_slot_after_three_resends(tmp_path: Path, jdk17_home: Path) -> None:
-    parcel.forget_parcels()
-    parcel.limit_shelf(0)
+    parcel.SHELF.clear()
+    parcel.SHELF.capacity = 0  # a node that keeps no parcel
     try:
         spy, stored = _run(tmp_path, jdk17_home, OrderSpy, invocations=1)
     finally:
-        parcel.limit_shelf(SHELF_CAPACITY)
+        parcel.SHELF.capacity = SHELF_CAPACITY
     assert len(stored) == 2 and all(i.status == "failed" for i in stored)
     assert all(f"after it was sent {MAX_RESENDS} more times" in (i.reason or "") for i in stored)
     assert len(spy.orders) == 2 * (1 + MAX_RESENDS)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from jvmlab.cli.cmd_run import _collect_overrides
 from jvmlab.collect.jfr import JfrCollector, recording_args
+from jvmlab.collect.registry import parse_overrides
 from jvmlab.collect.setup import CollectSettings, build_collectors
 from jvmlab.collect.startup import StartupCollector, class_source
 from jvmlab.errors import UserError
@@ -24,14 +24,14 @@ def test_off_by_default_on_from_the_spec_with_its_settings() -> None:
 
 
 def test_command_line_names() -> None:
-    assert _collect_overrides(["jfr"], []) == {"jfr": True}
-    assert _collect_overrides(["jfr=profile", "startup"], []) == {"jfr_settings": "profile", "jfr": True,
-                                                                   "startup": True}
+    assert parse_overrides(["jfr"], []) == {"jfr": True}
+    assert parse_overrides(["jfr=profile", "startup"], []) == {"jfr_settings": "profile", "jfr": True,
+                                                                "startup": True}
     with pytest.raises(UserError, match="default or jdk-default or profile"):
-        _collect_overrides(["jfr=verbose"], [])
+        parse_overrides(["jfr=verbose"], [])
     with pytest.raises(UserError, match="only jfr takes a setting"):
-        _collect_overrides(["gc=profile"], [])
-    settings = CollectSettings.from_spec(Collect(), _collect_overrides(["jfr=profile"], []))
+        parse_overrides(["gc=profile"], [])
+    settings = CollectSettings.from_spec(Collect(), parse_overrides(["jfr=profile"], []))
     assert settings.jfr and settings.jfr_settings == "profile"
 
 

@@ -18,8 +18,8 @@ import numpy as np
 from jvmlab.analyze.model import CellData
 from jvmlab.metrics import RUN_DELAY
 from jvmlab.results import BusyBlock, judge_pair
+from jvmlab.results.pairs import excludes_zero
 from jvmlab.scenarios import scenario_verdict
-from jvmlab.scenarios.stats import clearly
 
 BLOCKS = 12
 GIB = float(1 << 30)
@@ -72,7 +72,7 @@ def test_a_wall_difference_from_contention_alone_is_not_called_but_the_rss_is() 
     wall_text, rss_text, answer = row[4], row[5], row[6]
     raw = judge_pair("on", CellData.of(cells["on"]["wall_s"], np.arange(BLOCKS)), "off",
                      CellData.of(cells["off"]["wall_s"], np.arange(BLOCKS)), "wall_s", scale=1.0)
-    assert raw is not None and clearly(raw.value)  # what the verdict called before: the interval excludes 0
+    assert raw is not None and excludes_zero(raw.value)  # what the verdict called before: the interval excludes 0
     assert answer.startswith("not called: disturbed (run-queue delay ") and "s per run" in answer, answer
     assert wall_text.startswith("+")
     assert "No setting showed a clear pre-touch cost" in v.conclusion
@@ -98,7 +98,7 @@ def _judged(rng: np.random.Generator, work_on: float, extra: float, metric: str)
     pair = judge_pair("on", on[metric], "off", off[metric], metric, busy=busy, n_blocks=BLOCKS,
                       delays=(on[RUN_DELAY], off[RUN_DELAY]))
     assert pair is not None
-    return pair.clear, clearly(pair.value)
+    return pair.clear, excludes_zero(pair.value)
 
 
 def test_seeded_error_rates_of_the_scenario_pairs_on_a_busy_machine() -> None:

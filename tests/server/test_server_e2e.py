@@ -10,10 +10,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from cli_runner import run_jvmlab
-from jvmlab.server.ports import listening_ports
 
 pytestmark = pytest.mark.jvm
 
@@ -60,7 +60,8 @@ def _run(tmp_path: Path, text: str) -> list[dict]:
     with sqlite3.connect(tmp_path / "lab.db") as db:
         ports = {json.loads(body)["port"] for (body,) in db.execute(
             "select body_json from document where kind = 'server'")}
-        assert ports and not ports & listening_ports(), "a server port is still listening after the run"
+        listening = {c.laddr.port for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
+        assert ports and not ports & listening, "a server port is still listening after the run"
         rows = db.execute("select i.id, i.status, i.reason, c.name from invocation i "
                           "join cell c on c.id = i.cell_id order by i.id").fetchall()
         out = []

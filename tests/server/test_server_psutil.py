@@ -19,7 +19,6 @@ from jvmlab.execute.session import run_experiment
 from jvmlab.execute.windows import PsutilExecutor
 from jvmlab.plan.prepare import prepare
 from jvmlab.server.control import GroupControl, TreeControl, control_for
-from jvmlab.server.ports import listening_ports
 from jvmlab.spec.load import parse_spec
 from jvmlab.store.sql import SqlStore
 
@@ -50,7 +49,8 @@ def _run(tmp_path: Path, text: str) -> list[dict]:
     with sqlite3.connect(tmp_path / "lab.db") as db:
         ports = {json.loads(body)["port"] for (body,) in db.execute(
             "select body_json from document where kind = 'server'")}
-        assert ports and not ports & listening_ports(), "a server port is still listening after the run"
+        listening = {c.laddr.port for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
+        assert ports and not ports & listening, "a server port is still listening after the run"
         out = []
         for inv_id, status, reason in db.execute("select id, status, reason from invocation order by id").fetchall():
             metrics = dict(db.execute("select name, value from metric where invocation_id = ?", (inv_id,)))

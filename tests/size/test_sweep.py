@@ -15,8 +15,7 @@ from jvmlab.execute.session import run_experiment
 from jvmlab.model.process import InvocationPlan, ProcessMeasures, ProcessResult, Status
 from jvmlab.plan.prepare import prepare
 from jvmlab.report.heapsweep import figure, sweep_html
-from jvmlab.sizing.flow import plan_sweep, record_sweep
-from jvmlab.sizing.results import load_sweep
+from jvmlab.sizing.flow import plan_sweep, run_sweep
 from jvmlab.sizing.sweep import (
     Curve,
     CurvePoint,
@@ -117,10 +116,9 @@ proc = false
         def warn(self, h): pass
         def extended(self, *a): pass
 
-    exp = run_experiment(setup.plan, store, RunOptions(artifacts_root=tmp_path / "a"), Quiet(),
-                         executor=HeapTimedExecutor())
-    record_sweep(store, exp, setup)
-    result = load_sweep(store, exp, "wall_s", 0.05)
+    result = run_sweep(setup, store, "wall_s", 0.05,
+                       lambda plan, _resume: run_experiment(plan, store, RunOptions(artifacts_root=tmp_path / "a"),
+                                                            Quiet(), executor=HeapTimedExecutor()))
     knees = result.knees()
     assert set(knees) == {"j gc=Par", "j gc=Ser"}
     # 1 + 4/m^4: 1.099 at 2.52x, 1.040 at 3.17x, 1.016 at 4x (the best): within 5% from 3.17x on
@@ -144,7 +142,7 @@ proc = false
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from cli_runner import run_jvmlab
 
-    proc = run_jvmlab("heapsweep", str(exp), "--store", str(tmp_path / "lab.db"), "--html", "sweep.html",
-                      cwd=tmp_path)
+    proc = run_jvmlab("heapsweep", str(result.experiment_id), "--store", str(tmp_path / "lab.db"),
+                      "--html", "sweep.html", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "knee not resolved (fewer than 6 invocations" in proc.stdout and (tmp_path / "sweep.html").is_file()

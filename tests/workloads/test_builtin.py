@@ -76,12 +76,12 @@ def test_too_old_runtime_is_refused(tmp_path: Path) -> None:
 def test_cache_root_follows_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("JVMLAB_CACHE_DIR", str(tmp_path / "explicit"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache.default_cache_root() == tmp_path / "explicit"
+    assert cache.workloads_dir(None) == tmp_path / "explicit" / "workloads"
     monkeypatch.setenv("JVMLAB_CACHE_DIR", "")
-    assert cache.default_cache_root() == tmp_path / "xdg" / "jvmlab"
+    assert cache.workloads_dir(None) == tmp_path / "xdg" / "jvmlab" / "workloads"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache.default_cache_root() == tmp_path / "home" / ".cache" / "jvmlab"
+    assert cache.workloads_dir(None) == tmp_path / "home" / ".cache" / "jvmlab" / "workloads"
 
 
 def test_no_javac_anywhere_says_install_a_jdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

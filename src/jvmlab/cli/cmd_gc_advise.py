@@ -51,6 +51,7 @@ def advise(
 ) -> None:
     """Try each finding's candidate flags on the spec's workload: did the finding go away, at what cost?"""
     from jvmlab.cli.cmd_run import parse_until
+    from jvmlab.cli.cmd_tune import tune_here
     from jvmlab.plan import advise as derive
     from jvmlab.plan.prepare import prepare
     from jvmlab.results.advise import advice_source
@@ -69,7 +70,7 @@ def advise(
         derived = derive.tune_spec(cell_spec, levels, {"objective": metric or "wall_s",
                                                        "budget": {"trials": trials, "invocations": budget}})
         plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
-        _tune_derived(plan, store, quiet, resume)
+        tune_here(plan, store, resume, quiet)
         return
     derived = derive.advise_spec(cell_spec, levels, invocations)
     plan = prepare(derived, derive.provenance_text(text, label, fixable, levels), spec_path)
@@ -95,20 +96,6 @@ def run_derived(plan: Plan, store: str | None, until_rel: float | None, max_invo
     with contextlib.redirect_stdout(out):  # one JSON document on stdout: run's goes inside it
         exp_id = run_plan(plan, as_json=True, **options)
     return exp_id, json.loads(out.getvalue())
-
-
-def _tune_derived(plan: Plan, store: str | None, quiet: bool, resume: bool) -> None:
-    from jvmlab.cli.cmd_tune import _experiment, run_and_show
-    from jvmlab.cli.storeargs import default_artifacts
-    from jvmlab.store import open_store, store_url
-    from jvmlab.tune.flow import check_space, read_config
-    from jvmlab.tune.jvm import FlagChecker
-
-    config = read_config(plan)
-    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
-    db = open_store(store)
-    artifacts = default_artifacts(store_url(store)).absolute()
-    run_and_show(db, plan, _experiment(db, plan, artifacts, resume=resume), artifacts, None, quiet)
 
 
 def _report(store: str | None, exp_id: int, levels: list[Any], fixable: list[Finding], metric: str | None,

@@ -47,37 +47,32 @@ def _store(imported: ImportedExperiment, store: str | None, baseline: str | None
         typer.echo(f"  unknown: {note}")
 
 
-@import_app.command("jmh")
-def import_jmh_cmd(
-    files: list[Path] = typer.Argument(..., help="JMH JSON results (-rf json)."),
-    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
-    name: str | None = typer.Option(None, "--name", help="Experiment name."),
-    baseline: str | None = typer.Option(None, "--baseline", help=BASELINE_HELP),
-    label: str | None = typer.Option(None, "--label", help=LABEL_HELP),
-    label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
-    series: str | None = typer.Option(None, "--series", help=SERIES_HELP),
-    order: float | None = typer.Option(None, "--order", help=ORDER_HELP),
-) -> None:
-    """Import JMH JSON results: a cell per JDK + flags, an invocation per fork, a metric per benchmark."""
-    from jvmlab.importers.jmh import import_jmh
+def _import_command(kind: str, files_help: str, doc: str) -> None:
+    """``jvmlab import KIND``: the two importers take the same options and store alike."""
 
-    tag = _tag(label, label_from, series, order)
-    _store(import_jmh(files, name), store, baseline, tag)
+    def command(
+        files: list[Path] = typer.Argument(..., help=files_help),
+        store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+        name: str | None = typer.Option(None, "--name", help="Experiment name."),
+        baseline: str | None = typer.Option(None, "--baseline", help=BASELINE_HELP),
+        label: str | None = typer.Option(None, "--label", help=LABEL_HELP),
+        label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
+        series: str | None = typer.Option(None, "--series", help=SERIES_HELP),
+        order: float | None = typer.Option(None, "--order", help=ORDER_HELP),
+    ) -> None:
+        if kind == "jmh":
+            from jvmlab.importers.jmh import import_jmh as read
+        else:
+            from jvmlab.importers.hyperfine import import_hyperfine as read
+
+        tag = _tag(label, label_from, series, order)
+        _store(read(files, name), store, baseline, tag)
+
+    command.__doc__ = doc
+    import_app.command(kind)(command)
 
 
-@import_app.command("hyperfine")
-def import_hyperfine_cmd(
-    files: list[Path] = typer.Argument(..., help="hyperfine --export-json files."),
-    store: str | None = typer.Option(None, "--store", help=STORE_HELP),
-    name: str | None = typer.Option(None, "--name", help="Experiment name."),
-    baseline: str | None = typer.Option(None, "--baseline", help=BASELINE_HELP),
-    label: str | None = typer.Option(None, "--label", help=LABEL_HELP),
-    label_from: str | None = typer.Option(None, "--label-from", help="'git': label with the current commit."),
-    series: str | None = typer.Option(None, "--series", help=SERIES_HELP),
-    order: float | None = typer.Option(None, "--order", help=ORDER_HELP),
-) -> None:
-    """Import hyperfine JSON: a cell per command, an invocation per run (wall time, exit code)."""
-    from jvmlab.importers.hyperfine import import_hyperfine
-
-    tag = _tag(label, label_from, series, order)
-    _store(import_hyperfine(files, name), store, baseline, tag)
+_import_command("jmh", "JMH JSON results (-rf json).",
+                "Import JMH JSON results: a cell per JDK + flags, an invocation per fork, a metric per benchmark.")
+_import_command("hyperfine", "hyperfine --export-json files.",
+                "Import hyperfine JSON: a cell per command, an invocation per run (wall time, exit code).")

@@ -145,10 +145,9 @@ def _emit(out: dict[str, Any], as_json: bool) -> None:
 def size_demo(quick: bool, store: str | None, as_json: bool) -> None:
     """`jvmlab demo size`: minimum heaps, a sweep at 1x-4x, 1 vs 2 CPUs at the knee, a verdict."""
     from jvmlab.scenarios.size import run_demo
-    from jvmlab.store import check_store_location, open_store
+    from jvmlab.store import open_store
 
-    check_store_location(store)
-    db = open_store(store)
+    db = open_store(store)  # checks the location first, as `run` does
     console = Console(stderr=as_json)
     demo = run_demo(quick, db, lambda base, request: search(base, db, request, resume=False, console=console),
                     lambda setup: run_sweep(setup, db, "wall_s", 0.05, console, as_json),

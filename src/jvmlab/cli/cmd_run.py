@@ -12,7 +12,7 @@ import typer
 from jvmlab.cli.apps import app
 from jvmlab.cli.cmd_export import BETWEEN_RUN_SD_HELP, INCONCLUSIVE_HELP, check_inconclusive, run_gate, spread_option
 from jvmlab.cli.cmd_minheap import size_demo
-from jvmlab.cli.cmd_tune import tune_demo
+from jvmlab.cli.cmd_tune import check_tune, tune_demo
 from jvmlab.cli.running import revisions_of, run_plan
 from jvmlab.cli.scanargs import ScanCommand, scans
 from jvmlab.cli.storeargs import STORE_HELP, default_artifacts
@@ -22,7 +22,6 @@ from jvmlab.spec.durations import parse_duration_s
 
 if TYPE_CHECKING:  # annotations only: analyze (scipy) and plan cost ~0.6 s to import
     from jvmlab.analyze.gate import GateCondition
-    from jvmlab.plan.prepare import Plan
     from jvmlab.spec.model import Spec
     from jvmlab.spec.oneliner import OneLiner
 
@@ -37,12 +36,13 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
+    from jvmlab.tune.summary import space_line
 
     parsed, text = load_spec(spec)
     with tempfile.TemporaryDirectory(prefix="jvmlab-check-") as scratch, \
             revisions_of(parsed, spec, Path(scratch), None) as revisions:  # [revisions]: built, then removed
         plan = prepare(parsed, text, spec, revisions=revisions)
-    tune_line = _check_tune(plan) if parsed.tune is not None else None  # bad [tune]: one line, before output
+    tune_line = space_line(check_tune(plan)) if parsed.tune is not None else None  # bad [tune]: one line, before output
     from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
 
@@ -77,17 +77,6 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
         typer.echo(f"warning: {power.message()}")
 
 
-def _check_tune(plan: Plan) -> str:
-    """What `tune` checks before it runs (types, ranges, measured metrics, flags on the JDK)."""
-    from jvmlab.tune.flow import check_space, read_config
-    from jvmlab.tune.jvm import FlagChecker
-    from jvmlab.tune.summary import space_line
-
-    config = read_config(plan)
-    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
-    return space_line(config)
-
-
 def plural(n: int, word: str) -> str:
     """``1 cell``, ``2 cells``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
@@ -104,13 +93,6 @@ def parse_until(value: str | None) -> float | None:
     if not 0 < number < 100:
         raise UserError(f"--until {value!r}: must be between 0% and 100%")
     return number / 100.0
-
-
-def _collect_overrides(enable: list[str], disable: list[str]) -> dict[str, bool | int | str]:
-    """``--collect gc``, ``--no-collect proc``, ``--collect jfr=profile``: names from the registry."""
-    from jvmlab.collect.registry import parse_overrides
-
-    return parse_overrides(enable, disable)
 
 
 @app.command(cls=ScanCommand)
@@ -181,6 +163,7 @@ def run(
     """Run an experiment: every cell as fresh JVMs in a fair order; store each invocation."""
     from jvmlab import metrics as registry
     from jvmlab.cluster.share import check_artifacts_url
+    from jvmlab.collect.registry import parse_overrides
     from jvmlab.plan.metric_choice import run_metric_reason
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
@@ -194,7 +177,7 @@ def run(
     # Recorded with the metric so `report` compares the same one; a bare --resume keeps the
     # reason recorded when the run started.
     metric_reason = run_metric_reason(metric or "wall_s", given=metric is not None) if metric or not resume else ""
-    overrides = _collect_overrides(enable, disable)
+    overrides = parse_overrides(enable, disable)  # --collect gc, --no-collect proc, --collect jfr=profile
     check_store_location(store)
     conditions = _gate_conditions(store, baseline_experiment, fail_if)
     from jvmlab.machine.gitlabel import series_tag

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from jvmlab.plan.prepare import Plan
     from jvmlab.store.protocol import Store
     from jvmlab.tune.model import Trial
+    from jvmlab.tune.space import TuneConfig
     from jvmlab.tune.tuning import Tuning
 
 
@@ -38,7 +39,7 @@ def tune_cmd(
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url
-    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.flow import check_space, open_experiment, read_config
     from jvmlab.tune.jvm import FlagChecker
 
     parsed, text = load_spec(spec)
@@ -57,7 +58,7 @@ def tune_cmd(
         _refuse_machine_only(plan)
     client = _cluster_client(cluster, db.url)  # no worker, or SQLite with remote ones: refused before anything
     try:
-        exp_id = _experiment(db, plan, artifacts, resume)
+        exp_id = open_experiment(plan, db, artifacts, resume, provenance_command_line())
         run_and_show(db, plan, exp_id, artifacts, html, quiet, client, optuna_storage)
     finally:
         if client is not None:
@@ -89,10 +90,29 @@ def _cluster_client(address: str | None, store_url: str) -> Any:
     return client
 
 
-def _experiment(db: Store, plan: Plan, artifacts: Path, resume: bool) -> int:
+def check_tune(plan: Plan) -> TuneConfig:
+    """What `tune` checks before it runs (types, ranges, measured metrics, flags on the JDK):
+    bad input is one line before anything runs."""
+    from jvmlab.tune.flow import check_space, read_config
+    from jvmlab.tune.jvm import FlagChecker
+
+    config = read_config(plan)
+    check_space(config, FlagChecker(plan), next(iter(plan.spec.jvms)))
+    return config
+
+
+def tune_here(plan: Plan, store: str | None, resume: bool, quiet: bool) -> tuple[Store, int]:
+    """Check the space, then tune on this machine with live progress (`demo tune`, `gc advise
+    --tune`); the store and the experiment's id."""
+    from jvmlab.store import open_store
     from jvmlab.tune.flow import open_experiment
 
-    return open_experiment(plan, db, artifacts, resume, provenance_command_line())
+    check_tune(plan)
+    db = open_store(store)
+    artifacts = default_artifacts(db.url).absolute()
+    exp_id = open_experiment(plan, db, artifacts, resume, provenance_command_line())
+    run_and_show(db, plan, exp_id, artifacts, None, quiet)
+    return db, exp_id
 
 
 def run_and_show(db: Store, plan: Plan, exp_id: int, artifacts: Path, html: Path | None, quiet: bool,
@@ -157,18 +177,10 @@ def tune_demo(quick: bool, store: str | None) -> None:
     from jvmlab.plan.prepare import prepare
     from jvmlab.scenarios.tune import tune_spec
     from jvmlab.spec.load import parse_spec
-    from jvmlab.store import open_store, store_url
     from jvmlab.tune.apply import apply_for
-    from jvmlab.tune.flow import check_space, read_config
-    from jvmlab.tune.jvm import FlagChecker
 
     text = tune_spec(quick)
-    plan = prepare(parse_spec(text, "scenario tune"), text, None)
-    check_space(read_config(plan), FlagChecker(plan), next(iter(plan.spec.jvms)))
-    db = open_store(store)
-    artifacts = default_artifacts(store_url(store)).absolute()
-    exp_id = _experiment(db, plan, artifacts, resume=False)
-    run_and_show(db, plan, exp_id, artifacts, None, quiet=False)
+    db, exp_id = tune_here(prepare(parse_spec(text, "scenario tune"), text, None), store, resume=False, quiet=False)
     typer.echo(f"\n$ jvmlab apply {exp_id}")
     typer.echo(apply_for(db, exp_id))
 

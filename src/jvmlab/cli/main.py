@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             # pipe is the reader's choice, not a failure: end like any other closed pipe.
             code = _closed_pipe()
     except Abort:
-        code = _interrupted(args, "interrupted")
+        code = _interrupted(args)
     except TyperException as err:
         code = _usage_error(err)
     except StoreError as err:
@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         _say(f"jvmlab: {err}{_unfinished(args)}")
         code = 128 + err.signum
     except KeyboardInterrupt:
-        code = _interrupted(args, "interrupted")
+        code = _interrupted(args)
     except BrokenPipeError:
         code = _closed_pipe()
     except Exception as err:  # the boundary: a bug, reported in one line unless --debug
@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{unfinished}")
         code = 1
     if code == EXIT_SIGINT and _has_unfinished():  # typer turns a Ctrl-C it sees into a quiet exit 130
-        code = _interrupted(args, "interrupted")
+        code = _interrupted(args)
     elif code != 0 and _has_unfinished():  # a command that exited early on its own: never left running
         from jvmlab.store.failures import mark_unfinished
 
@@ -202,8 +202,8 @@ def _has_unfinished() -> bool:
     return bool(unfinished(_STARTED[0]))
 
 
-def _interrupted(args: list[str], what: str) -> int:
+def _interrupted(args: list[str]) -> int:
     """Ctrl-C that no command turned into :class:`Interrupted`: say what is stored and how to
     continue (exit 130, as a shell reports SIGINT)."""
-    _say(f"jvmlab: {what}{_unfinished(args)}")
+    _say(f"jvmlab: interrupted{_unfinished(args)}")
     return EXIT_SIGINT

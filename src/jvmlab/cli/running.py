@@ -8,7 +8,7 @@ then the report), the minimum-heap search (`minheap`, `demo size`: :func:`search
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,6 @@ from jvmlab.errors import UserError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from contextlib import AbstractContextManager
 
     from jvmlab.execute.protocols import PrecisionCheck, RunObserver
     from jvmlab.model.documents import CandidateRecord
@@ -109,22 +108,17 @@ def _fail_on_empty(cells: list[tuple[str, int, int]]) -> None:
     raise typer.Exit(EXIT_NO_SUCCESS)
 
 
+@contextmanager
 def revisions_of(spec: Spec, spec_path: Path | None, artifacts: Path | None, store_value: str | None,
-                 repo: Path | None = None) -> AbstractContextManager[RevisionSet | None]:
+                 repo: Path | None = None) -> Iterator[RevisionSet | None]:
     """A spec's ``[revisions]`` checked out and built (None without them); the worktrees are
     removed when the ``with`` ends, however it ends."""
     if spec.revisions is None:
-        return nullcontext(None)
-    return _checked_out(spec, spec_path, artifacts, store_value, repo)
-
-
-@contextmanager
-def _checked_out(spec: Spec, spec_path: Path | None, artifacts: Path | None, store_value: str | None,
-                 repo: Path | None) -> Iterator[RevisionSet | None]:
+        yield None
+        return
     from jvmlab.machine.gitrev import checked_out
     from jvmlab.store import store_url
 
-    assert spec.revisions is not None
     root = artifacts or default_artifacts(store_url(store_value))
     spec_dir = spec_path.absolute().parent if spec_path is not None else Path.cwd()
     with checked_out(spec.revisions, spec_dir, root, repo, lambda line: typer.echo(f"jvmlab: {line}", err=True)) \

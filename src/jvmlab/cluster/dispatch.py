@@ -125,7 +125,7 @@ class Dispatcher:
         try:
             while self.pending or any(n.inflight or n.block for n in self.nodes.values()):
                 if time.monotonic() - last_check > 1.0:
-                    self._refresh_nodes()
+                    self.refresh()
                     last_check = time.monotonic()
                 self._assign()
                 self._wait()
@@ -157,7 +157,8 @@ class Dispatcher:
         return list(info["workers"])
 
     # -- nodes ---------------------------------------------------------------------------
-    def _refresh_nodes(self) -> None:
+    def refresh(self) -> None:
+        """Take the scheduler's workers now: accept or refuse the new ones, forget the gone ones."""
         live = self._live()
         ctx = self.ctx
         check_store(ctx.store.url, live)
@@ -188,10 +189,6 @@ class Dispatcher:
                                 f"everything measured is stored: {self.ctx.continue_hint()}")
         self._progress()
 
-    def refresh(self) -> None:
-        """Take the scheduler's workers now: accept or refuse the new ones, forget the gone ones."""
-        self._refresh_nodes()
-
     def refusals(self) -> str:
         return "; ".join(f"{n}: {why}" for n, why in sorted(self.refused.items())) or "no workers left"
 
@@ -206,7 +203,8 @@ class Dispatcher:
         if work is not None:
             key = (work.slot.cell_index, work.slot.block)
             if self.requeued.get(key, 0) >= MAX_REQUEUES:
-                self._store(work, _lost_result(name), Collected(), name)
+                reason = f"lost twice: node {name} died while running it, after one re-queue"
+                self._store(work, _failed_result(reason), Collected(), name)
             else:
                 self.requeued[key] = self.requeued.get(key, 0) + 1
                 rest.insert(0, work.slot)
@@ -283,10 +281,6 @@ class Dispatcher:
                 node.block.clear()
         return verdict == "run"
 
-    def _gone(self, future: Any) -> bool:
-        """A task that failed because its connection closed (the cluster went away), not by itself."""
-        return _lost_with_cluster(_error_of(future))
-
     def _share_to(self, work: SlotWork) -> str | None:
         if self.share is None:
             return None
@@ -299,7 +293,7 @@ class Dispatcher:
         if not heads:
             time.sleep(POLL_S) if self.pending else None
             return
-        if _all_pending(heads):
+        if all(f.status == "pending" for f in heads):
             try:
                 self.done.get(timeout=POLL_S)
             except queue.Empty:  # nothing finished yet: look at the nodes again
@@ -344,7 +338,7 @@ class Dispatcher:
                 self._parcel_missing(node, work, outcome, future.key)
                 return
             self._store(work, outcome.result, outcome.collected, node.name, outcome, future.key)
-        elif future.status != "error" or self._gone(future):  # cancelled or lost with the cluster
+        elif future.status != "error" or _lost_with_cluster(_error_of(future)):  # cancelled, or its connection closed
             self._live()  # the whole cluster gone: the session is interrupted, nothing stored
             rest = [w.slot for w, _ in node.inflight] + [w.slot for w in node.block]
             node.inflight.clear()
@@ -440,10 +434,6 @@ class Dispatcher:
         tell(busy, len(self.nodes) - busy, self.completed / elapsed if elapsed > 0 else None)
 
 
-def _all_pending(futures: list[Any]) -> bool:
-    return all(f.status == "pending" for f in futures)
-
-
 def _done_prefix(node: _Node) -> int:
     """How many of the node's in-flight slots, oldest first, are no longer pending."""
     count = 0
@@ -456,10 +446,6 @@ def _done_prefix(node: _Node) -> int:
 
 def _failed_result(reason: str) -> ProcessResult:
     return ProcessResult(Status.FAILED, reason, None, None, None, None, time.time())
-
-
-def _lost_result(node: str) -> ProcessResult:
-    return _failed_result(f"lost twice: node {node} died while running it, after one re-queue")
 
 
 _LOST = ("CommClosedError", "CancelledError", "FutureCancelledError")

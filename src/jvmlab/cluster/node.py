@@ -34,10 +34,6 @@ def jdk_map() -> dict[str, str]:
     return {a.strip(): b.strip() for a, b in pairs}
 
 
-def local_home(client_home: str) -> str:
-    return jdk_map().get(client_home, client_home)
-
-
 def jdk_build(home: Path) -> dict[str, str] | None:
     """The build a JDK's ``release`` file names (version, runtime version, vendor); None if unreadable."""
     text = read_text(home / "release")
@@ -51,15 +47,12 @@ def jdk_build(home: Path) -> dict[str, str] | None:
     return values
 
 
-def _governor() -> str | None:
-    return read_text(Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))
-
-
 def node_identity(client_homes: list[str]) -> dict[str, Any]:
     """Runs on the node: fingerprint, CPU governor, load, and the JDK builds (keyed by client path)."""
-    homes = {home: Path(local_home(home)) for home in client_homes}
+    mapped = jdk_map()
+    homes = {home: Path(mapped.get(home, home)) for home in client_homes}
     identity = fingerprint(list(homes.values()))
-    identity["governor"] = _governor()
+    identity["governor"] = read_text(Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))
     try:
         identity["loadavg_1m"] = os.getloadavg()[0]
     except OSError:

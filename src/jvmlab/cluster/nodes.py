@@ -4,6 +4,7 @@ compared with the client's; a node with another build is refused (stored, with t
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from jvmlab.cluster.node import NodeCheck, jdk_build, node_identity, refusal
@@ -28,12 +29,6 @@ def check_store(store_url: str, worker_addresses: list[str]) -> None:
                         f"(e.g. {remote[0]}); use a shared store: --store postgresql+psycopg://USER@HOST/DB")
 
 
-def expected_builds(jdk_homes: list[str]) -> dict[str, dict[str, str] | None]:
-    from pathlib import Path
-
-    return {home: jdk_build(Path(home)) for home in jdk_homes}
-
-
 def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str],
                 deadline_s: float = CHECK_DEADLINE_S) -> list[NodeCheck]:
     """Take each node's identity on the node (one small task pinned to it) and judge it; then
@@ -41,7 +36,7 @@ def check_nodes(client: Any, addresses: list[str], jdk_homes: list[str],
 
     One deadline for all: every task is submitted at once, and a node that has not answered
     ``deadline_s`` after the start is refused (waiting per node would cost 60 s per dead node)."""
-    want = expected_builds(jdk_homes)
+    want = {home: jdk_build(Path(home)) for home in jdk_homes}
     futures = {a: client.submit(node_identity, jdk_homes, workers=[a], allow_other_workers=False,
                                 pure=False, key=f"jvmlab-identity-{a}") for a in addresses}
     ready = {a: client.submit(ready_node, workers=[a], allow_other_workers=False, pure=False,

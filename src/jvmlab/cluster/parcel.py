@@ -89,7 +89,6 @@ class Parcels:
     packs: ClassPacks = field(default_factory=ClassPacks)
     by_cell: dict[int, Parcel] = field(default_factory=dict)
     sent: dict[str, dict[str, int]] = field(default_factory=dict)  # node -> token -> serial of its shipment
-    shipments: int = 0  # parcels sent inside a slot (first use on a node, or resent)
     serial: int = 0
 
     def order(self, node: str, work: SlotWork, share_to: str | None = None) -> SlotOrder:
@@ -104,7 +103,6 @@ class Parcels:
         if parcel.token not in have:
             have[parcel.token] = self.serial
             inside = parcel
-            self.shipments += 1
         return SlotOrder(parcel.token, work.invocation.argv, work.invocation.artifacts_dir, share_to, inside,
                          self.serial)
 
@@ -140,10 +138,6 @@ class Shelf:
         with self._lock:
             return self._held.get(node, OrderedDict()).get(token)
 
-    def tokens(self, node: str) -> list[str]:
-        with self._lock:
-            return list(self._held.get(node, OrderedDict()))
-
     def clear(self) -> int:
         """Drop every parcel; how many there were."""
         with self._lock:
@@ -153,12 +147,6 @@ class Shelf:
 
 
 SHELF = Shelf()
-
-
-def limit_shelf(capacity: int) -> int:
-    """On the node (``client.run``): how many parcels it keeps; 0: a node that keeps none."""
-    SHELF.capacity = capacity
-    return capacity
 
 
 def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult | ParcelMissing:
@@ -174,12 +162,7 @@ def run_order(order: SlotOrder, executor: Executor | None = None) -> NodeResult 
         return ParcelMissing(node, order.token, order.serial)
     invocation = replace(parcel.template, argv=order.argv, artifacts_dir=order.artifacts_dir)
     recipe = replace(parcel.recipe, ctx=replace(parcel.recipe.ctx, artifacts_dir=order.artifacts_dir))
-    return run_slot(invocation, recipe, executor, None, order.share_to)
-
-
-def forget_parcels() -> int:
-    """On the node (``client.run``): drop every parcel it holds, as a restarted worker would; how many."""
-    return SHELF.clear()
+    return run_slot(invocation, recipe, executor, order.share_to)
 
 
 def ready_node() -> int:

@@ -14,7 +14,7 @@ from jvmlab.cluster.nodes import check_store
 from jvmlab.cluster.share import parse_artifacts_url
 from jvmlab.errors import UserError
 from jvmlab.execute.options import RunOptions
-from jvmlab.execute.protocols import PrecisionCheck, RunObserver
+from jvmlab.execute.protocols import RunObserver
 from jvmlab.execute.session import Session
 from jvmlab.machine.environment import machine_only
 from jvmlab.plan.prepare import Plan
@@ -50,15 +50,14 @@ def wait_for_workers(client: Any, store_url: str, timeout_s: float = 60.0) -> li
 
 
 def run_on_cluster(plan: Plan, store: Store, options: RunOptions, observer: RunObserver, client: Any,
-                   executor: object | None = None, artifacts_url: str | None = None,
-                   precision_check: PrecisionCheck = node_precision_reached) -> int:
+                   executor: object | None = None, artifacts_url: str | None = None) -> int:
     """Run (or resume) the plan's experiment in a session whose block runner is the cluster.
 
     Ctrl-C cancels the outstanding tasks; every finished invocation is already stored. With
     ``options.until_rel`` rounds of blocks are added (:mod:`jvmlab.execute.until`); with
     ``artifacts_url`` nodes leave their artifacts on that share (:mod:`jvmlab.cluster.share`)."""
     share = parse_artifacts_url(artifacts_url) if artifacts_url is not None else None
-    session = Session(store, plan, options, observer, precision_check=precision_check)
+    session = Session(store, plan, options, observer, precision_check=node_precision_reached)
     session.resolve()  # a refused resume (a changed cell) is refused before waiting for workers
     wait_for_workers(client, store.url)
     return session.run(Dispatcher(client, session, executor, share=share))

@@ -118,7 +118,7 @@ def ensure_shipped(shipped: dict[str, dict[str, bytes]]) -> None:
 
 
 def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor | None = None,
-             shipped: dict[str, dict[str, bytes]] | None = None, share_to: str | None = None) -> NodeResult:
+             share_to: str | None = None) -> NodeResult:
     """Run one invocation on this node (inside a Dask task holding the node's one ``jvm`` resource).
 
     ``share_to``: copy the artifacts folder there (a shared filesystem) instead of sending it back."""
@@ -129,7 +129,6 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
     watch.start()
     node = get_worker().address
     invocation = _on_node(invocation)
-    ensure_shipped(shipped or {})
     os.makedirs(invocation.artifacts_dir, exist_ok=True)
     probes = recipe.probes()
     run_started = time.perf_counter()
@@ -139,16 +138,16 @@ def run_slot(invocation: InvocationPlan, recipe: ProbeRecipe, executor: Executor
         collected.merge(probe.finish(result))
     run_s = time.perf_counter() - run_started
     folder = Path(invocation.artifacts_dir)
-    share_error = None
+    shared = share_error = None
+    artifacts: dict[str, bytes] = {}
+    left: tuple[str, ...] = ()
     if share_to is not None:
         try:
             shared = str(copy_to_share(folder, Path(share_to)))
-            shares = watch.shares()
-            return NodeResult(node, result, collected, {}, (), shared, None, started_at, run_s, time.time(),
-                              shares.other, shares.steal, socket.gethostname())
         except OSError as err:
             share_error = f"could not copy to {share_to}: {err}"
-    artifacts, left = read_artifacts(folder)
+    if shared is None:  # no share, or it could not take them: they travel back with the result
+        artifacts, left = read_artifacts(folder)
     shares = watch.shares()
-    return NodeResult(node, result, collected, artifacts, left, None, share_error, started_at, run_s, time.time(),
+    return NodeResult(node, result, collected, artifacts, left, shared, share_error, started_at, run_s, time.time(),
                       shares.other, shares.steal, socket.gethostname())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jvmlab.errors import UserError, did_you_mean
-from jvmlab.scenarios.jdks import demo_jdks, jvms_table
+from jvmlab.scenarios.jdks import demo_jdks, jvm_name, jvms_table, run_table
 from jvmlab.scenarios.model import ScenarioRun
 
 if TYPE_CHECKING:
@@ -140,12 +140,6 @@ off = "-Xms1g -Xmx1g"
 on = "-Xms1g -Xmx1g -XX:+AlwaysPreTouch"
 
 [matrix]
-baseline = {{ jvm = "jdk{jdks[0].feature}", pretouch = "off" }}
+baseline = {{ jvm = "{jvm_name(jdks[0])}", pretouch = "off" }}
 
-[run]
-invocations = {DEFAULT_QUICK_INVOCATIONS if quick else 6}
-warmup = 1
-order = "random-blocks"
-seed = 7
-timeout = "60s"
-'''
+{run_table(DEFAULT_QUICK_INVOCATIONS if quick else 6, 1, "60s")}'''

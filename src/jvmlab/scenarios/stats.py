@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jvmlab.analyze.model import Clean, clean
+from jvmlab.analyze.model import clean
 from jvmlab.metrics import RUN_DELAY
 from jvmlab.report.notation import sentence_ci
 from jvmlab.report.verdicts import disturbance_text, withheld_short
@@ -24,7 +24,7 @@ from jvmlab.results.pairs import Interval3, excludes_zero
 if TYPE_CHECKING:
     from jvmlab.report.summary import Summary
 
-__all__ = ["Interval3", "Judged", "Machine", "cell_n", "clearly", "diff_ci", "fmt_interval", "index_cells",
+__all__ = ["Interval3", "Judged", "Machine", "cell_n", "diff_ci", "fmt_interval", "index_cells",
            "key_with", "mean_ci", "not_estimable", "pair_n", "ratio_pct"]
 CellKey = tuple[tuple[str, str], ...]
 
@@ -54,7 +54,7 @@ class Judged:
 
     @property
     def clear(self) -> bool:
-        return clearly(self.value) and self.withheld is None
+        return excludes_zero(self.value) and self.withheld is None
 
 
 def index_cells(summary: Summary) -> dict[CellKey, Any]:
@@ -78,10 +78,6 @@ def cell_n(cell: Any, metric: str) -> int:
     """Invocations behind a cell's mean of ``metric`` (0 when it has none)."""
     st = cell.stats.get(metric)
     return int(st.n) if st is not None else 0
-
-
-def _values(cell: Any, metric: str) -> Clean:
-    return clean(cell_values(cell.ok_invocations, metric))
 
 
 def _judged(pair: JudgedPair | None) -> Judged | None:
@@ -123,11 +119,6 @@ def fmt_interval(value: Interval3, fmt: str, n: int = 0) -> str:
     return f"{fmt.format(est)} ({sentence_ci(fmt.format(lo), fmt.format(hi))})"
 
 
-def clearly(value: Interval3) -> bool:
-    """The interval excludes zero (before the interference model: :attr:`Judged.clear` is the call)."""
-    return excludes_zero(value)
-
-
 def pair_n(a: Any, b: Any, metric: str) -> int:
     """Invocations behind a pair's interval: the smaller cell's count of values."""
-    return min(_values(a, metric).values.size, _values(b, metric).values.size)
+    return min(clean(cell_values(x.ok_invocations, metric)).values.size for x in (a, b))

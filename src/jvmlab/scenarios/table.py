@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jvmlab.analyze.stopping import invocations_to_resolve
-from jvmlab.scenarios.stats import Interval3, Judged, clearly, not_estimable
+from jvmlab.results.pairs import excludes_zero
+from jvmlab.scenarios.stats import Interval3, Judged, not_estimable
 
 CLEAR = "clear"
 
@@ -38,7 +39,7 @@ class Estimate:
 
     @property
     def clear(self) -> bool:
-        return self.value is not None and clearly(self.value) and self.withheld is None
+        return self.value is not None and excludes_zero(self.value) and self.withheld is None
 
     def text(self) -> str:
         """"-6.6% [-9.1% … -4.0%]"; "-" when not measured; without a CI the estimate and why

@@ -1,12 +1,10 @@
-"""Loopback ports: a free one per invocation, whether one is taken, and who still listens."""
+"""Loopback ports: a free one per invocation, whether one is taken, whether one accepts."""
 
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
-_LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
 
 
 def free_port() -> int:
@@ -35,17 +33,3 @@ def accepts(port: int, timeout_s: float = 0.5) -> bool:
     except OSError:
         return False
 
-
-def listening_ports() -> set[int]:
-    """Ports in LISTEN state on this machine (IPv4 and IPv6), read from /proc/net/tcp*."""
-    ports: set[int] = set()
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(name).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 3 and fields[3] == _LISTEN:
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports

@@ -55,10 +55,6 @@ def sweep_from_study(base: Plan, study: MinHeapStudy, multiples: Sequence[float]
                       minheap_experiment=study.experiment_id, invocations=invocations)
 
 
-def record_sweep(store: Store, experiment_id: int, setup: SweepSetup) -> None:
-    store.put_record(experiment_id, setup.document())
-
-
 def run_sweep(setup: SweepSetup, store: Store, metric: str, within: float, run: Callable[[Plan, bool], int],
               resume: bool = False) -> SweepResult:
     """Run the sweep as a normal experiment (``run``: the caller's hand-over of a plan), store its
@@ -66,6 +62,6 @@ def run_sweep(setup: SweepSetup, store: Store, metric: str, within: float, run: 
     sizes continues where it stopped."""
     resume = resume and store.find_resumable(setup.plan.spec_hash) is not None
     experiment_id = run(setup.plan, resume)
-    record_sweep(store, experiment_id, setup)
+    store.put_record(experiment_id, setup.document())
     return load_sweep(store, experiment_id, metric, within)
 

@@ -1,9 +1,9 @@
 """Storage behind an interface chosen by URL (``sqlite:///lab.db``, ``postgresql://...``).
 
 ``open_store`` is the one place a backend is chosen; everything else names the
-:class:`~jvmlab.store.protocol.Store` protocol. Every URL today is an SQLAlchemy URL, served
-by :class:`~jvmlab.store.sql.SqlStore`; a backend for another scheme is chosen in
-``_backend`` and must pass ``tests/store/test_store_contract.py``.
+:class:`~jvmlab.store.protocol.Store` protocol. Every URL today is an SQLAlchemy URL (sqlite,
+postgresql, ...), served by :class:`~jvmlab.store.sql.SqlStore`; a backend for another scheme
+is chosen there too and must pass ``tests/store/test_store_contract.py``.
 """
 
 from __future__ import annotations
@@ -49,11 +49,6 @@ def open_store(value: str | None, must_exist: bool = False) -> Store:
         if must_exist and not path.exists():
             raise UserError(f"no store at {path}; run an experiment first or pass --store")
         _check_writable(path)
-    return _backend(url)
-
-
-def _backend(url: str) -> Store:
-    """The backend for a URL: any SQLAlchemy URL (sqlite, postgresql, ...) is the SQL store."""
     return SqlStore(url)
 
 

@@ -104,24 +104,21 @@ class SqlStore:
         return exp_id
 
     def set_status(self, experiment_id: int, status: str, finished: bool = False) -> None:
-        values: dict[str, Any] = {"status": status}
-        if finished:
-            values["finished_at"] = time.time()
+        finished_at = {"finished_at": time.time()} if finished else {}
+        self._update_experiment(experiment_id, status=status, **finished_at)
+        status_set(self, experiment_id, status)
+
+    def _update_experiment(self, experiment_id: int, **values: Any) -> None:
         with self.engine.begin() as conn:
             conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id).values(**values))
-        status_set(self, experiment_id, status)
 
     def set_run_options(self, experiment_id: int, options: RunOptionsRecord) -> None:
         """Record how the run was started (metric, --until, budget, ...), replacing what was there."""
-        with self.engine.begin() as conn:
-            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
-                         .values(run_options_json=json.dumps(options.to_json(), sort_keys=True)))
+        self._update_experiment(experiment_id, run_options_json=json.dumps(options.to_json(), sort_keys=True))
 
     def set_spec(self, experiment_id: int, spec_text: str, spec_hash: str) -> None:
         """An experiment that grew cells now stands for the grown spec (resume finds it by hash)."""
-        with self.engine.begin() as conn:
-            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
-                         .values(spec_text=spec_text, spec_hash=spec_hash))
+        self._update_experiment(experiment_id, spec_text=spec_text, spec_hash=spec_hash)
 
     def put_record(self, experiment_id: int, record: Document) -> None:
         """Store (or replace) the experiment's document of ``record.KIND``, versioned."""
@@ -143,9 +140,7 @@ class SqlStore:
         return _decoded(kind, row[0], f"experiment {experiment_id} in {shown_url(self.url)}")
 
     def set_baseline(self, experiment_id: int, cell_idx: int) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
-                         .values(baseline_cell=cell_idx))
+        self._update_experiment(experiment_id, baseline_cell=cell_idx)
 
     def experiment(self, experiment_id: int) -> StoredExperiment:
         with self.engine.connect() as conn:
@@ -190,9 +185,8 @@ class SqlStore:
     def set_series(self, experiment_id: int, tag: SeriesTag, default_series: str) -> None:
         """Make the experiment the point ``tag.label`` of its series (``default_series`` when the
         tag names none); a resumed experiment given a new label moves with it."""
-        with self.engine.begin() as conn:
-            conn.execute(update(t.experiment).where(t.experiment.c.id == experiment_id)
-                         .values(series=tag.series or default_series, label=tag.label, label_order=tag.order))
+        self._update_experiment(experiment_id, series=tag.series or default_series, label=tag.label,
+                                label_order=tag.order)
 
     def series_names(self) -> dict[str, int]:
         """Series name -> number of experiments in it."""
@@ -298,22 +292,19 @@ class SqlStore:
 
     @staticmethod
     def _write_collected(conn: Any, experiment_id: int, inv_id: int, collected: Collected) -> None:
-        metrics = [dict(invocation_id=inv_id, name=k, value=float(v), unit=collected.metric_units.get(k))
-                   for k, v in collected.metrics.items() if _storable(v)]
-        if metrics:
-            conn.execute(t.metric.insert(), metrics)
-        lines = [dict(invocation_id=inv_id, series=k, unit=tl.unit, t_json=json.dumps(list(tl.t_s)),
-                      values_json=json.dumps(list(tl.values))) for k, tl in collected.timelines.items()]
-        if lines:
-            conn.execute(t.timeline.insert(), lines)
-        docs = [dict(invocation_id=inv_id, kind=k, body_json=json.dumps(v, default=str))
-                for k, v in collected.documents.items()]
-        if docs:
-            conn.execute(t.document.insert(), docs)
-        hazards = [dict(experiment_id=experiment_id, invocation_id=inv_id, cell=h.cell, kind=str(h.kind),
-                        detail=h.detail, hint=h.hint, **_load_columns(h.load)) for h in collected.hazards]
-        if hazards:
-            conn.execute(t.hazard.insert(), hazards)
+        rows = {
+            t.metric: [dict(invocation_id=inv_id, name=k, value=float(v), unit=collected.metric_units.get(k))
+                       for k, v in collected.metrics.items() if _storable(v)],
+            t.timeline: [dict(invocation_id=inv_id, series=k, unit=tl.unit, t_json=json.dumps(list(tl.t_s)),
+                              values_json=json.dumps(list(tl.values))) for k, tl in collected.timelines.items()],
+            t.document: [dict(invocation_id=inv_id, kind=k, body_json=json.dumps(v, default=str))
+                         for k, v in collected.documents.items()],
+            t.hazard: [dict(experiment_id=experiment_id, invocation_id=inv_id, cell=h.cell, kind=str(h.kind),
+                            detail=h.detail, hint=h.hint, **_load_columns(h.load)) for h in collected.hazards],
+        }
+        for table, table_rows in rows.items():
+            if table_rows:  # no rows: no INSERT (an empty list would insert one row of defaults)
+                conn.execute(table.insert(), table_rows)
 
     # -- cluster nodes (schema v3) ---------------------------------------------------------
     def put_node(self, experiment_id: int, name: str, fingerprint: dict[str, Any],
@@ -449,7 +440,7 @@ def _decoded(kind: type[D], body_json: str, where: str) -> D:
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
-    return [items[i:i + size] for i in range(0, len(items), size)] or []
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _experiment(r: Any) -> StoredExperiment:

@@ -111,7 +111,7 @@ def prepare_builtin(name: str, jdk: JdkInfo, cache_dir: Path | None = None,
                     compilers: Sequence[JdkInfo] = ()) -> BuiltinWorkload:
     """Return the built-in workload ``name`` compiled for running on ``jdk``.
 
-    ``cache_dir`` is the jvmlab cache root (default: see ``cache.default_cache_root``).
+    ``cache_dir`` is the jvmlab cache root (default: see ``jvmlab.paths.cache_root``).
     ``compilers`` are other JDKs whose javac may build the classes when ``jdk`` has none;
     ``javac`` on PATH is the last resort. Safe to call from several threads and processes.
     """
@@ -151,15 +151,11 @@ def _read_sources() -> dict[str, bytes]:
     return found
 
 
-def _main_classes() -> list[str]:
-    return [s.main_class for s in _SPECS]
-
-
 def _find_build(workloads: Path, digest: str, runtime_feature: int) -> Path | None:
     """An already published build this runtime can load (lowest release first)."""
     for release in range(LOWEST_RELEASE, runtime_feature + 1):
         build = cache.build_dir(workloads, digest, release)
-        if cache.is_complete(build, _main_classes()):
+        if cache.is_complete(build, [s.main_class for s in _SPECS]):
             return build
         if build.exists():  # left broken by hand or a crash of an old version
             cache.discard(build)

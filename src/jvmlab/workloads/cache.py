@@ -18,21 +18,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from jvmlab import paths
 from jvmlab.errors import UserError
-from jvmlab.paths import cache_root
 
 LOCK_TIMEOUT_S = 900.0
 _LOCK_POLL_S = 0.05
 
 
-def default_cache_root() -> Path:
-    """The shared cache root (see :func:`jvmlab.paths.cache_root`)."""
-    return cache_root()
-
-
 def workloads_dir(cache_root: Path | None) -> Path:
-    """The ``workloads`` directory under the cache root, created if needed."""
-    path = (cache_root if cache_root is not None else default_cache_root()) / "workloads"
+    """The ``workloads`` directory under the cache root (default: :func:`jvmlab.paths.cache_root`),
+    created if needed."""
+    path = (cache_root if cache_root is not None else paths.cache_root()) / "workloads"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
