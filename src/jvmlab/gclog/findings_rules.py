@@ -9,8 +9,6 @@ health either: ``gc analyze`` prints what it could not check).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog import findings_more as more
 from jvmlab.gclog.findings_context import Context, evidence
@@ -52,9 +50,6 @@ EXAMPLE_KEYS: dict[str, tuple[str, ...]] = {
     "live-set-growth": ("any-full",),
     "pause-goal-missed": ("pause",),
 }
-
-
-Rule = Callable[[Context], Finding | None]
 
 
 def _requested(ctx: Context) -> list[Finding]:

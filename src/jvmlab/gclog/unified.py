@@ -80,13 +80,11 @@ class UnifiedParser(ParserState):
         super().__init__()
         self.timer = Timer()
         self._gen: dict[int, tuple[float | None, float | None]] = {}
-        # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
-        # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
+        # Collectors whose cycles are only runs of "Concurrent ..." phases (Shenandoah, CMS):
         # gid -> [first t, concurrent ms, explicit cycle line, has concurrent phases,
         #         heap (before, after, capacity) MB of its last phase line that logs one]
         self._conc: dict[int, list[Any]] = {}
         self._starts: dict[int, float | None] = {}
-        self._pacing_open = False
         self._exhausted: dict[int, bool] = {}
         self._no_safepoints = False
         self._max_gid = 0
