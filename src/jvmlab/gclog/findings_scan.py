@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from jvmlab.gclog.decorators import decimal
+from jvmlab.gclog.decorators import decimal, size_mb
 
 EXAMPLES = 2
 LINE_CHARS = 300
@@ -47,7 +47,6 @@ _OOM = re.compile(r"java\.lang\.OutOfMemoryError:")
 _PS_OLD = re.compile(r"\[PSOldGen: ")  # JDK 8 Parallel with -XX:-UseParallelOldGC: old gen collected serially
 _WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
 MAX_WARNINGS = 50
-_UNIT_MB = {"K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024.0}
 
 # Safepoint operations that are a collector's own (their time is GC pause time).
 _GC_OPS = re.compile(r"G1|GC|Z[A-Z]|Shenandoah|CMS|Parallel|Serial|Collect|Heap", re.ASCII)
@@ -236,7 +235,7 @@ def _memory(facts: LineFacts, chunk: str) -> None:
         return
     u = _PHYSICAL_UNIFIED.search(chunk)
     if u is not None:
-        facts.physical_mb = float(u["v"]) * _UNIT_MB[u["u"]]
+        facts.physical_mb = size_mb(u["v"], u["u"])
 
 
 def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
