@@ -14,8 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from jvmlab import metrics as registry
-from jvmlab.gclog.findings import Finding, findings_of
 from jvmlab.gclog.findings_compare import APPEARS, DISAPPEARS, FindingChange
+from jvmlab.gclog.findings_model import Finding, findings_of
 
 HEADER = ["severity", "finding", "count", "total", "worst", "first..last"]
 CHANGE_HEADER = ["finding", "severity", "A: logs (events)", "B: logs (events)", "status"]
