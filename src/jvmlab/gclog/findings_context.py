@@ -11,9 +11,10 @@ from jvmlab.gclog.summary import LogSummary
 PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")  # collectors whose pauses run several GC threads
 
 
-def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = ()) -> Evidence:
+def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = (), line: str | None = None) -> Evidence:
+    """A tally's evidence, with the figures a threshold was applied to and an example line."""
     return Evidence(t.count, t.total_ms if t.timed else None, t.worst_ms, t.first_t_s, t.last_t_s,
-                    figures=figures)
+                    (line,) if line else (), figures)
 
 
 def merge(tallies: list[Tally]) -> Tally:

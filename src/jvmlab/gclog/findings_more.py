@@ -17,7 +17,6 @@ from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog.findings_context import Context, evidence
 from jvmlab.gclog.findings_fold import CONSECUTIVE_FULL_MIN, LOW_FREED_FRACTION
 from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix
-from jvmlab.gclog.findings_scan import Tally
 
 LIVE_SET_MIN_POINTS = 8  # old/full collections after warm-up needed for a slope with a usable interval
 LIVE_SET_WARMUP_FRACTION = 0.25  # the first quarter of them (at least 2) is start-up: left out of the fit
@@ -43,11 +42,6 @@ def _t975(df: int) -> float:
         if d <= df:
             out = q
     return out
-
-
-def _seen(t: Tally, line: str | None) -> Evidence:
-    """Evidence of lines counted in the text (no durations), with the first of them."""
-    return Evidence(t.count, None, None, t.first_t_s, t.last_t_s, (line,) if line else ())
 
 
 def _parallel_old() -> Fix:
@@ -85,7 +79,7 @@ def serial_old(ctx: Context) -> Finding | None:
         return Finding("serial-old", ERROR, "old generation collected by one thread (PSOldGen)",
                        f"{t.count} full collection(s) ran the serial old collector (PSOldGen) under the parallel "
                        f"collector: one GC thread compacts the whole old generation.",
-                       _seen(t, ctx.lines.serial_old_line),
+                       evidence(t, line=ctx.lines.serial_old_line),
                        (_parallel_old(),))
     if not legacy or ctx.collector not in ("CMS", "G1") or not ctx.e.all_full.count:
         return None
@@ -198,7 +192,7 @@ def out_of_memory(ctx: Context) -> Finding | None:
         return None
     return Finding("out-of-memory", ERROR, "OutOfMemoryError",
                    f"The log reports running out of memory {t.count} time(s).",
-                   _seen(t, ctx.lines.oom_line),
+                   evidence(t, line=ctx.lines.oom_line),
                    fx.present(fx.heap(ctx.max_mb)),
                    "If the heap after full collections keeps rising, it is a leak: -XX:+HeapDumpOnOutOfMemoryError.")
 
@@ -210,7 +204,7 @@ def large_pages_failed(ctx: Context) -> Finding | None:
     return Finding("large-pages-failed", WARN, "large pages were asked for but not given",
                    f"The JVM could not get large pages ({t.count} message(s)) and runs on small pages: "
                    f"more TLB misses than the flag was set for.",
-                   _seen(t, ctx.lines.large_pages_line),
+                   evidence(t, line=ctx.lines.large_pages_line),
                    (_thp(),), "Reserve huge pages (vm.nr_hugepages) and give the JVM's user access, or drop "
                    "-XX:+UseLargePages.")
 

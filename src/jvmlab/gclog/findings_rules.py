@@ -9,6 +9,8 @@ health either: ``gc analyze`` prints what it could not check).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog import findings_more as more
 from jvmlab.gclog.findings_context import Context, evidence
@@ -327,7 +329,4 @@ def _with_examples(summary: LogSummary, f: Finding) -> Finding:
         lines += [x for x in summary.fold.examples.get(key, ()) if x not in lines]
     if not lines:
         return f
-    e = f.evidence
-    return Finding(f.id, f.severity, f.title, f.explanation,
-                   Evidence(e.count, e.total_ms, e.worst_ms, e.first_t_s, e.last_t_s, tuple(lines[:2]), e.figures),
-                   f.fixes, f.advice)
+    return replace(f, evidence=replace(f.evidence, examples=tuple(lines[:2])))

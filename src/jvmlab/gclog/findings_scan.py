@@ -163,6 +163,15 @@ def _uptime(line: str) -> float | None:
     return decimal(m.group(1)) if m else None
 
 
+def _count(tally: Tally, rx: re.Pattern[str], chunk: str, first: str | None) -> str | None:
+    """Count the lines of ``chunk`` that ``rx`` finds into ``tally``; ``first`` if set, else the first of them."""
+    for m in rx.finditer(chunk):
+        line = line_of(chunk, m.start())
+        tally.add(_uptime(line), None)
+        first = first or line
+    return first
+
+
 def note_workers(facts: LineFacts, used: int, of: int) -> None:
     """The largest "Using <used> workers of <of>" seen so far (also from the compiled folder)."""
     facts.workers = max(facts.workers or 0, used)
@@ -181,23 +190,14 @@ def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) 
         if pairs:
             note_workers(facts, max(int(n) for n, _ in pairs), max(int(m) for _, m in pairs))
     if "GC time" in chunk or "overhead limit" in chunk:
-        for m in _TIME_LIMIT.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.time_limit.add(_uptime(line), None)
-            facts.time_limit_line = facts.time_limit_line or line
+        facts.time_limit_line = _count(facts.time_limit, _TIME_LIMIT, chunk, facts.time_limit_line)
     if "PSOldGen: " in chunk:
-        for m in _PS_OLD.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.serial_old.add(_uptime(line), None)
-            facts.serial_old_line = facts.serial_old_line or line
+        facts.serial_old_line = _count(facts.serial_old, _PS_OLD, chunk, facts.serial_old_line)
     if ("[warning" in chunk or "[error" in chunk) and len(facts.warnings) < MAX_WARNINGS:
         facts.warnings.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
         del facts.warnings[MAX_WARNINGS:]
     if "OutOfMemoryError" in chunk:
-        for m in _OOM.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.oom.add(_uptime(line), None)
-            facts.oom_line = facts.oom_line or line
+        facts.oom_line = _count(facts.oom, _OOM, chunk, facts.oom_line)
     if header:
         _header(facts, chunk)
 
@@ -207,10 +207,7 @@ def _header(facts: LineFacts, chunk: str) -> None:
     if "emory" in chunk:
         _memory(facts, chunk)
     if "arge page" in chunk or "argePages" in chunk:
-        for m in _LARGE_PAGES.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.large_pages.add(_uptime(line), None)
-            facts.large_pages_line = facts.large_pages_line or line
+        facts.large_pages_line = _count(facts.large_pages, _LARGE_PAGES, chunk, facts.large_pages_line)
     if "MaxGCPauseMillis" in chunk or "Pause Time Goal" in chunk or "MaxMetaspaceSize" in chunk:
         for m in _FLAG_VALUE.finditer(chunk):
             if m["k"] == "MaxGCPauseMillis" and facts.pause_goal_ms is None:
