@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
+from jvmlab.gclog.figures import type_label
 from jvmlab.gclog.findings_scan import (
     CPU_MIN_REAL_S,
     CPU_STARVED_FACTOR,
@@ -52,7 +53,6 @@ WATCHED = frozenset(REQUESTED + METASPACE + HUMONGOUS + GC_LOCKER)
 _EXAMPLE_OF_CAUSE = {**{c: "explicit-gc" for c in EXPLICIT}, "Heap Inspection Initiated GC": "heap-inspection-gc",
                      "Heap Dump Initiated GC": "heap-dump-gc", **{c: "metaspace-gc" for c in METASPACE},
                      **{c: "humongous-allocation" for c in HUMONGOUS}, **{c: "gc-locker" for c in GC_LOCKER}}
-_STARTS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
 
 
 def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None) -> bool:
@@ -61,7 +61,7 @@ def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None
     collections is open: no cause a rule watches, no failure, not a full or degenerated
     collection. The compiled folder does that much itself and hands over the rest."""
     cause = canonical_cause(raw_cause) if raw_cause else None
-    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS)):
+    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in ev.COLLECTION_STARTS)):
         return False
     return typ == ev.CYCLE or kind not in (ev.FULL, ev.DEGENERATED)
 
@@ -235,13 +235,11 @@ class LogFold:
                 self.heap_before_mb.append(math.nan if before is None else before)
                 self._timeline_room -= 1
         cause = canonical_cause(raw_cause) if raw_cause else None
-        if cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS):
+        if cause and cause in WATCHED and (typ == ev.CYCLE or kind in ev.COLLECTION_STARTS):
             f.by_cause.setdefault(cause, Tally()).add(t, dur)
             served = f.served_by.setdefault(cause, {})
             if len(served) < 20:
-                label = name or kind
-                if raw_cause and label.endswith(f"({raw_cause})"):
-                    label = label[: -len(raw_cause) - 2].rstrip()
+                label = type_label(name, kind, raw_cause)
                 served[label] = served.get(label, 0) + 1
             self._example(_EXAMPLE_OF_CAUSE[cause], name, gid, raw_cause)
         if failure:

@@ -378,8 +378,6 @@ class UnifiedParser(ParserState):
 
     def _flush_cycles(self, all_: bool = False) -> Iterator[GcEvent]:
         """Emit implicit cycles (runs of concurrent phases) once their GC id is old."""
-        if not all_ and len(self._conc) <= _PENDING_LIMIT:
-            return
         while self._conc and (all_ or len(self._conc) > _PENDING_LIMIT):
             gid = next(iter(self._conc))
             first_t, conc_ms, explicit, has_conc, heap = self._conc.pop(gid)
