@@ -20,17 +20,7 @@ from dataclasses import dataclass, field
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
 from jvmlab.gclog.figures import type_label
-from jvmlab.gclog.findings_scan import (
-    CPU_MIN_REAL_S,
-    CPU_STARVED_FACTOR,
-    EXAMPLES,
-    LINE_CHARS,
-    CpuRule,
-    LineFacts,
-    Tally,
-    note_workers,
-    scan_text,
-)
+from jvmlab.gclog.findings_scan import EXAMPLES, LINE_CHARS, LineFacts, Tally, note_workers, scan_text
 
 MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any real log's count)
 MAX_TIMELINE_POINTS = 200_000  # pause, heap and stall points kept for the stored timelines and the plots
@@ -142,7 +132,6 @@ class LogFold:
         self.held_t = array("d")  # allocation stalls and pacing (the HTML page's plot)
         self.held_ms = array("d")
         self.held_what: set[str] = set()
-        self._rule = CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, True)
         self._text = ""
         self._prev = ""
         self._run = Tally()  # the current run of non-requested full collections
@@ -165,7 +154,7 @@ class LogFold:
         self._raw = raw
         self._prev, self._text = self._text, chunk
         self._chunks += 1
-        scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
+        scan_text(self.lines, chunk, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
         self.lines.cpu.pauses += cpu_pauses
         if workers is not None:
             note_workers(self.lines, *workers)

@@ -137,15 +137,6 @@ class LineFacts:
     warnings: list[str] = field(default_factory=list)  # [warning] and [error] lines (MAX_WARNINGS)
 
 
-@dataclass(frozen=True)
-class CpuRule:
-    """The thresholds the CPU-time fold applies (named and explained in findings_rules)."""
-
-    min_real_s: float
-    starved_factor: float
-    parallel: bool
-
-
 def line_of(chunk: str, at: int) -> str:
     """The whole line of ``chunk`` around offset ``at`` (cut to LINE_CHARS)."""
     start = chunk.rfind("\n", 0, at) + 1
@@ -178,11 +169,11 @@ def note_workers(facts: LineFacts, used: int, of: int) -> None:
     facts.workers_max = max(facts.workers_max or 0, of)
 
 
-def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
+def scan_text(facts: LineFacts, chunk: str, header: bool = True) -> None:
     """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here);
     ``header``: the chunk may hold start-up lines (the first chunks of a file)."""
     if "real=" in chunk or "Real=" in chunk:
-        _cpu(facts.cpu, chunk, rule)
+        _cpu(facts.cpu, chunk)
     if "Safepoint \"" in chunk or "threads were stopped" in chunk:
         _safepoints(facts.safepoints, chunk)
     if "workers of" in chunk:
@@ -235,7 +226,7 @@ def _memory(facts: LineFacts, chunk: str) -> None:
         facts.physical_mb = size_mb(u["v"], u["u"])
 
 
-def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
+def _cpu(cpu: CpuFacts, chunk: str) -> None:
     for rx in (_TIMES_LEGACY, _TIMES_UNIFIED):
         for m in rx.finditer(chunk):
             real = decimal(m["r"])
@@ -249,21 +240,17 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             else:
                 line = ""
             cpu.pauses += 1
-            if real < rule.min_real_s:
+            if real < CPU_MIN_REAL_S:
                 continue
             user, sys_ = decimal(m["u"]), decimal(m["s"])
             used = user + sys_
             t = None
-            if used * rule.starved_factor < real:
-                line = line or line_of(chunk, m.start())
-                t = _uptime(line)
-                cpu.starved.add(t, real * 1000.0)
-            if sys_ > user:
-                line = line or line_of(chunk, m.start())
-                cpu.sys_over_user.add(_uptime(line) if t is None else t, real * 1000.0)
-            if rule.parallel and used < real:
-                line = line or line_of(chunk, m.start())
-                cpu.inverted.add(_uptime(line) if t is None else t, real * 1000.0)
+            for hit, tally in ((used * CPU_STARVED_FACTOR < real, cpu.starved), (sys_ > user, cpu.sys_over_user),
+                               (used < real, cpu.inverted)):
+                if hit:
+                    line = line or line_of(chunk, m.start())
+                    t = _uptime(line) if t is None else t
+                    tally.add(t, real * 1000.0)
             ratio = used / real
             if cpu.worst_ratio is None or ratio < cpu.worst_ratio:
                 cpu.worst_ratio = ratio
