@@ -30,13 +30,10 @@ HEAP_OF_MEMORY_FRACTION = 0.75  # a heap that leaves a quarter of the machine fo
 COMPRESSED_OOPS_LIMIT_MB = 32 * 1024  # HotSpot drops compressed oops for a heap of 32 GB or more
 COMPRESSED_OOPS_WORTH_MB = 48 * 1024  # up to ~48 GB, a 31 GB heap with compressed oops holds as much
 
-def _parallel_old() -> Fix:
-    return Fix(("-XX:+UseParallelOldGC",), "the old generation is collected by all GC threads instead of one "
-               "(JDK 8-14; the default since JDK 7u4 unless turned off)", "serial-old")
+_PARALLEL_OLD = Fix(("-XX:+UseParallelOldGC",), "the old generation is collected by all GC threads instead of one "
+                    "(JDK 8-14; the default since JDK 7u4 unless turned off)", "serial-old")
 
-
-def _use_zgc() -> Fix:
-    return Fix(("-XX:+UseZGC",), "ZGC's pauses stay under a millisecond whatever the heap size "
+_USE_ZGC = Fix(("-XX:+UseZGC",), "ZGC's pauses stay under a millisecond whatever the heap size "
                "(JDK 15+; on JDK 21-22 add -XX:+ZGenerational)", "collector")
 
 
@@ -48,14 +45,11 @@ def _heap_within(physical_mb: float, metaspace_mb: float) -> Fix | None:
                f"(less Metaspace): no swapping, no OOM killer", "heap")
 
 
-def _compressed_oops() -> Fix:
-    return Fix(("-Xmx31g",), "a heap under 32 GB keeps compressed (32-bit) references: a 31 GB heap holds "
-               "about as much as a 40-48 GB one without them, and caches better", "heap")
+_COMPRESSED_OOPS = Fix(("-Xmx31g",), "a heap under 32 GB keeps compressed (32-bit) references: a 31 GB heap holds "
+                       "about as much as a 40-48 GB one without them, and caches better", "heap")
 
-
-def _thp() -> Fix:
-    return Fix(("-XX:+UseTransparentHugePages",), "large pages from the kernel's transparent huge pages, "
-               "which need no pages reserved in advance", "large-pages")
+_THP = Fix(("-XX:+UseTransparentHugePages",), "large pages from the kernel's transparent huge pages, "
+           "which need no pages reserved in advance", "large-pages")
 
 
 def serial_old(ctx: Context) -> Finding | None:
@@ -66,18 +60,18 @@ def serial_old(ctx: Context) -> Finding | None:
                        f"{t.count} full collection(s) ran the serial old collector (PSOldGen) under the parallel "
                        f"collector: one GC thread compacts the whole old generation.",
                        evidence(t, line=ctx.lines.serial_old_line),
-                       (_parallel_old(),))
+                       (_PARALLEL_OLD,))
     if not legacy or ctx.collector not in ("CMS", "G1") or not ctx.e.all_full.count:
         return None
     t = ctx.e.all_full
     if ctx.collector == "CMS":
         text = (f"{t.count} full collection(s) fell back to CMS's serial mark-sweep-compact (after a concurrent "
                 f"mode or promotion failure, or on request): one thread collects the whole heap.")
-        fixes = fx.present(fx.cms_occupancy(), fx.heap(ctx.max_mb))
+        fixes = fx.present(fx.CMS_OCCUPANCY, fx.heap(ctx.max_mb))
     else:
         text = (f"{t.count} G1 full collection(s) on JDK 8: G1's full collection is single-threaded before "
                 f"JDK 10.")
-        fixes = fx.present(fx.heap(ctx.max_mb), fx.g1_reserve())
+        fixes = fx.present(fx.heap(ctx.max_mb), fx.G1_RESERVE)
     return Finding("serial-old", ERROR, "old generation collected by one thread", text, evidence(t), fixes,
                    "JDK 10+ runs G1's full collection in parallel; avoiding the full collection helps on any JDK.")
 
@@ -122,7 +116,7 @@ def pause_goal_missed(ctx: Context) -> Finding | None:
     share = over / p.count
     if share <= PAUSE_GOAL_MISSED_SHARE:
         return None
-    fixes = (_use_zgc(),) if ctx.collector in ("G1", "Parallel", "CMS") else ()
+    fixes = (_USE_ZGC,) if ctx.collector in ("G1", "Parallel", "CMS") else ()
     return Finding("pause-goal-missed", WARN, "pauses miss the pause-time goal",
                    f"{over} of {p.count} pauses ({100 * share:.0f}%) took longer than the goal of {goal:g} ms "
                    f"(-XX:MaxGCPauseMillis; threshold {100 * PAUSE_GOAL_MISSED_SHARE:.0f}% of pauses); the "
@@ -182,7 +176,7 @@ def large_pages_failed(ctx: Context) -> Finding | None:
                    f"The JVM could not get large pages ({t.count} message(s)) and runs on small pages: "
                    f"more TLB misses than the flag was set for.",
                    evidence(t, line=ctx.lines.large_pages_line),
-                   (_thp(),), "Reserve huge pages (vm.nr_hugepages) and give the JVM's user access, or drop "
+                   (_THP,), "Reserve huge pages (vm.nr_hugepages) and give the JVM's user access, or drop "
                    "-XX:+UseLargePages.")
 
 
@@ -206,7 +200,7 @@ def compressed_oops_off(ctx: Context) -> Finding | None:
         return None
     fixes: tuple[Fix, ...] = ()
     if big and ctx.max_mb is not None and ctx.max_mb <= COMPRESSED_OOPS_WORTH_MB:
-        fixes = (_compressed_oops(),)
+        fixes = (_COMPRESSED_OOPS,)
     elif line is not None and ctx.max_mb is not None and ctx.max_mb < COMPRESSED_OOPS_LIMIT_MB:
         fixes = (Fix(("-XX:+UseCompressedOops",), "32-bit references: smaller objects, better caching", "oops"),)
     why = (f"the maximum heap ({ctx.max_mb / 1024:.1f} GB) is 32 GB or more" if big and ctx.max_mb

@@ -51,9 +51,9 @@ def safepoint_finding(ctx: Context) -> Finding | None:
                      f"-XX:+PrintSafepointStatistics name them)")
     slow_reach = reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS
     # JDK 8 only (a legacy log): JDK 10+ poll in counted loops by default.
-    fixes = [fx.counted_loop_safepoints()] if slow_reach and ctx.s.format == detect.LEGACY else []
+    fixes = [fx.COUNTED_LOOP_SAFEPOINTS] if slow_reach and ctx.s.format == detect.LEGACY else []
     if any("Bias" in op for op in sp.non_gc_ops):
-        fixes.append(fx.no_biased_locking())
+        fixes.append(fx.NO_BIASED_LOCKING)
     tally = non_gc if non_gc_share > reach_share else sp.reach
     return Finding("long-safepoint", WARN, "safepoints beyond GC stop the application",
                    "; ".join(parts) + f" (threshold {100 * LONG_SAFEPOINT_SHARE:.0f}%, or one wait of "
@@ -77,7 +77,7 @@ def cpu_findings(ctx: Context) -> list[Finding]:
             f"were descheduled (CPU contention, a CPU quota) or waited on the kernel (swapping, page faults).",
             evidence(t, (("starved_pauses", float(starved.count)), ("sys_over_user_pauses", float(sys_user.count))),
                      cpu.worst_line),
-            fx.present(fx.pretouch() if sys_user.count else None, fx.fewer_threads(ctx.lines.workers)),
+            fx.present(fx.PRETOUCH if sys_user.count else None, fx.fewer_threads(ctx.lines.workers)),
             "Check swap use (vmstat si/so), other busy processes and the container's CPU limit."))
     inv = cpu.inverted
     if ctx.collector in PARALLEL and inv.count - starved.count >= CPU_MIN_PAUSES:
