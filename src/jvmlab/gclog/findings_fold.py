@@ -141,7 +141,7 @@ class LogFold:
         self._raw: tuple[bytes, int] | None = None
         self._misses: dict[str, int] = {}
         self._young_examples = True  # young collections (and pauses) still want example lines
-        self._timeline_room = MAX_TIMELINE_POINTS
+        self.timeline_room = MAX_TIMELINE_POINTS  # timeline points still to keep (pauses, heap, held)
 
     # -- text ----------------------------------------------------------------------------
     def text(self, chunk: str, raw: tuple[bytes, int] | None = None, cpu_pauses: int = 0,
@@ -198,11 +198,11 @@ class LogFold:
 
     def _held(self, t: float | None, ms: float | None, what: str) -> None:
         """A thread held by the collector (a stall, pacing), for the HTML page's plot."""
-        if t is not None and ms and self._timeline_room > 0:
+        if t is not None and ms and self.timeline_room > 0:
             self.held_t.append(t)
             self.held_ms.append(ms)
             self.held_what.add(what)
-            self._timeline_room -= 1
+            self.timeline_room -= 1
 
     def collection(self, typ: str, kind: str, name: str, raw_cause: str | None, failure: str | None,
                    t: float | None, dur: float | None, before: float | None, after: float | None,
@@ -213,16 +213,16 @@ class LogFold:
         f.events += 1
         if f.events > MAX_EVENTS:
             return
-        if t is not None and self._timeline_room > 0 and not folded:
+        if t is not None and self.timeline_room > 0 and not folded:
             if typ == ev.PAUSE and dur is not None:
                 self.pause_t.append(t)
                 self.pause_ms.append(dur)
-                self._timeline_room -= 1
+                self.timeline_room -= 1
             if after is not None:
                 self.heap_t.append(t)
                 self.heap_mb.append(after)
                 self.heap_before_mb.append(math.nan if before is None else before)
-                self._timeline_room -= 1
+                self.timeline_room -= 1
         cause = canonical_cause(raw_cause) if raw_cause else None
         if cause and cause in WATCHED and (typ == ev.CYCLE or kind in ev.COLLECTION_STARTS):
             f.by_cause.setdefault(cause, Tally()).add(t, dur)
@@ -280,10 +280,6 @@ class LogFold:
         pause_done = (have is not None and len(have) >= EXAMPLES) or misses >= EXAMPLE_MISSES
         return int(not self._young_examples) | int(pause_done) << 1
 
-    @property
-    def timeline_room(self) -> int:
-        return self._timeline_room
-
     def folded(self, events: int, pause_points: Sequence[float], heap_points: Sequence[float], timeline_room: int,
                young: Tally) -> None:
         """What the compiled folder did of :meth:`collection` for one block: the collections it
@@ -295,7 +291,7 @@ class LogFold:
         self.heap_t.extend(heap_points[0::3])
         self.heap_before_mb.extend(heap_points[1::3])
         self.heap_mb.extend(heap_points[2::3])
-        self._timeline_room = timeline_room
+        self.timeline_room = timeline_room
         self.e.young = young
 
     def _end_run(self) -> None:
