@@ -3,7 +3,7 @@ helpers that turn tallies into evidence. Shared by findings_rules and findings_s
 
 from __future__ import annotations
 
-from jvmlab.gclog.findings_fold import EventFacts, LogFold
+from jvmlab.gclog.findings_fold import EventFacts
 from jvmlab.gclog.findings_model import Evidence
 from jvmlab.gclog.findings_scan import Tally
 from jvmlab.gclog.summary import LogSummary
@@ -27,11 +27,10 @@ def merge(tallies: list[Tally]) -> Tally:
 class Context:
     """One log's summary and facts, and the figures the fixes are sized from."""
 
-    def __init__(self, summary: LogSummary, fold: LogFold) -> None:
+    def __init__(self, summary: LogSummary) -> None:
         self.s = summary
-        self.e: EventFacts = fold.e
-        self.lines = fold.lines
-        self.fold = fold
+        self.e: EventFacts = summary.fold.e
+        self.lines = summary.fold.lines
         self.collector = (summary.collector or "").split(" ")[0]
         self.max_mb = summary.heap.get("heap_max_mb")
         self.region_mb = summary.heap.get("region_mb")

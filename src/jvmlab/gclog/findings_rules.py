@@ -298,7 +298,7 @@ def _unidentified(ctx: Context) -> Finding | None:
 def evaluate(summary: LogSummary) -> list[Finding]:
     """Every finding of an analyzed log, most severe first, with example lines (from the facts
     folded in the summary's own pass: no file is read again)."""
-    ctx = Context(summary, summary.fold)
+    ctx = Context(summary)
     found: list[Finding] = list(_requested(ctx))
     for rule in (_evacuation, _full, _degenerated, _humongous, _metaspace, _stalls, _gc_locker,
                  _overhead, _near_max, _promotion, _frequent_young, safepoint_finding, _unidentified,

@@ -241,8 +241,8 @@ class LegacyParser(ParserState):
             return
         kind = (ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full")
                 else ev.DEGENERATED if what.startswith("Degenerated") else ev.OTHER)
-        if t is not None and self.clock.last is not None:
-            self.clock.last = max(self.clock.last, t)
+        if t is not None:
+            self.clock.extend(t)
         yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, *transition_mb(m))
 
     def _cycle_event(self) -> GcEvent:
