@@ -363,18 +363,13 @@ class UnifiedParser(ParserState):
                 yield GcEvent(ev.PACING, "pacing", self.timer(deco), float(pm["ms"]), "Allocation pacing")
 
     def _note_phase(self, gid: int, t: float | None, conc_ms: float | None) -> None:
-        entry = self._conc.get(gid)
-        if entry is None:
-            entry = self._conc[gid] = [t, 0.0, False, False, None]
+        entry = self._conc.setdefault(gid, [t, 0.0, False, False, None])
         if conc_ms is not None:
             entry[1] = float(entry[1] or 0.0) + conc_ms
             entry[3] = True
 
     def _explicit(self, gid: int) -> None:
-        entry = self._conc.get(gid)
-        if entry is None:
-            entry = self._conc[gid] = [None, 0.0, True, False, None]
-        entry[2] = True
+        self._conc.setdefault(gid, [None, 0.0, True, False, None])[2] = True
 
     def _flush_cycles(self, all_: bool = False) -> Iterator[GcEvent]:
         """Emit implicit cycles (runs of concurrent phases) once their GC id is old."""
