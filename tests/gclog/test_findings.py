@@ -11,8 +11,10 @@ import pytest
 
 from jvmlab.gclog import analyze_paths
 from jvmlab.gclog import findings_rules as rules
-from jvmlab.gclog.findings import Finding, find, findings_of, summary_document
+from jvmlab.gclog.findings import summary_document
 from jvmlab.gclog.findings_compare import APPEARS, BOTH, DISAPPEARS, UNKNOWN, compare_findings
+from jvmlab.gclog.findings_model import Finding, findings_of
+from jvmlab.gclog.findings_rules import evaluate as find
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))

@@ -15,7 +15,7 @@ import pytest
 
 from jvmlab.collect.gc import pause_goal_ms
 from jvmlab.gclog import analyze_paths
-from jvmlab.gclog.findings import find
+from jvmlab.gclog.findings_rules import evaluate as find
 
 JAVA = Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
 DATA = Path(__file__).resolve().parents[1] / "data" / "gclogs"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from jvmlab.gclog import analyze_paths
-from jvmlab.gclog.findings import Finding, find
+from jvmlab.gclog.findings_model import Finding
+from jvmlab.gclog.findings_rules import evaluate as find
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("JVMLAB_GCLOGS", REPO.parent / "shared" / "gclogs"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from jvmlab.gclog import analyze_paths
-from jvmlab.gclog.findings import Finding, find
+from jvmlab.gclog.findings_model import Finding
+from jvmlab.gclog.findings_rules import evaluate as find
 
 HEAD = ["[0.001s][info][gc,init] Version: 17.0.9+9 (release)", "[0.002s][info][gc] Using G1",
         "[0.003s][info][gc,init] Heap Region Size: 1M", "[0.004s][info][gc,init] Heap Max Capacity: 256M"]

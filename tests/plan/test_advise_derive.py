@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from jvmlab.errors import UserError
-from jvmlab.gclog.findings import Evidence, Finding, Fix
+from jvmlab.gclog.findings_model import Evidence, Finding, Fix
 from jvmlab.plan import advise as derive
 from jvmlab.plan.matrix import expand, find_baseline
 from jvmlab.spec.load import parse_spec

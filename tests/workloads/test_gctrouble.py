@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jvmlab.gclog import analyze_paths
-from jvmlab.gclog.findings import find
+from jvmlab.gclog.findings_rules import evaluate as find
 from jvmlab.model.jdk import JdkInfo
 
 from .conftest import RunWorkload

@@ -20,7 +20,7 @@ from jvmlab.cli.apps import gc_app
 from jvmlab.cli.storeargs import STORE_HELP
 
 if TYPE_CHECKING:
-    from jvmlab.gclog.findings import Finding
+    from jvmlab.gclog.findings_model import Finding
     from jvmlab.plan.prepare import Plan
 
 DEFAULT_UNTIL = "5%"

@@ -12,7 +12,7 @@ from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.j9 import J9Parser
 from jvmlab.gclog.legacy import LegacyParser
-from jvmlab.gclog.reader import iter_chunks, iter_lines, lines_of, read_head
+from jvmlab.gclog.reader import iter_chunks, lines_of, read_head
 from jvmlab.gclog.summary import LogSummary
 from jvmlab.gclog.unified import UnifiedParser
 from jvmlab.gclog.zing import ZingParser
@@ -20,22 +20,19 @@ from jvmlab.gclog.zing import ZingParser
 Parser = UnifiedParser | LegacyParser | J9Parser | ZingParser
 
 
-def _parser_for(fmt: str) -> Parser:
-    makers: dict[str, Callable[[], Parser]] = {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser,
-                                               detect.J9: J9Parser, detect.ZING: ZingParser}
-    return makers[fmt]()
+_PARSERS: dict[str, Callable[[], Parser]] = {detect.UNIFIED: UnifiedParser, detect.LEGACY: LegacyParser,
+                                              detect.J9: J9Parser, detect.ZING: ZingParser}
 
 
 def _feed(parser: Parser, paths: Iterable[Path], fold: LogFold | None = None) -> Iterator[GcEvent | LogInfo]:
-    """The parser's records of ``paths``; ``fold`` (the summary's) also sees each chunk of text."""
-    if fold is None:
-        if isinstance(parser, UnifiedParser):
-            keep = linescan.prefilter()
-            return parser.parse(c for p in paths for c in iter_chunks(p, keep=keep))
-        return parser.parse(line for p in paths for line in iter_lines(p))
-    if isinstance(parser, UnifiedParser):
-        return parser.parse(_seen(fold, (c for p in paths for c in iter_chunks(p, keep=linescan.prefilter()))))
-    return parser.parse(lines_of(_seen(fold, (c for p in paths for c in iter_chunks(p)))))
+    """The parser's records of ``paths``; ``fold`` (the summary's) also sees each chunk of text.
+    The unified parser reads whole chunks (pre-filtered by the compiled filter), the others lines."""
+    unified = isinstance(parser, UnifiedParser)
+    keep = linescan.prefilter() if unified else None
+    chunks: Iterator[str] = (c for p in paths for c in iter_chunks(p, keep=keep))
+    if fold is not None:
+        chunks = _seen(fold, chunks)
+    return parser.parse(chunks if unified else lines_of(chunks))
 
 
 def _seen(fold: LogFold, chunks: Iterator[str]) -> Iterator[str]:
@@ -47,7 +44,7 @@ def _seen(fold: LogFold, chunks: Iterator[str]) -> Iterator[str]:
 def iter_events(path: Path) -> Iterator[GcEvent]:
     """The typed pause / cycle / stall / pacing / safepoint events of one file, in log order."""
     path = Path(path)
-    parser = _parser_for(detect.detect_format(path))
+    parser = _PARSERS[detect.detect_format(path)]()
     for item in _feed(parser, [path]):
         if isinstance(item, GcEvent):
             yield item
@@ -84,10 +81,10 @@ def analyze_paths(paths: list[Path]) -> list[LogSummary]:
 
 def summarize(paths: list[Path], fmt: str) -> LogSummary:
     """Read the files of one log (in order) into a summary, in constant memory."""
-    parser = _parser_for(fmt)
+    parser = _PARSERS[fmt]()
     summary = LogSummary(files=list(paths), format=fmt)
     if not (isinstance(parser, UnifiedParser) and linefold.fold(paths, summary, parser)):
-        parser, summary = _parser_for(fmt), LogSummary(files=list(paths), format=fmt)  # afresh if it gave up
+        parser, summary = _PARSERS[fmt](), LogSummary(files=list(paths), format=fmt)  # afresh if it gave up
         add = summary.add
         for item in _feed(parser, paths, summary.fold):
             add(item)

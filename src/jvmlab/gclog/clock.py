@@ -31,7 +31,7 @@ class MonotonicClock:
     """Maps raw uptimes (or wall-clock seconds) to a continuing axis in seconds."""
 
     __slots__ = ("_bases", "_done_s", "_run_first", "_run_offset", "expect_restart", "first", "last",
-                 "last_raw", "offset", "runs", "uptime")
+                 "last_raw", "offset", "runs", "uptime", "wall_base")
 
     def __init__(self) -> None:
         self.offset = 0.0
@@ -48,6 +48,7 @@ class MonotonicClock:
         # Set by a parser that saw the log's own restart sign (GC ids starting again at 0):
         # if the very next stamp goes back at all, it starts a new run, however short the runs.
         self.expect_restart = False
+        self.wall_base: float | None = None  # the first wall-clock stamp of a log without uptimes
 
     def __call__(self, raw: float) -> float:
         last_raw = self.last_raw
@@ -63,6 +64,14 @@ class MonotonicClock:
         t = raw + self.offset
         self._see(t)
         return t
+
+    def wall(self, seconds: float | None) -> float | None:
+        """A wall-clock stamp (epoch seconds) on the axis, counted from the log's first; None for None."""
+        if seconds is None:
+            return None
+        if self.wall_base is None:
+            self.wall_base = seconds
+        return self(seconds - self.wall_base)
 
     def peek(self, raw: float) -> float:
         """Map a stamp that may be out of order (never taken as a restart), extending the run."""

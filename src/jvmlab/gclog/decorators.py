@@ -7,6 +7,7 @@ that (one split and one float per line); wall-clock-only logs count from their f
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from jvmlab.gclog.clock import MonotonicClock
@@ -20,6 +21,22 @@ def decimal(text: str) -> float:
         return float(text.replace(",", "."))
 
 
+SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
+
+
+def size_mb(value: str | None, unit: str | None) -> float | None:
+    """A size as the log prints it (``512``, ``K``) in MB; None when it is not printed."""
+    if value is None or unit is None:
+        return None
+    return decimal(value) * SIZE_MB[unit]
+
+
+def transition_mb(m: re.Match[str]) -> tuple[float | None, float | None, float | None]:
+    """(before, after, committed) MB of a heap transition ``12M->5M(64M)`` matched with the
+    groups b, bu, a, au, c, cu (the parsers' regexes all name them so)."""
+    return size_mb(m["b"], m["bu"]), size_mb(m["a"], m["au"]), size_mb(m["c"], m["cu"])
+
+
 class Timer:
     """Reads the decorator block once per relevant line into an uptime in seconds."""
 
@@ -27,7 +44,6 @@ class Timer:
         self.clock = MonotonicClock()
         self.uptime_idx: int | None = None  # which decorator holds the uptime, once learnt
         self.uptime_scale = 1.0
-        self.wall_base: float | None = None
         self._last_tok = ""  # the uptime token read last, and its value in seconds
         self._last_raw = 0.0
 
@@ -60,7 +76,7 @@ class Timer:
             if not tok or not tok[0].isdigit():
                 continue
             if "T" in tok and "-" in tok:
-                wall = _wall(tok) if wall is None else wall
+                wall = iso_seconds(tok) if wall is None else wall
                 continue
             unit = "ns" if tok.endswith("ns") else "ms" if tok.endswith("ms") else "s" if tok.endswith("s") else ""
             if not unit:
@@ -76,14 +92,11 @@ class Timer:
             self.uptime_idx, self.uptime_scale = i, scale
             self.clock.uptime = True
             return self.clock(value * scale)
-        if wall is None:
-            return None
-        if self.wall_base is None:
-            self.wall_base = wall
-        return self.clock(wall - self.wall_base)
+        return self.clock.wall(wall)
 
 
-def _wall(tok: str) -> float | None:
+def iso_seconds(tok: str) -> float | None:
+    """An ISO-8601 stamp (``2024-03-04T13:59:49.153+0100``, decimal comma too) in epoch seconds."""
     try:
         return datetime.fromisoformat(tok.replace(",", ".")).timestamp()
     except ValueError:

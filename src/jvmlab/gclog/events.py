@@ -28,6 +28,8 @@ INITIAL_MARK = "initial_mark"
 DEGENERATED = "degenerated"  # Shenandoah's stop-the-world fallback when a concurrent cycle fails
 OTHER = "other"
 PAUSE_KINDS = (YOUNG, MIXED, FULL, REMARK, CLEANUP, INITIAL_MARK, DEGENERATED, OTHER)
+# Pause kinds that start a collection: their cause is what triggered the collection.
+COLLECTION_STARTS = (YOUNG, MIXED, FULL, INITIAL_MARK, DEGENERATED)
 
 
 class GcEvent(NamedTuple):

@@ -14,12 +14,10 @@ from typing import Any
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
 
-# Pause kinds that start a collection: their cause is what triggered the collection.
-_CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
 _MAX_KEYS = 200  # bound on distinct names kept (a damaged log cannot grow memory)
 
 
-def _r(value: float | None, digits: int = 4) -> float | None:
+def rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
@@ -40,11 +38,11 @@ def _max(current: float | None, value: float | None) -> float | None:
     return value if current is None or value > current else current
 
 
-def type_label(e: GcEvent) -> str:
-    """An event's type for counting distinct types: its name without the cause."""
-    name = e.name or e.kind
-    if e.cause and name.endswith(f"({e.cause})"):
-        name = name[: -len(e.cause) - 2].rstrip()
+def type_label(name: str, kind: str, cause: str | None) -> str:
+    """An event's type for counting distinct types: its name (else kind) without the cause."""
+    name = name or kind
+    if cause and name.endswith(f"({cause})"):
+        name = name[: -len(cause) - 2].rstrip()
     return name
 
 
@@ -84,12 +82,12 @@ class Figures:
             if key not in self._seen and len(self._seen) < _MAX_KEYS * 5:
                 self._seen.add(key)
                 if len(self.types) < _MAX_KEYS:
-                    self.types.add(f"{typ}:{type_label(e)}")
+                    self.types.add(f"{typ}:{type_label(e.name, e.kind, e.cause)}")
 
     def _collection(self, e: GcEvent) -> None:
         if e.type == ev.PAUSE:
             self.last_pause = e
-            if e.cause and e.kind in _CAUSED_KINDS:
+            if e.cause and e.kind in ev.COLLECTION_STARTS:
                 _bump(self.causes, e.cause, e.duration_ms)
         elif e.cause:
             _bump(self.causes, e.cause, e.duration_ms)
@@ -118,17 +116,17 @@ class Figures:
             "collections_by_cause": _table(self.causes),
             "failures": _table(self.failures),
             "heap_max_mb": {
-                "setting": _r(heap_max_setting_mb),
-                "committed": _r(self.heap_committed_max),
-                "used": _r(self.heap_used_max),
-                "after_gc": _r(self.heap_after_max),
-                "young_used": _r(self.young_max),
-                "old_used": _r(self.old_max),
+                "setting": rounded(heap_max_setting_mb),
+                "committed": rounded(self.heap_committed_max),
+                "used": rounded(self.heap_used_max),
+                "after_gc": rounded(self.heap_after_max),
+                "young_used": rounded(self.young_max),
+                "old_used": rounded(self.old_max),
             },
-            "first_event_s": _r(self.first_t),
-            "last_event_s": _r(self.last_t),
+            "first_event_s": rounded(self.first_t),
+            "last_event_s": rounded(self.last_t),
             "last_pause": None if lp is None else {
-                "t_s": _r(lp.t_s), "duration_ms": _r(lp.duration_ms), "kind": lp.kind, "name": lp.name},
+                "t_s": rounded(lp.t_s), "duration_ms": rounded(lp.duration_ms), "kind": lp.kind, "name": lp.name},
             "event_types": {"count": len(self.types), "names": sorted(self.types)} if self.types else None,
         }
 
@@ -137,4 +135,4 @@ def _table(table: dict[str, list[float]]) -> dict[str, dict[str, float | None]] 
     if not table:
         return None
     rows = sorted(table.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    return {k: {"count": int(v[0]), "total_ms": _r(v[1]), "max_ms": _r(v[2])} for k, v in rows}
+    return {k: {"count": int(v[0]), "total_ms": rounded(v[1]), "max_ms": rounded(v[2])} for k, v in rows}

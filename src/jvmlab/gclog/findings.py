@@ -10,34 +10,16 @@ Findings are computed from the facts folded in the summary's own pass over the l
 (:mod:`jvmlab.gclog.findings_fold`: the parser's events and the text it read, with example
 lines): no file is read again. They are part of every summary document (``findings: [...]``), also the
 ones the gc collector stores per invocation, so a stored cell can be advised on later.
-The records live in :mod:`jvmlab.gclog.findings_model` and are re-exported here.
+The records live in :mod:`jvmlab.gclog.findings_model`, the rules' entry point is
+:func:`jvmlab.gclog.findings_rules.evaluate`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from jvmlab.gclog.findings_model import (
-    ERROR,
-    INFO,
-    SEVERITIES,
-    WARN,
-    Evidence,
-    Finding,
-    Fix,
-    findings_of,
-    severity_rank,
-)
 from jvmlab.gclog.findings_rules import evaluate
 from jvmlab.gclog.summary import LogSummary
-
-__all__ = ["ERROR", "INFO", "SEVERITIES", "WARN", "Evidence", "Finding", "Fix", "find",
-           "findings_of", "severity_rank", "summary_document"]
-
-
-def find(summary: LogSummary) -> list[Finding]:
-    """The findings of an analyzed log, most severe first (from its summary alone)."""
-    return evaluate(summary)
 
 
 def summary_document(summary: LogSummary) -> dict[str, Any]:
@@ -45,10 +27,8 @@ def summary_document(summary: LogSummary) -> dict[str, Any]:
     gc collector store and print)."""
     doc = summary.to_json()
     try:
-        doc["findings"] = [f.to_json() for f in find(summary)]
+        doc["findings"] = [f.to_json() for f in evaluate(summary)]
     except (OSError, ValueError) as err:  # the summary was readable; findings must not lose it
         doc["findings"] = None
         doc["findings_error"] = str(err)
     return doc
-
-

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from jvmlab.gclog.findings import findings_of, severity_rank
+from jvmlab.gclog.findings_model import findings_of, severity_rank
 
 APPEARS = "appears"
 DISAPPEARS = "disappears"

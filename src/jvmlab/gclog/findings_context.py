@@ -3,7 +3,7 @@ helpers that turn tallies into evidence. Shared by findings_rules and findings_s
 
 from __future__ import annotations
 
-from jvmlab.gclog.findings_fold import EventFacts, LogFold
+from jvmlab.gclog.findings_fold import EventFacts
 from jvmlab.gclog.findings_model import Evidence
 from jvmlab.gclog.findings_scan import Tally
 from jvmlab.gclog.summary import LogSummary
@@ -11,9 +11,10 @@ from jvmlab.gclog.summary import LogSummary
 PARALLEL = ("G1", "Parallel", "CMS", "Shenandoah")  # collectors whose pauses run several GC threads
 
 
-def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = ()) -> Evidence:
+def evidence(t: Tally, figures: tuple[tuple[str, float], ...] = (), line: str | None = None) -> Evidence:
+    """A tally's evidence, with the figures a threshold was applied to and an example line."""
     return Evidence(t.count, t.total_ms if t.timed else None, t.worst_ms, t.first_t_s, t.last_t_s,
-                    figures=figures)
+                    (line,) if line else (), figures)
 
 
 def merge(tallies: list[Tally]) -> Tally:
@@ -26,11 +27,10 @@ def merge(tallies: list[Tally]) -> Tally:
 class Context:
     """One log's summary and facts, and the figures the fixes are sized from."""
 
-    def __init__(self, summary: LogSummary, fold: LogFold) -> None:
+    def __init__(self, summary: LogSummary) -> None:
         self.s = summary
-        self.e: EventFacts = fold.e
-        self.lines = fold.lines
-        self.fold = fold
+        self.e: EventFacts = summary.fold.e
+        self.lines = summary.fold.lines
         self.collector = (summary.collector or "").split(" ")[0]
         self.max_mb = summary.heap.get("heap_max_mb")
         self.region_mb = summary.heap.get("region_mb")

@@ -26,19 +26,14 @@ def heap(max_mb: float | None, factor: float = HEAP_GROWTH) -> Fix | None:
                f"the live set and the allocation of a collection cycle", "heap")
 
 
-def g1_reserve() -> Fix:
-    return Fix(("-XX:G1ReservePercent=20",), "G1 keeps 20% instead of 10% of the heap free for survivors "
-               "and promotion, so an evacuation finds space", "reserve")
+G1_RESERVE = Fix(("-XX:G1ReservePercent=20",), "G1 keeps 20% instead of 10% of the heap free for survivors "
+                 "and promotion, so an evacuation finds space", "reserve")
 
+DISABLE_EXPLICIT = Fix(("-XX:+DisableExplicitGC",), "System.gc() calls become no-ops; keep it off if the "
+                       "application relies on them (e.g. to free direct buffers)", "explicit")
 
-def disable_explicit() -> Fix:
-    return Fix(("-XX:+DisableExplicitGC",), "System.gc() calls become no-ops; keep it off if the "
-               "application relies on them (e.g. to free direct buffers)", "explicit")
-
-
-def explicit_concurrent() -> Fix:
-    return Fix(("-XX:+ExplicitGCInvokesConcurrent",), "System.gc() starts a concurrent cycle instead "
-               "of a stop-the-world full collection", "explicit")
+EXPLICIT_CONCURRENT = Fix(("-XX:+ExplicitGCInvokesConcurrent",), "System.gc() starts a concurrent cycle instead "
+                          "of a stop-the-world full collection", "explicit")
 
 
 def region(region_mb: float | None) -> list[Fix]:
@@ -65,15 +60,12 @@ def metaspace(at_max: bool) -> list[Fix]:
                 "metaspace-size"), size]
 
 
-def cms_occupancy() -> Fix:
-    return Fix(("-XX:CMSInitiatingOccupancyFraction=60", "-XX:+UseCMSInitiatingOccupancyOnly"),
-               "CMS starts its concurrent cycle at 60% old-generation occupancy, earlier than its "
-               "estimate, so it finishes before the old generation fills (JDK 13 and older)", "cms-start")
+CMS_OCCUPANCY = Fix(("-XX:CMSInitiatingOccupancyFraction=60", "-XX:+UseCMSInitiatingOccupancyOnly"),
+                    "CMS starts its concurrent cycle at 60% old-generation occupancy, earlier than its "
+                    "estimate, so it finishes before the old generation fills (JDK 13 and older)", "cms-start")
 
-
-def use_g1() -> Fix:
-    return Fix(("-XX:+UseG1GC",), "G1 compacts incrementally and does not fragment the old generation "
-               "(the default collector since JDK 9)", "collector")
+USE_G1 = Fix(("-XX:+UseG1GC",), "G1 compacts incrementally and does not fragment the old generation "
+             "(the default collector since JDK 9)", "collector")
 
 
 def young(young_max_mb: float | None) -> Fix | None:
@@ -85,13 +77,10 @@ def young(young_max_mb: float | None) -> Fix | None:
                f"switches off its pause-time sizing)", "young")
 
 
-def tenuring() -> Fix:
-    return Fix(("-XX:MaxTenuringThreshold=15",), "objects survive up to 15 young collections before "
+TENURING = Fix(("-XX:MaxTenuringThreshold=15",), "objects survive up to 15 young collections before "
                "promotion (the most the JVM allows)", "tenuring")
 
-
-def pretouch() -> Fix:
-    return Fix(("-XX:+AlwaysPreTouch",), "heap pages are touched at start-up, so the kernel's page faults "
+PRETOUCH = Fix(("-XX:+AlwaysPreTouch",), "heap pages are touched at start-up, so the kernel's page faults "
                "(system time) do not land inside pauses", "pretouch")
 
 
@@ -103,14 +92,11 @@ def fewer_threads(workers: int | None) -> Fix | None:
                f"than the CPUs the JVM really gets", "threads")
 
 
-def no_biased_locking() -> Fix:
-    return Fix(("-XX:-UseBiasedLocking",), "no bias-revocation safepoints (JDK 15-17 have it off by "
-               "default; removed in JDK 18)", "biased")
+NO_BIASED_LOCKING = Fix(("-XX:-UseBiasedLocking",), "no bias-revocation safepoints (JDK 15-17 have it off by "
+                        "default; removed in JDK 18)", "biased")
 
-
-def counted_loop_safepoints() -> Fix:
-    return Fix(("-XX:+UseCountedLoopSafepoints",), "long counted loops poll for safepoints, so threads "
-               "reach a safepoint sooner (the default since JDK 10)", "ttsp")
+COUNTED_LOOP_SAFEPOINTS = Fix(("-XX:+UseCountedLoopSafepoints",), "long counted loops poll for safepoints, so threads "
+                              "reach a safepoint sooner (the default since JDK 10)", "ttsp")
 
 
 def present(*fixes: Fix | None) -> tuple[Fix, ...]:

@@ -19,17 +19,8 @@ from dataclasses import dataclass, field
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent
-from jvmlab.gclog.findings_scan import (
-    CPU_MIN_REAL_S,
-    CPU_STARVED_FACTOR,
-    EXAMPLES,
-    LINE_CHARS,
-    CpuRule,
-    LineFacts,
-    Tally,
-    note_workers,
-    scan_text,
-)
+from jvmlab.gclog.figures import type_label
+from jvmlab.gclog.findings_scan import EXAMPLES, LINE_CHARS, LineFacts, Tally, note_workers, scan_text
 
 MAX_EVENTS = 5_000_000  # a bound on the events folded per log (far above any real log's count)
 MAX_TIMELINE_POINTS = 200_000  # pause, heap and stall points kept for the stored timelines and the plots
@@ -52,7 +43,6 @@ WATCHED = frozenset(REQUESTED + METASPACE + HUMONGOUS + GC_LOCKER)
 _EXAMPLE_OF_CAUSE = {**{c: "explicit-gc" for c in EXPLICIT}, "Heap Inspection Initiated GC": "heap-inspection-gc",
                      "Heap Dump Initiated GC": "heap-dump-gc", **{c: "metaspace-gc" for c in METASPACE},
                      **{c: "humongous-allocation" for c in HUMONGOUS}, **{c: "gc-locker" for c in GC_LOCKER}}
-_STARTS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)
 
 
 def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None) -> bool:
@@ -61,7 +51,7 @@ def only_counted(typ: str, kind: str, raw_cause: str | None, failure: str | None
     collections is open: no cause a rule watches, no failure, not a full or degenerated
     collection. The compiled folder does that much itself and hands over the rest."""
     cause = canonical_cause(raw_cause) if raw_cause else None
-    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS)):
+    if failure or (cause and cause in WATCHED and (typ == ev.CYCLE or kind in ev.COLLECTION_STARTS)):
         return False
     return typ == ev.CYCLE or kind not in (ev.FULL, ev.DEGENERATED)
 
@@ -142,7 +132,6 @@ class LogFold:
         self.held_t = array("d")  # allocation stalls and pacing (the HTML page's plot)
         self.held_ms = array("d")
         self.held_what: set[str] = set()
-        self._rule = CpuRule(CPU_MIN_REAL_S, CPU_STARVED_FACTOR, True)
         self._text = ""
         self._prev = ""
         self._run = Tally()  # the current run of non-requested full collections
@@ -152,7 +141,7 @@ class LogFold:
         self._raw: tuple[bytes, int] | None = None
         self._misses: dict[str, int] = {}
         self._young_examples = True  # young collections (and pauses) still want example lines
-        self._timeline_room = MAX_TIMELINE_POINTS
+        self.timeline_room = MAX_TIMELINE_POINTS  # timeline points still to keep (pauses, heap, held)
 
     # -- text ----------------------------------------------------------------------------
     def text(self, chunk: str, raw: tuple[bytes, int] | None = None, cpu_pauses: int = 0,
@@ -165,7 +154,7 @@ class LogFold:
         self._raw = raw
         self._prev, self._text = self._text, chunk
         self._chunks += 1
-        scan_text(self.lines, chunk, self._rule, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
+        scan_text(self.lines, chunk, self._chunks <= HEADER_CHUNKS or "GC(0) " in chunk)
         self.lines.cpu.pauses += cpu_pauses
         if workers is not None:
             note_workers(self.lines, *workers)
@@ -209,11 +198,11 @@ class LogFold:
 
     def _held(self, t: float | None, ms: float | None, what: str) -> None:
         """A thread held by the collector (a stall, pacing), for the HTML page's plot."""
-        if t is not None and ms and self._timeline_room > 0:
+        if t is not None and ms and self.timeline_room > 0:
             self.held_t.append(t)
             self.held_ms.append(ms)
             self.held_what.add(what)
-            self._timeline_room -= 1
+            self.timeline_room -= 1
 
     def collection(self, typ: str, kind: str, name: str, raw_cause: str | None, failure: str | None,
                    t: float | None, dur: float | None, before: float | None, after: float | None,
@@ -224,24 +213,22 @@ class LogFold:
         f.events += 1
         if f.events > MAX_EVENTS:
             return
-        if t is not None and self._timeline_room > 0 and not folded:
+        if t is not None and self.timeline_room > 0 and not folded:
             if typ == ev.PAUSE and dur is not None:
                 self.pause_t.append(t)
                 self.pause_ms.append(dur)
-                self._timeline_room -= 1
+                self.timeline_room -= 1
             if after is not None:
                 self.heap_t.append(t)
                 self.heap_mb.append(after)
                 self.heap_before_mb.append(math.nan if before is None else before)
-                self._timeline_room -= 1
+                self.timeline_room -= 1
         cause = canonical_cause(raw_cause) if raw_cause else None
-        if cause and cause in WATCHED and (typ == ev.CYCLE or kind in _STARTS):
+        if cause and cause in WATCHED and (typ == ev.CYCLE or kind in ev.COLLECTION_STARTS):
             f.by_cause.setdefault(cause, Tally()).add(t, dur)
             served = f.served_by.setdefault(cause, {})
             if len(served) < 20:
-                label = name or kind
-                if raw_cause and label.endswith(f"({raw_cause})"):
-                    label = label[: -len(raw_cause) - 2].rstrip()
+                label = type_label(name, kind, raw_cause)
                 served[label] = served.get(label, 0) + 1
             self._example(_EXAMPLE_OF_CAUSE[cause], name, gid, raw_cause)
         if failure:
@@ -293,10 +280,6 @@ class LogFold:
         pause_done = (have is not None and len(have) >= EXAMPLES) or misses >= EXAMPLE_MISSES
         return int(not self._young_examples) | int(pause_done) << 1
 
-    @property
-    def timeline_room(self) -> int:
-        return self._timeline_room
-
     def folded(self, events: int, pause_points: Sequence[float], heap_points: Sequence[float], timeline_room: int,
                young: Tally) -> None:
         """What the compiled folder did of :meth:`collection` for one block: the collections it
@@ -308,7 +291,7 @@ class LogFold:
         self.heap_t.extend(heap_points[0::3])
         self.heap_before_mb.extend(heap_points[1::3])
         self.heap_mb.extend(heap_points[2::3])
-        self._timeline_room = timeline_room
+        self.timeline_room = timeline_room
         self.e.young = young
 
     def _end_run(self) -> None:

@@ -10,14 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from jvmlab.gclog.figures import rounded
+
 ERROR = "error"
 WARN = "warn"
 INFO = "info"
 SEVERITIES = (ERROR, WARN, INFO)
-
-
-def _r(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 @dataclass(frozen=True)
@@ -53,9 +51,9 @@ class Evidence:
     figures: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": self.count, "total_ms": _r(self.total_ms), "worst_ms": _r(self.worst_ms),
-                "first_t_s": _r(self.first_t_s), "last_t_s": _r(self.last_t_s),
-                "examples": list(self.examples), "figures": {k: _r(v, 4) for k, v in self.figures}}
+        return {"count": self.count, "total_ms": rounded(self.total_ms, 3), "worst_ms": rounded(self.worst_ms, 3),
+                "first_t_s": rounded(self.first_t_s, 3), "last_t_s": rounded(self.last_t_s, 3),
+                "examples": list(self.examples), "figures": {k: rounded(v) for k, v in self.figures}}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Evidence:

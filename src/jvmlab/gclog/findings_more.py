@@ -17,7 +17,6 @@ from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog.findings_context import Context, evidence
 from jvmlab.gclog.findings_fold import CONSECUTIVE_FULL_MIN, LOW_FREED_FRACTION
 from jvmlab.gclog.findings_model import ERROR, INFO, WARN, Evidence, Finding, Fix
-from jvmlab.gclog.findings_scan import Tally
 
 LIVE_SET_MIN_POINTS = 8  # old/full collections after warm-up needed for a slope with a usable interval
 LIVE_SET_WARMUP_FRACTION = 0.25  # the first quarter of them (at least 2) is start-up: left out of the fit
@@ -31,32 +30,10 @@ HEAP_OF_MEMORY_FRACTION = 0.75  # a heap that leaves a quarter of the machine fo
 COMPRESSED_OOPS_LIMIT_MB = 32 * 1024  # HotSpot drops compressed oops for a heap of 32 GB or more
 COMPRESSED_OOPS_WORTH_MB = 48 * 1024  # up to ~48 GB, a 31 GB heap with compressed oops holds as much
 
-# Two-sided 95% Student t quantiles by degrees of freedom (the largest df listed <= df is used:
-# conservative between rows).
-_T975 = ((1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (5, 2.571), (6, 2.447), (7, 2.365), (8, 2.306),
-         (9, 2.262), (10, 2.228), (12, 2.179), (15, 2.131), (20, 2.086), (30, 2.042), (60, 2.000), (120, 1.980))
+_PARALLEL_OLD = Fix(("-XX:+UseParallelOldGC",), "the old generation is collected by all GC threads instead of one "
+                    "(JDK 8-14; the default since JDK 7u4 unless turned off)", "serial-old")
 
-
-def _t975(df: int) -> float:
-    out = _T975[0][1]
-    for d, q in _T975:
-        if d <= df:
-            out = q
-    return out
-
-
-def _seen(t: Tally, line: str | None) -> Evidence:
-    """Evidence of lines counted in the text (no durations), with the first of them."""
-    return Evidence(t.count, None, None, t.first_t_s, t.last_t_s, (line,) if line else ())
-
-
-def _parallel_old() -> Fix:
-    return Fix(("-XX:+UseParallelOldGC",), "the old generation is collected by all GC threads instead of one "
-               "(JDK 8-14; the default since JDK 7u4 unless turned off)", "serial-old")
-
-
-def _use_zgc() -> Fix:
-    return Fix(("-XX:+UseZGC",), "ZGC's pauses stay under a millisecond whatever the heap size "
+_USE_ZGC = Fix(("-XX:+UseZGC",), "ZGC's pauses stay under a millisecond whatever the heap size "
                "(JDK 15+; on JDK 21-22 add -XX:+ZGenerational)", "collector")
 
 
@@ -68,14 +45,11 @@ def _heap_within(physical_mb: float, metaspace_mb: float) -> Fix | None:
                f"(less Metaspace): no swapping, no OOM killer", "heap")
 
 
-def _compressed_oops() -> Fix:
-    return Fix(("-Xmx31g",), "a heap under 32 GB keeps compressed (32-bit) references: a 31 GB heap holds "
-               "about as much as a 40-48 GB one without them, and caches better", "heap")
+_COMPRESSED_OOPS = Fix(("-Xmx31g",), "a heap under 32 GB keeps compressed (32-bit) references: a 31 GB heap holds "
+                       "about as much as a 40-48 GB one without them, and caches better", "heap")
 
-
-def _thp() -> Fix:
-    return Fix(("-XX:+UseTransparentHugePages",), "large pages from the kernel's transparent huge pages, "
-               "which need no pages reserved in advance", "large-pages")
+_THP = Fix(("-XX:+UseTransparentHugePages",), "large pages from the kernel's transparent huge pages, "
+           "which need no pages reserved in advance", "large-pages")
 
 
 def serial_old(ctx: Context) -> Finding | None:
@@ -85,33 +59,21 @@ def serial_old(ctx: Context) -> Finding | None:
         return Finding("serial-old", ERROR, "old generation collected by one thread (PSOldGen)",
                        f"{t.count} full collection(s) ran the serial old collector (PSOldGen) under the parallel "
                        f"collector: one GC thread compacts the whole old generation.",
-                       _seen(t, ctx.lines.serial_old_line),
-                       (_parallel_old(),))
+                       evidence(t, line=ctx.lines.serial_old_line),
+                       (_PARALLEL_OLD,))
     if not legacy or ctx.collector not in ("CMS", "G1") or not ctx.e.all_full.count:
         return None
     t = ctx.e.all_full
     if ctx.collector == "CMS":
         text = (f"{t.count} full collection(s) fell back to CMS's serial mark-sweep-compact (after a concurrent "
                 f"mode or promotion failure, or on request): one thread collects the whole heap.")
-        fixes = fx.present(fx.cms_occupancy(), fx.heap(ctx.max_mb))
+        fixes = fx.present(fx.CMS_OCCUPANCY, fx.heap(ctx.max_mb))
     else:
         text = (f"{t.count} G1 full collection(s) on JDK 8: G1's full collection is single-threaded before "
                 f"JDK 10.")
-        fixes = fx.present(fx.heap(ctx.max_mb), fx.g1_reserve())
+        fixes = fx.present(fx.heap(ctx.max_mb), fx.G1_RESERVE)
     return Finding("serial-old", ERROR, "old generation collected by one thread", text, evidence(t), fixes,
                    "JDK 10+ runs G1's full collection in parallel; avoiding the full collection helps on any JDK.")
-
-
-def _fit(ts: list[float], ys: list[float]) -> tuple[float, float]:
-    """Least-squares slope of ys over ts and its standard error."""
-    n = len(ts)
-    mt, my = sum(ts) / n, sum(ys) / n
-    sxx = sum((t - mt) ** 2 for t in ts)
-    if sxx <= 0:
-        return 0.0, math.inf
-    slope = sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / sxx
-    resid = sum((y - my - slope * (t - mt)) ** 2 for t, y in zip(ts, ys, strict=True))
-    return slope, math.sqrt(resid / (n - 2) / sxx)
 
 
 def live_set_growth(ctx: Context) -> Finding | None:
@@ -119,10 +81,13 @@ def live_set_growth(ctx: Context) -> Finding | None:
     ts, ys = list(e.live_t), list(e.live_mb)
     skip = max(2, math.ceil(len(ts) * LIVE_SET_WARMUP_FRACTION))
     ts, ys = ts[skip:], ys[skip:]
-    if len(ts) < LIVE_SET_MIN_POINTS:
+    if len(ts) < LIVE_SET_MIN_POINTS or len(set(ts)) < 2:  # no slope without a spread in time
         return None
-    slope, se = _fit(ts, ys)
-    q = _t975(len(ts) - 2)
+    from scipy import stats  # heavy: imported only for a log with enough points
+
+    fit = stats.linregress(ts, ys)  # least squares: the slope and its standard error
+    slope, se = float(fit.slope), float(fit.stderr)
+    q = float(stats.t.ppf(0.975, len(ts) - 2))
     lo, hi = slope - q * se, slope + q * se
     window = ts[-1] - ts[0]
     grown = slope * window
@@ -151,7 +116,7 @@ def pause_goal_missed(ctx: Context) -> Finding | None:
     share = over / p.count
     if share <= PAUSE_GOAL_MISSED_SHARE:
         return None
-    fixes = (_use_zgc(),) if ctx.collector in ("G1", "Parallel", "CMS") else ()
+    fixes = (_USE_ZGC,) if ctx.collector in ("G1", "Parallel", "CMS") else ()
     return Finding("pause-goal-missed", WARN, "pauses miss the pause-time goal",
                    f"{over} of {p.count} pauses ({100 * share:.0f}%) took longer than the goal of {goal:g} ms "
                    f"(-XX:MaxGCPauseMillis; threshold {100 * PAUSE_GOAL_MISSED_SHARE:.0f}% of pauses); the "
@@ -198,7 +163,7 @@ def out_of_memory(ctx: Context) -> Finding | None:
         return None
     return Finding("out-of-memory", ERROR, "OutOfMemoryError",
                    f"The log reports running out of memory {t.count} time(s).",
-                   _seen(t, ctx.lines.oom_line),
+                   evidence(t, line=ctx.lines.oom_line),
                    fx.present(fx.heap(ctx.max_mb)),
                    "If the heap after full collections keeps rising, it is a leak: -XX:+HeapDumpOnOutOfMemoryError.")
 
@@ -210,8 +175,8 @@ def large_pages_failed(ctx: Context) -> Finding | None:
     return Finding("large-pages-failed", WARN, "large pages were asked for but not given",
                    f"The JVM could not get large pages ({t.count} message(s)) and runs on small pages: "
                    f"more TLB misses than the flag was set for.",
-                   _seen(t, ctx.lines.large_pages_line),
-                   (_thp(),), "Reserve huge pages (vm.nr_hugepages) and give the JVM's user access, or drop "
+                   evidence(t, line=ctx.lines.large_pages_line),
+                   (_THP,), "Reserve huge pages (vm.nr_hugepages) and give the JVM's user access, or drop "
                    "-XX:+UseLargePages.")
 
 
@@ -235,7 +200,7 @@ def compressed_oops_off(ctx: Context) -> Finding | None:
         return None
     fixes: tuple[Fix, ...] = ()
     if big and ctx.max_mb is not None and ctx.max_mb <= COMPRESSED_OOPS_WORTH_MB:
-        fixes = (_compressed_oops(),)
+        fixes = (_COMPRESSED_OOPS,)
     elif line is not None and ctx.max_mb is not None and ctx.max_mb < COMPRESSED_OOPS_LIMIT_MB:
         fixes = (Fix(("-XX:+UseCompressedOops",), "32-bit references: smaller objects, better caching", "oops"),)
     why = (f"the maximum heap ({ctx.max_mb / 1024:.1f} GB) is 32 GB or more" if big and ctx.max_mb

@@ -9,7 +9,7 @@ health either: ``gc analyze`` prints what it could not check).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import replace
 
 from jvmlab.gclog import findings_fixes as fx
 from jvmlab.gclog import findings_more as more
@@ -54,9 +54,6 @@ EXAMPLE_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-Rule = Callable[[Context], Finding | None]
-
-
 def _requested(ctx: Context) -> list[Finding]:
     out = []
     t = ctx.causes(EXPLICIT)
@@ -65,9 +62,9 @@ def _requested(ctx: Context) -> list[Finding]:
         served = ctx.served(EXPLICIT)
         full = "Full" in served
         concurrent = ctx.collector in ("G1", "CMS", "Shenandoah")
-        fixes: tuple[Fix, ...] = (fx.disable_explicit(),) if system else ()
+        fixes: tuple[Fix, ...] = (fx.DISABLE_EXPLICIT,) if system else ()
         if system and full and concurrent:  # already concurrent otherwise
-            fixes += (fx.explicit_concurrent(),)
+            fixes += (fx.EXPLICIT_CONCURRENT,)
         by = ", ".join(f"{ctx.causes((c,)).count}x {c}" for c in EXPLICIT if ctx.causes((c,)).count)
         what = (f"System.gc() started {t.count} collection(s)" if system == t.count
                 else f"{t.count} collection(s) were asked for ({by})")
@@ -99,7 +96,7 @@ def _evacuation(ctx: Context) -> Finding | None:
     return Finding("evacuation-failure", ERROR, "evacuation failure (to-space exhausted)",
                    f"{t.count} collection(s) found no free region to copy live objects into; G1 then "
                    f"keeps them in place and the pause grows, often followed by a full collection.",
-                   evidence(t), fx.present(fx.heap(ctx.max_mb), fx.g1_reserve()))
+                   evidence(t), fx.present(fx.heap(ctx.max_mb), fx.G1_RESERVE))
 
 
 def _full(ctx: Context) -> Finding | None:
@@ -109,9 +106,9 @@ def _full(ctx: Context) -> Finding | None:
     causes = ", ".join(f"{n}x {c}" for c, n in sorted(ctx.e.full_causes.items(), key=lambda kv: -kv[1]))
     fixes = [fx.heap(ctx.max_mb)]
     if ctx.collector == "G1":
-        fixes.append(fx.g1_reserve())
+        fixes.append(fx.G1_RESERVE)
     if ctx.collector == "CMS":
-        fixes.append(fx.cms_occupancy())
+        fixes.append(fx.CMS_OCCUPANCY)
     if not ctx.collector:  # a log without its header, whose events name no collector
         return Finding("full-gc", WARN, "full collections (collector unknown)",
                        f"{ctx.e.full.count} stop-the-world full collection(s) ({causes}); the log does not "
@@ -187,7 +184,7 @@ def _failure(ctx: Context, key: str, words: str, title: str, text: str) -> Findi
         return None
     fixes = [fx.heap(ctx.max_mb)]
     if ctx.collector == "CMS":
-        fixes += [fx.cms_occupancy(), fx.use_g1()]
+        fixes += [fx.CMS_OCCUPANCY, fx.USE_G1]
     return Finding(key, ERROR, title, f"{t.count} time(s): {text}", evidence(t), fx.present(*fixes))
 
 
@@ -218,7 +215,7 @@ def _overhead_fixes(ctx: Context, paused_ms: float) -> tuple[tuple[Fix, ...], st
     maximum (room it never used); (fixes, words for the finding, advice)."""
     explicit = ctx.causes((SYSTEM_GC,))
     if explicit.count and explicit.total_ms >= 0.5 * paused_ms > 0:
-        return (fx.present(fx.disable_explicit()),
+        return (fx.present(fx.DISABLE_EXPLICIT),
                 f" System.gc() started {explicit.count} of the collections, {explicit.total_ms:.0f} ms of the "
                 f"{paused_ms:.0f} ms paused: a bigger heap would not remove them.", "")
     peak = ctx.s.figures.heap_used_max
@@ -268,7 +265,7 @@ def _promotion(ctx: Context) -> Finding | None:
                    f"they die, which fills it and leads to old collections.",
                    evidence(young, (("promoted_fraction", share),
                                      ("threshold_fraction", PREMATURE_PROMOTION_FRACTION))),
-                   fx.present(fx.young(s.figures.young_max), fx.tenuring()))
+                   fx.present(fx.young(s.figures.young_max), fx.TENURING))
 
 
 def _frequent_young(ctx: Context) -> Finding | None:
@@ -301,7 +298,7 @@ def _unidentified(ctx: Context) -> Finding | None:
 def evaluate(summary: LogSummary) -> list[Finding]:
     """Every finding of an analyzed log, most severe first, with example lines (from the facts
     folded in the summary's own pass: no file is read again)."""
-    ctx = Context(summary, summary.fold)
+    ctx = Context(summary)
     found: list[Finding] = list(_requested(ctx))
     for rule in (_evacuation, _full, _degenerated, _humongous, _metaspace, _stalls, _gc_locker,
                  _overhead, _near_max, _promotion, _frequent_young, safepoint_finding, _unidentified,
@@ -332,7 +329,4 @@ def _with_examples(summary: LogSummary, f: Finding) -> Finding:
         lines += [x for x in summary.fold.examples.get(key, ()) if x not in lines]
     if not lines:
         return f
-    e = f.evidence
-    return Finding(f.id, f.severity, f.title, f.explanation,
-                   Evidence(e.count, e.total_ms, e.worst_ms, e.first_t_s, e.last_t_s, tuple(lines[:2]), e.figures),
-                   f.fixes, f.advice)
+    return replace(f, evidence=replace(f.evidence, examples=tuple(lines[:2])))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from jvmlab.gclog.decorators import decimal
+from jvmlab.gclog.decorators import decimal, size_mb
 
 EXAMPLES = 2
 LINE_CHARS = 300
@@ -47,7 +47,6 @@ _OOM = re.compile(r"java\.lang\.OutOfMemoryError:")
 _PS_OLD = re.compile(r"\[PSOldGen: ")  # JDK 8 Parallel with -XX:-UseParallelOldGC: old gen collected serially
 _WARNING_LINE = re.compile(r"^.*\[(?:warning|error)\s*\].*$", re.MULTILINE)
 MAX_WARNINGS = 50
-_UNIT_MB = {"K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024.0}
 
 # Safepoint operations that are a collector's own (their time is GC pause time).
 _GC_OPS = re.compile(r"G1|GC|Z[A-Z]|Shenandoah|CMS|Parallel|Serial|Collect|Heap", re.ASCII)
@@ -138,15 +137,6 @@ class LineFacts:
     warnings: list[str] = field(default_factory=list)  # [warning] and [error] lines (MAX_WARNINGS)
 
 
-@dataclass(frozen=True)
-class CpuRule:
-    """The thresholds the CPU-time fold applies (named and explained in findings_rules)."""
-
-    min_real_s: float
-    starved_factor: float
-    parallel: bool
-
-
 def line_of(chunk: str, at: int) -> str:
     """The whole line of ``chunk`` around offset ``at`` (cut to LINE_CHARS)."""
     start = chunk.rfind("\n", 0, at) + 1
@@ -164,17 +154,26 @@ def _uptime(line: str) -> float | None:
     return decimal(m.group(1)) if m else None
 
 
+def _count(tally: Tally, rx: re.Pattern[str], chunk: str, first: str | None) -> str | None:
+    """Count the lines of ``chunk`` that ``rx`` finds into ``tally``; ``first`` if set, else the first of them."""
+    for m in rx.finditer(chunk):
+        line = line_of(chunk, m.start())
+        tally.add(_uptime(line), None)
+        first = first or line
+    return first
+
+
 def note_workers(facts: LineFacts, used: int, of: int) -> None:
     """The largest "Using <used> workers of <of>" seen so far (also from the compiled folder)."""
     facts.workers = max(facts.workers or 0, used)
     facts.workers_max = max(facts.workers_max or 0, of)
 
 
-def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) -> None:
+def scan_text(facts: LineFacts, chunk: str, header: bool = True) -> None:
     """Fold one chunk of the text the parser reads into ``facts`` (no file is opened here);
     ``header``: the chunk may hold start-up lines (the first chunks of a file)."""
     if "real=" in chunk or "Real=" in chunk:
-        _cpu(facts.cpu, chunk, rule)
+        _cpu(facts.cpu, chunk)
     if "Safepoint \"" in chunk or "threads were stopped" in chunk:
         _safepoints(facts.safepoints, chunk)
     if "workers of" in chunk:
@@ -182,23 +181,14 @@ def scan_text(facts: LineFacts, chunk: str, rule: CpuRule, header: bool = True) 
         if pairs:
             note_workers(facts, max(int(n) for n, _ in pairs), max(int(m) for _, m in pairs))
     if "GC time" in chunk or "overhead limit" in chunk:
-        for m in _TIME_LIMIT.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.time_limit.add(_uptime(line), None)
-            facts.time_limit_line = facts.time_limit_line or line
+        facts.time_limit_line = _count(facts.time_limit, _TIME_LIMIT, chunk, facts.time_limit_line)
     if "PSOldGen: " in chunk:
-        for m in _PS_OLD.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.serial_old.add(_uptime(line), None)
-            facts.serial_old_line = facts.serial_old_line or line
+        facts.serial_old_line = _count(facts.serial_old, _PS_OLD, chunk, facts.serial_old_line)
     if ("[warning" in chunk or "[error" in chunk) and len(facts.warnings) < MAX_WARNINGS:
         facts.warnings.extend(m.group(0) for m in _WARNING_LINE.finditer(chunk))
         del facts.warnings[MAX_WARNINGS:]
     if "OutOfMemoryError" in chunk:
-        for m in _OOM.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.oom.add(_uptime(line), None)
-            facts.oom_line = facts.oom_line or line
+        facts.oom_line = _count(facts.oom, _OOM, chunk, facts.oom_line)
     if header:
         _header(facts, chunk)
 
@@ -208,10 +198,7 @@ def _header(facts: LineFacts, chunk: str) -> None:
     if "emory" in chunk:
         _memory(facts, chunk)
     if "arge page" in chunk or "argePages" in chunk:
-        for m in _LARGE_PAGES.finditer(chunk):
-            line = line_of(chunk, m.start())
-            facts.large_pages.add(_uptime(line), None)
-            facts.large_pages_line = facts.large_pages_line or line
+        facts.large_pages_line = _count(facts.large_pages, _LARGE_PAGES, chunk, facts.large_pages_line)
     if "MaxGCPauseMillis" in chunk or "Pause Time Goal" in chunk or "MaxMetaspaceSize" in chunk:
         for m in _FLAG_VALUE.finditer(chunk):
             if m["k"] == "MaxGCPauseMillis" and facts.pause_goal_ms is None:
@@ -236,10 +223,10 @@ def _memory(facts: LineFacts, chunk: str) -> None:
         return
     u = _PHYSICAL_UNIFIED.search(chunk)
     if u is not None:
-        facts.physical_mb = float(u["v"]) * _UNIT_MB[u["u"]]
+        facts.physical_mb = size_mb(u["v"], u["u"])
 
 
-def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
+def _cpu(cpu: CpuFacts, chunk: str) -> None:
     for rx in (_TIMES_LEGACY, _TIMES_UNIFIED):
         for m in rx.finditer(chunk):
             real = decimal(m["r"])
@@ -253,21 +240,17 @@ def _cpu(cpu: CpuFacts, chunk: str, rule: CpuRule) -> None:
             else:
                 line = ""
             cpu.pauses += 1
-            if real < rule.min_real_s:
+            if real < CPU_MIN_REAL_S:
                 continue
             user, sys_ = decimal(m["u"]), decimal(m["s"])
             used = user + sys_
             t = None
-            if used * rule.starved_factor < real:
-                line = line or line_of(chunk, m.start())
-                t = _uptime(line)
-                cpu.starved.add(t, real * 1000.0)
-            if sys_ > user:
-                line = line or line_of(chunk, m.start())
-                cpu.sys_over_user.add(_uptime(line) if t is None else t, real * 1000.0)
-            if rule.parallel and used < real:
-                line = line or line_of(chunk, m.start())
-                cpu.inverted.add(_uptime(line) if t is None else t, real * 1000.0)
+            for hit, tally in ((used * CPU_STARVED_FACTOR < real, cpu.starved), (sys_ > user, cpu.sys_over_user),
+                               (used < real, cpu.inverted)):
+                if hit:
+                    line = line or line_of(chunk, m.start())
+                    t = _uptime(line) if t is None else t
+                    tally.add(t, real * 1000.0)
             ratio = used / real
             if cpu.worst_ratio is None or ratio < cpu.worst_ratio:
                 cpu.worst_ratio = ratio

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from jvmlab.gclog import detect
 from jvmlab.gclog import findings_fixes as fx
-from jvmlab.gclog.findings_context import PARALLEL, Context
-from jvmlab.gclog.findings_model import WARN, Evidence, Finding
+from jvmlab.gclog.findings_context import PARALLEL, Context, evidence
+from jvmlab.gclog.findings_model import WARN, Finding
 from jvmlab.gclog.findings_scan import CPU_MIN_REAL_S, CPU_STARVED_FACTOR, Tally
 
 LONG_SAFEPOINT_SHARE = 0.2  # time to safepoint, or non-GC operations, above 20% of stopped time
@@ -51,18 +51,16 @@ def safepoint_finding(ctx: Context) -> Finding | None:
                      f"-XX:+PrintSafepointStatistics name them)")
     slow_reach = reach_share > LONG_SAFEPOINT_SHARE or worst >= LONG_TTSP_MS
     # JDK 8 only (a legacy log): JDK 10+ poll in counted loops by default.
-    fixes = [fx.counted_loop_safepoints()] if slow_reach and ctx.s.format == detect.LEGACY else []
+    fixes = [fx.COUNTED_LOOP_SAFEPOINTS] if slow_reach and ctx.s.format == detect.LEGACY else []
     if any("Bias" in op for op in sp.non_gc_ops):
-        fixes.append(fx.no_biased_locking())
+        fixes.append(fx.NO_BIASED_LOCKING)
     tally = non_gc if non_gc_share > reach_share else sp.reach
     return Finding("long-safepoint", WARN, "safepoints beyond GC stop the application",
                    "; ".join(parts) + f" (threshold {100 * LONG_SAFEPOINT_SHARE:.0f}%, or one wait of "
                    f"{LONG_TTSP_MS:.0f} ms; the slow part is "
                    f"{100 * slow_ms / span_ms if span_ms else 0:.1f}% of the span).",
-                   Evidence(tally.count, tally.total_ms, tally.worst_ms, tally.first_t_s, tally.last_t_s,
-                            tuple(x for x in (sp.worst_line,) if x),
-                            (("reach_share", reach_share), ("non_gc_share", non_gc_share),
-                             ("threshold_share", LONG_SAFEPOINT_SHARE))),
+                   evidence(tally, (("reach_share", reach_share), ("non_gc_share", non_gc_share),
+                                    ("threshold_share", LONG_SAFEPOINT_SHARE)), sp.worst_line),
                    tuple(fixes), "-Xlog:safepoint*=debug and -XX:+SafepointTimeout name the slow thread.")
 
 
@@ -77,10 +75,9 @@ def cpu_findings(ctx: Context) -> list[Finding]:
             f"In {starved.count} pause(s) of {CPU_MIN_REAL_S * 1000:.0f} ms or more the real time was over "
             f"{CPU_STARVED_FACTOR:g}x user+sys, and in {sys_user.count} sys exceeded user: the GC threads "
             f"were descheduled (CPU contention, a CPU quota) or waited on the kernel (swapping, page faults).",
-            Evidence(t.count, t.total_ms, t.worst_ms, t.first_t_s, t.last_t_s,
-                     tuple(x for x in (cpu.worst_line,) if x),
-                     (("starved_pauses", float(starved.count)), ("sys_over_user_pauses", float(sys_user.count)))),
-            fx.present(fx.pretouch() if sys_user.count else None, fx.fewer_threads(ctx.lines.workers)),
+            evidence(t, (("starved_pauses", float(starved.count)), ("sys_over_user_pauses", float(sys_user.count))),
+                     cpu.worst_line),
+            fx.present(fx.PRETOUCH if sys_user.count else None, fx.fewer_threads(ctx.lines.workers)),
             "Check swap use (vmstat si/so), other busy processes and the container's CPU limit."))
     inv = cpu.inverted
     if ctx.collector in PARALLEL and inv.count - starved.count >= CPU_MIN_PAUSES:
@@ -88,8 +85,7 @@ def cpu_findings(ctx: Context) -> list[Finding]:
             "parallelism-inverted", WARN, "parallel GC ran slower than one thread",
             f"{inv.count} parallel pause(s) used less CPU (user+sys) than their real time (worst ratio "
             f"{cpu.worst_ratio or 0:.2f}): the GC threads had less than one CPU between them.",
-            Evidence(inv.count, inv.total_ms, inv.worst_ms, inv.first_t_s, inv.last_t_s,
-                     tuple(x for x in (cpu.worst_line,) if x), (("worst_cpu_per_real", cpu.worst_ratio or 0.0),)),
+            evidence(inv, (("worst_cpu_per_real", cpu.worst_ratio or 0.0),), cpu.worst_line),
             fx.present(fx.fewer_threads(ctx.lines.workers)),
             "Fewer GC threads than the CPUs the JVM really gets, or less load beside it."))
     return out

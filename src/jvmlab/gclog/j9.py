@@ -44,7 +44,6 @@ class J9Parser(ParserState):
     def __init__(self) -> None:
         super().__init__()
         self.clock = MonotonicClock()
-        self._base: float | None = None
         self._open: dict[str, object] | None = None  # an old-style <af>/<sys> block
         self._last: dict[str, object] | None = None  # a gc-end waiting for its mem-info
         self._kickoff: float | None = None  # a <concurrent-kickoff> waiting for its reason
@@ -54,12 +53,7 @@ class J9Parser(ParserState):
 
     def _t(self, attrs: dict[str, str]) -> float | None:
         stamp = attrs.get("timestamp")
-        wall = _wall(stamp) if stamp else None
-        if wall is None:
-            return None
-        if self._base is None:
-            self._base = wall
-        return self.clock(wall - self._base)
+        return self.clock.wall(_wall(stamp) if stamp else None)
 
     def parse(self, lines: Iterable[str]) -> Iterator[GcEvent | LogInfo]:
         for line in lines:

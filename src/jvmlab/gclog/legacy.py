@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Iterator
-from datetime import datetime
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog import legacy_record as rec
 from jvmlab.gclog.clock import MonotonicClock
-from jvmlab.gclog.decorators import decimal
+from jvmlab.gclog.decorators import decimal, iso_seconds, transition_mb
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import ParserState
 from jvmlab.gclog.triggers import trigger_cause
@@ -49,7 +48,6 @@ _VM = re.compile(r"^(?:OpenJDK|Java HotSpot\(TM\)).* VM \([^)]*\) for \S+ JRE \(
 _FLAG = re.compile(r"-XX:(?P<k>InitialHeapSize|MaxHeapSize)=(?P<v>\d+)")
 _COLLECTOR_FLAGS = (("UseG1GC", "G1"), ("UseConcMarkSweepGC", "CMS"), ("UseParallelOldGC", "Parallel"),
                     ("UseParallelGC", "Parallel"), ("UseSerialGC", "Serial"), ("UseShenandoahGC", "Shenandoah"))
-_SIZE_MB = rec.SIZE_MB
 
 
 class LegacyParser(ParserState):
@@ -58,7 +56,6 @@ class LegacyParser(ParserState):
     def __init__(self) -> None:
         super().__init__()
         self.clock = MonotonicClock()
-        self._wall_base: float | None = None
         self._pending: list[str] | None = None
         self._pending_t: float | None = None
         # A record whose text another complete record interrupted (its lines, its start):
@@ -93,15 +90,7 @@ class LegacyParser(ParserState):
         if up is not None:
             self.clock.uptime = True
             return self.clock(decimal(up))
-        if date is not None:
-            try:
-                wall = datetime.fromisoformat(date.replace(",", ".")).timestamp()
-            except ValueError:
-                return None
-            if self._wall_base is None:
-                self._wall_base = wall
-            return self.clock(wall - self._wall_base)
-        return None
+        return None if date is None else self.clock.wall(iso_seconds(date))
 
     def _line(self, line: str) -> Iterator[GcEvent | LogInfo]:
         if line.startswith("Trigger"):
@@ -150,9 +139,7 @@ class LegacyParser(ParserState):
         if "Heap: " in line and self._held is not None:
             hm = _G1_HEAP.search(line)
             if hm is not None:
-                self._held.update(heap_before_mb=decimal(hm["b"]) * _SIZE_MB[hm["bu"]],
-                                  heap_after_mb=decimal(hm["a"]) * _SIZE_MB[hm["au"]],
-                                  heap_committed_mb=decimal(hm["c"]) * _SIZE_MB[hm["cu"]])
+                self._held.update(zip(rec.HEAP_KEYS, transition_mb(hm), strict=True))
             return
         if "Total time for which" in line:
             sm = _STOPPED.search(line)
@@ -254,15 +241,9 @@ class LegacyParser(ParserState):
             return
         kind = (ev.INITIAL_MARK if what.startswith("Init Mark") else ev.FULL if what.startswith("Full")
                 else ev.DEGENERATED if what.startswith("Degenerated") else ev.OTHER)
-        before_mb: float | None = None
-        after_mb: float | None = None
-        committed_mb: float | None = None
-        if m["b"] is not None:
-            before_mb, after_mb = decimal(m["b"]) * _SIZE_MB[m["bu"]], decimal(m["a"]) * _SIZE_MB[m["au"]]
-            committed_mb = decimal(m["c"]) * _SIZE_MB[m["cu"]]
-        if t is not None and self.clock.last is not None:
-            self.clock.last = max(self.clock.last, t)
-        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, before_mb, after_mb, committed_mb)
+        if t is not None:
+            self.clock.extend(t)
+        yield GcEvent(ev.PAUSE, kind, t, ms, f"Pause {what}", None, None, *transition_mb(m))
 
     def _cycle_event(self) -> GcEvent:
         t, total = self._cycle or (None, None)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from jvmlab.gclog import events as ev
-from jvmlab.gclog.decorators import decimal
+from jvmlab.gclog.decorators import transition_mb
 
-SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0}
+HEAP_KEYS = ("heap_before_mb", "heap_after_mb", "heap_committed_mb")  # the GcEvent fields of a transition
 END = re.compile(r", (?P<secs>\d+[.,]\d+) secs\]")
 TIMES = re.compile(r" ?\[Times: [^\]\[]*\]")
 _TRIPLE = re.compile(r"(?P<b>\d+(?:[.,]\d+)?)(?P<bu>[BKMG])->(?P<a>\d+(?:[.,]\d+)?)(?P<au>[BKMG])"
@@ -79,9 +79,9 @@ def closed(body: str, end: int) -> bool:
     return body.count("[", 0, end) <= body.count("]", 0, end)
 
 
-def heap_fields(body: str) -> dict[str, float]:
+def heap_fields(body: str) -> dict[str, float | None]:
     """Whole-heap and young-generation figures of a record (Metaspace/Perm excluded)."""
-    out: dict[str, float] = {}
+    out: dict[str, float | None] = {}
     heap = None
     for m in _TRIPLE.finditer(body):
         before = body[max(0, m.start() - 14):m.start()]
@@ -89,9 +89,7 @@ def heap_fields(body: str) -> dict[str, float]:
             continue
         heap = m
     if heap is not None and "Heap: " not in body:
-        out.update(heap_before_mb=decimal(heap["b"]) * SIZE_MB[heap["bu"]],
-                   heap_after_mb=decimal(heap["a"]) * SIZE_MB[heap["au"]],
-                   heap_committed_mb=decimal(heap["c"]) * SIZE_MB[heap["cu"]])
+        out.update(zip(HEAP_KEYS, transition_mb(heap), strict=True))
     young = _YOUNG.search(body)
     if young is not None:
         out.update(young_before_mb=int(young["b"]) / 1024, young_after_mb=int(young["a"]) / 1024)

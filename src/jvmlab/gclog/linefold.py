@@ -48,7 +48,6 @@ _NAMES, _NAME_CHARS, _CAUSES, _GENS, _LINES = 64, 200, 64, 17, 4096
 _COLLECTOR_NAMES = {1: "Parallel", 2: "Serial", 3: "ZGC", 4: "G1"}
 _COLLECTOR_CODES = {None: 0, "Parallel": 1, "Serial": 2, "ZGC": 3, "G1": 4}  # any other: 5
 _SETTINGS = ("heap_min_mb", "heap_max_mb", "heap_soft_max_mb")  # linefold.c's setting_mb order
-_CAUSED_KINDS = (ev.YOUNG, ev.MIXED, ev.FULL, ev.INITIAL_MARK, ev.DEGENERATED)  # as figures.py
 _MIN_LINE_BYTES = 20  # "[0s] GC(0) Pause X 1ms\n" is longer: bounds the event records of one block
 _REC = 8  # doubles per event record (linefold.c's REC)
 _G1_CYCLE = -1000  # record code of a G1 cycle: _G1_CYCLE - its name's index (linefold.c's G1_CYCLE)
@@ -189,7 +188,7 @@ class _Folder:
             kind = pause_kind(what)
             cause, failure = cause_and_failure(what)
             collector = collector_of_pause(what)
-            caused = bool(cause) and kind in _CAUSED_KINDS
+            caused = bool(cause) and kind in ev.COLLECTION_STARTS
             info = ev.PAUSE_KINDS.index(kind)
             if caused:
                 info |= (self._index(self.causes, str(cause)) + 1) << 3
@@ -276,9 +275,8 @@ class _Folder:
                 fig.failures[failure] = [s.fail_count[i], s.fail_total[i], s.fail_max[i]]
         for i, (what, kind, why) in enumerate(self.words):
             if s.names.seen[i]:
-                event = GcEvent(ev.PAUSE, kind, None, None, "Pause " + what, why)
-                fig._seen.add((ev.PAUSE, event.name, why))
-                fig.types.add(f"{ev.PAUSE}:{type_label(event)}")
+                fig._seen.add((ev.PAUSE, "Pause " + what, why))
+                fig.types.add(f"{ev.PAUSE}:{type_label('Pause ' + what, kind, why)}")
         for i, phase in enumerate(self.phases):
             if s.phases.seen[i]:
                 fig.phases[phase] = [s.phase_count[i], s.phase_total[i], s.phase_max[i]]

@@ -177,11 +177,6 @@ def read_head(path: Path, limit: int = HEAD_BYTES) -> str:
     return ""
 
 
-def iter_lines(path: Path) -> Iterator[str]:
-    """Lines without their newline, for the line-oriented (legacy, XML) parsers."""
-    return lines_of(iter_chunks(path))
-
-
 def lines_of(chunks: Iterable[str]) -> Iterator[str]:
     """The lines of whole-line chunks (:func:`iter_chunks`), each without its newline."""
     for chunk in chunks:

@@ -16,7 +16,7 @@ from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.events import GcEvent, LogInfo
-from jvmlab.gclog.figures import Figures
+from jvmlab.gclog.figures import Figures, rounded
 from jvmlab.gclog.findings_fold import LogFold
 from jvmlab.gclog.sketch import PauseSketch
 
@@ -31,7 +31,7 @@ class _Stat:
         self.total_ms += ms or 0.0
 
     def to_json(self) -> dict[str, float | None]:
-        return {"count": self.count, "total_ms": _r(self.total_ms)}
+        return {"count": self.count, "total_ms": rounded(self.total_ms)}
 
 
 @dataclass
@@ -50,11 +50,7 @@ class _MinMeanMax:
     def to_json(self) -> dict[str, float | None] | None:
         if not self.n:
             return None
-        return {"min": _r(self.lo), "mean": _r(self.total / self.n), "max": _r(self.hi)}
-
-
-def _r(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(value, digits)
+        return {"min": rounded(self.lo), "mean": rounded(self.total / self.n), "max": rounded(self.hi)}
 
 
 @dataclass
@@ -211,10 +207,10 @@ class LogSummary:
         p50, p90, p99 = p.quantiles((0.5, 0.9, 0.99)) if self.percentiles_unmeasured is None else (None,) * 3
         pauses: dict[str, Any] = {
             "count": p.count,
-            "total_ms": _r(p.total),
-            "mean_ms": _r(p.total / p.count) if p.count else None,
-            "p50_ms": _r(p50), "p90_ms": _r(p90), "p99_ms": _r(p99),
-            "max_ms": _r(p.max) if p.count else None,
+            "total_ms": rounded(p.total),
+            "mean_ms": rounded(p.total / p.count) if p.count else None,
+            "p50_ms": rounded(p50), "p90_ms": rounded(p90), "p99_ms": rounded(p99),
+            "max_ms": rounded(p.max) if p.count else None,
             "percentiles_exact": p.exact,
             "by_kind": {k: s.to_json() for k, s in self.by_kind.items()},
         }
@@ -227,8 +223,8 @@ class LogSummary:
             "format": self.format,
             "collector": self.collector,
             "jvm_version": self.jvm_version,
-            "heap_settings_mb": {k: _r(v) for k, v in sorted(self.heap.items())} or None,
-            "span_s": _r(self.span_s),
+            "heap_settings_mb": {k: rounded(v) for k, v in sorted(self.heap.items())} or None,
+            "span_s": rounded(self.span_s),
             "span_from": self.span_from,
             "jvm_runs": self.jvm_runs,
             "pauses": pauses,
@@ -237,12 +233,12 @@ class LogSummary:
             "relocation_stalls": self.relocation_stalls.to_json(),
             "pacing": self.pacing.to_json(),
             "safepoints": self.safepoints.to_json() if self.safepoints.count else None,
-            "throughput_pct": _r(self.throughput_pct()) if self.pauses_logged else None,
+            "throughput_pct": rounded(self.throughput_pct()) if self.pauses_logged else None,
             "throughput_not_measured": self.throughput_note(),
-            "interval_mean_s": _r(self.interval_mean_s()),
+            "interval_mean_s": rounded(self.interval_mean_s()),
             "heap_after_gc_mb": self.heap_after.to_json(),
-            "alloc_rate_mb_s": _r(self.alloc_rate_mb_s()),
-            "promotion_rate_mb_s": _r(self.promotion_rate_mb_s()),
+            "alloc_rate_mb_s": rounded(self.alloc_rate_mb_s()),
+            "promotion_rate_mb_s": rounded(self.promotion_rate_mb_s()),
             "unparsed_lines": self.unparsed_lines,
             "unparsed_samples": list(self.unparsed_samples),
         }

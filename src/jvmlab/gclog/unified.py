@@ -14,7 +14,7 @@ from typing import Any
 
 from jvmlab.gclog import events as ev
 from jvmlab.gclog.clock import MonotonicClock
-from jvmlab.gclog.decorators import Timer, decimal
+from jvmlab.gclog.decorators import SIZE_MB, Timer, decimal, size_mb, transition_mb
 from jvmlab.gclog.events import GcEvent, LogInfo
 from jvmlab.gclog.state import SAMPLE_LIMIT, ParserState
 from jvmlab.gclog.triggers import trigger_cause
@@ -59,18 +59,11 @@ _SAFEPOINT_17 = re.compile(r'^Safepoint "(?P<op>[^"]*)".*Total: (?P<ns>\d+) ns')
 _SAFEPOINT_9 = re.compile(rf"^Total time for which application threads were stopped: (?P<s>{_NUM}) seconds")
 _PACING = re.compile(r"^[ \t]*(?P<ms>\d+) of +\d+ ms ")
 _GEN_COLLECTORS = {"P": "Parallel", "D": "Serial", "N": "CMS"}  # PSYoungGen:, DefNew:, ParNew:
-_SIZE_MB = {"B": 1.0 / (1 << 20), "K": 1.0 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
 
 _COLLECTORS = (
     ("G1", "G1"), ("Parallel", "Parallel"), ("Serial", "Serial"), ("Shenandoah", "Shenandoah"),
     ("The Z Garbage Collector", "ZGC"), ("Concurrent Mark Sweep", "CMS"), ("Epsilon", "Epsilon"),
 )
-
-
-def _mb(value: str | None, unit: str | None) -> float | None:
-    if value is None or unit is None:
-        return None
-    return decimal(value) * _SIZE_MB[unit]
 
 
 class UnifiedParser(ParserState):
@@ -80,13 +73,11 @@ class UnifiedParser(ParserState):
         super().__init__()
         self.timer = Timer()
         self._gen: dict[int, tuple[float | None, float | None]] = {}
-        # gc id -> [first_t, concurrent ms, explicit cycle seen] for collectors whose cycles
-        # are only visible as a run of "Concurrent ..." phases (Shenandoah, CMS).
+        # Collectors whose cycles are only runs of "Concurrent ..." phases (Shenandoah, CMS):
         # gid -> [first t, concurrent ms, explicit cycle line, has concurrent phases,
         #         heap (before, after, capacity) MB of its last phase line that logs one]
         self._conc: dict[int, list[Any]] = {}
         self._starts: dict[int, float | None] = {}
-        self._pacing_open = False
         self._exhausted: dict[int, bool] = {}
         self._no_safepoints = False
         self._max_gid = 0
@@ -220,7 +211,7 @@ class UnifiedParser(ParserState):
             if gm is not None:
                 if self.collector is None:
                     self.collector = _GEN_COLLECTORS[msg[0]]
-                self._gen[gid] = (_mb(gm["b"], gm["bu"]), _mb(gm["a"], gm["au"]))
+                self._gen[gid] = (size_mb(gm["b"], gm["bu"]), size_mb(gm["a"], gm["au"]))
                 if len(self._gen) > _PENDING_LIMIT:
                     self._gen.pop(next(iter(self._gen)))
         elif "Capacity: " in msg or "Used: " in msg:
@@ -256,13 +247,11 @@ class UnifiedParser(ParserState):
             self.clock.started(t - dur / 1000.0)  # stamped at its end
         if self.collector is None:
             self.collector = collector
-        b = pm["b"]
         event = GcEvent(
             ev.PAUSE, kind, t, dur,
             f"{pm['gen']}: Pause {what}" if pm["gen"] else "Pause " + what,
             cause, gid,
-            None if b is None else decimal(b) * _SIZE_MB[pm["bu"]], _mb(pm["a"], pm["au"]), _mb(pm["c"], pm["cu"]),
-            young[0], young[1], failure)
+            *transition_mb(pm), young[0], young[1], failure)
         if self.collector not in _EXPLICIT_CYCLES:  # cycles seen as runs of phases: the pause is part
             self._note_phase(gid, t, None)
         return event
@@ -285,7 +274,7 @@ class UnifiedParser(ParserState):
         if self.collector not in _OWN_CYCLE_LINES:  # G1 and ZGC log their cycles: no cycle from phases
             self._note_phase(gid, t, ms)
             if cm["a"] is not None:  # Shenandoah: "Concurrent cleanup 15M->11M(64M)", the cycle's heap
-                self._conc[gid][4] = (_mb(cm["b"], cm["bu"]), _mb(cm["a"], cm["au"]), _mb(cm["c"], cm["cu"]))
+                self._conc[gid][4] = transition_mb(cm)
         return GcEvent(ev.PHASE, "concurrent", t, ms, msg[: cm.start("what")] + bare_phase(what), None, gid)
 
     def _zgc(self, deco: str, gid: int, msg: str) -> GcEvent | None:
@@ -362,7 +351,7 @@ class UnifiedParser(ParserState):
             if size is not None:
                 name = {"Heap Min Capacity": "heap_min_mb", "Heap Initial Capacity": "heap_initial_mb",
                         "Heap Max Capacity": "heap_max_mb"}.get(key, "region_mb")
-                yield LogInfo(name, decimal(size[1]) * _SIZE_MB[size[2]])
+                yield LogInfo(name, decimal(size[1]) * SIZE_MB[size[2]])
         elif first == "M" or first == "I":
             if "Generational" in msg:
                 self.generational = True
@@ -374,23 +363,16 @@ class UnifiedParser(ParserState):
                 yield GcEvent(ev.PACING, "pacing", self.timer(deco), float(pm["ms"]), "Allocation pacing")
 
     def _note_phase(self, gid: int, t: float | None, conc_ms: float | None) -> None:
-        entry = self._conc.get(gid)
-        if entry is None:
-            entry = self._conc[gid] = [t, 0.0, False, False, None]
+        entry = self._conc.setdefault(gid, [t, 0.0, False, False, None])
         if conc_ms is not None:
             entry[1] = float(entry[1] or 0.0) + conc_ms
             entry[3] = True
 
     def _explicit(self, gid: int) -> None:
-        entry = self._conc.get(gid)
-        if entry is None:
-            entry = self._conc[gid] = [None, 0.0, True, False, None]
-        entry[2] = True
+        self._conc.setdefault(gid, [None, 0.0, True, False, None])[2] = True
 
     def _flush_cycles(self, all_: bool = False) -> Iterator[GcEvent]:
         """Emit implicit cycles (runs of concurrent phases) once their GC id is old."""
-        if not all_ and len(self._conc) <= _PENDING_LIMIT:
-            return
         while self._conc and (all_ or len(self._conc) > _PENDING_LIMIT):
             gid = next(iter(self._conc))
             first_t, conc_ms, explicit, has_conc, heap = self._conc.pop(gid)

@@ -8,26 +8,16 @@ from __future__ import annotations
 
 from jvmlab.gclog import events as ev
 
+_KIND_WORDS = (("Full", ev.FULL), ("Mixed", ev.MIXED), ("Remark", ev.REMARK), ("Cleanup", ev.CLEANUP),
+               (("Initial Mark", "Init Mark"), ev.INITIAL_MARK), ("Degenerated", ev.DEGENERATED),
+               ("Incremental", ev.YOUNG))
+
 
 def pause_kind(what: str) -> str:
     """Map a pause name (after 'Pause ') to a by_kind key, by the words the log uses."""
     if what.startswith("Young"):
         return ev.MIXED if "(Mixed)" in what else ev.YOUNG
-    if what.startswith("Full"):
-        return ev.FULL
-    if what.startswith("Mixed"):
-        return ev.MIXED
-    if what.startswith("Remark"):
-        return ev.REMARK
-    if what.startswith("Cleanup"):
-        return ev.CLEANUP
-    if what.startswith(("Initial Mark", "Init Mark")):
-        return ev.INITIAL_MARK
-    if what.startswith("Degenerated"):
-        return ev.DEGENERATED
-    if what.startswith("Incremental"):
-        return ev.YOUNG
-    return ev.OTHER
+    return next((kind for words, kind in _KIND_WORDS if what.startswith(words)), ev.OTHER)
 
 
 def cause_and_failure(what: str) -> tuple[str | None, str | None]:

@@ -64,7 +64,5 @@ class CycleTables:
 
     def take(self, gid: int) -> tuple[float | None, float | None, float | None, float | None]:
         """(committed max, before, after, peak used) of cycle ``gid``, all None if no table."""
-        entry = self._by_gid.pop(gid, None)
-        if entry is None:
-            return None, None, None, None
-        return entry[0], entry[1], entry[2], entry[3]
+        committed, before, after, peak = self._by_gid.pop(gid, None) or (None, None, None, None)
+        return committed, before, after, peak

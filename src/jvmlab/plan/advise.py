@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jvmlab.errors import UserError
-from jvmlab.gclog.findings import Finding
+from jvmlab.gclog.findings_model import Finding
 from jvmlab.spec.model import Level, Matrix, Spec
 
 FACTOR = "gcfix"

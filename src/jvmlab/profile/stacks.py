@@ -50,14 +50,6 @@ def frame_shares(stacks: dict[str, float]) -> dict[str, tuple[float, float]]:
     return {f: (self_w.get(f, 0.0) / total, w / total) for f, w in total_w.items()}
 
 
-def top_frames(stacks: dict[str, float], n: int = 10, by: str = "self") -> list[tuple[str, float]]:
-    """The ``n`` frames with the largest self (or total) share, largest first."""
-    index = 0 if by == "self" else 1
-    shares = frame_shares(stacks)
-    ranked = sorted(shares.items(), key=lambda kv: (-kv[1][index], kv[0]))
-    return [(frame, s[index]) for frame, s in ranked[:n]]
-
-
 def path_weights(stacks: dict[str, float]) -> dict[str, float]:
     """Inclusive weight of every path prefix ("a", "a;b", "a;b;c" ...)."""
     out: dict[str, float] = {}

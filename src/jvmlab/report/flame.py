@@ -16,15 +16,9 @@ from typing import Any
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.model.stored import StoredCell
-from jvmlab.profile import (
-    FrameChange,
-    ProfileDiff,
-    diff_profiles,
-    diff_tree,
-    flame_tree,
-    merge_stacks,
-)
+from jvmlab.profile.diff import FrameChange, ProfileDiff, diff_profiles, diff_tree
 from jvmlab.profile.interval import share_change_interval
+from jvmlab.profile.stacks import flame_tree, merge_stacks
 from jvmlab.report.plots import esc
 from jvmlab.results.why import InvocationProfile
 

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from jvmlab import metrics
 from jvmlab.errors import UserError
-from jvmlab.gclog.findings import Finding
+from jvmlab.gclog.findings_model import Finding
 from jvmlab.model.documents import GcAdviseDocument, GcFixLevelRecord
 from jvmlab.plan.advise import CURRENT, FACTOR, FixLevel
 from jvmlab.report import notation

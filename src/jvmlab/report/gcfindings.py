@@ -13,8 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from jvmlab.gclog.findings import Finding, findings_of
 from jvmlab.gclog.findings_compare import APPEARS, DISAPPEARS, FindingChange
+from jvmlab.gclog.findings_model import Finding, findings_of
 from jvmlab.report.gcrows import fmt_ms, fmt_s
 
 HEADER = ["severity", "finding", "count", "total", "worst", "first..last"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jvmlab import metrics as registry
-from jvmlab.profile import ProfileDiff
+from jvmlab.profile.diff import ProfileDiff
 from jvmlab.report.flame import (
     CellProfiles,
     diff_rows,

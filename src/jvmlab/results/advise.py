@@ -19,13 +19,12 @@ import numpy as np
 from jvmlab.analyze.bootstrap import mean_ci, rng_for
 from jvmlab.analyze.falsepositives import clopper_pearson
 from jvmlab.errors import UserError
-from jvmlab.gclog.findings import findings_of
-from jvmlab.gclog.findings_model import severity_rank
+from jvmlab.gclog.findings_model import findings_of, severity_rank
 from jvmlab.model.documents import GcDocument
 from jvmlab.store.protocol import Store
 
 if TYPE_CHECKING:
-    from jvmlab.gclog.findings import Finding
+    from jvmlab.gclog.findings_model import Finding
     from jvmlab.spec.model import Spec
 
 GONE = "gone"
@@ -129,9 +128,9 @@ def advice_source(log: str, spec: Path | None, store: str | None) -> tuple[list[
         raise UserError("gc advise LOG needs --spec SPEC: the workload to try the fixes on (or pass a stored "
                         "cell N:CELL, which knows its spec)")
     from jvmlab.gclog import analyze_paths
-    from jvmlab.gclog.findings import find
+    from jvmlab.gclog.findings_rules import evaluate
 
-    findings = _merge([f for s in analyze_paths([Path(log)]) for f in find(s)])
+    findings = _merge([f for s in analyze_paths([Path(log)]) for f in evaluate(s)])
     parsed, text = load_spec(spec)
     cells = expand(parsed)
     base = find_baseline(parsed, cells)
