@@ -17,7 +17,7 @@ from jvmlab.analyze import (
     invocations_remaining,
     precision_reached,
 )
-from jvmlab.analyze.compare import BlockSums, permutation_p_paired
+from jvmlab.analyze.compare import BlockSums, paired_test
 from jvmlab.analyze.correction import benjamini_hochberg, holm
 from jvmlab.analyze.drift import outlier_positions
 from jvmlab.errors import UserError
@@ -114,7 +114,7 @@ def test_paired_permutation_is_exact_for_few_blocks() -> None:
     # assignment are as extreme, so p = 2 / 2^8 exactly.
     ones = np.ones(8)
     sums = BlockSums(np.full(8, 1.1) + np.arange(8) * 0.01, ones, np.ones(8), ones)
-    assert permutation_p_paired(sums, np.random.default_rng(0)) == pytest.approx(2 / 256)
+    assert paired_test(sums, np.random.default_rng(0)).p_value == pytest.approx(2 / 256)
 
 
 def test_holm_and_bh_known_values() -> None:

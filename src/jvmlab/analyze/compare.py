@@ -279,15 +279,6 @@ def swapped_log_ratios(s: BlockSums, flips: np.ndarray) -> FloatArray:
     return SwapProducts.of(s, flips).log_ratios()
 
 
-def permutation_p_paired(s: BlockSums, rng: np.random.Generator,
-                         n_perm: int = DEFAULT_PERMUTATIONS) -> float | None:
-    """Within-block label-swap p-value for log(mean cell / mean baseline) = 0."""
-    observed = float(_log_ratio(np.float64(s.cell_sum.sum()), s.cell_n.sum(),
-                                np.float64(s.base_sum.sum()), s.base_n.sum()))
-    flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
-    return p_from(swapped_log_ratios(s, flips), observed, monte_carlo)
-
-
 def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: str,
             rng: np.random.Generator, n_boot: int = DEFAULT_RESAMPLES,
             n_perm: int = DEFAULT_PERMUTATIONS) -> Comparison:
