@@ -97,10 +97,3 @@ def difference_test(cell: Clean, base: Clean, rng: np.random.Generator, n_boot: 
     accel = acceleration([jackknife_means(a) - b.mean(), a.mean() - jackknife_means(b)])
     ci = bca_interval(diff, boot, accel, expanded_level(min(a.size, b.size)))
     return DifferenceTest(diff, ci, None if ci is None else BCA, None)
-
-
-def mean_difference(cell: Clean, base: Clean, rng: np.random.Generator, n_boot: int = DEFAULT_RESAMPLES,
-                    n_perm: int = DEFAULT_PERMUTATIONS) -> tuple[float | None, Interval | None]:
-    """mean(cell) - mean(base) and its 95% interval (:func:`difference_test`; None when n < 2)."""
-    test = difference_test(cell, base, rng, n_boot, n_perm)
-    return test.difference, test.ci95
