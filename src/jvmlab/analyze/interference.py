@@ -74,14 +74,10 @@ def block_spread(values: Mapping[str, Clean], block: int) -> float:
     the cell's block means)|`` over cells with values there and in 2+ blocks (1 when none)."""
     worst = 0.0
     for data in values.values():
-        if data.blocks is None or data.values.size == 0:
+        means = _block_means(data)
+        if len(means) < 2 or block not in means:
             continue
-        ids = np.unique(data.blocks)
-        if ids.size < 2 or block not in ids:
-            continue
-        means = np.array([data.values[data.blocks == b].mean() for b in ids])
-        centre = float(np.median(means))
-        here = float(means[int(np.searchsorted(ids, block))])
+        centre, here = float(np.median(list(means.values()))), means[block]
         if centre > 0 and here > 0:
             worst = max(worst, abs(math.log(here / centre)))
     return math.exp(worst)
