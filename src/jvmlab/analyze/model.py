@@ -57,7 +57,7 @@ class CellData:
 
 
 @dataclass(frozen=True)
-class CellStats(_JsonRecord):
+class CellStats:
     """Descriptive statistics of one cell (finite values only).
 
     ``mad`` is the raw median absolute deviation (multiply by 1.4826 for an estimate of the
@@ -169,18 +169,6 @@ class MetricAnalysis:
     drift: dict[str, DriftResult]
     outliers: dict[str, tuple[int, ...]]  # indices into the caller's values array
     notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric, "baseline": self.baseline, "alpha": self.alpha,
-            "correction": self.correction,
-            "stats": {k: v.to_json() for k, v in self.stats.items()},
-            "comparisons": [c.to_json() for c in self.comparisons],
-            "effects": [e.to_json() for e in self.effects],
-            "drift": {k: v.to_json() for k, v in self.drift.items()},
-            "outliers": {k: list(v) for k, v in self.outliers.items()},
-            "notes": list(self.notes),
-        }
 
 
 @dataclass(frozen=True, eq=False)
