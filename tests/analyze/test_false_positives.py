@@ -26,7 +26,7 @@ import pytest
 from scipy.stats import binom, chi2_contingency
 
 from jvmlab.analyze import CellData, analyze_metric
-from jvmlab.analyze.compare import BlockSums, block_sums, ratio_paired, swapped_log_ratios
+from jvmlab.analyze.compare import BlockSums, SwapProducts, block_sums, ratio_paired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.falsepositives import (
     FAIL,
@@ -160,7 +160,7 @@ def test_permutation_statistic_is_the_reported_ratio() -> None:
     assert sums is not None
     flips = rng.random((20, sums.n_blocks)) < 0.5
     flips[0] = False
-    stats = swapped_log_ratios(sums, flips)
+    stats = SwapProducts.of(sums, flips).log_ratios()
     for row, stat in zip(flips, stats, strict=True):
         swapped = BlockSums(np.where(row, sums.base_sum, sums.cell_sum), np.where(row, sums.base_n, sums.cell_n),
                             np.where(row, sums.cell_sum, sums.base_sum), np.where(row, sums.cell_n, sums.base_n))

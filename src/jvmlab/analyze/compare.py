@@ -36,7 +36,7 @@ HelloWorld by ``bench/aa_real.py`` and ``tests/analyze/test_false_positives.py``
   slot's position effect (the first JVM of a block is often slower) is spread at random;
   given the slots a cell and its baseline took in a block, either labelling was equally
   likely, which is what the within-block swap enumerates;
-* the swapped statistic is the reported one: :func:`swapped_log_ratios` computes
+* the swapped statistic is the reported one: :meth:`SwapProducts.log_ratios` computes
   ``log(ratio of means over common blocks)`` on relabelled data, exactly
   :func:`ratio_paired`'s estimate.
 """
@@ -276,15 +276,11 @@ class SwapProducts:
         return (cell_total + moved, s.cell_n.sum() + moved_n, s.base_sum.sum() - moved, s.base_n.sum() - moved_n)
 
     def log_ratios(self, scale: float = 1.0) -> FloatArray:
+        """log(mean cell / mean baseline) after swapping the labels of the blocks flagged in
+        each row: the very statistic :func:`ratio_paired` reports (over the same common
+        blocks, with the same per-block counts), on the relabelled data (a cell scaled by
+        ``scale``). A row of no swaps gives the observed log ratio."""
         return _log_ratio(*self.sums(scale=scale))
-
-
-def swapped_log_ratios(s: BlockSums, flips: np.ndarray) -> FloatArray:
-    """log(mean cell / mean baseline) after swapping the labels of the blocks flagged in each
-    row of ``flips``: the very statistic :func:`ratio_paired` reports (over the same common
-    blocks, with the same per-block counts), on the relabelled data. A row of no swaps gives
-    the observed log ratio."""
-    return SwapProducts.of(s, flips).log_ratios()
 
 
 def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: str,
