@@ -212,10 +212,8 @@ def paired_blocks_adjusted(pairs: Sequence[tuple[float, float, float, float]]) -
     (the tuner's races and confirmation): ``(value_a, value_b, delay_a, delay_b)`` per block."""
     if not pairs:
         return None
-    blocks = np.arange(len(pairs), dtype=np.int64)
-    cols = np.array(pairs, dtype=float).T
-    idx = np.arange(len(pairs), dtype=np.int64)
-    cleaned = [Clean(col, blocks, idx, 0) for col in cols]
+    blocks = np.arange(len(pairs), dtype=np.int64)  # one block per pair, also each value's position
+    cleaned = [Clean(col, blocks, blocks, 0) for col in np.array(pairs, dtype=float).T]
     return delay_adjusted(*cleaned)
 
 
