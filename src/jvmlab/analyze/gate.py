@@ -163,11 +163,6 @@ class GateCheck:
     def inconclusive(self) -> bool:
         return self.decision.outcome is GateOutcome.INCONCLUSIVE
 
-    @property
-    def worse_when_higher(self) -> bool:
-        """Whether a higher ratio goes towards failing this condition."""
-        return self.condition.bad_when_higher(self.lower_is_better)
-
 
 @dataclass(frozen=True)
 class GateResult:
