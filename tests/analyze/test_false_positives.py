@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import chi2_contingency
+from scipy.stats import binom, chi2_contingency
 
 from jvmlab.analyze import CellData, analyze_metric
-from jvmlab.analyze.compare import BlockSums, block_sums, ratio_paired, swapped_log_ratios
+from jvmlab.analyze.compare import BlockSums, SwapProducts, block_sums, ratio_paired
 from jvmlab.analyze.correction import adjust
 from jvmlab.analyze.falsepositives import (
     FAIL,
@@ -34,7 +34,6 @@ from jvmlab.analyze.falsepositives import (
     UNDECIDED,
     Rate,
     any_significant,
-    binomial_slack,
     clopper_pearson,
     rerandomized,
     rerandomized_rate,
@@ -50,6 +49,11 @@ BLOCKS = 15
 # The decision reads only the p-values, so the CI's resamples are cut to save time; 2,000
 # random label swaps instead of 5,000: a Monte-Carlo p (1 + hits)/(1 + P) is valid for any P.
 FAST = {"n_boot": 100, "n_perm": 2000}
+
+
+def _slack(trials: int) -> float:
+    """The largest rate a rule of true rate 5% shows in ``trials`` experiments 99.9% of the time."""
+    return float(binom.ppf(0.999, trials, 0.05)) / trials
 
 
 def _experiment(rng: np.random.Generator, effect: float = 1.0, spikes: float = 0.05) -> dict[str, CellData]:
@@ -156,7 +160,7 @@ def test_permutation_statistic_is_the_reported_ratio() -> None:
     assert sums is not None
     flips = rng.random((20, sums.n_blocks)) < 0.5
     flips[0] = False
-    stats = swapped_log_ratios(sums, flips)
+    stats = SwapProducts.of(sums, flips).log_ratios()
     for row, stat in zip(flips, stats, strict=True):
         swapped = BlockSums(np.where(row, sums.base_sum, sums.cell_sum), np.where(row, sums.base_n, sums.cell_n),
                             np.where(row, sums.cell_sum, sums.base_sum), np.where(row, sums.cell_n, sums.base_n))
@@ -200,7 +204,7 @@ def test_familywise_rate_holds_on_heavy_tailed_drifting_null() -> None:
     n = 400
     hits = sum(_any_significant(_experiment(rng), seed) for seed in range(n))
     print(f"\n  simulated A/A family-wise false positives: {hits}/{n} = {hits / n:.1%}")
-    assert hits / n <= binomial_slack(n)  # 5% nominal; slack: the 99.9% binomial quantile (8.0%)
+    assert hits / n <= _slack(n)  # 5% nominal; slack: the 99.9% binomial quantile (8.0%)
     assert hits >= 1  # the rule does reject sometimes: it is not simply dead
 
 
@@ -228,7 +232,7 @@ def test_familywise_rate_on_recorded_real_hello_world_noise() -> None:
     rate = rerandomized_rate(experiments, rounds, seed=11, decide=any_significant(records[0]["baseline"], **FAST))
     print(f"\n  re-randomised real A/A family-wise false positives: {rate.describe()}")
     assert rate.trials >= 400
-    assert rate.rate is not None and rate.rate <= binomial_slack(rate.trials)
+    assert rate.rate is not None and rate.rate <= _slack(rate.trials)
 
 
 def test_recorded_run_order_was_randomised_in_every_block() -> None:

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from jvmlab.analyze.bootstrap import acceleration, bca_interval, jackknife_means, resample_means
-from jvmlab.analyze.compare import BlockSums, permutation_p_paired, permutation_p_unpaired
+from jvmlab.analyze.compare import BlockSums, paired_test, permutation_p_unpaired
 from jvmlab.analyze.drift import spearman_p
 
 B = 20_000
@@ -86,7 +86,7 @@ def test_paired_sign_flip_p_is_scipys_exact_paired_permutation_p(seed: int) -> N
     base = block * rng.lognormal(0.0, 0.05, 10)
     cell = block * rng.lognormal(0.03, 0.05, 10)
     ones = np.ones(10)
-    ours = permutation_p_paired(BlockSums(cell, ones, base, ones), np.random.default_rng(0))
+    ours = paired_test(BlockSums(cell, ones, base, ones), np.random.default_rng(0)).p_value
     theirs = sps.permutation_test((cell, base), _abs_log_ratio, permutation_type="samples", alternative="greater",
                                   n_resamples=np.inf, vectorized=True)
     assert ours is not None

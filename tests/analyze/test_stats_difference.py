@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
-from jvmlab.analyze.difference import mean_difference
+from jvmlab.analyze.difference import difference_test
 from jvmlab.analyze.model import CellData, clean
 
 
@@ -17,7 +17,7 @@ def test_interval_covers_a_known_difference_on_skewed_data() -> None:
     for i in range(600):
         a = clean(CellData.of(1.2 * rng.lognormal(0, sigma, n)))
         b = clean(CellData.of(rng.lognormal(0, sigma, n)))
-        _, ci = mean_difference(a, b, rng_for(i, "diff"), n_boot=1000)
+        ci = difference_test(a, b, rng_for(i, "diff"), n_boot=1000).ci95
         hits += ci[0] <= truth <= ci[1]
     print(f"\n  difference CI coverage: {hits / 600:.1%}")
     assert 0.93 <= hits / 600 <= 0.99
@@ -30,17 +30,18 @@ def test_pairing_by_block_cancels_a_shared_drift() -> None:
     a = 1.1 * shared * rng.lognormal(0, 0.01, k)
     b = shared * rng.lognormal(0, 0.01, k)
     blocks = np.arange(k)
-    paired = mean_difference(clean(CellData.of(a, blocks)), clean(CellData.of(b, blocks)), rng_for(1, "p"))
-    unpaired = mean_difference(clean(CellData.of(a)), clean(CellData.of(b)), rng_for(1, "u"))
-    assert paired[0] == unpaired[0]
-    assert (paired[1][1] - paired[1][0]) < 0.5 * (unpaired[1][1] - unpaired[1][0])
+    paired = difference_test(clean(CellData.of(a, blocks)), clean(CellData.of(b, blocks)), rng_for(1, "p"))
+    unpaired = difference_test(clean(CellData.of(a)), clean(CellData.of(b)), rng_for(1, "u"))
+    assert paired.difference == unpaired.difference
+    assert paired.ci95 is not None and unpaired.ci95 is not None
+    assert (paired.ci95[1] - paired.ci95[0]) < 0.5 * (unpaired.ci95[1] - unpaired.ci95[0])
 
 
 def test_edge_cases() -> None:
     one = clean(CellData.of([1.0]))
     two = clean(CellData.of([1.0, 2.0]))
     none = clean(CellData.of([]))
-    assert mean_difference(one, two, rng_for(0)) == (-0.5, None)
-    assert mean_difference(none, two, rng_for(0)) == (None, None)
     same = clean(CellData.of([3.0, 3.0, 3.0]))
-    assert mean_difference(same, same, rng_for(0)) == (0.0, (0.0, 0.0))
+    for cell, base, expected in ((one, two, (-0.5, None)), (none, two, (None, None)), (same, same, (0.0, (0.0, 0.0)))):
+        test = difference_test(cell, base, rng_for(0))
+        assert (test.difference, test.ci95) == expected

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from jvmlab.analyze.describe import describe, t_interval
+from jvmlab.analyze.describe import describe
 from jvmlab.analyze.model import CellData, clean
+from jvmlab.analyze.smallsample import t_interval
 
 
 def test_t_interval_covers_the_mean_of_skewed_data() -> None:

@@ -118,7 +118,7 @@ def classlog() -> Iterator[CollectorEntry]:
         "classlog", "classes loaded, from -Xlog:class+load", "`workload.classlog_classes`", _build,
         default_on=False, options=(Option("classlog_prefix", "java.lang.", "count classes of this package"),)))
     yield entry
-    registry.unregister("classlog")
+    registry.REGISTRY.pop("classlog")
 
 
 def test_a_registered_collector_is_in_the_names_the_defaults_and_the_docs(classlog: CollectorEntry) -> None:

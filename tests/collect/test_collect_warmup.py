@@ -86,11 +86,11 @@ def test_skip_points_is_respected() -> None:
     assert analyze_warmup(TIMES, values, WarmupParams(skip_points=0)).klass == warmup.WARMUP
 
 
-def test_result_json_has_class_and_segments() -> None:
-    data = analyze_warmup(TIMES, _noisy([(15, 60.0), (45, 100.0)], 3.0, 1)).to_json()
-    assert data["class"] == "warmup"
-    assert [s["windows"] for s in data["segments"]] == [14, 44]  # first and last windows skipped
-    assert data["changepoints_s"] == [15.0]
+def test_result_has_class_and_segments() -> None:
+    result = analyze_warmup(TIMES, _noisy([(15, 60.0), (45, 100.0)], 3.0, 1))
+    assert result.klass == "warmup"
+    assert [s.windows for s in result.segments] == [14, 44]  # first and last windows skipped
+    assert result.changepoints_s == (15.0,)
 
 
 def test_late_lines_do_not_make_changepoints() -> None:

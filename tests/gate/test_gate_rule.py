@@ -15,7 +15,7 @@ from jvmlab.errors import UserError
 
 def test_condition_syntax() -> None:
     c = parse_condition("jmh.* < -5%")
-    assert (c.metric, c.op, c.threshold_pct, c.limit_ratio) == ("jmh.*", "<", -5.0, 0.95)
+    assert (c.metric, c.op, c.threshold_pct, c.limit_for()) == ("jmh.*", "<", -5.0, 0.95)
     assert c.matches("jmh.Bench.run[n=1]") and not c.matches("wall_s")
     assert parse_condition(" wall_s>3.5% ").threshold_pct == 3.5
     worse = parse_condition("jmh.* worse 5%")

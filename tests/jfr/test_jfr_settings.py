@@ -103,7 +103,6 @@ def test_default_is_the_jdks_file_with_slower_samplers_written_once(jdk17_home: 
     assert changed == {("jdk.ExecutionSample", "period"), ("jdk.NativeMethodSample", "period")}
     assert after[("jdk.ExecutionSample", "period")] == after[("jdk.NativeMethodSample", "period")] == "100 ms"
     assert set(after) == set(before)
-    assert used.to_json()["sampler_period"] == "100 ms"
 
     # written once: the same file next time, untouched; a changed source gets a file of its own
     stamp = used.file.stat().st_mtime_ns
@@ -127,7 +126,6 @@ def test_the_jdks_own_settings_by_name_and_when_no_file_can_be_derived(jdk17_hom
     assert resolve_settings("jdk-default", jdk17_home, tmp_path).argument == "default"
     missing = resolve_settings("default", tmp_path / "no-jdk", tmp_path)
     assert missing.argument == "default" and missing.file is None and "missing" in missing.note
-    assert missing.to_json()["settings_note"] == missing.note
     source = jdk17_home / "lib" / "jfr" / "default.jfc"
     if not source.is_file():
         pytest.skip("no JDK 17 default.jfc here")

@@ -239,11 +239,7 @@ def _test(x: np.ndarray, w: np.ndarray, rng: np.random.Generator, permutations: 
     if x.size < 2 * min_labels or x.size < 3:
         return None
     k, t = _best_split(x, w, min_labels)
-    if t == 0.0:
-        return k, 1.0
-    if smallest_permutation_p(x.size) > alpha:
-        return k, split_t_p(t, x.size, min_labels)
-    return k, permutation_p(x, w, t, rng, permutations, min_labels, accept_below)
+    return k, _split_p(x, w, t, rng, permutations, min_labels, alpha, accept_below)
 
 
 def segment(runs: Sequence[Sequence[float]], *, alpha: float = ALPHA, permutations: int | None = None,
@@ -314,10 +310,8 @@ def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generat
         changes = []
         for i in range(len(cuts)):
             a, b = cuts[i - 1] if i else 0, cuts[i + 1] if i + 1 < len(cuts) else x.size
-            split = split_statistics(x[None, a:b], w[None, a:b], min_labels)[0]
-            best = int(np.argmax(split))
-            cut = cuts[i] = a + min_labels + best
-            t = float(split[best])
+            k, t = _best_split(x[a:b], w[a:b], min_labels)
+            cut = cuts[i] = a + k
             known = (tested or {}).get((a, b))
             if known is not None and known[0] == cut:  # the search tested this very split already
                 changes.append(_change(x, w, a, cut, b, known[1]))
@@ -333,13 +327,13 @@ def _merge(cuts: list[int], x: np.ndarray, w: np.ndarray, rng: np.random.Generat
 
 
 def _split_p(x: np.ndarray, w: np.ndarray, t: float, rng: np.random.Generator, permutations: int | None,
-             min_labels: int, alpha: float) -> float:
+             min_labels: int, alpha: float, accept_below: float | None = None) -> float:
     """The p of a given split's statistic: permutation, or t-based when permutations cannot reach alpha."""
     if t <= 0:
         return 1.0
     if smallest_permutation_p(x.size) > alpha:
         return split_t_p(t, x.size, min_labels)
-    return permutation_p(x, w, t, rng, permutations, min_labels)
+    return permutation_p(x, w, t, rng, permutations, min_labels, accept_below)
 
 
 def _ratio_interval(x: np.ndarray, w: np.ndarray, left: slice, right: slice

@@ -36,13 +36,14 @@ HelloWorld by ``bench/aa_real.py`` and ``tests/analyze/test_false_positives.py``
   slot's position effect (the first JVM of a block is often slower) is spread at random;
   given the slots a cell and its baseline took in a block, either labelling was equally
   likely, which is what the within-block swap enumerates;
-* the swapped statistic is the reported one: :func:`swapped_log_ratios` computes
+* the swapped statistic is the reported one: :meth:`SwapProducts.log_ratios` computes
   ``log(ratio of means over common blocks)`` on relabelled data, exactly
   :func:`ratio_paired`'s estimate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,28 +132,35 @@ def ratio_unpaired(a: FloatArray, b: FloatArray, rng: np.random.Generator,
     return ratio, bca_interval(ratio, boot, accel, level)
 
 
-def _paired_ratio(s: BlockSums, idx: np.ndarray | slice) -> FloatArray:
-    """Ratio of means over the blocks selected by ``idx`` (rows of an index matrix)."""
-    cell_mean = _ratio(s.cell_sum[idx].sum(axis=-1), s.cell_n[idx].sum(axis=-1))
-    base_mean = _ratio(s.base_sum[idx].sum(axis=-1), s.base_n[idx].sum(axis=-1))
-    return _ratio(cell_mean, base_mean)
+def _paired_means(s: BlockSums, idx: np.ndarray | slice = slice(None)) -> tuple[FloatArray, FloatArray]:
+    """Means of the cell and of the baseline over the blocks selected by ``idx`` (rows of an
+    index matrix; all common blocks by default)."""
+    return (_ratio(s.cell_sum[idx].sum(axis=-1), s.cell_n[idx].sum(axis=-1)),
+            _ratio(s.base_sum[idx].sum(axis=-1), s.base_n[idx].sum(axis=-1)))
+
+
+def block_bca(s: BlockSums, contrast: Callable[[FloatArray, FloatArray], FloatArray], rng: np.random.Generator,
+              n_boot: int = DEFAULT_RESAMPLES) -> tuple[float, Interval | None]:
+    """``contrast(cell mean, baseline mean)`` over common blocks (their ratio, their difference)
+    and its BCa interval, resampling whole blocks: the paired block bootstrap, kept for
+    comparison in ``bench/heavy_tails.py`` (it under-covers under heavy tails)."""
+    k = s.n_blocks
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = float(contrast(*_paired_means(s)))
+        boot = contrast(*_paired_means(s, rng.integers(0, k, size=(n_boot, k))))
+        # Leave-one-block-out jackknife, in closed form from the totals.
+        jk = contrast(_ratio(s.cell_sum.sum() - s.cell_sum, s.cell_n.sum() - s.cell_n),
+                      _ratio(s.base_sum.sum() - s.base_sum, s.base_n.sum() - s.base_n))
+    accel = acceleration([jk]) if np.all(np.isfinite(jk)) else 0.0
+    return estimate, bca_interval(estimate, boot, accel, expanded_level(k))
 
 
 def ratio_paired_bca(s: BlockSums, rng: np.random.Generator,
                      n_boot: int = DEFAULT_RESAMPLES) -> tuple[float | None, Interval | None]:
-    """Ratio of means over common blocks and its BCa interval, resampling whole blocks (kept
-    for comparison in ``bench/heavy_tails.py``: it under-covers under heavy tails)."""
-    ratio = float(_paired_ratio(s, slice(None)))
-    if not np.isfinite(ratio):
+    """:func:`block_bca` of the ratio of means; (None, None) when the ratio is not finite."""
+    if not np.isfinite(_ratio(*_paired_means(s))):
         return None, None
-    k = s.n_blocks
-    boot = _paired_ratio(s, rng.integers(0, k, size=(n_boot, k)))
-    # Leave-one-block-out jackknife, in closed form from the totals.
-    cell_jk = _ratio(s.cell_sum.sum() - s.cell_sum, s.cell_n.sum() - s.cell_n)
-    base_jk = _ratio(s.base_sum.sum() - s.base_sum, s.base_n.sum() - s.base_n)
-    jk = _ratio(cell_jk, base_jk)
-    accel = acceleration([jk]) if np.all(np.isfinite(jk)) else 0.0
-    return ratio, bca_interval(ratio, boot, accel, expanded_level(k))
+    return block_bca(s, _ratio, rng, n_boot)
 
 
 def ratio_paired(s: BlockSums, rng: np.random.Generator,
@@ -180,7 +188,7 @@ def paired_test(s: BlockSums, rng: np.random.Generator, n_perm: int = DEFAULT_PE
     products = SwapProducts.of(s, flips)
     p = p_from(products.log_ratios(), float(_log_ratio(
         np.float64(s.cell_sum.sum()), s.cell_n.sum(), np.float64(s.base_sum.sum()), s.base_n.sum())), monte_carlo)
-    ratio = float(_paired_ratio(s, slice(None)))
+    ratio = float(_ratio(*_paired_means(s)))
     if not np.isfinite(ratio) or ratio <= 0 or np.any(s.cell_sum < 0) or np.any(s.base_sum < 0):
         r, ci = ratio_paired_bca(s, rng)
         return RatioTest(r, ci, None if ci is None else BCA, p)
@@ -268,24 +276,11 @@ class SwapProducts:
         return (cell_total + moved, s.cell_n.sum() + moved_n, s.base_sum.sum() - moved, s.base_n.sum() - moved_n)
 
     def log_ratios(self, scale: float = 1.0) -> FloatArray:
+        """log(mean cell / mean baseline) after swapping the labels of the blocks flagged in
+        each row: the very statistic :func:`ratio_paired` reports (over the same common
+        blocks, with the same per-block counts), on the relabelled data (a cell scaled by
+        ``scale``). A row of no swaps gives the observed log ratio."""
         return _log_ratio(*self.sums(scale=scale))
-
-
-def swapped_log_ratios(s: BlockSums, flips: np.ndarray) -> FloatArray:
-    """log(mean cell / mean baseline) after swapping the labels of the blocks flagged in each
-    row of ``flips``: the very statistic :func:`ratio_paired` reports (over the same common
-    blocks, with the same per-block counts), on the relabelled data. A row of no swaps gives
-    the observed log ratio."""
-    return SwapProducts.of(s, flips).log_ratios()
-
-
-def permutation_p_paired(s: BlockSums, rng: np.random.Generator,
-                         n_perm: int = DEFAULT_PERMUTATIONS) -> float | None:
-    """Within-block label-swap p-value for log(mean cell / mean baseline) = 0."""
-    observed = float(_log_ratio(np.float64(s.cell_sum.sum()), s.cell_n.sum(),
-                                np.float64(s.base_sum.sum()), s.base_n.sum()))
-    flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
-    return p_from(swapped_log_ratios(s, flips), observed, monte_carlo)
 
 
 def compare(cell_name: str, cell: Clean, base_name: str, base: Clean, metric: str,

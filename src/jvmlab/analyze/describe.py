@@ -7,11 +7,9 @@ import numpy as np
 from jvmlab.analyze import smallsample as small
 from jvmlab.analyze.bootstrap import DEFAULT_RESAMPLES, mean_ci, median_ci
 from jvmlab.analyze.model import CellStats, Clean, Interval
-from jvmlab.analyze.smallsample import log_t_interval, t_interval
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL, heavy_tailed
 
 QUICK_T_FROM_N = 30
-__all__ = ["QUICK_T_FROM_N", "describe", "t_interval"]
 
 
 def _mean_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int,
@@ -25,7 +23,7 @@ def _mean_interval(x: np.ndarray, rng: np.random.Generator, n_boot: int,
     if n < 2:
         return None, None
     positive = positive and bool(np.all(x >= 0)) and float(x.mean()) > 0
-    t_ci = log_t_interval if positive else t_interval
+    t_ci = small.log_t_interval if positive else small.t_interval
     if positive and n < small.MEAN_CI_FROM_N_POSITIVE:
         return None, small.NOT_ESTIMABLE
     if n < small.MEAN_BCA_FROM_N:

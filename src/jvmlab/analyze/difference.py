@@ -9,7 +9,7 @@ Interval, as for the ratio in :mod:`jvmlab.analyze.compare`:
   with the baseline's block by block (all ``2^K`` swaps when ``K <= 12``, else one seeded
   Monte-Carlo set used for every ``d``). Under a shift (cell = base + d within a block) the
   relabelled data are exchangeable at the true ``d``, so it covers whatever the tails. The
-  block bootstrap's BCa interval it replaced (:func:`difference_paired_bca`) covered only
+  block bootstrap's BCa interval it replaced (:func:`~jvmlab.analyze.compare.block_bca`) covered only
   78.2-88.5% under t1.5 and rare 3x spikes at 8-30 blocks (89.2% under t3 at 15) in the
   seeded simulation, the inverted test 92.5-96.5% at every point, at 0.61-1.04 of the bootstrap's
   width (:mod:`jvmlab.analyze.tailsim`, docs/statistics.md "Heavy tails"). At ``d = 0`` the
@@ -50,14 +50,6 @@ class DifferenceTest:
     p_value: float | None
 
 
-def _paired_difference(s: BlockSums, idx: np.ndarray | slice) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cell = s.cell_sum[idx].sum(axis=-1) / s.cell_n[idx].sum(axis=-1)
-        base = s.base_sum[idx].sum(axis=-1) / s.base_n[idx].sum(axis=-1)
-    return np.asarray(cell - base, dtype=float)
-
-
-
 def _differences(products: SwapProducts, shift: float = 0.0) -> FloatArray:
     csum, cn, bsum, bn = products.sums(shift=shift)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -69,7 +61,8 @@ def paired_difference_test(s: BlockSums, rng: np.random.Generator,
     """The paired difference, its inverted sign-flip interval and the p-value of d = 0."""
     flips, monte_carlo = flip_matrix(s.n_blocks, rng, n_perm)
     products = SwapProducts.of(s, flips)
-    diff = float(_paired_difference(s, slice(None)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = float(s.cell_sum.sum() / s.cell_n.sum() - s.base_sum.sum() / s.base_n.sum())
     p = p_from(_differences(products), diff, monte_carlo)
 
     def p_at(shift: float) -> float:
@@ -82,20 +75,6 @@ def paired_difference_test(s: BlockSums, rng: np.random.Generator,
     scale = max(float(np.ptp(finite)) if finite.size else 0.0, abs(diff) * 1e-6, 1e-12)
     ci = bounds(p_at, diff, scale / 8.0)
     return DifferenceTest(diff, ci, None if ci is None else TEST_INVERSION, p)
-
-
-def difference_paired_bca(s: BlockSums, rng: np.random.Generator,
-                          n_boot: int = DEFAULT_RESAMPLES) -> tuple[float, Interval | None]:
-    """The paired difference and its block bootstrap BCa interval (whole blocks resampled):
-    what was printed before the inverted test, kept for the coverage simulation."""
-    diff = float(_paired_difference(s, slice(None)))
-    k = s.n_blocks
-    boot = _paired_difference(s, rng.integers(0, k, size=(n_boot, k)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        jk = ((s.cell_sum.sum() - s.cell_sum) / (s.cell_n.sum() - s.cell_n)
-              - (s.base_sum.sum() - s.base_sum) / (s.base_n.sum() - s.base_n))
-    accel = acceleration([jk]) if np.all(np.isfinite(jk)) else 0.0
-    return diff, bca_interval(diff, boot, accel, expanded_level(k))
 
 
 def difference_test(cell: Clean, base: Clean, rng: np.random.Generator, n_boot: int = DEFAULT_RESAMPLES,
@@ -118,10 +97,3 @@ def difference_test(cell: Clean, base: Clean, rng: np.random.Generator, n_boot: 
     accel = acceleration([jackknife_means(a) - b.mean(), a.mean() - jackknife_means(b)])
     ci = bca_interval(diff, boot, accel, expanded_level(min(a.size, b.size)))
     return DifferenceTest(diff, ci, None if ci is None else BCA, None)
-
-
-def mean_difference(cell: Clean, base: Clean, rng: np.random.Generator, n_boot: int = DEFAULT_RESAMPLES,
-                    n_perm: int = DEFAULT_PERMUTATIONS) -> tuple[float | None, Interval | None]:
-    """mean(cell) - mean(base) and its 95% interval (:func:`difference_test`; None when n < 2)."""
-    test = difference_test(cell, base, rng, n_boot, n_perm)
-    return test.difference, test.ci95

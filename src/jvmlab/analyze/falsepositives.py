@@ -94,14 +94,6 @@ def clopper_pearson(hits: int, trials: int, level: float = 0.95) -> Interval | N
     return (low, high)
 
 
-def binomial_slack(trials: int, nominal: float = NOMINAL, level: float = 0.999) -> float:
-    """The largest rate a rule of true rate ``nominal`` shows in ``trials`` experiments
-    with probability ``level``: the bound a seeded simulation test may assert."""
-    from scipy.stats import binom
-
-    return float(binom.ppf(level, trials, nominal)) / trials
-
-
 def rerandomized(cells: Mapping[str, CellData], rng: np.random.Generator) -> dict[str, CellData]:
     """The same values and blocks, with the labels dealt again at random within each block.
 

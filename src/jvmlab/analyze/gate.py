@@ -75,10 +75,6 @@ class GateCondition:
     threshold_pct: float
     text: str
 
-    @property
-    def limit_ratio(self) -> float:
-        return 1.0 + self.threshold_pct / 100.0
-
     def matches(self, metric: str) -> bool:
         return fnmatch.fnmatchcase(metric, self.metric)
 
@@ -90,11 +86,7 @@ class GateCondition:
         """The threshold as a ratio (new / baseline) in the direction that fails."""
         if self.op == "worse" and not lower_is_better:
             return 1.0 - self.threshold_pct / 100.0
-        return self.limit_ratio
-
-    def breached(self, comparison: Comparison, lower_is_better: bool = True) -> bool:
-        """Significant (after correction) and the whole CI beyond the limit."""
-        return self.decide(comparison, lower_is_better).outcome is GateOutcome.FAIL
+        return 1.0 + self.threshold_pct / 100.0
 
     def decide(self, comparison: Comparison, lower_is_better: bool = True) -> GateDecision:
         """This condition on one comparison (:func:`decide`)."""
@@ -170,11 +162,6 @@ class GateCheck:
     @property
     def inconclusive(self) -> bool:
         return self.decision.outcome is GateOutcome.INCONCLUSIVE
-
-    @property
-    def worse_when_higher(self) -> bool:
-        """Whether a higher ratio goes towards failing this condition."""
-        return self.condition.bad_when_higher(self.lower_is_better)
 
 
 @dataclass(frozen=True)

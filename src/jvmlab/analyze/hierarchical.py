@@ -117,18 +117,6 @@ def _t_interval(log_ratio: float, se: float, df: int, level: float) -> tuple[Int
     return ci, float(2 * stdtr(df, -abs(log_ratio) / se))
 
 
-def pooled_ratio(cell_s: FloatArray, base_s: FloatArray, rng: np.random.Generator,
-                 n_boot: int = DEFAULT_RESAMPLES, level: float = LEVEL) -> HierarchicalRatio | None:
-    """The naive comparison: every invocation an independent draw, nodes and blocks ignored.
-    Kept to show (and test) what ignoring the node does; never the verdict of a cluster run."""
-    if cell_s.size < 2 or base_s.size < 2:
-        return None
-    a = cell_s[rng.integers(0, cell_s.size, size=(n_boot, cell_s.size))].mean(axis=1)
-    b = base_s[rng.integers(0, base_s.size, size=(n_boot, base_s.size))].mean(axis=1)
-    return HierarchicalRatio(float(cell_s.mean() / base_s.mean()), percentile_interval(a / b, level), 1,
-                             int(cell_s.size))
-
-
 def node_offsets(levels: dict[str, FloatArray], rng: np.random.Generator,
                  n_boot: int = DEFAULT_RESAMPLES, level: float = LEVEL) -> list[NodeOffset]:
     """Each node's block level (e.g. mean of all cells in a block) against the median node.

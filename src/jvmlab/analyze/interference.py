@@ -74,14 +74,10 @@ def block_spread(values: Mapping[str, Clean], block: int) -> float:
     the cell's block means)|`` over cells with values there and in 2+ blocks (1 when none)."""
     worst = 0.0
     for data in values.values():
-        if data.blocks is None or data.values.size == 0:
+        means = _block_means(data)
+        if len(means) < 2 or block not in means:
             continue
-        ids = np.unique(data.blocks)
-        if ids.size < 2 or block not in ids:
-            continue
-        means = np.array([data.values[data.blocks == b].mean() for b in ids])
-        centre = float(np.median(means))
-        here = float(means[int(np.searchsorted(ids, block))])
+        centre, here = float(np.median(list(means.values()))), means[block]
         if centre > 0 and here > 0:
             worst = max(worst, abs(math.log(here / centre)))
     return math.exp(worst)
@@ -216,10 +212,8 @@ def paired_blocks_adjusted(pairs: Sequence[tuple[float, float, float, float]]) -
     (the tuner's races and confirmation): ``(value_a, value_b, delay_a, delay_b)`` per block."""
     if not pairs:
         return None
-    blocks = np.arange(len(pairs), dtype=np.int64)
-    cols = np.array(pairs, dtype=float).T
-    idx = np.arange(len(pairs), dtype=np.int64)
-    cleaned = [Clean(col, blocks, idx, 0) for col in cols]
+    blocks = np.arange(len(pairs), dtype=np.int64)  # one block per pair, also each value's position
+    cleaned = [Clean(col, blocks, blocks, 0) for col in np.array(pairs, dtype=float).T]
     return delay_adjusted(*cleaned)
 
 

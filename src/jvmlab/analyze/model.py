@@ -13,13 +13,22 @@ never 0, following the project's rule for unmeasured values.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 Interval = tuple[float, float]
 Correction = Literal["holm", "bh"]
+
+
+class _JsonRecord:
+    """``to_json`` of a frozen record: its fields, tuples as lists so ``json.dumps`` output is stable."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,12 +82,9 @@ class CellStats:
     mean_ci_kind: str | None = None
     median_ci_kind: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(_JsonRecord):
     """One cell against the baseline on one metric.
 
     ``ratio`` is mean(cell) / mean(baseline); ``ci95`` its bootstrap interval; ``p_value``
@@ -109,12 +115,9 @@ class Comparison:
     # a comparison across runs uncalled (significant within the runs, not with that spread added)
     between_run_sd: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
 
 @dataclass(frozen=True)
-class Effect:
+class Effect(_JsonRecord):
     """A factorial effect, as a ratio of means on the log scale.
 
     ``kind == "main"``: ``level`` of ``factor`` against its ``reference`` level, the
@@ -136,12 +139,9 @@ class Effect:
     n_combinations: int = 0  # combinations of the other factors averaged over
     ci_kind: str | None = None  # "percentile", or "percentile-small-n" (marked: coverage not verified)
 
-    def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
-
 
 @dataclass(frozen=True)
-class DriftResult:
+class DriftResult(_JsonRecord):
     """Monotonic trend across blocks of one cell (Spearman on block medians).
 
     ``slope_rel_per_block`` is the Theil-Sen slope of the block medians divided by the
@@ -153,9 +153,6 @@ class DriftResult:
     rho: float | None
     p_value: float | None
     slope_rel_per_block: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -172,23 +169,6 @@ class MetricAnalysis:
     drift: dict[str, DriftResult]
     outliers: dict[str, tuple[int, ...]]  # indices into the caller's values array
     notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric, "baseline": self.baseline, "alpha": self.alpha,
-            "correction": self.correction,
-            "stats": {k: v.to_json() for k, v in self.stats.items()},
-            "comparisons": [c.to_json() for c in self.comparisons],
-            "effects": [e.to_json() for e in self.effects],
-            "drift": {k: v.to_json() for k, v in self.drift.items()},
-            "outliers": {k: list(v) for k, v in self.outliers.items()},
-            "notes": list(self.notes),
-        }
-
-
-def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
-    """Tuples become lists so ``json.dumps`` output is stable."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,9 +23,9 @@ import numpy as np
 from scipy.special import gammaln
 
 from jvmlab.analyze.bootstrap import mean_ci
-from jvmlab.analyze.compare import block_sums, compare, ratio_paired_bca, ratio_unpaired
+from jvmlab.analyze.compare import block_bca, block_sums, compare, ratio_paired_bca, ratio_unpaired
 from jvmlab.analyze.describe import describe
-from jvmlab.analyze.difference import difference_paired_bca, difference_test
+from jvmlab.analyze.difference import difference_test
 from jvmlab.analyze.model import Clean, Interval
 from jvmlab.analyze.smallsample import T_SMALL_N
 from jvmlab.analyze.tails import BCA_HEAVY_TAIL
@@ -129,7 +129,7 @@ def coverage(n_blocks: int, kind: str, effect: float, reps: int, seed: int,
         sums = block_sums(cell, base)
         if diffs:
             dt = difference_test(cell, base, diff_rng, n_boot, n_perm)
-            d_bca = difference_paired_bca(sums, diff_rng, n_boot)[1] if sums is not None else dt.ci95
+            d_bca = block_bca(sums, np.subtract, diff_rng, n_boot)[1] if sums is not None else dt.ci95
             diff_kind = dt.ci_kind or ""
             diff_printed += dt.ci_kind in MARKED or _holds(dt.ci95, true_diff)
             diff_bca += _holds(d_bca, true_diff)

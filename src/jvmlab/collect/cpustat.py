@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def machine_cpu_s() -> tuple[float, float] | None:
@@ -21,4 +21,4 @@ def machine_cpu_s() -> tuple[float, float] | None:
         return None
     idle = values[3] + (values[4] if len(values) > 4 else 0)
     steal = values[7] if len(values) > 7 else 0
-    return (sum(values[:8]) - idle - steal) / _CLK_TCK, steal / _CLK_TCK
+    return (sum(values[:8]) - idle - steal) / CLK_TCK, steal / CLK_TCK

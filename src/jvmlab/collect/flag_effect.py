@@ -133,10 +133,9 @@ def evaluate(requested: dict[str, tuple[str, str]], final: dict[str, str], lines
     """Evidence per requested flag (pure: the probe's tests feed it directly)."""
     results = []
     for name, (text, wanted) in requested.items():
-        items: list[tuple[bool | None, str]] = []
-        for item in (_from_final(name, wanted, final), _from_measures(name, wanted, final, seen)):
-            if item is not None:
-                items.append(item)
+        items: list[tuple[bool | None, str]] = [
+            item for item in (_from_final(name, wanted, final), _from_measures(name, wanted, final, seen))
+            if item is not None]
         items.extend(_from_warnings(name, lines) if wanted != "false" else [])
         negative = [e for ok, e in items if ok is False]
         if negative:

@@ -121,7 +121,6 @@ class GcProbe(NullProbe):
         self.level = level
         self.pid: int | None = None
         self.warning_lines: list[str] = []
-        self.log_path: Path | None = None
 
     def jvm_args(self) -> list[str]:
         return gc_log_args(self.ctx.jdk, self.ctx.artifacts_dir, self.level)
@@ -137,7 +136,6 @@ class GcProbe(NullProbe):
             return Collected(hazards=[Hazard(NO_GC_LOG, "the JVM wrote no GC log", hint=_missing_hint(self.ctx))])
         own = self.ctx.artifacts_dir / f"gc-{self.pid}.log"
         path = own if own in logs else logs[0]
-        self.log_path = path
         try:
             return self._summarize(path, logs, result)
         except Exception as err:  # noqa: BLE001 - a broken log must not lose the invocation

@@ -50,10 +50,6 @@ class JfrDigest:
     alloc_stacks: dict[str, float] = field(default_factory=dict)  # allocation samples (bytes)
     recording_s: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"metrics": self.metrics, "missing": self.missing, "gc_phases_ms": self.gc_phases_ms,
-                "recording_s": self.recording_s}
-
 
 def iso_duration_s(text: Any) -> float | None:
     """Seconds from an ISO-8601 duration as ``jfr print --json`` writes them (``PT0.0029S``);

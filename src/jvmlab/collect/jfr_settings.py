@@ -47,14 +47,6 @@ class JfrSettings:
     file: Path | None = None  # the derived file, when one is used
     note: str = ""  # why the JDK's own file is used instead of the derived one
 
-    def to_json(self) -> dict[str, object]:
-        doc: dict[str, object] = {"settings": self.name, "settings_argument": self.argument}
-        if self.file is not None:
-            doc["sampler_period"] = SAMPLER_PERIOD
-        if self.note:
-            doc["settings_note"] = self.note
-        return doc
-
 
 def never(name: str, control: str | None) -> bool:
     """An :data:`EventFilter` that switches nothing off."""

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.collect.base import NullProbe
-from jvmlab.collect.cpustat import machine_cpu_s
+from jvmlab.collect.cpustat import CLK_TCK, machine_cpu_s
 from jvmlab.collect.threads import APP, GC, GROUPS, JIT, VM, thread_group
 from jvmlab.metrics import OTHER_SHARE, RUN_DELAY, STEAL_SHARE
 from jvmlab.model import hazards
@@ -69,7 +69,6 @@ _TREE_EVERY_S = 1.0
 _MAX_RUN_S = 7 * 24 * 3600  # the sampling loop's bound
 _MAX_PROCESSES = 64  # the tree's bound
 _SMALL_PROCESS = 4  # threads; children of such processes are looked for at every sample
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 ROLLUP_BUDGET = 0.005  # share of one core that reading smaps_rollup may use
 ROLLUP_RISE = 1.02  # smaps_rollup is read again when RSS is this much above the RSS at every earlier read ...
@@ -310,7 +309,7 @@ class TreeSampler:
         seen = len(self.last_ticks)
         delay_s = (self.retired_delay_ns + sum(self.last_delay_ns.values())) / 1e9 if self.schedstat else None
         return ProcSample(t_s, rss, pss if rollup else None, anon_huge if rollup else None, self.cpu_s(),
-                          process_ticks / _CLK_TCK if process_ticks else None, seen, delay_s)
+                          process_ticks / CLK_TCK if process_ticks else None, seen, delay_s)
 
     def _rollup_due(self, t_s: float, rss: int) -> bool:
         """Read smaps_rollup now? Not at the first sample nor within the budget's spacing; then
@@ -359,7 +358,7 @@ class TreeSampler:
         ticks = dict(self.retired)
         for group, value in self.last_ticks.values():
             ticks[group] += value
-        return {group: value / _CLK_TCK for group, value in ticks.items()}
+        return {group: value / CLK_TCK for group, value in ticks.items()}
 
     def close(self) -> None:
         for proc in self.processes.values():
@@ -595,7 +594,7 @@ def unseen_share(sample: ProcSample) -> float:
     beyond the rounding of per-thread clock ticks; 0 when the process's own figure is unknown."""
     if not sample.process_cpu_s:
         return 0.0
-    rounding_s = 2 * sample.threads_seen / _CLK_TCK
+    rounding_s = 2 * sample.threads_seen / CLK_TCK
     missed = sample.process_cpu_s - sum(sample.cpu_s.values()) - rounding_s
     return max(0.0, missed) / sample.process_cpu_s
 

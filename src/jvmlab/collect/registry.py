@@ -93,11 +93,6 @@ def register(entry: CollectorEntry) -> CollectorEntry:
     return entry
 
 
-def unregister(name: str) -> None:
-    """Remove a collector (tests that register their own clean up with this)."""
-    REGISTRY.pop(name, None)
-
-
 # [collect] keys that are not collectors: the executor's output cap (spec/model.py Collect).
 RESERVED_KEYS = frozenset({"output_cap_bytes"})
 

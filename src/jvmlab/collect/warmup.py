@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.ndimage import median_filter
@@ -83,13 +82,6 @@ class WarmupResult:
     steady_rate: float | None
     warmup_s: float | None
     noise_sd: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["class"] = data.pop("klass")
-        data["changepoints_s"] = list(self.changepoints_s)
-        data["segments"] = [asdict(s) for s in self.segments]
-        return data
 
 
 def noise_sd(values: np.ndarray) -> float:

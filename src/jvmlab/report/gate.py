@@ -68,7 +68,8 @@ def _worst(checks: Sequence[GateCheck]) -> GateCheck | None:
     measured = [c for c in checks if c.comparison.ratio is not None]
     if not measured:
         return None
-    return max(measured, key=lambda c: (c.comparison.ratio or 1.0) * (1 if c.worse_when_higher else -1))
+    return max(measured, key=lambda c: (c.comparison.ratio or 1.0)
+               * (1 if c.condition.bad_when_higher(c.lower_is_better) else -1))
 
 
 def summary_line(result: GateResult, baseline_id: int, new_id: int, inconclusive: str = DEFAULT_INCONCLUSIVE,

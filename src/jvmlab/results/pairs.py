@@ -22,7 +22,7 @@ import numpy as np
 
 from jvmlab.analyze.bootstrap import rng_for
 from jvmlab.analyze.compare import block_sums, ratio_paired, ratio_unpaired
-from jvmlab.analyze.difference import mean_difference
+from jvmlab.analyze.difference import difference_test
 from jvmlab.analyze.drift import drift
 from jvmlab.analyze.model import CellData, Clean, Comparison, MetricAnalysis, clean
 from jvmlab.results.compare import BusyWay, Disturbance, busy_way, disturbances
@@ -39,7 +39,8 @@ def _pair_rng(a: str, b: str, metric: str, what: str) -> np.random.Generator:
 def pair_difference(a_name: str, a: Clean, b_name: str, b: Clean, metric: str,
                     scale: float = 1.0) -> Interval3 | None:
     """mean(a) - mean(b), times ``scale``, with its 95% bootstrap CI (paired by block when possible)."""
-    d, ci = mean_difference(a, b, _pair_rng(a_name, b_name, metric, "diff"))
+    test = difference_test(a, b, _pair_rng(a_name, b_name, metric, "diff"))
+    d, ci = test.difference, test.ci95
     if d is None:
         return None
     lo, hi = ci if ci is not None else (math.nan, math.nan)
