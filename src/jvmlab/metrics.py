@@ -149,8 +149,6 @@ def scale_for(value: float, unit: str) -> tuple[float, str]:
     return 1.0, unit
 
 
-
-
 def format_value(value: float, unit: str) -> str:
     """Format a number in a unit, picking a readable scale."""
     if unit == "s":
