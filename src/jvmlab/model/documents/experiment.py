@@ -45,7 +45,6 @@ class CellIdentityDocument(Document):
     """Stored cell index -> its identity (version 1 stored the map itself, without a version)."""
 
     KIND = "cell_identity"
-    VERSION = 1
 
     cells: dict[int, CellIdentity]
 
@@ -79,7 +78,6 @@ class SpecHistoryDocument(Document):
     stored the list itself)."""
 
     KIND = "spec_history"
-    VERSION = 1
 
     changes: tuple[SpecChange, ...]
 
@@ -151,7 +149,6 @@ class ArchivesDocument(Document):
     """The archives made before the run, one per cell that asked for one."""
 
     KIND = "archives"
-    VERSION = 1
 
     archives: tuple[ArchiveRecord, ...]
 
@@ -169,7 +166,6 @@ class ImportDocument(Document):
     details, whole (version 1 stored the map itself)."""
 
     KIND = "import"
-    VERSION = 1
 
     sources: dict[str, JsonObject]
 
@@ -212,7 +208,6 @@ class GcAdviseDocument(Document):
     and the winning fix `apply` prints (None: no fix removed the findings without a cost)."""
 
     KIND = "gc_advise"
-    VERSION = 1
 
     source: str
     findings: tuple[JsonObject, ...]

@@ -33,7 +33,6 @@ class ProbeOutcome(Document):
     """One run at one heap size; stored inside its invocation as the ``minheap_probe`` document."""
 
     KIND = "minheap_probe"
-    VERSION = 1
 
     heap_bytes: int
     verdict: Verdict
@@ -143,7 +142,6 @@ class MinHeapDocument(Document):
     derived from the probes, rewritten after each cell."""
 
     KIND = "minheap"
-    VERSION = 1
 
     request: MinHeapRequestRecord
     cells: dict[int, MinHeapCellRecord]
@@ -180,7 +178,6 @@ class HeapSweepDocument(Document):
     """A heap sweep's levels, the minimum they are multiples of, and the search it came from."""
 
     KIND = "heap_sweep"
-    VERSION = 1
 
     levels: tuple[HeapLevel, ...]
     reference_bytes: int | None  # None: absolute sizes

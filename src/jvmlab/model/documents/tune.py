@@ -115,7 +115,6 @@ class TuneDocument(Document):
     """A tuning run's result: trials, winner, Pareto points, confirmations, importances."""
 
     KIND = "tune"
-    VERSION = 1
 
     objectives: tuple[TunedObjective, ...]
     guardrails: tuple[str, ...]
@@ -166,7 +165,6 @@ class TuneClusterDocument(Document):
     """How a tuning run was spread: blocks at a time (kept for every resume) and the nodes accepted."""
 
     KIND = "tune-cluster"
-    VERSION = 1
 
     width: int
     nodes: tuple[str, ...]
