@@ -101,9 +101,5 @@ def train(pc: PreparedCell, flags: list[str], ctx: RunContext, path: Path, step:
 
 
 def tail(log: Path) -> str:
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no output)"
-    text = " | ".join(line.strip() for line in text.strip().splitlines()[-6:])
+    text = " | ".join(line.strip() for line in read_log(log).strip().splitlines()[-6:])
     return text[-TAIL_CHARS:] or "(no output)"

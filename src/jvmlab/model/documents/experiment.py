@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from jvmlab.model.documents.base import Document, JsonObject, mapping, strings
+from jvmlab.model.documents.base import Document, JsonObject, mapping, opt_str, strings
 
 IDENTITY_PARTS = ("flags", "jdk", "workload", "template")  # what must not change for a stored cell
 
@@ -25,9 +25,6 @@ class CellIdentity:
     jdk: JsonObject | None = None
     workload: JsonObject | None = None
     template: JsonObject | None = None
-
-    def part(self, name: str) -> Any:
-        return getattr(self, name)
 
     def body(self) -> JsonObject:
         return {"name": self.name, "flags": list(self.flags), "jdk": self.jdk, "workload": self.workload,
@@ -196,9 +193,8 @@ class GcFixLevelRecord:
     @classmethod
     def decode(cls, data: Any) -> GcFixLevelRecord:
         d = mapping(data)
-        group = d.get("group")
         return cls(str(d["name"]), strings(d.get("flags") or ()), strings(d.get("findings") or ()),
-                   strings(d.get("reasons") or ()), None if group is None else str(group))
+                   strings(d.get("reasons") or ()), opt_str(d.get("group")))
 
 
 @dataclass(frozen=True, slots=True)
