@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from jvmlab.errors import UserError
@@ -22,10 +23,6 @@ HEARTBEAT_S = 15.0  # a "still training" line this often, so a silent minute nev
 POLL_S = 0.5
 
 
-def _stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 @dataclass(frozen=True)
 class RunContext:
     """How the training and check runs start: like the measured runs."""
@@ -33,7 +30,7 @@ class RunContext:
     cwd: Path
     env: dict[str, str]
     timeout_s: float
-    notify: Callable[[str], None] = field(default=_stderr_line, compare=False)
+    notify: Callable[[str], None] = field(default=partial(print, file=sys.stderr, flush=True), compare=False)
 
 
 @dataclass(frozen=True)

@@ -74,14 +74,10 @@ def free_bytes(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-def copy_key(home: Path) -> str:
+def copy_dir_for(home: Path, tmpfs_dir: Path) -> Path:
     """Names the copy: the same JDK (same path, same release and modules) finds the same copy."""
     digest = hashlib.sha256(f"{Path(home).resolve()}\0{jdk_checksum(home)}".encode()).hexdigest()
-    return digest[:12]
-
-
-def copy_dir_for(home: Path, tmpfs_dir: Path) -> Path:
-    return tmpfs_dir / f"{PREFIX}{Path(home).resolve().name}-{copy_key(home)}"
+    return tmpfs_dir / f"{PREFIX}{Path(home).resolve().name}-{digest[:12]}"
 
 
 def tree_size_bytes(root: Path) -> int:
