@@ -30,6 +30,7 @@ JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)
 REPORT_UNKNOWN_XX = "-XX:-IgnoreUnrecognizedXXColonOptions"
 VERBOSE_SIZES = "-verbose:sizes"
 GC_POLICIES = ("gencon", "balanced", "optavgpause", "optthruput", "metronome", "nogc")
+GC_FLAGS = {policy: f"-Xgcpolicy:{policy}" for policy in GC_POLICIES}  # documented in docs/jdks.md
 
 _COMPONENT = re.compile(r"^\s*(OpenJ9|OMR|JCL|OpenJDK|IBM)\s+-\s+(\S+)(?:\s+based on\s+([^)\s]+))?")
 _VM_BUILD = re.compile(r"\(build\s+([^,]+),")
