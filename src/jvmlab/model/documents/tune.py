@@ -40,9 +40,8 @@ class TunedConfig:
     @classmethod
     def decode(cls, data: Any) -> TunedConfig:
         d = mapping(data)
-        run = d.get("run_flags")
         return cls(dict(mapping(d.get("values") or {})), str(d["jvm"]), strings(d["flags"]),
-                   strings(run) if run is not None else None)
+                   opt(d.get("run_flags"), strings))
 
 
 @dataclass(frozen=True, slots=True)
