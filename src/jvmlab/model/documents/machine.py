@@ -9,7 +9,7 @@ Version 1 is the layout written before documents had versions; ``flag_effect`` a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from jvmlab.model.documents.base import Document, JsonObject, mapping, opt_float, opt_int, strings
@@ -80,8 +80,7 @@ class LimitsDocument(Document):
     oom_kills: int | None
 
     def body(self) -> JsonObject:
-        return {"cpus": self.cpus, "memory_bytes": self.memory_bytes, "cpu_mode": self.cpu_mode,
-                "cgroup_version": self.cgroup_version, "oom_kills": self.oom_kills}
+        return asdict(self)
 
     @classmethod
     def decode(cls, data: Any, version: int) -> LimitsDocument:

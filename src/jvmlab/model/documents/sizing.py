@@ -6,7 +6,7 @@ what is stored is what the bisection reads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -104,9 +104,7 @@ class MinHeapRequestRecord:
     timeout_s: float | None = None
 
     def body(self) -> JsonObject:
-        return {"lower_bytes": self.lower_bytes, "upper_bytes": self.upper_bytes, "step_bytes": self.step_bytes,
-                "repeats": self.repeats, "max_probes": self.max_probes, "fail_pattern": self.fail_pattern,
-                "timeout_s": self.timeout_s}
+        return asdict(self)
 
     @classmethod
     def decode(cls, data: Any) -> MinHeapRequestRecord:
