@@ -147,10 +147,8 @@ def format_value(value: float, unit: str) -> str:
             return f"{value / 1000:.2f} s"
         return f"{value:.2f} ms" if abs(value) < 100 else f"{value:.0f} ms"
     if unit == "bytes":
-        for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-            if abs(value) >= scale:
-                return f"{value / scale:.1f} {name}"
-        return f"{value:.0f} B"
+        divisor, name = scale_for(value, unit)
+        return f"{value:.0f} B" if name == "B" else f"{value / divisor:.1f} {name}"
     if unit == "share":
         return f"{value * 100:.1f}%"
     if unit == "%":

@@ -450,6 +450,4 @@ def _level(text: str) -> str:
 def _sanitize(text: str) -> str:
     """A valid level name (letters, digits, _ . -, not starting with a digit or a dash)."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.-")[:60]
-    if name and not FACTOR_NAME.match(name):
-        name = f"_{name}"
-    return name
+    return name if not name or FACTOR_NAME.match(name) else f"_{name}"
