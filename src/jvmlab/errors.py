@@ -64,17 +64,11 @@ def hide_passwords(text: str) -> str:
     return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)
 
 
-def without_passwords(command: str) -> tuple[str, bool]:
-    """A command to copy, with each URL's password left out (``scheme://USER@``: the driver
-    then reads it from PGPASSWORD or ~/.pgpass), and whether one was left out."""
-    stripped = _PASSWORD.sub(lambda m: f"{m.group('head')}@", command)
-    return stripped, stripped != command
-
-
 def resume_line(command: str) -> str:
-    """A command that continues a run, as printed: without any password, saying so."""
-    stripped, hidden = without_passwords(command)
-    return f"{stripped} ({PASSWORD_NOTE})" if hidden else stripped
+    """A command that continues a run, as printed: each URL's password left out, saying so
+    (``scheme://USER@``: the driver then reads it from PGPASSWORD or ~/.pgpass)."""
+    stripped = _PASSWORD.sub(lambda m: f"{m.group('head')}@", command)
+    return f"{stripped} ({PASSWORD_NOTE})" if stripped != command else stripped
 
 
 def parse_option(option: str, text: str, parse: Callable[[str], T]) -> T:

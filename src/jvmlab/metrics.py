@@ -8,7 +8,7 @@ is not registered by name can still be used when its prefix is registered (for e
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -121,19 +121,6 @@ def format_compact(value: float, unit: str) -> str:
     return f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}"
 
 
-# The ways a metric is written: "default" (experiment tables: fixed decimals per unit) and
-# "compact" (GC tables: three significant digits, the unit chosen by size).
-STYLES = ("default", "compact")
-
-
-def formatter(name: str, style: str = "default") -> Callable[[float | None], str]:
-    """How a registered metric is written in a table of the given style."""
-    metric = get(name)
-    if style not in STYLES:
-        raise ValueError(f"unknown format style {style!r}; choose from {', '.join(STYLES)}")
-    return metric.compact if style == "compact" else metric.format
-
-
 def scale_for(value: float, unit: str) -> tuple[float, str]:
     """(divisor, suffix) that shows ``value`` readably: seconds as ms below 1 s, bytes in
     KiB/MiB/GiB. Used to print a value and its spread or interval in one unit."""
@@ -149,8 +136,6 @@ def scale_for(value: float, unit: str) -> tuple[float, str]:
     return 1.0, unit
 
 
-
-
 def format_value(value: float, unit: str) -> str:
     """Format a number in a unit, picking a readable scale."""
     if unit == "s":
@@ -162,10 +147,8 @@ def format_value(value: float, unit: str) -> str:
             return f"{value / 1000:.2f} s"
         return f"{value:.2f} ms" if abs(value) < 100 else f"{value:.0f} ms"
     if unit == "bytes":
-        for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-            if abs(value) >= scale:
-                return f"{value / scale:.1f} {name}"
-        return f"{value:.0f} B"
+        divisor, name = scale_for(value, unit)
+        return f"{value:.0f} B" if name == "B" else f"{value / divisor:.1f} {name}"
     if unit == "share":
         return f"{value * 100:.1f}%"
     if unit == "%":
@@ -309,16 +292,12 @@ _DYNAMIC_PREFIXES = {"workload.": True, "gc.": True, "jmh.": True, "load.": True
 JMH_PREFIX = "jmh."
 
 
-def jmh_lower_is_better(unit: str) -> bool:
-    """A JMH score's direction, from its unit: throughput modes score ``ops/<time>`` (higher
-    is better); average-time, sample-time and single-shot modes score ``<time>/op`` (lower)."""
-    return not unit.startswith("ops/")
-
-
 def _guess_lower(name: str, unit: str) -> bool:
-    """Direction of a metric made at run time: JMH's by its mode's unit, others by name/unit."""
+    """Direction of a metric made at run time: JMH's by its mode's unit (throughput modes score
+    ``ops/<time>``, higher is better; average-time, sample-time and single-shot modes score
+    ``<time>/op``, lower is better), others by name/unit."""
     if name.startswith(JMH_PREFIX):
-        return jmh_lower_is_better(unit)
+        return not unit.startswith("ops/")
     return not is_rate(name, unit)
 
 
@@ -344,17 +323,6 @@ def dynamic_metric(name: str, unit: str, lower_is_better: bool | None = None) ->
     Its direction is guessed from its name and unit unless given (rates: higher is better)."""
     lower = _guess_lower(name, unit) if lower_is_better is None else lower_is_better
     return Metric(name, unit, lower, f"{name} (reported at run time)")
-
-
-def register_dynamic(name: str, unit: str, lower_is_better: bool | None = None) -> Metric:
-    """Register a run-time metric in the process-wide registry.
-
-    Kept for callers outside an experiment (tests of the direction guess); an experiment's
-    own metrics live in its :class:`MetricRegistry` (``DEFAULT.extended(units)``), so
-    loading one experiment never changes what another one reads."""
-    metric = REGISTRY.get(name) or dynamic_metric(name, unit, lower_is_better)
-    REGISTRY[name] = metric
-    return metric
 
 
 @dataclass(frozen=True)

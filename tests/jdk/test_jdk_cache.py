@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 from jdk_test_paths import TEMURIN25_HOME
 
-from jvmlab.jdk.cache import CACHE_FILE, JdkCache, cache_dir
+from jvmlab.jdk.cache import CACHE_FILE, JdkCache
 from jvmlab.jdk.discover import discover
 from jvmlab.jdk.identify import identify
 from jvmlab.jdk.proc import JVM_STARTS
+from jvmlab.paths import cache_root
 
 
 def test_cache_dir_follows_environment(tmp_path: Path) -> None:
-    assert cache_dir({"JVMLAB_CACHE_DIR": str(tmp_path / "a"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "a"
-    assert cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "jvmlab"
-    assert cache_dir({}) == Path.home() / ".cache" / "jvmlab"
+    assert cache_root({"JVMLAB_CACHE_DIR": str(tmp_path / "a"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "a"
+    assert cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "jvmlab"
+    assert cache_root({}) == Path.home() / ".cache" / "jvmlab"
 
 
 def _fake_home(tmp_path: Path) -> Path:

@@ -60,8 +60,8 @@ def test_sample_mode_forks_come_from_the_histogram() -> None:
 
 
 def test_the_registry_reads_direction_from_jmhs_unit() -> None:
-    assert registry.register_dynamic("jmh.A.thrpt_like", "ops/ms").lower_is_better is False
-    assert registry.register_dynamic("jmh.A.avgt_like", "us/op").lower_is_better is True
+    assert registry.dynamic_metric("jmh.A.thrpt_like", "ops/ms").lower_is_better is False
+    assert registry.dynamic_metric("jmh.A.avgt_like", "us/op").lower_is_better is True
     assert registry.get("jmh.B.x", "ops/s").lower_is_better is False
     assert registry.get("jmh.B.y", "ns/op").lower_is_better is True
 
@@ -141,7 +141,7 @@ def test_profiler_metrics_become_metrics_of_their_benchmark() -> None:
     raw = json.loads((DATA / "jmh-jdk17-prof-gc.json").read_text())[0]["secondaryMetrics"]["gc.alloc.rate.norm"]
     (entry,) = read_results(DATA / "jmh-jdk17-prof-gc.json")
     name = "jmh.JMHSample_01_HelloWorld.wellHelloThere:gc.alloc.rate.norm"
-    assert entry.units()[name] == "B/op" and registry.register_dynamic(name, "B/op").lower_is_better
+    assert entry.units()[name] == "B/op" and registry.dynamic_metric(name, "B/op").lower_is_better
     for fork, iterations in enumerate(raw["rawData"]):
         assert entry.fork_metrics(fork)[name] == pytest.approx(sum(iterations) / len(iterations))
     assert set(entry.fork_metrics(0)) == {entry.metric, name, entry.metric + ":gc.alloc.rate",

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from jvmlab.machine import doctor
-from jvmlab.machine.thp import meminfo
+from jvmlab.machine.fingerprint import meminfo
 
 FIELDS = {"thp_enabled", "thp_defrag", "hugepages", "overcommit", "swap", "cgroup_cpu", "cgroup_memory",
           "cpu_model", "cpu_count", "cpu_governor", "load", "tmpfs", "perf_counters"}

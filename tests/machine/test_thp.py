@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from jvmlab.machine import thp
+from jvmlab.machine import fingerprint, thp
 from jvmlab.model import hazards
 
 MEMINFO = "MemTotal:       24684096 kB\nHugePages_Total:       0\nHugepagesize:       2048 kB\n"
 
 
 def test_meminfo_parses_kilobytes_and_counts() -> None:
-    info = thp.meminfo(MEMINFO)
+    info = fingerprint.meminfo(MEMINFO)
     assert info == {"MemTotal": 24684096 * 1024, "HugePages_Total": 0, "Hugepagesize": 2 << 20}
 
 

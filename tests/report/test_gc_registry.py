@@ -90,13 +90,13 @@ def test_gc_compare_rows_format_by_the_registry() -> None:
     comparisons = compare_sets(docs_a, docs_b, seed=1)
     rows = {row[0]: row for row in gccompare.rows(comparisons)}
     p99 = next(c for c in comparisons if c.metric == "pause_p99_ms")
-    assert rows["pause p99"][1] == f"{metrics.formatter('gc.pause_p99_ms', 'compact')(p99.mean_a)} (n=1)"
+    assert rows["pause p99"][1] == f"{metrics.get('gc.pause_p99_ms').compact(p99.mean_a)} (n=1)"
     assert "µs" in rows["pause p99"][2]  # generational ZGC pauses are sub-millisecond
 
 
 def test_formatter_styles() -> None:
-    assert metrics.formatter("gc.pause_max_ms", "compact")(0.85) == "850 µs"
-    assert metrics.formatter("gc.pause_max_ms")(0.85) == "0.85 ms"  # experiment tables unchanged
-    assert metrics.formatter("gc.heap_max_used_mb", "compact")(2048.0) == "2 GB"
-    assert metrics.formatter("gc.alloc_rate_mb_s", "compact")(None) == "-"
+    assert metrics.get("gc.pause_max_ms").compact(0.85) == "850 µs"
+    assert metrics.get("gc.pause_max_ms").format(0.85) == "0.85 ms"  # experiment tables unchanged
+    assert metrics.get("gc.heap_max_used_mb").compact(2048.0) == "2 GB"
+    assert metrics.get("gc.alloc_rate_mb_s").compact(None) == "-"
     assert metrics.get("gc.throughput_pct").compact(99.123) == "99.12%"

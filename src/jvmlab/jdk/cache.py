@@ -15,7 +15,6 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,6 @@ CACHE_FORMAT = 1
 CACHE_FILE = "jdks.json"
 
 _LOCK = threading.Lock()  # check_many() and GC probes run in threads of one process
-
-
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where jvmlab keeps its caches, following the documented environment variables."""
-    return cache_root(env)
 
 
 def fingerprint(home: Path) -> dict[str, Any] | None:
@@ -58,7 +52,7 @@ class JdkCache:
     """Read and write cached facts (``kind`` such as "info" or "flag_names") per JDK home."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        self.directory = cache_dir() if directory is None else directory
+        self.directory = cache_root() if directory is None else directory
 
     @property
     def path(self) -> Path:

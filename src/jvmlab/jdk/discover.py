@@ -78,16 +78,10 @@ def discover(*, env: Mapping[str, str] | None = None, cache: JdkCache | None = N
             info = identify(home, cache=cache)
         except UserError:
             continue  # broken or foreign directory: not a JDK we can use
-        info = _with_origins(info, seen)
+        info = replace(info, sources=_unique(c.source for c in seen), aliases=_unique(str(c.path) for c in seen))
         known = by_java_home.get(info.home)
         by_java_home[info.home] = info if known is None else _merge(known, info)
     return sorted(by_java_home.values(), key=lambda jdk: (version_key(jdk), str(jdk.home)))
-
-
-def _with_origins(info: JdkInfo, seen: list[Candidate]) -> JdkInfo:
-    sources = _unique(c.source for c in seen)
-    aliases = _unique(str(c.path) for c in seen)
-    return replace(info, sources=sources, aliases=aliases)
 
 
 def _merge(a: JdkInfo, b: JdkInfo) -> JdkInfo:

@@ -22,7 +22,7 @@ _DID_YOU_MEAN = re.compile(r"Did you mean '(?:\(\+/-\))?([^'=]+)(?:=<value>)?'\?
 _VM_OPTION = re.compile(r"VM option '([^'=]+)")
 _UNRECOGNIZED_LAUNCHER = re.compile(r"Unrecognized option: (\S+)")
 _LOG_PREFIX = re.compile(r"^(?:\[[^\]]*\])+\s*")
-_NOISE = (
+JVM_BOILERPLATE = (  # the launcher's words around the JVM's own
     "Error: Could not create the Java Virtual Machine.",
     "Error: A fatal exception has occurred. Program will exit.",
     "Error occurred during initialization of VM",
@@ -83,7 +83,7 @@ def jvm_message(text: str) -> str:
     lines: list[str] = []
     for raw in text.splitlines():
         line = _LOG_PREFIX.sub("", raw.strip()).strip().rstrip(".")
-        if not line or f"{line}." in _NOISE or line in _NOISE or line.startswith(_NOISE_PREFIXES):
+        if not line or f"{line}." in JVM_BOILERPLATE or line in JVM_BOILERPLATE or line.startswith(_NOISE_PREFIXES):
             continue
         if line not in lines:
             lines.append(line)

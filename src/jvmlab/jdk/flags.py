@@ -62,12 +62,10 @@ def check_flags(jdk: JdkInfo, flags: Sequence[str], *, cache: JdkCache | None = 
         return openj9.check_flags(jdk, given, _run, rejection_line)
     current = list(given)
     added: list[str] = []
-    hotspot = jdk.vm_kind != "OpenJ9"
-    table_flag = ["-XX:+PrintFlagsFinal"] if hotspot else []
     for _ in range(MAX_UNLOCK_RETRIES + 1):
         # Checked, never done: pre-touching a 4 GB heap to validate a flag takes a minute.
-        checked = without_pre_touch(current) if hotspot else current
-        run = _run(jdk, [*checked, *table_flag, "-version"])
+        checked = without_pre_touch(current)
+        run = _run(jdk, [*checked, "-XX:+PrintFlagsFinal", "-version"])
         if run.ok:
             return _result(current, added, run, heap.warnings, pre_touch=checked != current)
         rejection = read_rejection(run, given, lambda: flag_names(jdk, cache=cache))

@@ -15,6 +15,7 @@ from pathlib import Path
 from jvmlab.errors import UserError
 from jvmlab.jdk import azul, openj9
 from jvmlab.jdk.cache import JdkCache
+from jvmlab.jdk.flagerrors import JVM_BOILERPLATE
 from jvmlab.jdk.proc import JavaRun, run_java
 from jvmlab.model.jdk import JdkInfo, launcher_name
 
@@ -33,7 +34,6 @@ HOTSPOT_GCS: tuple[tuple[str, str], ...] = (
 )
 CMS_GC = ("CMS", "-XX:+UseConcMarkSweepGC")
 CMS_LAST_FEATURE = 13  # JDK 14 removed CMS but only warns "Ignoring option" and starts anyway
-OPENJ9_GC_POLICIES = openj9.GC_POLICIES
 
 _PROPERTY = re.compile(r"^ {4}(\S+) = (.*)$")
 _RELEASE = re.compile(r'^([A-Z_][A-Z0-9_]*)="?(.*?)"?\s*$')
@@ -192,7 +192,7 @@ def probe_gcs(java: Path, feature: int, vm_kind: str) -> tuple[str, ...]:
     if vm_kind == azul.KIND:
         return (azul.COLLECTOR,)  # Prime has C4 only; HotSpot's -XX:+UseXGC probes would mislead
     if vm_kind == "OpenJ9":
-        probes = [(name, [f"-Xgcpolicy:{name}", "-version"]) for name in OPENJ9_GC_POLICIES]
+        probes = [(name, [f"-Xgcpolicy:{name}", "-version"]) for name in openj9.GC_POLICIES]
     else:
         gcs = HOTSPOT_GCS + ((CMS_GC,) if feature <= CMS_LAST_FEATURE else ())
         probes = [(name, ["-XX:+UnlockExperimentalVMOptions", flag, "-version"]) for name, flag in gcs]
@@ -210,19 +210,12 @@ def _gc_started(run: JavaRun, option: str) -> bool:
     return run.ok
 
 
-_BOILERPLATE = (
-    "Error: Could not create the Java Virtual Machine.",
-    "Error: A fatal exception has occurred. Program will exit.",
-    "Error occurred during initialization of VM",
-)
-
-
 def first_message_line(run: JavaRun) -> str:
     """The first informative line a failed JVM printed (for one-line error messages)."""
     if run.returncode is None:
         return "timed out"
     for line in (run.stderr + "\n" + run.stdout).splitlines():
         line = line.strip()
-        if line and line not in _BOILERPLATE:
+        if line and line not in JVM_BOILERPLATE:
             return line
     return f"exit code {run.returncode}"

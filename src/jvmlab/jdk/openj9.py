@@ -30,7 +30,7 @@ JIT = "Testarossa"  # OpenJ9's JIT (with AOT through the shared classes cache)
 REPORT_UNKNOWN_XX = "-XX:-IgnoreUnrecognizedXXColonOptions"
 VERBOSE_SIZES = "-verbose:sizes"
 GC_POLICIES = ("gencon", "balanced", "optavgpause", "optthruput", "metronome", "nogc")
-GC_FLAGS = {policy: f"-Xgcpolicy:{policy}" for policy in GC_POLICIES}
+GC_FLAGS = {policy: f"-Xgcpolicy:{policy}" for policy in GC_POLICIES}  # documented in docs/jdks.md
 
 _COMPONENT = re.compile(r"^\s*(OpenJ9|OMR|JCL|OpenJDK|IBM)\s+-\s+(\S+)(?:\s+based on\s+([^)\s]+))?")
 _VM_BUILD = re.compile(r"\(build\s+([^,]+),")
@@ -128,11 +128,6 @@ def is_openj9_release(release: dict[str, str]) -> bool:
 RunJava = Callable[[JdkInfo, list[str]], JavaRun]
 
 
-def check_args(flags: Sequence[str]) -> list[str]:
-    """The probe's argv (without the launcher): report unknown -XX, print final sizes, exit."""
-    return [REPORT_UNKNOWN_XX, *flags, VERBOSE_SIZES, "-version"]
-
-
 def read_rejection(run: JavaRun, flags: Sequence[str]) -> Rejection:
     """OpenJ9's refusal: the JVMJ9... message, the culprit and a close documented option."""
     text = run.stderr + "\n" + run.stdout
@@ -176,7 +171,7 @@ def check_flags(jdk: JdkInfo, flags: Sequence[str], run_java: RunJava, line: Cal
     ``line`` is :func:`jvmlab.jdk.flags.rejection_line`, so the message reads as on HotSpot.
     """
     given = list(flags)
-    run = run_java(jdk, check_args(given))
+    run = run_java(jdk, [REPORT_UNKNOWN_XX, *given, VERBOSE_SIZES, "-version"])  # unknown -XX refused, sizes shown
     if not run.ok:
         raise UserError(line(jdk, given, read_rejection(run, given)))
     sizes = final_sizes(run.stdout + "\n" + run.stderr)

@@ -28,12 +28,13 @@ _NAME = re.compile(r"(?<![\w$])[\w$]+(?:[./$][\w$]+)+(?:\[\])*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
-def _jar_classes(jar: Path) -> set[str]:
+def _jar_classes(jar: Path, manifest_jars: bool = True) -> set[str]:
+    """The classes of a jar and (``manifest_jars``) of the jars its manifest's Class-Path names."""
     try:
         with zipfile.ZipFile(jar) as zf:
             names = zf.namelist()[:MAX_JAR_ENTRIES]
             manifest = zf.read("META-INF/MANIFEST.MF").decode("utf-8", "replace") if \
-                "META-INF/MANIFEST.MF" in names else ""
+                manifest_jars and "META-INF/MANIFEST.MF" in names else ""
     except (OSError, zipfile.BadZipFile):
         return set()
     out = {n[:-6].replace("/", ".") for n in names
@@ -41,17 +42,8 @@ def _jar_classes(jar: Path) -> set[str]:
     for entry in _manifest_class_path(manifest):
         target = (jar.parent / entry)
         if target.suffix == ".jar" and target.is_file() and target != jar:
-            out |= _jar_classes_flat(target)
+            out |= _jar_classes(target, manifest_jars=False)
     return out
-
-
-def _jar_classes_flat(jar: Path) -> set[str]:
-    try:
-        with zipfile.ZipFile(jar) as zf:
-            return {n[:-6].replace("/", ".") for n in zf.namelist()[:MAX_JAR_ENTRIES]
-                    if n.endswith(".class") and not n.startswith("META-INF/") and n != "module-info.class"}
-    except (OSError, zipfile.BadZipFile):
-        return set()
 
 
 def _manifest_class_path(manifest: str) -> list[str]:
@@ -76,7 +68,7 @@ def app_class_names(launch: Launch, cwd: Path | None = None) -> set[str]:
     for entry in launch.classpath:
         if entry.endswith("*"):
             for jar in sorted(resolve(entry[:-1] or ".").glob("*.jar")):
-                out |= _jar_classes_flat(jar)
+                out |= _jar_classes(jar, manifest_jars=False)
             continue
         path = resolve(entry)
         if path.is_dir():

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from jvmlab.errors import UserError
@@ -22,10 +23,6 @@ HEARTBEAT_S = 15.0  # a "still training" line this often, so a silent minute nev
 POLL_S = 0.5
 
 
-def _stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 @dataclass(frozen=True)
 class RunContext:
     """How the training and check runs start: like the measured runs."""
@@ -33,7 +30,7 @@ class RunContext:
     cwd: Path
     env: dict[str, str]
     timeout_s: float
-    notify: Callable[[str], None] = field(default=_stderr_line, compare=False)
+    notify: Callable[[str], None] = field(default=partial(print, file=sys.stderr, flush=True), compare=False)
 
 
 @dataclass(frozen=True)
@@ -101,9 +98,5 @@ def train(pc: PreparedCell, flags: list[str], ctx: RunContext, path: Path, step:
 
 
 def tail(log: Path) -> str:
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no output)"
-    text = " | ".join(line.strip() for line in text.strip().splitlines()[-6:])
+    text = " | ".join(line.strip() for line in read_log(log).strip().splitlines()[-6:])
     return text[-TAIL_CHARS:] or "(no output)"

@@ -43,9 +43,8 @@ from jvmlab.machine.archive_run import (
     train,
 )
 from jvmlab.plan.prepare import ArchiveRecord, PreparedCell
-from jvmlab.plan.template import AOT, CDS, PREP_KINDS, split_prepare
+from jvmlab.plan.template import AOT, CDS, split_prepare
 
-KINDS = PREP_KINDS  # CDS, AOT + OpenJ9 shared classes, Prime ReadyNow (vendor_prepare.KINDS)
 MIN_FEATURE = {CDS: 13, AOT: 24}  # ArchiveClassesAtExit: JDK 13; AOT cache: JDK 24 (JEP 483)
 
 
@@ -79,20 +78,17 @@ def make_archive(pc: PreparedCell, kind: str, path: Path, ctx: RunContext, log_d
     base = real_flags(pc)
     ctx.notify(f"preparing the {kind} of cell {pc.cell.name!r} ({pc.jdk.describe()}): training run ...")
     started = time.monotonic()
+    flags: tuple[str, ...] = (f"-XX:AOTCache={path}",)
+    check = ["-XX:AOTMode=on"]
     if kind == CDS:
         steps = {"train": base + [f"-XX:ArchiveClassesAtExit={path}"]}
-        flags: tuple[str, ...] = (f"-XX:SharedArchiveFile={path}",)
-        check = ["-Xshare:on"]
+        flags, check = (f"-XX:SharedArchiveFile={path}",), ["-Xshare:on"]
     elif feature >= 25:
         steps = {"train": base + [f"-XX:AOTCacheOutput={path}"]}
-        flags = (f"-XX:AOTCache={path}",)
-        check = ["-XX:AOTMode=on"]
     else:  # JDK 24: record a configuration, then create the cache from it
         conf = path.with_suffix(".aotconf")
         steps = {"record": base + ["-XX:AOTMode=record", f"-XX:AOTConfiguration={conf}"],
                  "create": base + ["-XX:AOTMode=create", f"-XX:AOTConfiguration={conf}", f"-XX:AOTCache={path}"]}
-        flags = (f"-XX:AOTCache={path}",)
-        check = ["-XX:AOTMode=on"]
     for step, step_flags in steps.items():
         train(pc, step_flags, ctx, logs, step)
     train_s = time.monotonic() - started

@@ -15,8 +15,7 @@ from typing import Any
 
 from jvmlab.machine import tmpfs
 from jvmlab.machine.check import Check, Verdict
-from jvmlab.machine.fingerprint import cpu_model, read_text, thp_setting
-from jvmlab.machine.thp import meminfo
+from jvmlab.machine.fingerprint import cpu_model, meminfo, read_text, thp_setting
 from jvmlab.machine.windows import windows_checks
 from jvmlab.machine.wsl import run_wsl_checks
 

@@ -251,8 +251,7 @@ class MachineEnvironment:
                               f"they live in RAM and cannot be evicted, "
                               f"so 'cold' is warm for them",
                               "expected for jdk_location=tmpfs; compare cold/warm on disk", pc.cell.name))
-        worst = max((r for r in report.checked if r.share is not None), key=lambda r: r.share or 0.0,
-                    default=None)
+        worst = report.worst
         if worst is not None and worst.share is not None and worst.share > RESIDENT_WARN_SHARE:
             out.append(Hazard(hazards.PAGE_CACHE, f"after eviction {worst.path.name} was still about "
                               f"{round(worst.share * 10) * 10}% in the page cache",

@@ -41,12 +41,19 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def mem_total_bytes() -> int | None:
-    raw = read_text(Path("/proc/meminfo"))
-    for line in (raw or "").splitlines():
-        if line.startswith("MemTotal:"):
-            return int(line.split()[1]) * 1024
-    return None
+def meminfo(text: str | None = None) -> dict[str, int]:
+    """/proc/meminfo as numbers: kB lines in bytes, counts (HugePages_*) as they are."""
+    if text is None:
+        text = read_text(Path("/proc/meminfo")) or ""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if not parts or not parts[0].isdigit():
+            continue
+        value = int(parts[0])
+        out[key.strip()] = value * 1024 if len(parts) > 1 and parts[1] == "kB" else value
+    return out
 
 
 def jdk_checksum(home: Path) -> str:
@@ -75,7 +82,7 @@ def fingerprint(jdk_homes: list[Path]) -> dict[str, Any]:
         "arch": uname.machine,
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "mem_total_bytes": mem_total_bytes(),
+        "mem_total_bytes": meminfo().get("MemTotal"),
         "thp_enabled": thp_setting("enabled"),
         "thp_defrag": thp_setting("defrag"),
         "python": platform.python_version(),

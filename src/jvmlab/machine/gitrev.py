@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
+from jvmlab.machine.fingerprint import read_text
 from jvmlab.model.documents import RevisionRecord
 from jvmlab.plan.revisions import RevisionSet, RevisionTree
 
@@ -80,15 +81,6 @@ def _first_line(proc: subprocess.CompletedProcess[str]) -> str:
     return (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or [f"exit {proc.returncode}"])[0]
 
 
-def repo_root(folder: Path) -> Path:
-    """The top of the git work tree holding ``folder``."""
-    proc = git(folder, ["rev-parse", "--show-toplevel"])
-    if proc.returncode != 0:
-        raise UserError(f"{folder} is not in a git repository ({_first_line(proc)}); give the repository "
-                        f"with repo = \"DIR\" in [revisions] (or --repo DIR)")
-    return Path(proc.stdout.strip()).resolve()
-
-
 def given_folder(given: Path | str | None, spec_dir: Path) -> Path:
     """The folder ``repo =`` names (relative: to the spec's folder), else the spec's folder."""
     if given is None:
@@ -98,9 +90,14 @@ def given_folder(given: Path | str | None, spec_dir: Path) -> Path:
 
 
 def find_repo(given: Path | str | None, spec_dir: Path) -> Path:
-    """The repository: the one holding ``given`` (relative: to the spec's folder), else the
-    spec folder's own."""
-    return repo_root(given_folder(given, spec_dir))
+    """The top of the git work tree holding ``given`` (relative: to the spec's folder), else
+    the spec folder's own."""
+    folder = given_folder(given, spec_dir)
+    proc = git(folder, ["rev-parse", "--show-toplevel"])
+    if proc.returncode != 0:
+        raise UserError(f"{folder} is not in a git repository ({_first_line(proc)}); give the repository "
+                        f"with repo = \"DIR\" in [revisions] (or --repo DIR)")
+    return Path(proc.stdout.strip()).resolve()
 
 
 def paths_base(given: Path | str | None, spec_dir: Path, repo: Path, paths_from: str | None = None) -> Path:
@@ -220,11 +217,7 @@ def worktree_home(root: Path) -> Path:
 def _tail(log: Path) -> str:
     """The build output's first line that says "error" (a compiler's first error), else its last
     non-empty line, shortened."""
-    try:
-        lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
-    except OSError:
-        return "(no output)"
-    lines = [line for line in lines if line]
+    lines = [line.strip() for line in (read_text(log) or "").splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()]
     return (errors or lines or ["(no output)"])[0 if errors else -1][:LOG_TAIL_CHARS]
 

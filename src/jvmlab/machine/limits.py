@@ -197,7 +197,5 @@ def refuse_if_unsupported(runner: LimitRunner, cells: list[PreparedCell]) -> Non
     """The one-line refusal before anything runs (wraps find_hierarchy's reason)."""
     try:
         runner.check(cells)
-    except UserError:
-        raise
     except OSError as err:
         raise UserError(f"[environment] cpus/memory: cannot read the cgroup setup here: {err}") from None

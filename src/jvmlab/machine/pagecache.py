@@ -40,14 +40,13 @@ class EvictionReport:
     """What one cold eviction did."""
 
     evicted_files: int
-    evicted_bytes: int
     tmpfs_files: tuple[Path, ...]  # cannot be evicted: they live in RAM
     checked: tuple[Residency, ...]  # residency of the biggest files after eviction
 
     @property
-    def worst_share(self) -> float | None:
-        shares = [r.share for r in self.checked if r.share is not None]
-        return max(shares) if shares else None
+    def worst(self) -> Residency | None:
+        """The checked file most still cached (None: no share could be measured)."""
+        return max((r for r in self.checked if r.share is not None), key=lambda r: r.share or 0.0, default=None)
 
 
 def files_under(paths: list[Path]) -> list[Path]:
@@ -138,18 +137,14 @@ def biggest(files: list[Path], count: int = CHECKED_FILES) -> list[Path]:
 
 def evict_all(files: list[Path], is_tmpfs: dict[Path, bool]) -> EvictionReport:
     """Evict every file not on tmpfs, then measure residency of the biggest evicted ones."""
-    evicted, nbytes, on_tmpfs = [], 0, []
+    evicted, on_tmpfs = [], []
     for f in files:
         if is_tmpfs.get(f, False):
             on_tmpfs.append(f)
         elif evict(f):
             evicted.append(f)
-            try:
-                nbytes += f.stat().st_size
-            except OSError:
-                pass
     checked = tuple(Residency(f, f.stat().st_size, resident_share(f)) for f in biggest(evicted))
-    return EvictionReport(len(evicted), nbytes, tuple(on_tmpfs), checked)
+    return EvictionReport(len(evicted), tuple(on_tmpfs), checked)
 
 
 _LIBC: ctypes.CDLL | None = None

@@ -8,29 +8,12 @@ nothing; with ``always`` the heap gets huge pages anyway, so on/off compare litt
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from jvmlab.machine.fingerprint import read_text, thp_setting
+from jvmlab.machine.fingerprint import meminfo, thp_setting
 from jvmlab.model import hazards
 from jvmlab.model.hazards import Hazard
 
 THP_FLAG = "-XX:+UseTransparentHugePages"
 LARGE_FLAG = "-XX:+UseLargePages"
-
-
-def meminfo(text: str | None = None) -> dict[str, int]:
-    """/proc/meminfo as numbers: kB lines in bytes, counts (HugePages_*) as they are."""
-    if text is None:
-        text = read_text(Path("/proc/meminfo")) or ""
-    out: dict[str, int] = {}
-    for line in text.splitlines():
-        key, _, rest = line.partition(":")
-        parts = rest.split()
-        if not parts or not parts[0].isdigit():
-            continue
-        value = int(parts[0])
-        out[key.strip()] = value * 1024 if len(parts) > 1 and parts[1] == "kB" else value
-    return out
 
 
 def _last_bool(flags: list[str], name: str) -> bool | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmlab.errors import UserError
-from jvmlab.machine.fingerprint import jdk_checksum
+from jvmlab.machine.fingerprint import jdk_checksum, read_text
 
 COMPLETE_MARK = ".jvmlab-complete"  # written last: a copy without it is half made
 PREFIX = "jvmlab-jdk-"
@@ -36,7 +36,6 @@ class Mount:
 class TmpfsCopy:
     """A JDK home copied to tmpfs; ``created`` is False when an earlier copy was reused."""
 
-    source_home: Path
     home: Path
     size_bytes: int
     created: bool
@@ -44,13 +43,9 @@ class TmpfsCopy:
 
 def mounts(text: str | None = None) -> list[Mount]:
     """Parse /proc/mounts (octal escapes such as ``\\040`` for spaces decoded)."""
-    if text is None:
-        try:
-            text = Path("/proc/mounts").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return []
+    text = read_text(Path("/proc/mounts")) if text is None else text
     out = []
-    for line in text.splitlines():
+    for line in (text or "").splitlines():
         parts = line.split()
         if len(parts) >= 3:
             point = parts[1].encode().decode("unicode_escape")
@@ -79,14 +74,10 @@ def free_bytes(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-def copy_key(home: Path) -> str:
+def copy_dir_for(home: Path, tmpfs_dir: Path) -> Path:
     """Names the copy: the same JDK (same path, same release and modules) finds the same copy."""
     digest = hashlib.sha256(f"{Path(home).resolve()}\0{jdk_checksum(home)}".encode()).hexdigest()
-    return digest[:12]
-
-
-def copy_dir_for(home: Path, tmpfs_dir: Path) -> Path:
-    return tmpfs_dir / f"{PREFIX}{Path(home).resolve().name}-{copy_key(home)}"
+    return tmpfs_dir / f"{PREFIX}{Path(home).resolve().name}-{digest[:12]}"
 
 
 def tree_size_bytes(root: Path) -> int:
@@ -115,7 +106,7 @@ def ensure_copy(home: Path, tmpfs_dir: Path) -> TmpfsCopy:
     home = Path(home).resolve()
     target = copy_dir_for(home, tmpfs_dir)
     if (target / COMPLETE_MARK).is_file():
-        return TmpfsCopy(home, target, tree_size_bytes(target), created=False)
+        return TmpfsCopy(target, tree_size_bytes(target), created=False)
     size = tree_size_bytes(home)
     check_target(tmpfs_dir, size)
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
@@ -129,7 +120,7 @@ def ensure_copy(home: Path, tmpfs_dir: Path) -> TmpfsCopy:
     except OSError as err:
         shutil.rmtree(partial, ignore_errors=True)
         raise UserError(f"copying {home} to {tmpfs_dir} failed: {err}; check free space on the tmpfs") from None
-    return TmpfsCopy(home, target, size, created=True)
+    return TmpfsCopy(target, size, created=True)
 
 
 def remove_copy(copy: TmpfsCopy) -> None:

@@ -101,7 +101,7 @@ def _changed(before: CellIdentity, now: CellIdentity) -> str:
     """The first part of a cell's identity that differs, in words ("" when none); a part the
     stored identity did not record (None) is not compared."""
     for key in IDENTITY_PARTS:
-        was, got = before.part(key), now.part(key)
+        was, got = getattr(before, key), getattr(now, key)
         if was is not None and was != got:
             if isinstance(was, dict) and isinstance(got, dict):
                 keys = sorted(k for k in {*was, *got} if was.get(k) != got.get(k))

@@ -26,7 +26,7 @@ _STYLE = {BETTER: "green", WORSE: "red"}
 
 def fmt_value(c: MetricComparison, value: float | None) -> str:
     """A side's mean as the metric registry writes ``gc.<metric>`` in GC tables."""
-    return registry.formatter(f"gc.{c.metric}", "compact")(value)
+    return registry.get(f"gc.{c.metric}").compact(value)
 
 
 def fmt_ratio(c: MetricComparison) -> str:

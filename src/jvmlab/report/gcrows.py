@@ -89,7 +89,7 @@ def held_warning(doc: Doc, name: str | None = None) -> str | None:
 
 
 def _compact(metric: str, value: float | None) -> str:
-    return registry.formatter(metric, "compact")(value)
+    return registry.get(metric).compact(value)
 
 
 def _kind(s: GcSummary, kind: str) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jvmlab.analyze.compare import MIN_PAIRED_BLOCKS
-from jvmlab.machine.thp import meminfo
+from jvmlab.machine.fingerprint import meminfo
 from jvmlab.model import hazards as hz
 from jvmlab.model.jdk import JdkInfo
 from jvmlab.scenarios.jdks import factor_table, jvm_name, jvms_table, run_table

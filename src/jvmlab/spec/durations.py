@@ -28,10 +28,6 @@ def parse_duration_s(value: object) -> float:
             seconds = float(match["num"]) * _FACTORS[match["unit"]]
     if seconds is None:
         raise ValueError(f"{value!r} is not a duration (write 30, \"90s\", \"2m\" or \"500ms\")")
-    return _bounded(value, seconds)
-
-
-def _bounded(value: object, seconds: float) -> float:
     if not math.isfinite(seconds):
         raise ValueError(f"{value!r} is not a finite duration: every wait in jvmlab is bounded "
                          f"(at most {MAX_DURATION_S:g} s, a week)")

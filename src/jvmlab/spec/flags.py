@@ -1,4 +1,5 @@
-"""JVM flags as a spec writes them: one string split as a shell would (never run by one), or a list.
+"""The spec's shared field types: JVM flags as a spec writes them (one string split as a shell
+would, never run by one, or a list), durations, and the strict base of every table.
 
 The one parser for `[factors]` levels, `[workload] jvm_args` and `[tune]` flags and baselines.
 """
@@ -8,7 +9,9 @@ from __future__ import annotations
 import shlex
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from jvmlab.spec.durations import parse_duration_s
 
 
 def split_flags(value: Any) -> list[str]:
@@ -24,3 +27,10 @@ def split_flags(value: Any) -> list[str]:
 
 
 Flags = Annotated[list[str], BeforeValidator(split_flags)]
+Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
+
+
+class Strict(BaseModel):
+    """A spec table: unknown keys refused, the record frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)

@@ -12,23 +12,20 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, model_validator
 
 from jvmlab.errors import did_you_mean
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.spec.flags import Seconds, Strict
 
-Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 HOOK_KINDS = ("setup", "before_each", "after_each", "cleanup")
 PLACEHOLDERS = ("java", "cell", "invocation_dir")  # filled per invocation (model/hooks.py)
 # ``{name}`` as jvmlab writes a placeholder; not ``${name}``, a shell's variable in a shell hook
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z][a-z_]*)\}")
 
 
-class Hook(BaseModel):
+class Hook(Strict):
     """One hook command: an argv list, or a shell string with ``shell = true``; ``timeout``
     bounds it (default: the invocation's timeout)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     command: list[str] | str
     shell: bool = False
@@ -64,13 +61,11 @@ def _hook(value: Any) -> Any:
 HookValue = Annotated[Hook, BeforeValidator(_hook)]
 
 
-class HookFields(BaseModel):
+class HookFields(Strict):
     """The four hook keys, shared by ``[workload]`` and ``[server]``.
 
     A bare string is a shell command only where the table says ``shell = true``
     (:func:`bare_strings_need_shell`, called by each table's own validator)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     setup: HookValue | None = None
     before_each: HookValue | None = None

@@ -9,7 +9,6 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -19,11 +18,10 @@ from pydantic import (
 )
 
 from jvmlab.errors import UserError
-from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
-from jvmlab.spec.flags import Flags
+from jvmlab.spec.durations import parse_size_bytes
+from jvmlab.spec.flags import Flags, Seconds, Strict
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 
-Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 # A level may start with a digit and hold "=" (a one-liner's level is named by what differs:
 # "TieredStopAtLevel=1", a scan's value "1"); the cell name still reads "jvm factor=level".
@@ -47,18 +45,12 @@ def check_cells(counts: dict[str, int], what: str = "the matrix") -> int:
     return total
 
 
-
-
 def _level(value: Any) -> Any:
     """A level is flags (string or list) or a table {flags, args, env}."""
     return value if isinstance(value, dict) else {"flags": value}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Level(_Strict):
+class Level(Strict):
     """One level of a factor: JVM flags, and optionally program arguments and environment
     added to the workload's (``large = { flags = "-Xmx4g", args = ["--mb", "512"] }``)."""
 
@@ -170,7 +162,7 @@ class Workload(HookFields):
         return next(k for k in WORKLOAD_KINDS if getattr(self, k) is not None)
 
 
-class Matrix(_Strict):
+class Matrix(Strict):
     """Exclude and include rules (tables of factor = level) and the baseline cell."""
 
     exclude: list[dict[str, str]] = Field(default_factory=list)
@@ -178,7 +170,7 @@ class Matrix(_Strict):
     baseline: dict[str, str] | str | None = None
 
 
-class Run(_Strict):
+class Run(Strict):
     invocations: int = Field(default=10, ge=1, le=100_000)
     warmup: int = Field(default=1, ge=0, le=1_000)
     order: Literal["random-blocks", "round-robin", "sequential"] = "random-blocks"
@@ -188,7 +180,7 @@ class Run(_Strict):
     max_failures: int | None = Field(default=None, ge=1)
 
 
-class Collect(_Strict):
+class Collect(Strict):
     """The [collect] table: which collectors run and their settings.
 
     Its collector keys are declared by the collector registry (collect/registry.py), which
@@ -200,7 +192,7 @@ class Collect(_Strict):
     output_cap_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
 
 
-class Environment(_Strict):
+class Environment(Strict):
     """Machine-level factors combined into the matrix like flag factors."""
 
     jdk_location: list[Literal["disk", "tmpfs"]] | None = None
@@ -244,7 +236,7 @@ from jvmlab.spec.server import Load, Server, check_regex  # noqa: E402  (server/
 from jvmlab.spec.tune import TuneSection  # noqa: E402  ([tune], docs/tuning.md)
 
 
-class Spec(_Strict):
+class Spec(Strict):
     name: Annotated[str, Field(max_length=200)] | None = None  # the store's column holds 200
     description: str | None = None
     workload: Workload

@@ -248,7 +248,7 @@ def _parse(text: str, values: tuple[str, ...], template: int) -> _Parsed:
     if shell is not None:
         raise UserError(f"{text!r} has {shell!r}, which needs a shell: jvmlab runs a command without one; put "
                         f"set-up in --hook KIND=COMMAND, or write a spec with shell = true")
-    if not _is_java(words[0]):
+    if words[0] != "{java}" and Path(words[0]).name not in JAVA_NAMES:
         return _Parsed(text, None, (), (words[0],), tuple(words[1:]), values, template)
     flags: list[str] = []
     classpath: tuple[str, ...] = ()
@@ -277,10 +277,6 @@ def _parse(text: str, values: tuple[str, ...], template: int) -> _Parsed:
             return _Parsed(text, words[0], tuple(flags), (*classpath, word), tuple(words[i + 1:]), values, template)
         i += 1
     raise UserError(f"{text!r} runs no program: give a main class, -jar JAR or -m MODULE")
-
-
-def _is_java(word: str) -> bool:
-    return word == "{java}" or Path(word).name in JAVA_NAMES
 
 
 def _java_names(parsed: list[_Parsed]) -> list[str]:
@@ -454,6 +450,4 @@ def _level(text: str) -> str:
 def _sanitize(text: str) -> str:
     """A valid level name (letters, digits, _ . -, not starting with a digit or a dash)."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.-")[:60]
-    if name and not FACTOR_NAME.match(name):
-        name = f"_{name}"
-    return name
+    return name if not name or FACTOR_NAME.match(name) else f"_{name}"

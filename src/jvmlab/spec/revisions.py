@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BeforeValidator, field_validator, model_validator
 
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.spec.flags import Seconds, Strict
 
 REVISION_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 
 
 def _levels(value: Any) -> Any:
@@ -37,10 +36,8 @@ def level_name(rev: str) -> str:
     return name if REVISION_NAME.match(name) else f"r{name}"
 
 
-class Revisions(BaseModel):
+class Revisions(Strict):
     """The ``[revisions]`` table: where, how to build, which revisions."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     repo: str | None = None  # default: the repository holding the spec's folder
     # the folder (in the checkout) whose place in the repository the spec's relative paths mean

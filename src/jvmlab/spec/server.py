@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import re
 import signal
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from jvmlab.spec.durations import parse_duration_s
+from jvmlab.spec.flags import Seconds, Strict
 from jvmlab.spec.hooks import HookFields, bare_strings_need_shell
 from jvmlab.spec.pattern import check_compiles
 
-Seconds = Annotated[float, BeforeValidator(parse_duration_s), Field(gt=0)]
 PORT_PLACEHOLDER = "{port}"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def check_regex(value: str | None) -> str | None:
@@ -103,7 +98,7 @@ class Server(HookFields):
         return "log" if self.ready_log else "url" if self.ready_url else "port"
 
 
-class Phase(_Strict):
+class Phase(Strict):
     """One client phase: the built-in generator (``client = "jvmlab-load"``, the default) or a
     ``command`` argv, run for a ``duration`` or a ``count`` of requests, by ``clients`` copies
     at once. Only phases with ``measure = true`` give metrics (default: all but ``warmup``)."""
@@ -135,7 +130,7 @@ class Phase(_Strict):
         return self.command is None
 
 
-class Load(_Strict):
+class Load(Strict):
     """The client side: phases in order, how to read metrics from the client's output, and the
     JDK that runs the built-in client (default: the cell's)."""
 

@@ -13,9 +13,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
     StrictBool,
@@ -30,17 +28,13 @@ from pydantic import (
 from jvmlab import metrics
 from jvmlab.errors import UserError
 from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
-from jvmlab.spec.flags import Flags
+from jvmlab.spec.flags import Flags, Strict
 
 # ``metric <= 1.1x baseline``, ``wall_s <= 500ms``, ``max_rss_bytes <= 512m``
 GUARDRAIL = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
                        r"\s*(?P<rel>x\s*baseline)?\s*(?P<unit>ms|s|[kmg]b?|bytes)?\s*$")
 PARAM_KINDS = ("categorical", "int", "size", "bool", "jdk")
 MAX_TUNE_WALL_S = 30 * 24 * 3600.0  # a budget longer than a month is a typo, and must stay finite
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def _size(value: Any) -> int | str:
@@ -60,11 +54,10 @@ def _duration(value: Any) -> float:
 
 Scalar = StrictStr | StrictInt | float | StrictBool
 Size = Annotated[int | str, BeforeValidator(_size)]
-FlagList = Flags  # the spec's one flag parser (spec/flags.py)
 Positive = Annotated[StrictInt, Field(ge=1)]
 
 
-class TuneBudget(_Strict):
+class TuneBudget(Strict):
     """When the search stops: whichever limit comes first."""
 
     trials: Positive | None = None
@@ -78,14 +71,14 @@ class TuneBudget(_Strict):
         return self
 
 
-class _Param(_Strict):
+class _Param(Strict):
     when: dict[str, Scalar | list[Scalar]] = Field(default_factory=dict)
 
 
-class ChoiceTable(_Strict):
+class ChoiceTable(Strict):
     """A categorical value as a table: its flags and an archive to prepare."""
 
-    flags: FlagList = Field(default_factory=list)
+    flags: Flags = Field(default_factory=list)
     prepare: StrictStr | None = None
 
 
@@ -188,7 +181,7 @@ def check_metric(name: str) -> str:
     return name
 
 
-class TuneSection(_Strict):
+class TuneSection(Strict):
     """``[tune]``: objective(s), guardrails, the parameters, a budget and the race's settings."""
 
     objective: StrictStr | Annotated[list[StrictStr], Field(min_length=1)] = "wall_s"
@@ -196,7 +189,7 @@ class TuneSection(_Strict):
     guardrails: StrictStr | list[StrictStr] = Field(default_factory=list)
     params: dict[str, Param]
     budget: TuneBudget
-    baseline: FlagList = Field(default_factory=list)
+    baseline: Flags = Field(default_factory=list)
     seed: Annotated[StrictInt, Field(ge=0, le=2**32 - 1)] = 1  # numpy and Optuna seeds are 32-bit
     min_blocks: Annotated[StrictInt, Field(ge=2, le=1000)] = 3
     max_blocks: Annotated[StrictInt, Field(ge=2, le=1000)] = 30

@@ -26,7 +26,7 @@ class Document:
 
     __slots__ = ()
     KIND: ClassVar[str]
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 1  # a class whose layout changed says its own
 
     def body(self) -> JsonObject:
         """The document's content as JSON, without its version."""

@@ -51,7 +51,6 @@ class ProgressDocument(Document):
     segments, and the steady state; ``params`` is the analysis's tuning as it ran."""
 
     KIND = "progress"
-    VERSION = 1
 
     klass: str | None  # stored as "class"
     reason: str | None = None
@@ -88,7 +87,6 @@ class JfrDocument(Document):
     ``error`` set: the recording could not be used, every jfr metric is missing."""
 
     KIND = "jfr"
-    VERSION = 1
 
     error: str | None = None
     metrics: dict[str, float] | None = None
@@ -129,7 +127,6 @@ class JfrProfileDocument(Document):
     (``cpu``, a count) and allocation samples (``alloc``, bytes)."""
 
     KIND = "jfr.profile"
-    VERSION = 1
 
     cpu: dict[str, float]
     alloc: dict[str, float]
@@ -153,7 +150,6 @@ class ProcDocument(Document):
     smaps_rollup), at what interval, and why each metric it did not give was not measured."""
 
     KIND = "proc"
-    VERSION = 1
 
     samples: int
     rollup_samples: int | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from jvmlab.model.documents.base import Document, JsonObject, mapping, strings
+from jvmlab.model.documents.base import Document, JsonObject, mapping, opt_str, strings
 
 IDENTITY_PARTS = ("flags", "jdk", "workload", "template")  # what must not change for a stored cell
 
@@ -26,9 +26,6 @@ class CellIdentity:
     workload: JsonObject | None = None
     template: JsonObject | None = None
 
-    def part(self, name: str) -> Any:
-        return getattr(self, name)
-
     def body(self) -> JsonObject:
         return {"name": self.name, "flags": list(self.flags), "jdk": self.jdk, "workload": self.workload,
                 "template": self.template}
@@ -45,7 +42,6 @@ class CellIdentityDocument(Document):
     """Stored cell index -> its identity (version 1 stored the map itself, without a version)."""
 
     KIND = "cell_identity"
-    VERSION = 1
 
     cells: dict[int, CellIdentity]
 
@@ -79,7 +75,6 @@ class SpecHistoryDocument(Document):
     stored the list itself)."""
 
     KIND = "spec_history"
-    VERSION = 1
 
     changes: tuple[SpecChange, ...]
 
@@ -151,7 +146,6 @@ class ArchivesDocument(Document):
     """The archives made before the run, one per cell that asked for one."""
 
     KIND = "archives"
-    VERSION = 1
 
     archives: tuple[ArchiveRecord, ...]
 
@@ -169,7 +163,6 @@ class ImportDocument(Document):
     details, whole (version 1 stored the map itself)."""
 
     KIND = "import"
-    VERSION = 1
 
     sources: dict[str, JsonObject]
 
@@ -200,9 +193,8 @@ class GcFixLevelRecord:
     @classmethod
     def decode(cls, data: Any) -> GcFixLevelRecord:
         d = mapping(data)
-        group = d.get("group")
         return cls(str(d["name"]), strings(d.get("flags") or ()), strings(d.get("findings") or ()),
-                   strings(d.get("reasons") or ()), None if group is None else str(group))
+                   strings(d.get("reasons") or ()), opt_str(d.get("group")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +204,6 @@ class GcAdviseDocument(Document):
     and the winning fix `apply` prints (None: no fix removed the findings without a cost)."""
 
     KIND = "gc_advise"
-    VERSION = 1
 
     source: str
     findings: tuple[JsonObject, ...]

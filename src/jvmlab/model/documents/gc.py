@@ -22,7 +22,6 @@ class GcDocument(Document):
     holds nothing else)."""
 
     KIND = "gc"
-    VERSION = 1
 
     files: tuple[str, ...]
     error: str | None

@@ -59,7 +59,6 @@ class JmhDocument(Document):
     stored the map itself)."""
 
     KIND = "jmh"
-    VERSION = 1
 
     benchmarks: dict[str, JmhScoreRecord]
 
@@ -79,7 +78,6 @@ class LoadHistogramDocument(Document):
     ``sub_buckets`` per power of two; bucket -> count, values in ``unit``)."""
 
     KIND = "load_histogram"
-    VERSION = 1
 
     unit: str  # "us"
     sub_buckets: int

@@ -9,7 +9,7 @@ Version 1 is the layout written before documents had versions; ``flag_effect`` a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from jvmlab.model.documents.base import Document, JsonObject, mapping, opt_float, opt_int, strings
@@ -20,7 +20,6 @@ class ServerDocument(Document):
     """Where a server workload listened (loopback port), its pid and how readiness was judged."""
 
     KIND = "server"
-    VERSION = 1
 
     port: int
     pid: int | None
@@ -40,7 +39,6 @@ class ServerNotesDocument(Document):
     """Why a server metric was not measured (stored under the metric's short name)."""
 
     KIND = "server_notes"
-    VERSION = 1
 
     first_request_why: str  # why server.first_request_s was not measured
 
@@ -57,7 +55,6 @@ class ServerStopDocument(Document):
     """What happened when a server that ran well was stopped (a note, not a failure)."""
 
     KIND = "server_stop"
-    VERSION = 1
 
     detail: str
 
@@ -75,7 +72,6 @@ class LimitsDocument(Document):
     the group did not say)."""
 
     KIND = "limits"
-    VERSION = 1
 
     cpus: float | None
     memory_bytes: int | None
@@ -84,8 +80,7 @@ class LimitsDocument(Document):
     oom_kills: int | None
 
     def body(self) -> JsonObject:
-        return {"cpus": self.cpus, "memory_bytes": self.memory_bytes, "cpu_mode": self.cpu_mode,
-                "cgroup_version": self.cgroup_version, "oom_kills": self.oom_kills}
+        return asdict(self)
 
     @classmethod
     def decode(cls, data: Any, version: int) -> LimitsDocument:
@@ -100,7 +95,6 @@ class JvmViewDocument(Document):
     not say."""
 
     KIND = "jvm_view"
-    VERSION = 1
 
     active_processors: int | None
     max_heap_bytes: int | None
@@ -147,7 +141,6 @@ class FlagEffectDocument(Document):
     """Per requested ``-XX`` flag of the cell: did it take effect, and the evidence."""
 
     KIND = "flag_effect"
-    VERSION = 1
 
     effects: tuple[FlagEvidence, ...]
 
@@ -168,7 +161,6 @@ class JvmWarningsDocument(Document):
     300 characters, at most 100)."""
 
     KIND = "jvm_warnings"
-    VERSION = 1
 
     lines: tuple[str, ...]
 

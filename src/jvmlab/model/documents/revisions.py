@@ -43,7 +43,6 @@ class RevisionsDocument(Document):
     """The repository, the build command and every revision of the experiment."""
 
     KIND = "revisions"
-    VERSION = 1
 
     repo: str
     build: tuple[str, ...]

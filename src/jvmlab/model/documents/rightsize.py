@@ -125,7 +125,6 @@ class RightsizeDocument(Document):
     (an index into ``candidates``; None: no size meets) and whether the search finished."""
 
     KIND = "rightsize"
-    VERSION = 1
 
     request: RightsizeRequestRecord
     candidates: tuple[CandidateRecord, ...]

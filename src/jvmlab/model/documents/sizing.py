@@ -6,7 +6,7 @@ what is stored is what the bisection reads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -33,7 +33,6 @@ class ProbeOutcome(Document):
     """One run at one heap size; stored inside its invocation as the ``minheap_probe`` document."""
 
     KIND = "minheap_probe"
-    VERSION = 1
 
     heap_bytes: int
     verdict: Verdict
@@ -105,9 +104,7 @@ class MinHeapRequestRecord:
     timeout_s: float | None = None
 
     def body(self) -> JsonObject:
-        return {"lower_bytes": self.lower_bytes, "upper_bytes": self.upper_bytes, "step_bytes": self.step_bytes,
-                "repeats": self.repeats, "max_probes": self.max_probes, "fail_pattern": self.fail_pattern,
-                "timeout_s": self.timeout_s}
+        return asdict(self)
 
     @classmethod
     def decode(cls, data: Any) -> MinHeapRequestRecord:
@@ -143,7 +140,6 @@ class MinHeapDocument(Document):
     derived from the probes, rewritten after each cell."""
 
     KIND = "minheap"
-    VERSION = 1
 
     request: MinHeapRequestRecord
     cells: dict[int, MinHeapCellRecord]
@@ -180,7 +176,6 @@ class HeapSweepDocument(Document):
     """A heap sweep's levels, the minimum they are multiples of, and the search it came from."""
 
     KIND = "heap_sweep"
-    VERSION = 1
 
     levels: tuple[HeapLevel, ...]
     reference_bytes: int | None  # None: absolute sizes

@@ -40,9 +40,8 @@ class TunedConfig:
     @classmethod
     def decode(cls, data: Any) -> TunedConfig:
         d = mapping(data)
-        run = d.get("run_flags")
         return cls(dict(mapping(d.get("values") or {})), str(d["jvm"]), strings(d["flags"]),
-                   strings(run) if run is not None else None)
+                   opt(d.get("run_flags"), strings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +114,6 @@ class TuneDocument(Document):
     """A tuning run's result: trials, winner, Pareto points, confirmations, importances."""
 
     KIND = "tune"
-    VERSION = 1
 
     objectives: tuple[TunedObjective, ...]
     guardrails: tuple[str, ...]
@@ -166,7 +164,6 @@ class TuneClusterDocument(Document):
     """How a tuning run was spread: blocks at a time (kept for every resume) and the nodes accepted."""
 
     KIND = "tune-cluster"
-    VERSION = 1
 
     width: int
     nodes: tuple[str, ...]
