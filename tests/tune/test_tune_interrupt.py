@@ -3,6 +3,7 @@
 continues it, which then finishes the run (issue 32 item 6, issue 33 item 6)."""
 
 import itertools
+import os
 import shlex
 import signal
 import sqlite3
@@ -33,6 +34,29 @@ values = { c1 = "-XX:TieredStopAtLevel=1", c2 = "" }
 """
 
 
+class _RunDelay:
+    """Run-queue delay of the threads of some processes (schedstat's second field): the time they
+    were ready to run and waited for a core. Each thread counts at its last read, so a thread (or
+    the process) that is gone keeps what it had; 0 where the kernel has no schedstat."""
+
+    def __init__(self, *pids: int) -> None:
+        self.pids, self.seen = pids, {}
+
+    def __call__(self) -> float:
+        for pid in self.pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                        self.seen[pid, tid] = int(f.read().split()[1]) / 1e9
+                except (OSError, IndexError, ValueError):
+                    pass
+        return sum(self.seen.values())
+
+
 @pytest.mark.jvm
 @pytest.mark.slow
 def test_ctrl_c_prints_the_resume_command_and_the_resumed_run_finishes(tmp_path):
@@ -41,11 +65,20 @@ def test_ctrl_c_prints_the_resume_command_and_the_resumed_run_finishes(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "jvmlab", "tune", str(spec), "--store", "lab.db"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=interruptible)
+    # Each line is stamped with the wall clock less the run-queue delay of the tuner's threads and of
+    # this test's: the promise is a line every 10 s of the tuner's running; on a machine loaded by
+    # others a wall gap also counts the time its heartbeat (or this reader) waited for a core (19.7 s
+    # was seen at load 10), which no heartbeat can help.
+    run_delay = _RunDelay(proc.pid, os.getpid())
+
+    def stamp() -> float:
+        return time.monotonic() - run_delay()
+
     lines: list[tuple[float, str]] = []
-    reader = threading.Thread(target=lambda: lines.extend((time.monotonic(), line) for line in proc.stderr))
+    reader = threading.Thread(target=lambda: lines.extend((stamp(), line) for line in proc.stderr))
+    started = stamp()  # before the reader starts: only one thread at a time stamps
     reader.start()
-    started = time.monotonic()
-    deadline = started + 180
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
         if any(line.startswith("racing trial 2 ") for _, line in lines):
             break
