@@ -180,12 +180,6 @@ class JvmMeasurer(FlagChecker):
         if self.ended is not None:
             self.ended.finish()
 
-    def late_hazards(self) -> list[str]:
-        """The session's warnings since the last block, read without opening it again: after
-        :meth:`close`, those of its teardown (a failing ``cleanup`` hook, stored typed by the
-        session like every other), which come after the engine's last block."""
-        out, self.notes[:] = list(self.notes), []
-        return out
 
     def run_flags(self) -> dict[str, tuple[str, ...]]:
         """The flags each prepared configuration really ran with (unlocks, archive flags)."""
@@ -200,8 +194,11 @@ class JvmMeasurer(FlagChecker):
 
     def block_hazards(self) -> list[str]:
         """What the session said since the last block (busy blocks, a changed machine, the
-        dispatcher's refusals and losses): typed hazards it stored, as the tuner's words."""
-        return self.late_hazards()
+        dispatcher's refusals and losses): typed hazards it stored, as the tuner's words. Read
+        without opening it again: after :meth:`close`, those of its teardown (a failing
+        ``cleanup`` hook), which come after the engine's last block."""
+        out, self.notes[:] = list(self.notes), []
+        return out
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
         return self._run({block: {position: (jvm, flags)}})[(block, position)]
