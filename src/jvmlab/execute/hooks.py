@@ -25,7 +25,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import TracebackType
 
 from jvmlab.execute.protocols import Executor
 from jvmlab.model import hazards
@@ -96,21 +95,14 @@ def _last_lines(path: Path, n: int = 3) -> str:
 class HookedExecutor:
     """An executor that runs the plan's hooks around the wrapped one (see the module doc).
 
-    A context manager: leaving it runs the cleanups. The hazards of failed cleanups are kept
-    in :attr:`problems` for the caller to store."""
+    :meth:`close` runs the cleanups; the hazards of failed cleanups are kept in :attr:`problems`
+    for the caller to store."""
 
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "executor")
         self._setup: dict[str, tuple[InvocationHooks, InvocationPlan, str | None]] = {}
         self.problems: list[Hazard] = []
-
-    def __enter__(self) -> HookedExecutor:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
 
     def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
         hooks = plan.hooks
@@ -147,8 +139,3 @@ class HookedExecutor:
                     self.problems.append(Hazard(hazards.HOOK_FAILED, done.reason, cell=cell,
                                                 hint=f"see {done.output}"))
         return self.problems
-
-
-def with_hooks(executor: Executor) -> HookedExecutor:
-    """The one call-in point: the loop runs every slot through this (a no-op without hooks)."""
-    return executor if isinstance(executor, HookedExecutor) else HookedExecutor(executor)
