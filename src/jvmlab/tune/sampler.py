@@ -12,21 +12,10 @@ import warnings
 from typing import Any, Literal
 
 import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 
 from jvmlab.tune.space import Param, TuneConfig
 
 optuna.logging.set_verbosity(logging.WARNING)
-
-
-def distribution(p: Param) -> BaseDistribution:
-    if p.kind in ("categorical", "jdk"):
-        return CategoricalDistribution(list(p.choices))
-    if p.kind == "bool":
-        return CategoricalDistribution([False, True])
-    if p.log:
-        return IntDistribution(p.low, p.high, log=True)
-    return IntDistribution(p.low, p.high, step=p.step)
 
 
 class Sampler:
