@@ -36,8 +36,9 @@ from jvmlab.model.process import ProcessResult, Status
 from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
+from jvmlab.plan.template import split_prepare
 from jvmlab.store.protocol import Store
-from jvmlab.tune.cells import TrialCells, real_flags
+from jvmlab.tune.cells import TrialCells
 from jvmlab.tune.model import Metrics
 
 
@@ -73,7 +74,7 @@ class FlagChecker:
         """The same check `run` does, on the same flags: [workload] jvm_args (from the cell's
         template) then the trial's; the accepted flags (unlocks added) are what runs."""
         try:
-            real, _prep = real_flags(jvm, flags)  # a preparation mark (@cds-archive) is no JVM flag
+            real, _prep = split_prepare(jvm, flags, None)  # a preparation mark (@cds-archive) is no JVM flag
             pc = self._cell(jvm)
             common = pc.template.jvm_args if pc.template is not None else ()
             check = check_flags(pc.jdk, [*common, *real])
