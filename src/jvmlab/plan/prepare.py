@@ -72,18 +72,9 @@ class Plan:
     spec_path: Path | None
     cells: tuple[PreparedCell, ...]
     baseline_index: int
+    shape: RunShape  # the schedule
     workdir: Path | None = None  # absolute: where every JVM of the experiment starts
-    run: RunShape | None = None  # the schedule; filled from the spec when not given
     revisions: RevisionSet | None = None  # [revisions]: each revision checked out and built (plan/revisions.py)
-
-    def __post_init__(self) -> None:
-        if self.run is None:
-            object.__setattr__(self, "run", RunShape.from_spec(self.spec))
-
-    @property
-    def shape(self) -> RunShape:
-        assert self.run is not None  # set in __post_init__
-        return self.run
 
     @property
     def jdk_homes(self) -> list[Path]:
@@ -151,8 +142,8 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
             heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
-                cells=tuple(prepared), baseline_index=baseline.index, workdir=next(iter(workdirs.values())),
-                run=RunShape.from_spec(spec), revisions=revisions)
+                cells=tuple(prepared), baseline_index=baseline.index, shape=RunShape.from_spec(spec),
+                workdir=next(iter(workdirs.values())), revisions=revisions)
 
 
 def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
