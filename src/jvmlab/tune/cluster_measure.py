@@ -74,6 +74,10 @@ class ClusterMeasurer(JvmMeasurer):
         return self.dispatcher.nodes
 
     @property
+    def refused(self) -> dict[str, str]:
+        return self.dispatcher.refused
+
+    @property
     def busy_s(self) -> float:
         """Summed time nodes ran slots (the speed-up's numerator)."""
         return sum(t.on_node_s or 0.0 for t in self.dispatcher.timings)
