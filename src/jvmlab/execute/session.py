@@ -72,10 +72,8 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
                    precision_check: PrecisionCheck | None = None) -> int:
     """Run (or resume) the plan's experiment on this machine; return its id. Raises Interrupted
     on Ctrl-C or SIGTERM after storing everything measured so far."""
-    executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
-    if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
-        # a server under load (docs/servers.md): checked before anything runs
-        executor = wrap_server(plan, executor)
+    # wait4 on POSIX, psutil on Windows; a server under load: checked before anything runs
+    executor = wrap_server(plan, executor or default_executor())
     session = Session(store, plan, options, observer, executor, precision_check)
     return session.run(LocalBlocks(session))
 
