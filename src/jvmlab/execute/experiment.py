@@ -21,7 +21,6 @@ from jvmlab.errors import UserError, hide_passwords
 from jvmlab.execute.budget import Budget
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.slots import logs_class_loads
-from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
 from jvmlab.model.documents import CellIdentityDocument, SpecChange, SpecHistoryDocument
@@ -42,7 +41,6 @@ class RunState:
     fingerprint: dict[str, Any]
     budget: Budget
     measured: int = 0
-    environment: Environment | None = None
     busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
 
 

@@ -227,12 +227,10 @@ class Session:
         """Set the environment up and open the experiment (a driver that ends it itself calls
         :meth:`finish` and, always, :meth:`teardown`)."""
         self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
-        environment = self.given_environment or build_environment(self.plan, self.options.artifacts_root)
-        self.environment = environment
-        self.plan = environment.setup(self.plan)
+        self.environment = self.given_environment or build_environment(self.plan, self.options.artifacts_root)
+        self.plan = self.environment.setup(self.plan)
         state = self.open()
         self.store_documents()
-        state.environment = environment
         return state
 
     def finish(self) -> None:
