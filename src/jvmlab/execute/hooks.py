@@ -40,11 +40,9 @@ _TAIL_BYTES = 2000
 
 @dataclass(frozen=True)
 class HookRun:
-    """How one hook ended: ``reason`` is None when it exited 0."""
+    """How one hook ended: ``reason`` is None when it exited 0; ``output``: what it printed."""
 
-    hook: HookCommand
     reason: str | None
-    wall_s: float
     output: Path
 
 
@@ -52,27 +50,24 @@ def run_hook(hook: HookCommand, cwd: Path, env: Mapping[str, str], folder: Path)
     """Run one hook to its end or its timeout (then its process group is killed); never raises."""
     folder.mkdir(parents=True, exist_ok=True)
     output = folder / f"hook-{hook.kind}.txt"
-    t0 = time.perf_counter()
     with output.open("ab") as out:
         try:
             proc = subprocess.Popen(list(hook.argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT, close_fds=True,
                                     start_new_session=os.name == "posix")  # its own group: killed whole
         except OSError as err:
-            return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} could not start: {err.strerror or err}",
-                           time.perf_counter() - t0, output)
+            return HookRun(f"{hook.kind} hook {hook.shown()!r} could not start: {err.strerror or err}", output)
         try:
             code = proc.wait(hook.timeout_s)
         except subprocess.TimeoutExpired:  # a background process it started on purpose is left alone
             _kill(proc)
-            return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} did not finish within {hook.timeout_s:g} s; "
-                                 f"killed", time.perf_counter() - t0, output)
-    wall = time.perf_counter() - t0
+            return HookRun(f"{hook.kind} hook {hook.shown()!r} did not finish within {hook.timeout_s:g} s; killed",
+                           output)
     if code == 0:
-        return HookRun(hook, None, wall, output)
+        return HookRun(None, output)
     how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
     last = _last_lines(output)
-    return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} {how}" + (f": {last}" if last else ""), wall, output)
+    return HookRun(f"{hook.kind} hook {hook.shown()!r} {how}" + (f": {last}" if last else ""), output)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
