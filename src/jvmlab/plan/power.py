@@ -26,7 +26,6 @@ ALPHA = 0.05
 class PowerCheck:
     """The floor of the planned design against the corrected threshold."""
 
-    cells: int
     comparisons: int
     blocks: int  # measured invocations per cell, one per block
     alpha: float
@@ -74,7 +73,7 @@ def power_check(n_cells: int, blocks: int, *, has_baseline: bool = True, until: 
     floor = smallest_p_value(blocks)
     max_blocks = max_invocations // n_cells if until and max_invocations is not None and n_cells else None
     return PowerCheck(
-        cells=n_cells, comparisons=comparisons, blocks=blocks, alpha=ALPHA,
+        comparisons=comparisons, blocks=blocks, alpha=ALPHA,
         smallest_p=floor, smallest_adjusted_p=smallest_adjusted(floor, comparisons, "holm"),
         blocks_needed=blocks_needed(comparisons, ALPHA, "holm") if comparisons else None,
         until=until, max_blocks=max_blocks)
