@@ -123,7 +123,8 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
     jvms = resolve_jvms(spec, base_dir)
     bases = {level: revisions.spec_dir(level) for level in levels} if revisions is not None else {"": base_dir}
-    workdirs = {level: resolve_workdir(spec.workload.cwd, base) for level, base in bases.items()}
+    # [workload] cwd against each base (default: the base itself); it must exist
+    workdirs = {level: resolve_folder(spec.workload.cwd, base, "[workload] cwd") for level, base in bases.items()}
     launches = {(name, level): resolve_launch(spec.workload, jdk, base, workdirs[level])
                 for name, jdk in jvms.items() for level, base in bases.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
@@ -144,11 +145,6 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
                 cells=tuple(prepared), baseline_index=baseline.index, shape=RunShape.from_spec(spec),
                 workdir=next(iter(workdirs.values())), revisions=revisions)
-
-
-def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
-    """[workload] cwd against the spec's folder (default: the spec's folder itself); it must exist."""
-    return resolve_folder(cwd, base_dir, "[workload] cwd")
 
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagCheck]:
