@@ -141,7 +141,10 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, collect: Colle
 def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,
              artifacts_root: Path) -> int:
     """Store one cell with its example argv and the hazards its flag check found."""
-    example = first_block_argv(pc, collect, artifacts_root / f"exp-{exp_id}", logs_class_loads(plan.cells))
+    # its command line as its first measured invocation runs it, with the flags the collectors add
+    # (GC log, class-load log): what the provenance section shows
+    added = collector_flags(pc, collect, artifacts_root / f"exp-{exp_id}", logs_class_loads(plan.cells))
+    example = pc.argv([arg for _, args in added for arg in args])
     cell_id = store.add_cell(
         exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
         levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
@@ -162,13 +165,6 @@ def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: C
 def identities_of(plan: Plan) -> CellIdentityDocument:
     """Each cell's identity by index, taken before the environment's setup changes the plan."""
     return CellIdentityDocument({pc.cell.index: cell_identity(pc) for pc in plan.cells})
-
-
-def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,
-                     class_log: bool = False) -> list[str]:
-    """The cell's command line as its first measured invocation runs it, with the flags the
-    collectors add (GC log, class-load log): what the provenance section shows."""
-    return pc.argv([arg for _, args in collector_flags(pc, settings, exp_dir, class_log) for arg in args])
 
 
 def collector_flags(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,

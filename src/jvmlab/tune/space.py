@@ -139,7 +139,9 @@ def parse_tune(section: TuneSection | dict[str, Any] | None,
     objectives = _objectives(table.get("objective", "wall_s"), table.get("direction"))
     guardrails = tuple(_guardrail(g) for g in _as_list(table.get("guardrails", [])))
     params = _params(table.get("params") or {}, jvm_names)
-    budget = _budget(table.get("budget") or {})
+    b = table["budget"]  # TuneSection: at least one limit
+    budget = Budget(int(b["trials"]) if "trials" in b else None, int(b["invocations"]) if "invocations" in b else None,
+                    parse_duration_s(b["wall"]) if "wall" in b else None)
     baseline = table.get("baseline", "")
     base_flags = tuple(baseline.split() if isinstance(baseline, str) else baseline)
     ints = {k: int(table[k]) for k in ("seed", "min_blocks", "max_blocks", "confirm_max_blocks") if k in table}
@@ -174,12 +176,6 @@ def _guardrail(text: Any) -> Guardrail:
     elif unit == "ms":
         value /= 1000.0
     return Guardrail(metric, m["op"] == "<=", value, bool(m["rel"]), str(text))
-
-
-def _budget(table: dict[str, Any]) -> Budget:
-    return Budget(int(table["trials"]) if "trials" in table else None,
-                  int(table["invocations"]) if "invocations" in table else None,
-                  parse_duration_s(table["wall"]) if "wall" in table else None)
 
 
 def _params(table: dict[str, Any], jvm_names: tuple[str, ...]) -> tuple[Param, ...]:
