@@ -341,7 +341,10 @@ class Session:
     def between_blocks(self, load: LoadWatch, block: int) -> None:
         state = self.state
         shares = load.shares()
-        delay_s = self._block_run_delay(block)
+        # the mean run-queue delay per invocation of the block's measured processes (None: not
+        # measured, e.g. the /proc sampler off or a kernel without schedstat)
+        delays = self._run_delays.pop(block, [])
+        delay_s = sum(delays) / len(delays) if delays else None
         if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
             self.store.add_hazard(state.experiment_id, Hazard(
@@ -353,12 +356,6 @@ class Session:
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",
                       hint="results before and after the change are not comparable; rerun the experiment"))
         state.fingerprint = now
-
-    def _block_run_delay(self, block: int) -> float | None:
-        """The mean run-queue delay per invocation of the block's measured processes (None:
-        not measured, e.g. the /proc sampler off or a kernel without schedstat)."""
-        delays = self._run_delays.pop(block, [])
-        return sum(delays) / len(delays) if delays else None
 
     def busy_summary(self) -> None:
         """One line for all busy blocks of this session instead of one line per block."""
