@@ -90,16 +90,11 @@ def search_hash(plan: Plan, kind: str, settings: dict[str, Any]) -> str:
     return spec_hash(f"{plan.spec_text}\n#{kind} " + json.dumps(settings, sort_keys=True))
 
 
-def resolve_jvms(spec: Spec, base_dir: Path | None = None) -> dict[str, JdkInfo]:
-    """Each [jvms] name to an identified JDK; a relative path (``./jdk``, ``jdks/17``) means
-    the spec's folder (``base_dir``), as every relative path of a spec does."""
-    jdks = discover()
-    return {name: select(_against(selector, base_dir), jdks) for name, selector in spec.jvms.items()}
-
-
-def _against(selector: str, base_dir: Path | None) -> str:
+def _against(selector: str, base_dir: Path) -> str:
+    """A [jvms] selector; a relative path (``./jdk``, ``jdks/17``) means the spec's folder
+    (``base_dir``), as every relative path of a spec does."""
     text = selector.strip()
-    if base_dir is None or text.startswith("~") or not ("/" in text or os.sep in text) or Path(text).is_absolute():
+    if text.startswith("~") or not ("/" in text or os.sep in text) or Path(text).is_absolute():
         return selector
     return str(base_dir / text)
 
@@ -121,7 +116,8 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     baseline = find_baseline(spec, cells, levels)
     spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
-    jvms = resolve_jvms(spec, base_dir)
+    jdks = discover()  # each [jvms] name to an identified JDK
+    jvms = {name: select(_against(selector, base_dir), jdks) for name, selector in spec.jvms.items()}
     bases = {level: revisions.spec_dir(level) for level in levels} if revisions is not None else {"": base_dir}
     # [workload] cwd against each base (default: the base itself); it must exist
     workdirs = {level: resolve_folder(spec.workload.cwd, base, "[workload] cwd") for level, base in bases.items()}
