@@ -29,11 +29,12 @@ def _sh(kind: str, text: str, timeout_s: float = 10) -> HookCommand:
 def test_setup_once_per_cell_and_cleanup_once_at_the_end(tmp_path: Path) -> None:
     hooks = (_sh("setup", "echo {cell} >> setups.txt"), _sh("before_each", "echo b >> each.txt"),
              _sh("cleanup", "echo {cell} >> cleanups.txt"))
-    with HookedExecutor(FakeExecutor()) as executor:
-        for block in range(3):
-            for cell in ("a", "b"):
-                assert executor.run(_plan(tmp_path, cell, block, *hooks)).status == Status.OK
-        assert not (tmp_path / "cleanups.txt").exists()
+    executor = HookedExecutor(FakeExecutor())
+    for block in range(3):
+        for cell in ("a", "b"):
+            assert executor.run(_plan(tmp_path, cell, block, *hooks)).status == Status.OK
+    assert not (tmp_path / "cleanups.txt").exists()
+    executor.close()
     assert (tmp_path / "setups.txt").read_text().split() == ["a", "b"]
     assert (tmp_path / "each.txt").read_text().split() == ["b"] * 6
     assert sorted((tmp_path / "cleanups.txt").read_text().split()) == ["a", "b"]

@@ -114,8 +114,12 @@ class Bisection:
             results = load_experiment(store, experiment_id, documents=False)
             return looks.at(results.measured_blocks()) and decided(judged(results))
 
+        def settled(experiment_id: int) -> bool:  # a finished step is decided, or reached this cap
+            results = load_experiment(self.store, experiment_id, documents=False)
+            return results.measured_blocks() >= looks.cap or decided(judged(results))
+
         found = self.store.find_resumable(plan.spec_hash)
-        if found is not None and found.status == "done" and self._settled(found.id, looks, decided, judged):
+        if found is not None and found.status == "done" and settled(found.id):
             experiment_id = found.id  # measured before (an earlier, interrupted bisect): reused
         else:  # new, interrupted, or finished undecided under a smaller cap: continued up to this cap
             sha = self.commits[label].sha
@@ -124,12 +128,6 @@ class Bisection:
                 decided=stop, max_invocations=looks.cap * len(cells), resume_hint=self.request.resume_hint))
         results = load_experiment(self.store, experiment_id, documents=False)
         return experiment_id, judged(results), measured_invocations(results)
-
-    def _settled(self, experiment_id: int, looks: Looks, decided: Callable[[dict[str, PairVerdict]], bool],
-                 judged: Callable[[ExperimentResults], dict[str, PairVerdict]]) -> bool:
-        """A finished step needs nothing more: it is decided, or it has reached this cap."""
-        results = load_experiment(self.store, experiment_id, documents=False)
-        return results.measured_blocks() >= looks.cap or decided(judged(results))
 
     def _step_spec(self, roles: dict[str, int]) -> tuple[Spec, str]:
         """The user's spec with this step's revisions; its text says them, so each step has a

@@ -21,7 +21,6 @@ from jvmlab.errors import UserError, hide_passwords
 from jvmlab.execute.budget import Budget
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.slots import logs_class_loads
-from jvmlab.machine.environment import Environment
 from jvmlab.machine.fingerprint import fingerprint
 from jvmlab.model import hazards
 from jvmlab.model.documents import CellIdentityDocument, SpecChange, SpecHistoryDocument
@@ -42,7 +41,6 @@ class RunState:
     fingerprint: dict[str, Any]
     budget: Budget
     measured: int = 0
-    environment: Environment | None = None
     busy_shares: list[float] = field(default_factory=list)  # one per busy block, told once at the end
 
 
@@ -93,24 +91,22 @@ def _what_changed(plan: Plan, experiments: list[StoredExperiment]) -> str:
             f"{'; '.join(spec_changes(near.spec_text, plan.spec_text))}")
 
 
-def budget_of(plan: Plan, options: RunOptions | None) -> Budget:
+def budget_of(plan: Plan, options: RunOptions) -> Budget:
     """The session's one budget: the spec's failure limits and the command line's limits."""
-    shape = plan.shape
-    return Budget(shape.max_consecutive_failures, shape.max_failures,
-                  invocations=options.max_invocations if options else None,
-                  wall_s=options.budget_s if options else None)
+    return Budget(plan.shape.max_consecutive_failures, plan.shape.max_failures,
+                  invocations=options.max_invocations, wall_s=options.budget_s)
 
 
-def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: CollectSettings,
-                      command_line: str, options: RunOptions | None = None, cells: bool = True) -> RunState:
+def create_experiment(plan: Plan, store: Store, collect: CollectSettings, options: RunOptions,
+                      cells: bool = True) -> RunState:
     """A new experiment with every cell of the plan (``cells``), its hazards and its baseline."""
     print_fp = fingerprint(plan.jdk_homes)
-    shape = plan.shape
+    shape, artifacts_root = plan.shape, options.artifacts_root
     exp_id = store.create_experiment(
         name=plan.spec.name or (plan.spec_path.stem if plan.spec_path else "experiment"),
         spec_text=plan.spec_text, spec_hash=plan.spec_hash,
         spec_path=str(plan.spec_path) if plan.spec_path else None, fingerprint=print_fp,
-        seed=shape.seed, command_line=command_line, jvmlab_version=__version__,
+        seed=shape.seed, command_line=options.command_line, jvmlab_version=__version__,
         artifacts_dir=str(artifacts_root))
     if not cells:  # the driver adds its own (the tuner)
         return RunState(exp_id, {}, print_fp, budget_of(plan, options))
@@ -119,15 +115,14 @@ def create_experiment(plan: Plan, store: Store, artifacts_root: Path, collect: C
     return RunState(exp_id, cell_ids, print_fp, budget_of(plan, options))
 
 
-def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root: Path,
-                      collect: CollectSettings, identities: CellIdentityDocument,
-                      options: RunOptions | None = None) -> RunState:
+def resume_experiment(plan: Plan, store: Store, resumed: Resumed, collect: CollectSettings,
+                      identities: CellIdentityDocument, options: RunOptions) -> RunState:
     """Continue the stored experiment; store the cells it gained (``plan`` is the aligned one)."""
     exp = resumed.experiment
     cells = {c.idx: c.id for c in store.cells(exp.id)}
     new = [pc for pc in plan.cells if pc.cell.index in resumed.growth.new_cells]
     for pc in new:
-        cells[pc.cell.index] = add_cell(store, exp.id, plan, pc, collect, artifacts_root)
+        cells[pc.cell.index] = add_cell(store, exp.id, plan, pc, collect, options.artifacts_root)
     if plan.spec_hash != exp.spec_hash:  # the spec file changed (grew cells, or more blocks): keep both texts
         history = store.record(exp.id, SpecHistoryDocument) or SpecHistoryDocument(())
         store.put_record(exp.id, history.added(SpecChange(exp.spec_hash, exp.spec_text, time.time(),
@@ -146,7 +141,10 @@ def resume_experiment(plan: Plan, store: Store, resumed: Resumed, artifacts_root
 def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: CollectSettings,
              artifacts_root: Path) -> int:
     """Store one cell with its example argv and the hazards its flag check found."""
-    example = first_block_argv(pc, collect, artifacts_root / f"exp-{exp_id}", logs_class_loads(plan.cells))
+    # its command line as its first measured invocation runs it, with the flags the collectors add
+    # (GC log, class-load log): what the provenance section shows
+    added = collector_flags(pc, collect, artifacts_root / f"exp-{exp_id}", logs_class_loads(plan.cells))
+    example = pc.argv([arg for _, args in added for arg in args])
     cell_id = store.add_cell(
         exp_id, idx=pc.cell.index, name=pc.cell.name, jvm=pc.cell.jvm, jdk=pc.jdk.to_json(),
         levels=dict(pc.cell.levels), requested_flags=list(pc.cell.flags), flags=list(pc.flags),
@@ -167,13 +165,6 @@ def add_cell(store: Store, exp_id: int, plan: Plan, pc: PreparedCell, collect: C
 def identities_of(plan: Plan) -> CellIdentityDocument:
     """Each cell's identity by index, taken before the environment's setup changes the plan."""
     return CellIdentityDocument({pc.cell.index: cell_identity(pc) for pc in plan.cells})
-
-
-def first_block_argv(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,
-                     class_log: bool = False) -> list[str]:
-    """The cell's command line as its first measured invocation runs it, with the flags the
-    collectors add (GC log, class-load log): what the provenance section shows."""
-    return pc.argv([arg for _, args in collector_flags(pc, settings, exp_dir, class_log) for arg in args])
 
 
 def collector_flags(pc: PreparedCell, settings: CollectSettings, exp_dir: Path,

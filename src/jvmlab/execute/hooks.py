@@ -25,7 +25,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import TracebackType
 
 from jvmlab.execute.protocols import Executor
 from jvmlab.model import hazards
@@ -41,11 +40,9 @@ _TAIL_BYTES = 2000
 
 @dataclass(frozen=True)
 class HookRun:
-    """How one hook ended: ``reason`` is None when it exited 0."""
+    """How one hook ended: ``reason`` is None when it exited 0; ``output``: what it printed."""
 
-    hook: HookCommand
     reason: str | None
-    wall_s: float
     output: Path
 
 
@@ -53,27 +50,24 @@ def run_hook(hook: HookCommand, cwd: Path, env: Mapping[str, str], folder: Path)
     """Run one hook to its end or its timeout (then its process group is killed); never raises."""
     folder.mkdir(parents=True, exist_ok=True)
     output = folder / f"hook-{hook.kind}.txt"
-    t0 = time.perf_counter()
     with output.open("ab") as out:
         try:
             proc = subprocess.Popen(list(hook.argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT, close_fds=True,
                                     start_new_session=os.name == "posix")  # its own group: killed whole
         except OSError as err:
-            return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} could not start: {err.strerror or err}",
-                           time.perf_counter() - t0, output)
+            return HookRun(f"{hook.kind} hook {hook.shown()!r} could not start: {err.strerror or err}", output)
         try:
             code = proc.wait(hook.timeout_s)
         except subprocess.TimeoutExpired:  # a background process it started on purpose is left alone
             _kill(proc)
-            return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} did not finish within {hook.timeout_s:g} s; "
-                                 f"killed", time.perf_counter() - t0, output)
-    wall = time.perf_counter() - t0
+            return HookRun(f"{hook.kind} hook {hook.shown()!r} did not finish within {hook.timeout_s:g} s; killed",
+                           output)
     if code == 0:
-        return HookRun(hook, None, wall, output)
+        return HookRun(None, output)
     how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
     last = _last_lines(output)
-    return HookRun(hook, f"{hook.kind} hook {hook.shown()!r} {how}" + (f": {last}" if last else ""), wall, output)
+    return HookRun(f"{hook.kind} hook {hook.shown()!r} {how}" + (f": {last}" if last else ""), output)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -96,21 +90,14 @@ def _last_lines(path: Path, n: int = 3) -> str:
 class HookedExecutor:
     """An executor that runs the plan's hooks around the wrapped one (see the module doc).
 
-    A context manager: leaving it runs the cleanups. The hazards of failed cleanups are kept
-    in :attr:`problems` for the caller to store."""
+    :meth:`close` runs the cleanups; the hazards of failed cleanups are kept in :attr:`problems`
+    for the caller to store."""
 
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "executor")
         self._setup: dict[str, tuple[InvocationHooks, InvocationPlan, str | None]] = {}
         self.problems: list[Hazard] = []
-
-    def __enter__(self) -> HookedExecutor:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.close()
 
     def run(self, plan: InvocationPlan, probes: Sequence[Probe] = ()) -> ProcessResult:
         hooks = plan.hooks
@@ -147,8 +134,3 @@ class HookedExecutor:
                     self.problems.append(Hazard(hazards.HOOK_FAILED, done.reason, cell=cell,
                                                 hint=f"see {done.output}"))
         return self.problems
-
-
-def with_hooks(executor: Executor) -> HookedExecutor:
-    """The one call-in point: the loop runs every slot through this (a no-op without hooks)."""
-    return executor if isinstance(executor, HookedExecutor) else HookedExecutor(executor)

@@ -83,7 +83,9 @@ class _Launch:
         err_r, err_w = os.pipe()
         rep_r, rep_w = os.pipe()
         out_w, err_w, rep_w = (launcher.high_fd(fd) for fd in (out_w, err_w, rep_w))
-        readers = self._readers(out_r, err_r)  # before the spawn: no thread starts while the child runs
+        # before the spawn: no thread starts while the child runs
+        readers = start_readers(plan, (os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb")),
+                                (self.stdout_path, self.stderr_path), self.origin, self.probes, self.ready)
         try:
             helper_pid = launcher.spawn(self.helper, plan.argv, plan.env, plan.cwd, plan.timeout_s,
                                         out_w, err_w, rep_w)
@@ -103,10 +105,6 @@ class _Launch:
         if helper_pid is None:
             return _start_failed(plan, reason, started_at)
         return self._outcome(reports, readers, started_at)
-
-    def _readers(self, out_r: int, err_r: int) -> list[StreamReader]:
-        return start_readers(self.plan, (os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb")),
-                             (self.stdout_path, self.stderr_path), self.origin, self.probes, self.ready)
 
     def _watch(self, report: BinaryIO, helper_pid: int) -> list[launcher.Started | launcher.Ended | int]:
         """Wait for the helper to exit (starting the probes first, if any); its reports."""

@@ -116,17 +116,13 @@ class ReadyWatch:
                 if self.ready_s is None:
                     self.ready_s = t_s
 
-    def judged(self, result: ProcessResult) -> ProcessResult:
-        """``result``, failed with the reason when the pattern ran out of time on a line (its
-        ``ready_s`` would be missing for a reason the user must see)."""
-        if self.regex.spent is None or result.status != Status.OK:
-            return result
-        return replace(result, status=Status.FAILED, reason=self.regex.spent)
-
 
 def judged(ready: ReadyWatch | None, result: ProcessResult) -> ProcessResult:
-    """Every executor's last step: a ``ready`` pattern that ran out of time fails the invocation."""
-    return ready.judged(result) if ready is not None else result
+    """Every executor's last step: ``result``, failed with the reason when the ``ready`` pattern
+    ran out of time on a line (its ``ready_s`` would be missing for a reason the user must see)."""
+    if ready is None or ready.regex.spent is None or result.status != Status.OK:
+        return result
+    return replace(result, status=Status.FAILED, reason=ready.regex.spent)
 
 
 def start_readers(plan: InvocationPlan, pipes: tuple[IO[bytes], IO[bytes]], paths: tuple[Path, Path],

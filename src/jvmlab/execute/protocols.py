@@ -63,33 +63,27 @@ class Executor(Protocol):
 
 
 class RunObserver(Protocol):
-    """What the experiment loop tells its watcher; every method must return quickly."""
+    """What the experiment loop tells its watcher; every method must return quickly. The bodies
+    are the defaults: an observer that says nothing (:class:`SilentObserver`)."""
 
     def planned(self, experiment_id: int, total: int, already_done: int, open_ended: bool = False) -> None:
         """The schedule is known: ``total`` slots, ``already_done`` of them stored (resume)."""
-        ...
+        return None
 
-    def starting(self, cell: PreparedCell, slot: Slot) -> None: ...
+    def starting(self, cell: PreparedCell, slot: Slot) -> None:
+        return None
 
-    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None: ...
+    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None:
+        return None
 
-    def warn(self, hazard: Hazard) -> None: ...
+    def warn(self, hazard: Hazard) -> None:
+        return None
 
     def extended(self, added: int, note: str) -> None:
         """``--until`` added ``added`` slots (0: it stopped adding, ``note`` says why)."""
-        ...
+        return None
 
 
-class SilentObserver:
+class SilentObserver(RunObserver):
     """An observer that says nothing: a driver with its own progress (minheap's probes, the
     tuner's trials); the session still stores every hazard."""
-
-    def planned(self, experiment_id: int, total: int, already_done: int, open_ended: bool = False) -> None: ...
-
-    def starting(self, cell: PreparedCell, slot: Slot) -> None: ...
-
-    def finished(self, cell: PreparedCell, slot: Slot, result: ProcessResult) -> None: ...
-
-    def warn(self, hazard: Hazard) -> None: ...
-
-    def extended(self, added: int, note: str) -> None: ...

@@ -15,8 +15,7 @@ from dataclasses import replace
 from jvmlab.collect.registry import from_record, override_args
 from jvmlab.execute.options import RunOptions
 from jvmlab.model.documents import RunOptionsRecord
-
-DEFAULT_METRIC = "wall_s"
+from jvmlab.plan.metric_choice import DEFAULT_METRIC
 
 
 def options_record(options: RunOptions, stored: RunOptionsRecord | None = None) -> RunOptionsRecord:

@@ -234,11 +234,12 @@ def _lost(plan: InvocationPlan) -> ProcessResult:
                          None, time.time())
 
 
-def wrap_server(plan: Plan, inner: Executor) -> ServerExecutor:
-    """The executor for a spec with ``[load]``: checks (port, clients) first, then wraps."""
+def wrap_server(plan: Plan, inner: Executor) -> Executor:
+    """The executor for a plan: for a spec with ``[load]`` (a server under load, docs/servers.md)
+    the checks (port, clients) first, then ``inner`` wrapped; any other plan runs on ``inner``."""
     template = plan.cells[0].template  # the server/load parts, read from the spec at plan time
-    if template is None or template.load is None:  # the runner wraps only a plan whose template has [load]
-        raise ValueError("wrap_server needs a plan made by plan.prepare from a spec with [load]")
+    if template is None or template.load is None:
+        return inner
     server = template.server or Server()
     base_dir = plan.spec_path.parent if plan.spec_path is not None else Path.cwd()
     check(server, template.load, plan.workdir or base_dir, template.client_cwd)

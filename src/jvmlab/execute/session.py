@@ -31,7 +31,7 @@ from jvmlab.execute.experiment import (
     identities_of,
     resume_experiment,
 )
-from jvmlab.execute.hooks import HookedExecutor, with_hooks
+from jvmlab.execute.hooks import HookedExecutor
 from jvmlab.execute.load import LoadWatch, busy_text
 from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, Executor, PrecisionCheck, RunnerLost, RunObserver
@@ -72,10 +72,8 @@ def run_experiment(plan: Plan, store: Store, options: RunOptions, observer: RunO
                    precision_check: PrecisionCheck | None = None) -> int:
     """Run (or resume) the plan's experiment on this machine; return its id. Raises Interrupted
     on Ctrl-C or SIGTERM after storing everything measured so far."""
-    executor = executor or default_executor()  # wait4 on POSIX, psutil on Windows
-    if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
-        # a server under load (docs/servers.md): checked before anything runs
-        executor = wrap_server(plan, executor)
+    # wait4 on POSIX, psutil on Windows; a server under load: checked before anything runs
+    executor = wrap_server(plan, executor or default_executor())
     session = Session(store, plan, options, observer, executor, precision_check)
     return session.run(LocalBlocks(session))
 
@@ -98,8 +96,9 @@ class Session:
         # Every path handed to a JVM is absolute: the JVM starts in the spec's folder, not here.
         self.options = replace(options, artifacts_root=options.artifacts_root.absolute())
         self.observer = observer
-        # the spec's hooks (setup, before_each, after_each, cleanup) around every slot run here
-        self.executor: Executor | None = with_hooks(executor) if executor is not None else None
+        # the spec's hooks (setup, before_each, after_each, cleanup) around every slot run here (a
+        # no-op without hooks)
+        self.executor: Executor | None = HookedExecutor(executor) if executor is not None else None
         self.precision_check = precision_check
         self.environment: Environment | None = None
         self.resumed: Resumed | None = None
@@ -142,17 +141,20 @@ class Session:
         if self.resumed is not None:  # the new cells' example argv uses the run's own collectors
             self.options = merge_stored(self.options, self.resumed.experiment.run_options)
             self.settings = CollectSettings.from_spec(self.plan.shape.collect, self.options.collect_overrides)
-            self._state = resume_experiment(self.plan, self.store, self.resumed, self.options.artifacts_root,
-                                            self.settings, self.identities or identities_of(self.plan),
-                                            self.options)
+            self._state = resume_experiment(self.plan, self.store, self.resumed, self.settings,
+                                            self.identities or identities_of(self.plan), self.options)
             if not self.own_cells:
                 self._state.cell_ids = {}  # the driver registers each cell it runs (add_cell)
         else:
-            self._state = create_experiment(self.plan, self.store, self.options.artifacts_root, self.settings,
-                                            self.options.command_line, self.options, cells=self.own_cells)
+            self._state = create_experiment(self.plan, self.store, self.settings, self.options,
+                                            cells=self.own_cells)
             if self.own_cells:
                 self.store.put_record(self._state.experiment_id, self.identities or identities_of(self.plan))
-        self.remember_options()
+        # how this run was started, over what is stored (a resumed run took what it was not given,
+        # above); the JVMs' working directory too (provenance: relative paths in arguments depend on it)
+        record = options_record(self.options, self.store.experiment(self.experiment_id).run_options)
+        self.store.set_run_options(self.experiment_id, record.but(workdir=str(self.plan.workdir))
+                                   if self.plan.workdir is not None else record)
         if self.options.series is not None:  # `--label`: a point of a series (default: the spec's name)
             self.store.set_series(self.experiment_id, self.options.series,
                                   self.store.experiment(self.experiment_id).name)
@@ -162,18 +164,6 @@ class Session:
                            for pc in self.plan.cells if self.own_cells}  # a driver's cells bring their own
         self.state.measured = sum(1 for _, block in self.done() if block >= 0)
         return self.state
-
-    def remember_options(self) -> RunOptions:
-        """Merge how this run was started into the store; a resumed run takes what it was not given.
-        The JVMs' working directory is kept too (provenance: relative paths in arguments depend on it)."""
-        store, plan, experiment_id = self.store, self.plan, self.experiment_id
-        stored = store.experiment(experiment_id).run_options
-        if self.options.resume:
-            self.options = merge_stored(self.options, stored)
-        record = options_record(self.options, stored)
-        store.set_run_options(experiment_id, record.but(workdir=str(plan.workdir)) if plan.workdir is not None
-                              else record)
-        return self.options
 
     def done(self) -> set[tuple[int, int]]:
         """The (cell index, block) slots already stored: resume skips them."""
@@ -237,12 +227,10 @@ class Session:
         """Set the environment up and open the experiment (a driver that ends it itself calls
         :meth:`finish` and, always, :meth:`teardown`)."""
         self.resolve()  # before the setup: tmpfs copies and archives are keyed by the stored cell indices
-        environment = self.given_environment or build_environment(self.plan, self.options.artifacts_root)
-        self.environment = environment
-        self.plan = environment.setup(self.plan)
+        self.environment = self.given_environment or build_environment(self.plan, self.options.artifacts_root)
+        self.plan = self.environment.setup(self.plan)
         state = self.open()
         self.store_documents()
-        state.environment = environment
         return state
 
     def finish(self) -> None:
@@ -353,7 +341,10 @@ class Session:
     def between_blocks(self, load: LoadWatch, block: int) -> None:
         state = self.state
         shares = load.shares()
-        delay_s = self._block_run_delay(block)
+        # the mean run-queue delay per invocation of the block's measured processes (None: not
+        # measured, e.g. the /proc sampler off or a kernel without schedstat)
+        delays = self._run_delays.pop(block, [])
+        delay_s = sum(delays) / len(delays) if delays else None
         if shares.busy:
             # Stored per block (the report counts them); told once, at the end of the run.
             self.store.add_hazard(state.experiment_id, Hazard(
@@ -365,12 +356,6 @@ class Session:
             self.warn(Hazard(hazards.FINGERPRINT_CHANGED, f"after {block_label(block)}: {change}",
                       hint="results before and after the change are not comparable; rerun the experiment"))
         state.fingerprint = now
-
-    def _block_run_delay(self, block: int) -> float | None:
-        """The mean run-queue delay per invocation of the block's measured processes (None:
-        not measured, e.g. the /proc sampler off or a kernel without schedstat)."""
-        delays = self._run_delays.pop(block, [])
-        return sum(delays) / len(delays) if delays else None
 
     def busy_summary(self) -> None:
         """One line for all busy blocks of this session instead of one line per block."""

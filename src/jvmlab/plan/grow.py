@@ -55,10 +55,6 @@ class Growth:
     plan: Plan
     new_cells: tuple[int, ...]  # indices (in the renumbered plan) of cells the store lacks
 
-    @property
-    def grows(self) -> bool:
-        return bool(self.new_cells)
-
 
 def align(plan: Plan, stored: Iterable[StoredCellLike], identities: CellIdentityDocument | None,
           experiment_id: int) -> Growth:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jvmlab.analyze.model import Correction
 from jvmlab.analyze.reachable import blocks_needed, smallest_adjusted, smallest_p_value
 
 if TYPE_CHECKING:
@@ -27,10 +26,8 @@ ALPHA = 0.05
 class PowerCheck:
     """The floor of the planned design against the corrected threshold."""
 
-    cells: int
     comparisons: int
     blocks: int  # measured invocations per cell, one per block
-    correction: Correction
     alpha: float
     smallest_p: float  # of one comparison, for the most extreme data possible
     smallest_adjusted_p: float  # after the correction, in the most favourable case
@@ -54,12 +51,10 @@ class PowerCheck:
     def message(self) -> str:
         """One paragraph with the numbers, for the terminal."""
         m = self.comparisons
-        corr = "Holm" if self.correction == "holm" else "Benjamini-Hochberg"
-        threshold = f"alpha/{m} = {self.alpha / m:.4g}" if self.correction == "holm" and m > 1 else \
-            f"alpha = {self.alpha:g}"
+        threshold = f"alpha/{m} = {self.alpha / m:.4g}" if m > 1 else f"alpha = {self.alpha:g}"
         head = (f"{self.blocks} block(s) cannot reach significance: the smallest p-value a permutation "
                 f"test of {self.blocks} invocation(s) per cell can give is {self.smallest_p:.3g}, above "
-                f"the {corr} threshold for {m} comparison(s) ({threshold}); every verdict would be "
+                f"the Holm threshold for {m} comparison(s) ({threshold}); every verdict would be "
                 f"\"no clear difference\"")
         if self.blocks_needed is None:
             return head + "; no number of blocks fixes this: compare fewer cells at once"
@@ -70,16 +65,17 @@ class PowerCheck:
         return head + advice + ", or run with --until 2% to add blocks until the intervals are narrow"
 
 
-def power_check(n_cells: int, blocks: int, *, has_baseline: bool = True, correction: Correction = "holm",
-                alpha: float = ALPHA, until: bool = False, max_invocations: int | None = None) -> PowerCheck:
-    """Check a design of ``n_cells`` cells and ``blocks`` invocations per cell (pure)."""
+def power_check(n_cells: int, blocks: int, *, has_baseline: bool = True, until: bool = False,
+                max_invocations: int | None = None) -> PowerCheck:
+    """Check a design of ``n_cells`` cells and ``blocks`` invocations per cell (pure; Holm at
+    ``ALPHA``, as the report compares)."""
     comparisons = max(0, n_cells - 1) if has_baseline else 0
     floor = smallest_p_value(blocks)
     max_blocks = max_invocations // n_cells if until and max_invocations is not None and n_cells else None
     return PowerCheck(
-        cells=n_cells, comparisons=comparisons, blocks=blocks, correction=correction, alpha=alpha,
-        smallest_p=floor, smallest_adjusted_p=smallest_adjusted(floor, comparisons, correction),
-        blocks_needed=blocks_needed(comparisons, alpha, correction) if comparisons else None,
+        comparisons=comparisons, blocks=blocks, alpha=ALPHA,
+        smallest_p=floor, smallest_adjusted_p=smallest_adjusted(floor, comparisons, "holm"),
+        blocks_needed=blocks_needed(comparisons, ALPHA, "holm") if comparisons else None,
         until=until, max_blocks=max_blocks)
 
 

@@ -72,18 +72,9 @@ class Plan:
     spec_path: Path | None
     cells: tuple[PreparedCell, ...]
     baseline_index: int
+    shape: RunShape  # the schedule
     workdir: Path | None = None  # absolute: where every JVM of the experiment starts
-    run: RunShape | None = None  # the schedule; filled from the spec when not given
     revisions: RevisionSet | None = None  # [revisions]: each revision checked out and built (plan/revisions.py)
-
-    def __post_init__(self) -> None:
-        if self.run is None:
-            object.__setattr__(self, "run", RunShape.from_spec(self.spec))
-
-    @property
-    def shape(self) -> RunShape:
-        assert self.run is not None  # set in __post_init__
-        return self.run
 
     @property
     def jdk_homes(self) -> list[Path]:
@@ -99,16 +90,11 @@ def search_hash(plan: Plan, kind: str, settings: dict[str, Any]) -> str:
     return spec_hash(f"{plan.spec_text}\n#{kind} " + json.dumps(settings, sort_keys=True))
 
 
-def resolve_jvms(spec: Spec, base_dir: Path | None = None) -> dict[str, JdkInfo]:
-    """Each [jvms] name to an identified JDK; a relative path (``./jdk``, ``jdks/17``) means
-    the spec's folder (``base_dir``), as every relative path of a spec does."""
-    jdks = discover()
-    return {name: select(_against(selector, base_dir), jdks) for name, selector in spec.jvms.items()}
-
-
-def _against(selector: str, base_dir: Path | None) -> str:
+def _against(selector: str, base_dir: Path) -> str:
+    """A [jvms] selector; a relative path (``./jdk``, ``jdks/17``) means the spec's folder
+    (``base_dir``), as every relative path of a spec does."""
     text = selector.strip()
-    if base_dir is None or text.startswith("~") or not ("/" in text or os.sep in text) or Path(text).is_absolute():
+    if text.startswith("~") or not ("/" in text or os.sep in text) or Path(text).is_absolute():
         return selector
     return str(base_dir / text)
 
@@ -130,9 +116,11 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
     baseline = find_baseline(spec, cells, levels)
     spec_path = Path(os.path.abspath(spec_path)) if spec_path is not None else None
     base_dir = spec_path.parent if spec_path is not None else Path.cwd()
-    jvms = resolve_jvms(spec, base_dir)
+    jdks = discover()  # each [jvms] name to an identified JDK
+    jvms = {name: select(_against(selector, base_dir), jdks) for name, selector in spec.jvms.items()}
     bases = {level: revisions.spec_dir(level) for level in levels} if revisions is not None else {"": base_dir}
-    workdirs = {level: resolve_workdir(spec.workload.cwd, base) for level, base in bases.items()}
+    # [workload] cwd against each base (default: the base itself); it must exist
+    workdirs = {level: resolve_folder(spec.workload.cwd, base, "[workload] cwd") for level, base in bases.items()}
     launches = {(name, level): resolve_launch(spec.workload, jdk, base, workdirs[level])
                 for name, jdk in jvms.items() for level, base in bases.items()}
     checks = _check_all(cells, jvms) if check_flags else {}
@@ -151,13 +139,8 @@ def prepare(spec: Spec, text: str, spec_path: Path | None, check_flags: bool = T
             heap_warnings=tuple(check.heap_warnings) if check else (),
         ))
     return Plan(spec=spec, spec_text=text, spec_hash=spec_hash(text), spec_path=spec_path,
-                cells=tuple(prepared), baseline_index=baseline.index, workdir=next(iter(workdirs.values())),
-                run=RunShape.from_spec(spec), revisions=revisions)
-
-
-def resolve_workdir(cwd: str | None, base_dir: Path) -> Path:
-    """[workload] cwd against the spec's folder (default: the spec's folder itself); it must exist."""
-    return resolve_folder(cwd, base_dir, "[workload] cwd")
+                cells=tuple(prepared), baseline_index=baseline.index, shape=RunShape.from_spec(spec),
+                workdir=next(iter(workdirs.values())), revisions=revisions)
 
 
 def _check_all(cells: list[Cell], jvms: dict[str, JdkInfo]) -> dict[int, FlagCheck]:

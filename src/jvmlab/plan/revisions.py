@@ -14,9 +14,6 @@ from pathlib import Path
 
 from jvmlab.errors import UserError
 from jvmlab.model.documents import RevisionRecord, RevisionsDocument
-from jvmlab.plan.matrix import REVISION_FACTOR
-
-__all__ = ["REVISION_FACTOR", "RevisionSet", "RevisionTree"]
 
 
 @dataclass(frozen=True)

@@ -36,16 +36,15 @@ def block_order(n_cells: int, block: int, order: Order, seed: int) -> list[int]:
     return cells
 
 
-def schedule(n_cells: int, warmup: int, blocks: Iterable[int], order: Order, seed: int,
-             include_warmup: bool = True) -> list[Slot]:
-    """All slots for the given measured blocks (and warm-ups when asked), in run order.
+def schedule(n_cells: int, warmup: int, blocks: Iterable[int], order: Order, seed: int) -> list[Slot]:
+    """All slots for the ``warmup`` warm-up blocks and the given measured blocks, in run order.
 
     ``sequential`` runs every invocation of a cell before the next cell (AABB, which
     confounds drift with the configuration: offered for comparison, not recommended);
     ``round-robin`` runs the cells in a fixed order each block (ABAB); ``random-blocks``
     shuffles each block independently.
     """
-    block_ids = (list(range(-warmup, 0)) if include_warmup else []) + list(blocks)
+    block_ids = [*range(-warmup, 0), *blocks]
     if order == "sequential":
         return [Slot(cell, block, 0) for cell in range(n_cells) for block in block_ids]
     slots: list[Slot] = []

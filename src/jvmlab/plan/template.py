@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +211,5 @@ class RunShape:
         return out + (schedule(n_cells, 0, added, self.order, self.seed) if added else [])
 
     def block(self, n_cells: int, block: int) -> list[Slot]:
-        """One block's slots in its randomized order (a warm-up block uses block 0's order)."""
-        if block >= 0:
-            return schedule(n_cells, 0, range(block, block + 1), self.order, self.seed)
-        return [replace(s, block=block) for s in schedule(n_cells, 0, range(0, 1), self.order, self.seed)]
+        """One measured block's slots in its randomized order (``--until`` adds them)."""
+        return schedule(n_cells, 0, range(block, block + 1), self.order, self.seed)

@@ -85,7 +85,7 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
     ``base_dir`` (the spec's folder) resolves classpath entries and jars to absolute paths;
     a command's relative program (``./run.sh``) is looked up where it will start: ``workdir``."""
     args = tuple(workload.args)
-    if workload.builtin is not None and workload.builtin in _server_recipes():  # Jetty, Tomcat (docs/servers.md)
+    if workload.builtin is not None and workload.builtin in RECIPES:  # Jetty, Tomcat (docs/servers.md)
         return Launch("builtin", classpath=build_recipe(workload.builtin, jdk), main_class=RECIPES[workload.builtin],
                       args=args, default_args=DEFAULT_ARGS, progress_regex=workload.progress)
     if workload.builtin is not None:
@@ -113,10 +113,6 @@ def resolve_launch(workload: Workload, jdk: JdkInfo, base_dir: Path, workdir: Pa
             raise UserError(f"[workload] command: {command[0]} does not exist (looked at {first})")
     return Launch("command", command=command, shell=workload.shell, args=args,
                   progress_regex=workload.progress)
-
-
-def _server_recipes() -> dict[str, str]:
-    return RECIPES
 
 
 def _jmh_launch(workload: Workload, base_dir: Path) -> Launch:

@@ -106,9 +106,7 @@ def run_rightsize(base: Plan, store: Store, request: RightsizeRequest, artifacts
     plan = replace(plan, spec_hash=search_hash(plan, "rightsize", request.record().body()))
     options = RunOptions(artifacts_root=artifacts_root, resume=resume, command_line="jvmlab rightsize",
                          resume_hint=resume_hint, series=series)
-    executor = executor or default_executor()
-    if any(pc.template is not None and pc.template.load is not None for pc in plan.cells):
-        executor = wrap_server(plan, executor)  # a server under load (docs/servers.md)
+    executor = wrap_server(plan, executor or default_executor())  # a server under load (docs/servers.md)
     environment = build_environment(plan, options.artifacts_root)
     if isinstance(environment, MachineEnvironment):
         # each size gets what its quota allows, also on a busy machine (a container whose

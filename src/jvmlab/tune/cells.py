@@ -20,14 +20,8 @@ from jvmlab.errors import UserError
 from jvmlab.machine.environment import Environment, MachineEnvironment, build_environment
 from jvmlab.model.documents import ArchivesDocument
 from jvmlab.plan.prepare import Plan, PreparedCell, archive_document
-from jvmlab.plan.template import PREPARE_MARK, ArchivePrep, split_prepare
+from jvmlab.plan.template import PREPARE_MARK, split_prepare
 from jvmlab.tune.space import parse_tune
-
-
-def real_flags(name: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], ArchivePrep | None]:
-    """A configuration's JVM flags without its preparation marks, and the preparation they ask
-    for (UserError for an unknown or a second mark: the configuration is then refused)."""
-    return split_prepare(name, flags, None)
 
 
 def space_prepares(plan: Plan) -> bool:
@@ -77,7 +71,7 @@ class TrialCells:
             return self.ready[key]
         environment = self.environment or self.make_environment()
         try:
-            run_flags, prep = real_flags(name, flags)
+            run_flags, prep = split_prepare(name, flags, None)  # an unknown or a second mark: refused
         except UserError as err:
             self.ready[key] = str(err)
             return self.ready[key]

@@ -44,16 +44,7 @@ def measurer_for(store: Store, plan: Plan, experiment_id: int, artifacts: Path, 
     if client is not None:
         return ClusterMeasurer(plan, store, experiment_id, artifacts, client)
     width = stored_width(store, experiment_id)
-    return WidthReplay(plan, store, experiment_id, artifacts, default_executor(), width=width) if width > 1 else None
-
-
-class WidthReplay(JvmMeasurer):
-    """A local `--resume` of a run started with --cluster: the same block numbering (``width``
-    blocks at a time), run one after another on this machine."""
-
-    def __init__(self, *args: Any, width: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.width = width
+    return JvmMeasurer(plan, store, experiment_id, artifacts, default_executor(), width=width) if width > 1 else None
 
 
 class ClusterMeasurer(JvmMeasurer):

@@ -29,7 +29,8 @@ the parameters it did not change. A combination the budget left unraced is named
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,18 +85,9 @@ def promising(config: TuneConfig, center: dict[str, Any], effects: Sequence[Effe
             best[e.param] = e
     if len(best) < 2:
         return None
-    values: dict[str, Any] = {}
-    for q in config.params:
-        if not q.active(values):
-            continue
-        if q.name in best:
-            values[q.name] = best[q.name].values[q.name]
-        elif q.name in center:
-            values[q.name] = center[q.name]
-        else:  # made active by a move: the value that move ran with, else the middle level
-            given = next((e.values[q.name] for e in best.values() if q.name in e.values), None)
-            options = levels(q)
-            values[q.name] = given if given is not None else options[len(options) // 2]
+    # a parameter made active by a move: the value that move ran with
+    values = _with(config, center, {name: e.values[name] for name, e in best.items()},
+                   ChainMap(*(e.values for e in best.values())))
     return values, tuple(sorted(best.values(), key=lambda e: e.trial))
 
 
@@ -124,7 +116,7 @@ def _candidates(config: TuneConfig, center: dict[str, Any], against: str, trials
     if found is not None:
         yield found[0], "combined", combination_words(config, found[0], found[1])
     for e in _improving(carried, minimize):
-        values = _with(config, center, e.param, e.values[e.param])
+        values = _with(config, center, {e.param: e.values[e.param]})
         yield values, "coordinate", (f"{' '.join(config.flags(values)) or '(JDK defaults)'} (the incumbent with "
                                      f"{e.param}={value_text(e.values[e.param])}, {e.ratio:.2f}x an earlier "
                                      f"incumbent alone)")
@@ -191,21 +183,26 @@ def next_move(config: TuneConfig, center: dict[str, Any], tried: Collection[str]
         for v in levels(p):
             if value_text(v) == value_text(center[p.name]):
                 continue
-            values = _with(config, center, p.name, v)
+            values = _with(config, center, {p.name: v})
             if key(values) not in tried:
                 return values
     return None
 
 
-def _with(config: TuneConfig, center: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+def _with(config: TuneConfig, center: dict[str, Any], changed: dict[str, Any],
+          made_active: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``center`` with the ``changed`` values; a parameter they make active takes its value in
+    ``made_active``, else its middle level."""
     values: dict[str, Any] = {}
     for q in config.params:
         if not q.active(values):
             continue
-        if q.name == name:
-            values[q.name] = value
+        if q.name in changed:
+            values[q.name] = changed[q.name]
         elif q.name in center:
             values[q.name] = center[q.name]
+        elif made_active is not None and q.name in made_active:
+            values[q.name] = made_active[q.name]
         else:
             options = levels(q)
             values[q.name] = options[len(options) // 2]

@@ -60,7 +60,7 @@ def make_config(config: TuneConfig, values: dict[str, Any], default_jvm: str) ->
     return Config(values, jvm, config.flags(values))
 
 
-def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_kind: str = "tpe",
+def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *,
          on_trial: Callable[[Trial, Tuning], None] | None = None, do_confirm: bool = True,
          identity: Callable[[Config], str] | None = None, storage: str | None = None,
          study_name: str | None = None, progress: TuneProgress | None = None) -> TuneResult:
@@ -82,7 +82,7 @@ def tune(config: TuneConfig, measurer: Measurer, default_jvm: str, *, sampler_ki
             raise UserError(f"the baseline fails: {got}")
         base.add(got)
     inc = Incumbent(baseline, {k: list(v) for k, v in base.samples.items()})
-    sampler = Sampler(config, sampler_kind, storage=storage, study_name=study_name)
+    sampler = Sampler(config, storage=storage, study_name=study_name)
     trials: list[Trial] = []
     seen: dict[str, tuple[float, ...] | None] = {
         same(baseline): tuple(base.estimate(o.metric) for o in config.objectives)}

@@ -89,7 +89,7 @@ def run_tune(plan: Plan, store: Store, experiment_id: int, artifacts: Path, exec
     with measurer:  # the spec's [environment] around the session, torn down on any exit
         result = tune(config, measurer, default_jvm, on_trial=on_trial, progress=progress,
                       storage=optuna_storage, study_name=f"jvmlab-{experiment_id}")
-    result.hazards.extend(measurer.late_hazards())  # the teardown's: the hooks' cleanups run there
+    result.hazards.extend(measurer.block_hazards())  # the teardown's: the hooks' cleanups run there
     store.put_record(experiment_id, result_document(config, result, measurer.run_flags()))
     measurer.finish()  # the session stores the status (done)
     return config, result, measurer

@@ -18,6 +18,7 @@ share of it, archive included (tune/cells.py): what `run` would give the same ce
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +31,21 @@ from jvmlab.execute.options import RunOptions
 from jvmlab.execute.protocols import BlockRunner, SilentObserver
 from jvmlab.execute.session import Session
 from jvmlab.jdk.flags import check_flags
-from jvmlab.model.collected import Collected
 from jvmlab.model.hazards import Hazard
-from jvmlab.model.process import ProcessResult, Status
-from jvmlab.model.stored import PROCESS_METRICS, StoredInvocation
+from jvmlab.model.process import Status
+from jvmlab.model.stored import PROCESS_METRICS
 from jvmlab.plan.prepare import PREPARE_MARK, Plan, PreparedCell
 from jvmlab.plan.schedule import Slot
+from jvmlab.plan.template import split_prepare
 from jvmlab.store.protocol import Store
-from jvmlab.tune.cells import TrialCells, real_flags
+from jvmlab.tune.cells import TrialCells
 from jvmlab.tune.model import Metrics
 
 
-def _metrics_of(row: StoredInvocation) -> Metrics:
-    """Every stored metric of one invocation: the process's columns and the collectors'."""
-    out = {m: row.value(m) for m in PROCESS_METRICS}
-    return {**{k: float(v) for k, v in out.items() if v is not None}, **row.metrics}
-
-
-def metrics_of_result(result: ProcessResult, collected: Collected) -> Metrics:
-    """The same metrics, from a result just measured (what the store would give back)."""
-    m = result.measures
-    process = {} if m is None else {name: getattr(m, name) for name in PROCESS_METRICS}
-    out = {k: float(v) for k, v in process.items() if v is not None}
-    out.update({k: float(v) for k, v in collected.metrics.items()})
-    return out
+def _metrics(process: Mapping[str, float | None], collected: Mapping[str, float]) -> Metrics:
+    """Every metric of one invocation: the process's (PROCESS_METRICS) and the collectors'; a
+    result just measured gives what the store gives back when it is replayed."""
+    return {**{k: float(v) for k, v in process.items() if v is not None}, **collected}
 
 
 class FlagChecker:
@@ -73,7 +65,7 @@ class FlagChecker:
         """The same check `run` does, on the same flags: [workload] jvm_args (from the cell's
         template) then the trial's; the accepted flags (unlocks added) are what runs."""
         try:
-            real, _prep = real_flags(jvm, flags)  # a preparation mark (@cds-archive) is no JVM flag
+            real, _prep = split_prepare(jvm, flags, None)  # a preparation mark (@cds-archive) is no JVM flag
             pc = self._cell(jvm)
             common = pc.template.jvm_args if pc.template is not None else ()
             check = check_flags(pc.jdk, [*common, *real])
@@ -112,8 +104,12 @@ class JvmMeasurer(FlagChecker):
     ``LocalBlocks``, the machine checked between blocks by the session; ``ClusterMeasurer``:
     the Dask dispatcher)."""
 
-    def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any) -> None:
+    def __init__(self, plan: Plan, store: Store, experiment_id: int, artifacts: Path, executor: Any,
+                 width: int = 1) -> None:
         super().__init__(plan)
+        # blocks at a time (Tuning.blocks): a cluster's nodes; a local `--resume` of a run started
+        # with --cluster keeps its width (the same block numbering, run one after another here)
+        self.width = width
         # absolute: the GC log and other artifacts paths are handed to the JVMs
         self.store, self.exp, self.artifacts, self.executor = store, experiment_id, artifacts.absolute(), executor
         self.cells: dict[str, int] = {c.levels.get("config", c.name): c.id for c in store.cells(experiment_id)}
@@ -123,7 +119,8 @@ class JvmMeasurer(FlagChecker):
         self.history: dict[tuple[int, int, str], Metrics | str] = {}
         for inv in store.invocations(experiment_id):
             key = (inv.block, inv.position, by_id.get(inv.cell_id, ""))
-            self.history[key] = _metrics_of(inv) if inv.status == str(Status.OK) else (inv.reason or inv.status)
+            self.history[key] = (_metrics({m: inv.value(m) for m in PROCESS_METRICS}, inv.metrics)
+                                 if inv.status == str(Status.OK) else (inv.reason or inv.status))
         self.replayed = 0
         self.measured = 0
         self.rounds = 0  # rounds of blocks run (blocks / rounds: the parallelism used on a cluster)
@@ -180,12 +177,6 @@ class JvmMeasurer(FlagChecker):
         if self.ended is not None:
             self.ended.finish()
 
-    def late_hazards(self) -> list[str]:
-        """The session's warnings since the last block, read without opening it again: after
-        :meth:`close`, those of its teardown (a failing ``cleanup`` hook, stored typed by the
-        session like every other), which come after the engine's last block."""
-        out, self.notes[:] = list(self.notes), []
-        return out
 
     def run_flags(self) -> dict[str, tuple[str, ...]]:
         """The flags each prepared configuration really ran with (unlocks, archive flags)."""
@@ -200,8 +191,11 @@ class JvmMeasurer(FlagChecker):
 
     def block_hazards(self) -> list[str]:
         """What the session said since the last block (busy blocks, a changed machine, the
-        dispatcher's refusals and losses): typed hazards it stored, as the tuner's words."""
-        return self.late_hazards()
+        dispatcher's refusals and losses): typed hazards it stored, as the tuner's words. Read
+        without opening it again: after :meth:`close`, those of its teardown (a failing
+        ``cleanup`` hook), which come after the engine's last block."""
+        out, self.notes[:] = list(self.notes), []
+        return out
 
     def measure(self, jvm: str, flags: tuple[str, ...], block: int, position: int) -> Metrics | str:
         return self._run({block: {position: (jvm, flags)}})[(block, position)]
@@ -240,7 +234,8 @@ class JvmMeasurer(FlagChecker):
             ran = self.trials.take(cell_id, b)
             got: Metrics | str = ("not run: the budget stopped it" if ran is None
                                   else ran[0].reason or str(ran[0].status) if ran[0].status != Status.OK
-                                  or ran[0].measures is None else metrics_of_result(*ran))
+                                  or ran[0].measures is None else
+                                  _metrics({m: getattr(ran[0].measures, m) for m in PROCESS_METRICS}, ran[1].metrics))
             self.measured += ran is not None
             self.history[key] = out[(key[0], key[1])] = got
         return out

@@ -12,21 +12,10 @@ import warnings
 from typing import Any, Literal
 
 import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 
 from jvmlab.tune.space import Param, TuneConfig
 
 optuna.logging.set_verbosity(logging.WARNING)
-
-
-def distribution(p: Param) -> BaseDistribution:
-    if p.kind in ("categorical", "jdk"):
-        return CategoricalDistribution(list(p.choices))
-    if p.kind == "bool":
-        return CategoricalDistribution([False, True])
-    if p.log:
-        return IntDistribution(p.low, p.high, log=True)
-    return IntDistribution(p.low, p.high, step=p.step)
 
 
 class Sampler:
@@ -36,15 +25,12 @@ class Sampler:
     is kept under ``study_name`` so optuna-dashboard can open it. jvmlab's store stays the
     memory: a study of that name is replaced, and the replay on `--resume` writes it again."""
 
-    def __init__(self, config: TuneConfig, kind: str = "tpe", *, storage: str | None = None,
-                 study_name: str | None = None) -> None:
+    def __init__(self, config: TuneConfig, *, storage: str | None = None, study_name: str | None = None) -> None:
         self.config = config
         directions: list[Literal["minimize", "maximize"]] = [
             "minimize" if o.minimize else "maximize" for o in config.objectives]
-        if kind == "random":
-            sampler: optuna.samplers.BaseSampler = optuna.samplers.RandomSampler(seed=config.seed)
-        elif config.multi:
-            sampler = optuna.samplers.NSGAIISampler(seed=config.seed, population_size=8)
+        if config.multi:
+            sampler: optuna.samplers.BaseSampler = optuna.samplers.NSGAIISampler(seed=config.seed, population_size=8)
         else:
             with warnings.catch_warnings():  # multivariate/group are "experimental" in Optuna
                 warnings.simplefilter("ignore")

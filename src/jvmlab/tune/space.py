@@ -1,8 +1,10 @@
 """The `[tune]` section: objectives, guardrails, a typed search space and a budget.
 
-The spec model keeps `[tune]` as a raw table; it is read here, once, into frozen records so
-that every mistake (an empty space, a condition on an unknown parameter, a metric the tuner
-cannot measure) is one line and exit 2 before anything runs.
+The spec's model (``jvmlab.spec.tune.TuneSection``) validates `[tune]`: types, ranges, unknown
+keys, empty tables, conditions on unknown parameters, unknown metrics. It is read here, once,
+into frozen records; what only the reading can tell (a metric no collector measures per
+invocation, a condition its parameter never meets, an unknown archive preparation, a JDK not
+in [jvms]) is one line and exit 2 before anything runs too.
 """
 
 from __future__ import annotations
@@ -134,20 +136,15 @@ def parse_tune(section: TuneSection | dict[str, Any] | None,
         except ValidationError as err:
             raise UserError(describe_error(err, TuneSection, ("tune",))) from None
     table = section.table()
-    known = {"objective", "direction", "guardrails", "params", "budget", "baseline", "seed",
-             "min_blocks", "max_blocks", "confirm_max_blocks", "confirm_ci_pct"}
-    extra = set(table) - known
-    if extra:
-        raise UserError(f"[tune]: unknown key {sorted(extra)[0]!r}; known: {', '.join(sorted(known))}")
     objectives = _objectives(table.get("objective", "wall_s"), table.get("direction"))
     guardrails = tuple(_guardrail(g) for g in _as_list(table.get("guardrails", [])))
     params = _params(table.get("params") or {}, jvm_names)
-    budget = _budget(table.get("budget") or {})
+    b = table["budget"]  # TuneSection: at least one limit
+    budget = Budget(int(b["trials"]) if "trials" in b else None, int(b["invocations"]) if "invocations" in b else None,
+                    parse_duration_s(b["wall"]) if "wall" in b else None)
     baseline = table.get("baseline", "")
     base_flags = tuple(baseline.split() if isinstance(baseline, str) else baseline)
     ints = {k: int(table[k]) for k in ("seed", "min_blocks", "max_blocks", "confirm_max_blocks") if k in table}
-    if ints.get("min_blocks", 3) < 2 or ints.get("max_blocks", 30) < ints.get("min_blocks", 3):
-        raise UserError("[tune]: need 2 <= min_blocks <= max_blocks")
     return TuneConfig(objectives, guardrails, params, budget, base_flags,
                       confirm_ci_pct=float(table.get("confirm_ci_pct", 2.0)), **ints)
 
@@ -156,23 +153,12 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _check_metric(name: str, where: str) -> str:
-    if name not in metrics.REGISTRY and not name.startswith("workload."):
-        metrics.get(name)  # raises the registry's "unknown metric" line
-    collector_of(name)  # a metric measured per invocation (which collector: checked by flow)
-    return name
-
-
 def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
     names = _as_list(objective)
     dirs = _as_list(direction) if direction is not None else [None] * len(names)
-    if not names or len(dirs) != len(names):
-        raise UserError("[tune] objective and direction must have the same length")
     out = []
     for name, d in zip(names, dirs, strict=True):
-        _check_metric(str(name), "objective")
-        if d not in (None, "minimize", "maximize"):
-            raise UserError(f"[tune] direction {d!r}: use \"minimize\" or \"maximize\"")
+        collector_of(str(name))  # a metric measured per invocation (which collector: checked by flow)
         minimize = metrics.get(name).lower_is_better if d is None else d == "minimize"
         out.append(Objective(str(name), minimize))
     return tuple(out)
@@ -180,10 +166,9 @@ def _objectives(objective: Any, direction: Any) -> tuple[Objective, ...]:
 
 def _guardrail(text: Any) -> Guardrail:
     m = GUARDRAIL.match(str(text))
-    if not m:
-        raise UserError(f"[tune] guardrail {text!r}: write e.g. \"max_rss_bytes <= 1.1x baseline\" "
-                        "or \"wall_s <= 5\"")
-    metric = _check_metric(m["metric"], "guardrail on")
+    assert m is not None  # TuneSection matched it
+    metric = m["metric"]
+    collector_of(metric)
     value = float(m["value"])
     unit = (m["unit"] or "").lower()
     if unit in ("k", "kb", "m", "mb", "g", "gb"):
@@ -193,27 +178,11 @@ def _guardrail(text: Any) -> Guardrail:
     return Guardrail(metric, m["op"] == "<=", value, bool(m["rel"]), str(text))
 
 
-def _budget(table: dict[str, Any]) -> Budget:
-    extra = set(table) - {"trials", "invocations", "wall"}
-    if extra:
-        raise UserError(f"[tune.budget]: unknown key {sorted(extra)[0]!r}; use trials, invocations, wall")
-    budget = Budget(int(table["trials"]) if "trials" in table else None,
-                    int(table["invocations"]) if "invocations" in table else None,
-                    parse_duration_s(table["wall"]) if "wall" in table else None)
-    if budget == Budget(None, None, None):
-        raise UserError("[tune.budget] is empty: give trials, invocations or wall (e.g. trials = 30)")
-    return budget
-
-
 def _params(table: dict[str, Any], jvm_names: tuple[str, ...]) -> tuple[Param, ...]:
-    if not table:
-        raise UserError("[tune.params] is empty: nothing to search")
     params = [_param(name, body, jvm_names) for name, body in table.items()]
     names = {p.name: p for p in params}
     for p in params:
         for other, allowed in p.when.items():
-            if other not in names or other == p.name:
-                raise UserError(f"[tune.params.{p.name}] when: unknown parameter {other!r}")
             possible = {value_text(v) for v in names[other].grid()}
             if not set(allowed) & possible:
                 raise UserError(f"[tune.params.{p.name}] when {other} = {list(allowed)}: "
@@ -221,9 +190,7 @@ def _params(table: dict[str, Any], jvm_names: tuple[str, ...]) -> tuple[Param, .
     return tuple(params)
 
 
-def _param(name: str, body: Any, jvm_names: tuple[str, ...]) -> Param:
-    if not isinstance(body, dict) or "type" not in body:
-        raise UserError(f"[tune.params.{name}] needs a type (categorical, int, size, bool, jdk)")
+def _param(name: str, body: dict[str, Any], jvm_names: tuple[str, ...]) -> Param:
     kind = body["type"]
     when = {k: tuple(str(x).lower() if isinstance(x, bool) else str(x) for x in _as_list(v))
             for k, v in (body.get("when") or {}).items()}
@@ -239,9 +206,7 @@ def _param(name: str, body: Any, jvm_names: tuple[str, ...]) -> Param:
             raise UserError(f"[tune.params.{name}] JDK {bad[0]!r} is not in [jvms] ({', '.join(jvm_names)})")
         return Param(name, kind, tuple(flags), flags, when=when)
     if kind == "bool":
-        flag = body.get("flag")
-        if not flag:
-            raise UserError(f"[tune.params.{name}] bool needs flag = \"-XX:+Something\"")
+        flag = body["flag"]
         off = body.get("off", flag.replace("-XX:+", "-XX:-", 1) if flag.startswith("-XX:+") else "")
         return Param(name, "bool", template=flag, off_flag=off, when=when)
     if kind in ("int", "size"):
@@ -255,10 +220,6 @@ def _choice_flags(name: str, value: str, body: Any) -> tuple[str, ...]:
     ``@cds-archive`` mark among the flags says the same)."""
     prepare = None
     if isinstance(body, dict):
-        extra = set(body) - {"flags", "prepare"}
-        if extra:
-            raise UserError(f"[tune.params.{name}] value {value!r}: unknown key {sorted(extra)[0]!r}; "
-                            "use flags and prepare")
         prepare, body = body.get("prepare"), body.get("flags", "")
     flags = tuple(body.split() if isinstance(body, str) else (str(f) for f in body))
     flags = (*flags, f"{PREPARE_MARK}{prepare}") if prepare else flags
@@ -270,23 +231,10 @@ def _choice_flags(name: str, value: str, body: Any) -> tuple[str, ...]:
 
 
 def _range(name: str, kind: Kind, body: dict[str, Any], when: dict[str, tuple[str, ...]]) -> Param:
-    template = body.get("flag", "")
-    if "{}" not in template:
-        raise UserError(f"[tune.params.{name}] needs flag with {{}} for the value, e.g. \"-Xmx{{}}\"")
     conv = (lambda v: parse_size_bytes(str(v))) if kind == "size" else int
-    try:
-        low, high = conv(body["low"]), conv(body["high"])
-    except KeyError as err:
-        raise UserError(f"[tune.params.{name}] needs {err.args[0]}") from None
     step = int(conv(body["step"])) if "step" in body else (1 << 20 if kind == "size" else 1)
-    log = bool(body.get("log", False))
-    if low >= high or (log and low <= 0):
-        raise UserError(f"[tune.params.{name}] range {body['low']}..{body['high']} is empty"
-                        + (" or not positive (log scale)" if log else ""))
-    if log and step != 1 and kind == "int":
-        raise UserError(f"[tune.params.{name}] log scale takes no step")
-    return Param(name, kind, low=int(low), high=int(high), log=log, step=max(1, step),
-                 template=template, when=when)
+    return Param(name, kind, low=int(conv(body["low"])), high=int(conv(body["high"])), log=bool(body.get("log")),
+                 step=max(1, step), template=body["flag"], when=when)
 
 
 def grid_points(config: TuneConfig, points: int = 6) -> list[dict[str, Any]]:

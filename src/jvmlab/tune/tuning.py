@@ -9,7 +9,6 @@ nothing is measured twice.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -29,7 +28,6 @@ class Tuning:
     seed: int
     block: int = 0  # the block being looked at (hazards name it)
     reserved: int = 0  # the last block number handed out (a parallel measurer runs ahead)
-    started: float = field(default_factory=time.monotonic)
     budget: Budget = field(default_factory=Budget)  # [tune.budget]'s limits (set from config) and its counts
     hazards: list[str] = field(default_factory=list)
     rejections: dict[str, str | None] = field(default_factory=dict)
@@ -46,9 +44,6 @@ class Tuning:
     def spent_wall_s(self) -> float:
         """Summed invocation wall time: replays the same on resume."""
         return self.budget.used_wall_s
-
-    def rng(self, block: int) -> np.random.Generator:
-        return np.random.default_rng([self.seed, block])
 
     def rejected(self, cfg: Config) -> str | None:
         if cfg.key not in self.rejections:
@@ -70,7 +65,7 @@ class Tuning:
     def run_blocks(self, configs: list[Config], n: int) -> list[list[Metrics | str]]:
         """``n`` new blocks (numbers never reused, seeded order each); results per block in ``configs`` order."""
         first, self.reserved = self.reserved + 1, self.reserved + n
-        orders = {b: self.rng(b).permutation(len(configs)) for b in range(first, first + n)}
+        orders = {b: np.random.default_rng([self.seed, b]).permutation(len(configs)) for b in range(first, first + n)}
         parallel = getattr(self.measurer, "measure_blocks", None)  # tune --cluster: whole blocks on nodes
         if parallel is not None:
             got_all = parallel({b: [(configs[i].jvm, configs[i].flags) for i in o] for b, o in orders.items()})
