@@ -30,6 +30,20 @@ HEAP_OF_MEMORY_FRACTION = 0.75  # a heap that leaves a quarter of the machine fo
 COMPRESSED_OOPS_LIMIT_MB = 32 * 1024  # HotSpot drops compressed oops for a heap of 32 GB or more
 COMPRESSED_OOPS_WORTH_MB = 48 * 1024  # up to ~48 GB, a 31 GB heap with compressed oops holds as much
 
+# Two-sided 95% Student t quantiles by degrees of freedom (the largest df listed <= df is used:
+# conservative between rows).
+_T975 = ((1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (5, 2.571), (6, 2.447), (7, 2.365), (8, 2.306),
+         (9, 2.262), (10, 2.228), (12, 2.179), (15, 2.131), (20, 2.086), (30, 2.042), (60, 2.000), (120, 1.980))
+
+
+def _t975(df: int) -> float:
+    out = _T975[0][1]
+    for d, q in _T975:
+        if d <= df:
+            out = q
+    return out
+
+
 _PARALLEL_OLD = Fix(("-XX:+UseParallelOldGC",), "the old generation is collected by all GC threads instead of one "
                     "(JDK 8-14; the default since JDK 7u4 unless turned off)", "serial-old")
 
@@ -76,18 +90,27 @@ def serial_old(ctx: Context) -> Finding | None:
                    "JDK 10+ runs G1's full collection in parallel; avoiding the full collection helps on any JDK.")
 
 
+def _fit(ts: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares slope of ys over ts and its standard error."""
+    n = len(ts)
+    mt, my = sum(ts) / n, sum(ys) / n
+    sxx = sum((t - mt) ** 2 for t in ts)
+    if sxx <= 0:
+        return 0.0, math.inf
+    slope = sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / sxx
+    resid = sum((y - my - slope * (t - mt)) ** 2 for t, y in zip(ts, ys, strict=True))
+    return slope, math.sqrt(resid / (n - 2) / sxx)
+
+
 def live_set_growth(ctx: Context) -> Finding | None:
     e = ctx.e
     ts, ys = list(e.live_t), list(e.live_mb)
     skip = max(2, math.ceil(len(ts) * LIVE_SET_WARMUP_FRACTION))
     ts, ys = ts[skip:], ys[skip:]
-    if len(ts) < LIVE_SET_MIN_POINTS or len(set(ts)) < 2:  # no slope without a spread in time
+    if len(ts) < LIVE_SET_MIN_POINTS:
         return None
-    from scipy import stats  # heavy: imported only for a log with enough points
-
-    fit = stats.linregress(ts, ys)  # least squares: the slope and its standard error
-    slope, se = float(fit.slope), float(fit.stderr)
-    q = float(stats.t.ppf(0.975, len(ts) - 2))
+    slope, se = _fit(ts, ys)
+    q = _t975(len(ts) - 2)
     lo, hi = slope - q * se, slope + q * se
     window = ts[-1] - ts[0]
     grown = slope * window
