@@ -27,14 +27,13 @@ from pydantic import (
 
 from jvmlab import metrics
 from jvmlab.errors import UserError
-from jvmlab.spec.durations import parse_duration_s, parse_size_bytes
-from jvmlab.spec.flags import Flags, Strict
+from jvmlab.spec.durations import parse_size_bytes
+from jvmlab.spec.flags import Flags, Seconds, Strict
 
 # ``metric <= 1.1x baseline``, ``wall_s <= 500ms``, ``max_rss_bytes <= 512m``
 GUARDRAIL = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w.]*)\s*(?P<op><=|>=)\s*(?P<value>[0-9.eE+-]+)"
                        r"\s*(?P<rel>x\s*baseline)?\s*(?P<unit>ms|s|[kmg]b?|bytes)?\s*$")
 PARAM_KINDS = ("categorical", "int", "size", "bool", "jdk")
-MAX_TUNE_WALL_S = 30 * 24 * 3600.0  # a budget longer than a month is a typo, and must stay finite
 
 
 def _size(value: Any) -> int | str:
@@ -43,13 +42,6 @@ def _size(value: Any) -> int | str:
         raise ValueError("a size such as \"512m\", \"2g\" or a byte count")
     parse_size_bytes(str(value))  # ValueError with the reason
     return value
-
-
-def _duration(value: Any) -> float:
-    seconds = parse_duration_s(value)
-    if not 0 < seconds <= MAX_TUNE_WALL_S:
-        raise ValueError(f"must be more than 0 and at most 30 days (got {value!r})")
-    return seconds
 
 
 Scalar = StrictStr | StrictInt | float | StrictBool
@@ -62,7 +54,7 @@ class TuneBudget(Strict):
 
     trials: Positive | None = None
     invocations: Positive | None = None
-    wall: Annotated[float, BeforeValidator(_duration)] | None = None
+    wall: Seconds | None = None  # at most a week, as every duration
 
     @model_validator(mode="after")
     def _some(self) -> TuneBudget:
