@@ -88,3 +88,12 @@ def test_gc_analyze_of_a_log_imports_no_statistics(tmp_path: Path, log_name: str
     code, modules = imported(tmp_path, "gc", "analyze", str(log), "--json")
     assert code == 0
     assert loaded(modules, HEAVY + ("jvmlab.results",)) == []
+
+
+def test_check_of_a_spec_without_tune_imports_no_tuner(tmp_path: Path) -> None:
+    """`check` imports the tuner (optuna, ~1 s) only for a spec with a [tune] section."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[workload]\nbuiltin = "hello"\n')
+    code, modules = imported(tmp_path, "check", str(spec))
+    assert code == 0
+    assert loaded(modules, ("optuna", "jvmlab.tune.engine")) == []

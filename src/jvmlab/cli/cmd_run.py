@@ -36,13 +36,16 @@ def check(spec: Path = typer.Argument(..., help="Spec file (TOML).")) -> None:
     from jvmlab.plan.power import plan_power
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
-    from jvmlab.tune.summary import space_line
 
     parsed, text = load_spec(spec)
     with tempfile.TemporaryDirectory(prefix="jvmlab-check-") as scratch, \
             revisions_of(parsed, spec, Path(scratch), None) as revisions:  # [revisions]: built, then removed
         plan = prepare(parsed, text, spec, revisions=revisions)
-    tune_line = space_line(check_tune(plan)) if parsed.tune is not None else None  # bad [tune]: one line, before output
+    tune_line = None
+    if parsed.tune is not None:  # bad [tune]: one line, before output
+        from jvmlab.tune.summary import space_line  # imports optuna: only for a [tune] spec
+
+        tune_line = space_line(check_tune(plan))
     from jvmlab.machine.limits import check_limits
     from jvmlab.server.preflight import check_plan
 

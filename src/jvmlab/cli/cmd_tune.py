@@ -39,20 +39,18 @@ def tune_cmd(
     from jvmlab.plan.prepare import prepare
     from jvmlab.spec.load import load_spec
     from jvmlab.store import open_store, store_url
-    from jvmlab.tune.flow import check_space, open_experiment, read_config
-    from jvmlab.tune.jvm import FlagChecker
+    from jvmlab.tune.flow import open_experiment
 
     parsed, text = load_spec(spec)
     if parsed.tune is None:
         raise UserError(f"{spec} has no [tune] section (see docs/tuning.md)")
     plan = prepare(parsed, text, spec)
-    config = read_config(plan)
+    check_tune(plan)  # bad input: one line before anything runs or is stored
     if optuna_storage is not None:  # a bad URL: one line before anything runs
         from jvmlab.tune.sampler import open_storage
 
         open_storage(optuna_storage, None)
     db = open_store(store)
-    check_space(config, FlagChecker(plan), next(iter(parsed.jvms)))  # bad input: before anything runs
     artifacts = default_artifacts(store_url(store)).absolute()
     if cluster is not None:
         _refuse_machine_only(plan)

@@ -42,10 +42,11 @@ from jvmlab.tune.cells import TrialCells
 from jvmlab.tune.model import Metrics
 
 
-def _metrics(process: Mapping[str, float | None], collected: Mapping[str, float]) -> Metrics:
+def _metrics(process: Mapping[str, float | None], collected: Mapping[str, float | None]) -> Metrics:
     """Every metric of one invocation: the process's (PROCESS_METRICS) and the collectors'; a
-    result just measured gives what the store gives back when it is replayed."""
-    return {**{k: float(v) for k, v in process.items() if v is not None}, **collected}
+    result just measured gives what the store gives back when it is replayed (the store keeps
+    no None or NaN: a value not measured)."""
+    return {k: float(v) for k, v in {**process, **collected}.items() if v is not None and v == v}
 
 
 class FlagChecker:
