@@ -77,3 +77,17 @@ def test_cpu_time_moves_across_runs_only_as_far_as_a_busy_machine_moves_it() -> 
     assert machine_explains("cpu_s", 0.3, 0.29, 1.0, 0.985) is None
     assert machine_explains("max_rss_bytes", 0.3, 0.01, 1.0, 0.99) is None
     assert machine_explains("wall_s", 0.3, 0.01, 1.0, 0.75) is not None
+
+
+def test_a_cpu_change_within_what_the_machine_does_is_inconclusive_through_compare_and_its_gate() -> None:
+    """The CPU rule on the path `compare`, its gate and `run --baseline-experiment --fail-if` use."""
+    rng = np.random.default_rng(7)
+    before = rng.lognormal(0.0, 0.005, N)
+    after = 0.985 * before * rng.lognormal(0.0, 0.001, N)
+    (comp,) = compare_across([("c", CellData.of(before), CellData.of(after))], "cpu_s", "#1", seed=3,
+                             contention={"c": RunContention(0.3, 0.01, 1.0)})
+    assert comp.machine_changed_s == (0.3, 0.01) and not comp.significant
+    assert judge([parse_condition("cpu_s < -1%")], [comp]).outcome is GateOutcome.INCONCLUSIVE
+    (quiet,) = compare_across([("c", CellData.of(before), CellData.of(after))], "cpu_s", "#1", seed=3,
+                              contention={"c": RunContention(0.3, 0.3, 1.0)})  # the same load on both sides
+    assert quiet.machine_changed_s is None  # judged by its own (between-run widened) interval

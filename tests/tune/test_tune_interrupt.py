@@ -15,6 +15,7 @@ import time
 import pytest
 
 from cli_runner import interruptible
+from jvmlab.collect.proc import _Process
 
 SPEC = """
 name = "tune-interrupt"
@@ -34,27 +35,23 @@ values = { c1 = "-XX:TieredStopAtLevel=1", c2 = "" }
 """
 
 
-class _RunDelay:
-    """Run-queue delay of the threads of some processes (schedstat's second field): the time they
-    were ready to run and waited for a core. Each thread counts at its last read, so a thread (or
-    the process) that is gone keeps what it had; 0 where the kernel has no schedstat."""
+def _delays(threads: list[tuple[_Process, int | None]]) -> dict[tuple[int, int], float]:
+    """Each thread's run-queue delay so far (s, schedstat): the time it was ready to run and
+    waited for a core. ``(process, None)``: every thread of the process; ``(process, tid)``: one."""
+    out = {}
+    for process, only in threads:
+        for tid in [only] if only is not None else process.tids(0, relist=True):
+            ns = process.read_delay(tid)
+            if ns is not None:
+                out[process.pid, tid] = ns / 1e9
+    return out
 
-    def __init__(self, *pids: int) -> None:
-        self.pids, self.seen = pids, {}
 
-    def __call__(self) -> float:
-        for pid in self.pids:
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                        self.seen[pid, tid] = int(f.read().split()[1]) / 1e9
-                except (OSError, IndexError, ValueError):
-                    pass
-        return sum(self.seen.values())
+def _gaps(stamps: list[tuple[float, dict[tuple[int, int], float]]]) -> list[float]:
+    """Wall gaps between stamps less the largest delay any one thread took between them: waits
+    for a core overlap, so the largest is what the machine surely took from the gap."""
+    return [(tb - ta) - max([db[k] - da[k] for k in db.keys() & da.keys()], default=0.0)
+            for (ta, da), (tb, db) in itertools.pairwise(stamps)]
 
 
 @pytest.mark.jvm
@@ -65,18 +62,22 @@ def test_ctrl_c_prints_the_resume_command_and_the_resumed_run_finishes(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "jvmlab", "tune", str(spec), "--store", "lab.db"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=interruptible)
-    # Each line is stamped with the wall clock less the run-queue delay of the tuner's threads and of
-    # this test's: the promise is a line every 10 s of the tuner's running; on a machine loaded by
+    # Each line is stamped with the wall clock and the run-queue delays of the tuner's threads and of
+    # this reader's: the promise is a line every 10 s of the tuner's running; on a machine loaded by
     # others a wall gap also counts the time its heartbeat (or this reader) waited for a core (19.7 s
     # was seen at load 10), which no heartbeat can help.
-    run_delay = _RunDelay(proc.pid, os.getpid())
-
-    def stamp() -> float:
-        return time.monotonic() - run_delay()
-
+    tuner, me = _Process(proc.pid), _Process(os.getpid())
     lines: list[tuple[float, str]] = []
-    reader = threading.Thread(target=lambda: lines.extend((stamp(), line) for line in proc.stderr))
-    started = stamp()  # before the reader starts: only one thread at a time stamps
+    stamps: list[tuple[float, dict[tuple[int, int], float]]] = []
+
+    def read() -> None:
+        threads = [(tuner, None), (me, threading.get_native_id())]
+        stamps.append((time.monotonic(), _delays(threads)))
+        for line in proc.stderr:
+            stamps.append((time.monotonic(), _delays(threads)))
+            lines.append((stamps[-1][0], line))
+
+    reader = threading.Thread(target=read)
     reader.start()
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
@@ -89,8 +90,9 @@ def test_ctrl_c_prints_the_resume_command_and_the_resumed_run_finishes(tmp_path)
     reader.join(timeout=10)
     text = [line for _, line in lines]
     assert proc.returncode == 130, text
-    times = [started] + [t for t, _ in lines]
-    assert max(b - a for a, b in itertools.pairwise(times)) < 10.0
+    tuner.close()
+    me.close()
+    assert max(_gaps(stamps)) < 10.0
     assert text[0].startswith("measuring the baseline (JDK defaults): block") and "ETA" in text[0]
     last = text[-1]
     assert last.startswith("jvmlab: interrupted; ") and "continue with: jvmlab tune " in last, text

@@ -10,8 +10,9 @@ Contention does not move every metric, and where it does its effect is measured,
 
 * **what it moves** (:func:`contention_moves`): times that include waiting for a CPU (wall,
   ready, latencies, pauses, throughput). CPU time, memory, and GC/allocation counts barely move
-  (a thread waiting in the run queue uses no CPU and allocates nothing): they are judged by
-  their own intervals, with no margin for busy blocks;
+  (a thread waiting in the run queue uses no CPU and allocates nothing): within a run they are
+  judged by their own intervals, with no margin for busy blocks (across runs, CPU time gets
+  ``CPU_CONTENTION``: :func:`machine_explains`);
 * **within a run, from data** (:func:`delay_adjusted`): each invocation's run-queue delay (the
   kernel's schedstat, summed over the process's threads: ``sched.run_delay_s``) is a covariate
   of the paired comparison. Per block, the log ratio cell/baseline is regressed on the
@@ -322,7 +323,9 @@ def across_runs(comparison: Comparison, delay_before_s: float | None = None, del
     contention (:func:`machine_changed`) it is not significant, carries both delays
     (``machine_changed_s``: "inconclusive: the machine changed", never a call) and its
     interval widens by the factor the delay change could explain, ``1 + |delay change| / wall``
-    (so a gate can still pass a threshold no such change could reach, and never fails)."""
+    (so a gate can still pass a threshold no such change could reach, and never fails). CPU
+    time is treated the same way when its change is within ``CPU_CONTENTION`` and the delays
+    differ (:func:`machine_explains`), its interval widened by ``1 + CPU_CONTENTION``."""
     if comparison.ratio is None or comparison.ci95 is None or comparison.ratio <= 0 or min(comparison.ci95) <= 0:
         return comparison
     ci = between_runs(comparison.ratio, comparison.ci95, sd_log)
